@@ -1,0 +1,923 @@
+//! The messages exchanged between the interposition library (one per MPI
+//! rank) and fib's scheduler, and their byte encoding.
+//!
+//! Every message travels as a frame: a little-endian `u32` body length, then
+//! the body, whose first byte says which message it is. Ranks and tags are
+//! carried as `i32` in the communicator's own numbering; the special values
+//! below replace the MPI library's own constants, so the scheduler never needs
+//! to know which MPI implementation the program runs on.
+//!
+//! Up messages ([`Up`]) go from a rank to the scheduler; down messages
+//! ([`Down`]) answer them. A rank sends every intercepted call as
+//! [`Up::Op`]; it waits for an answer only for the calls that block (see
+//! [`Op::expects_reply`]).
+
+use std::fmt;
+
+/// `MPI_ANY_SOURCE` or `MPI_ANY_TAG` on the wire.
+pub const ANY: i32 = -1;
+/// `MPI_PROC_NULL` on the wire.
+pub const PROC_NULL: i32 = -2;
+/// `MPI_UNDEFINED` as a colour of `MPI_Comm_split`, on the wire.
+pub const UNDEFINED: i32 = -3;
+/// Scheduler-wide id of `MPI_COMM_WORLD`.
+pub const COMM_WORLD: u32 = 0;
+/// Scheduler-wide id of `MPI_COMM_SELF` (one per rank, each with one member).
+pub const COMM_SELF: u32 = 1;
+/// The first id the scheduler hands out for a new communicator.
+pub const FIRST_USER_COMM: u32 = 2;
+/// The environment variable that carries the scheduler's socket path.
+pub const SOCKET_ENV: &str = "FIB_SOCKET";
+
+/// A source location: an id previously named by [`Up::File`] and a line.
+/// File id 0 means "unknown".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Site {
+    pub file: u32,
+    pub line: u32,
+}
+
+/// How a send completes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SendMode {
+    /// `MPI_Send`/`MPI_Isend`: buffered unless the run is in zero-buffer mode.
+    Standard,
+    /// `MPI_Ssend`/`MPI_Issend`: completes only once matched.
+    Sync,
+}
+
+/// The completion calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WaitKind {
+    /// `MPI_Wait` / `MPI_Test`: one request.
+    One,
+    /// `MPI_Waitall` / `MPI_Testall`.
+    All,
+    /// `MPI_Waitany` / `MPI_Testany`.
+    Any,
+    /// `MPI_Waitsome` / `MPI_Testsome`.
+    Some,
+}
+
+/// The collective operations that carry data or synchronise (communicator
+/// constructors have their own [`Op`] variants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CollKind {
+    Barrier,
+    Bcast,
+    Reduce,
+    Allreduce,
+    Gather,
+    Scatter,
+    Allgather,
+    Alltoall,
+}
+
+impl CollKind {
+    /// The MPI function's name.
+    pub fn mpi_name(self) -> &'static str {
+        match self {
+            CollKind::Barrier => "MPI_Barrier",
+            CollKind::Bcast => "MPI_Bcast",
+            CollKind::Reduce => "MPI_Reduce",
+            CollKind::Allreduce => "MPI_Allreduce",
+            CollKind::Gather => "MPI_Gather",
+            CollKind::Scatter => "MPI_Scatter",
+            CollKind::Allgather => "MPI_Allgather",
+            CollKind::Alltoall => "MPI_Alltoall",
+        }
+    }
+
+    /// Whether the operation has a root argument that must agree across ranks.
+    pub fn has_root(self) -> bool {
+        matches!(
+            self,
+            CollKind::Bcast | CollKind::Reduce | CollKind::Gather | CollKind::Scatter
+        )
+    }
+
+    const ALL: [CollKind; 8] = [
+        CollKind::Barrier,
+        CollKind::Bcast,
+        CollKind::Reduce,
+        CollKind::Allreduce,
+        CollKind::Gather,
+        CollKind::Scatter,
+        CollKind::Allgather,
+        CollKind::Alltoall,
+    ];
+}
+
+/// One intercepted MPI call, as the scheduler sees it. Ranks in `dest`/`src`
+/// are ranks in the communicator `comm` (or [`ANY`] / [`PROC_NULL`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// A send. `req` is `None` for the blocking forms (`MPI_Send`, `MPI_Ssend`)
+    /// and the request id handed to the program for `MPI_Isend`/`MPI_Issend`.
+    Send {
+        mode: SendMode,
+        dest: i32,
+        tag: i32,
+        comm: u32,
+        req: Option<u32>,
+    },
+    /// A receive; blocking (`MPI_Recv`) or not (`MPI_Irecv`). A blocking
+    /// receive still carries a request id, used by [`Down::PostRecv`].
+    Recv {
+        src: i32,
+        tag: i32,
+        comm: u32,
+        req: u32,
+        blocking: bool,
+    },
+    /// `MPI_Wait*` on the listed (non-null) requests.
+    Wait { kind: WaitKind, reqs: Vec<u32> },
+    /// `MPI_Test*` on the listed (non-null) requests.
+    Test { kind: WaitKind, reqs: Vec<u32> },
+    /// `MPI_Probe` (`blocking`) or `MPI_Iprobe`.
+    Probe {
+        src: i32,
+        tag: i32,
+        comm: u32,
+        blocking: bool,
+    },
+    /// A collective on `comm`; `root` is meaningful when [`CollKind::has_root`].
+    Coll { kind: CollKind, comm: u32, root: i32 },
+    /// `MPI_Comm_dup(comm)`.
+    CommDup { comm: u32 },
+    /// `MPI_Comm_split(comm, color, key)`; `color` may be [`UNDEFINED`].
+    CommSplit { comm: u32, color: i32, key: i32 },
+    /// `MPI_Comm_create(comm, group)`: the group's members as world ranks, in
+    /// group order (the same list on every rank; empty for `MPI_GROUP_EMPTY`).
+    CommCreate { comm: u32, members: Vec<u32> },
+    /// `MPI_Comm_free`.
+    CommFree { comm: u32 },
+    /// `MPI_Finalize`.
+    Finalize,
+}
+
+impl Op {
+    /// Whether the rank waits for a [`Down`] answer after sending this call.
+    /// `zero_buffer` says whether standard sends are synchronous in this run.
+    pub fn expects_reply(&self, zero_buffer: bool) -> bool {
+        match self {
+            Op::Send { mode, req, .. } => {
+                req.is_none() && (*mode == SendMode::Sync || zero_buffer)
+            }
+            Op::Recv { blocking, .. } => *blocking,
+            Op::CommFree { .. } => false,
+            _ => true,
+        }
+    }
+}
+
+/// A message from a rank to the scheduler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Up {
+    /// First message of every rank, sent from `MPI_Init`.
+    Hello { rank: u32, size: u32, pid: u32 },
+    /// Names a file id used in later [`Site`]s.
+    File { id: u32, path: String },
+    /// An intercepted call.
+    Op { site: Site, op: Op },
+    /// `MPI_Abort(comm, code)` was called.
+    Abort { site: Site, code: i32 },
+    /// The rank received a fatal signal; `site` is its last MPI call.
+    Crash { site: Site, signal: i32 },
+    /// The program called an MPI function fib does not model.
+    Unsupported { site: Site, name: String },
+}
+
+/// A message from the scheduler to a rank.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Down {
+    /// The blocking call the rank waits in may complete.
+    Go,
+    /// Post the deferred receive `req` with this source and tag (ranks in the
+    /// receive's communicator). May arrive at any time, before the answer of
+    /// whatever call the rank waits in.
+    PostRecv { req: u32, src: i32, tag: i32 },
+    /// Answer to `MPI_Probe`/`MPI_Iprobe`: whether a message is there, and
+    /// which (source in the probe's communicator).
+    Probed { found: bool, src: i32, tag: i32 },
+    /// Answer to `MPI_Wait*`/`MPI_Test*`: the positions, in the request list
+    /// the rank sent, of the requests that complete now. Empty means "flag is
+    /// false" for the test calls.
+    Done { indices: Vec<u32> },
+    /// Answer to a communicator constructor: the new communicator's
+    /// scheduler-wide id, or `-1` for `MPI_COMM_NULL`.
+    NewComm { id: i32 },
+}
+
+/// A malformed frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireError(pub String);
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "malformed message: {}", self.0)
+    }
+}
+
+impl std::error::Error for WireError {}
+
+struct W<'a>(&'a mut Vec<u8>);
+
+impl W<'_> {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i32(&mut self, v: i32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn site(&mut self, s: Site) {
+        self.u32(s.file);
+        self.u32(s.line);
+    }
+    fn list(&mut self, v: &[u32]) {
+        self.u32(v.len() as u32);
+        for x in v {
+            self.u32(*x);
+        }
+    }
+    fn str(&mut self, s: &str) {
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+}
+
+struct R<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> R<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
+        if self.pos + n > self.buf.len() {
+            return Err(WireError(format!(
+                "truncated body ({} bytes, wanted {} more at {})",
+                self.buf.len(),
+                n,
+                self.pos
+            )));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, WireError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, WireError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn i32(&mut self) -> Result<i32, WireError> {
+        Ok(i32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn bool(&mut self) -> Result<bool, WireError> {
+        Ok(self.u8()? != 0)
+    }
+    fn site(&mut self) -> Result<Site, WireError> {
+        Ok(Site {
+            file: self.u32()?,
+            line: self.u32()?,
+        })
+    }
+    fn list(&mut self) -> Result<Vec<u32>, WireError> {
+        let n = self.u32()? as usize;
+        if n > self.buf.len() {
+            return Err(WireError(format!("list of {n} entries in a short body")));
+        }
+        (0..n).map(|_| self.u32()).collect()
+    }
+    fn str(&mut self) -> Result<String, WireError> {
+        let n = self.u32()? as usize;
+        let b = self.take(n)?;
+        String::from_utf8(b.to_vec()).map_err(|_| WireError("string is not UTF-8".into()))
+    }
+    fn done(&self) -> Result<(), WireError> {
+        if self.pos == self.buf.len() {
+            Ok(())
+        } else {
+            Err(WireError(format!(
+                "{} trailing bytes",
+                self.buf.len() - self.pos
+            )))
+        }
+    }
+}
+
+fn wait_kind_code(k: WaitKind) -> u8 {
+    match k {
+        WaitKind::One => 0,
+        WaitKind::All => 1,
+        WaitKind::Any => 2,
+        WaitKind::Some => 3,
+    }
+}
+
+fn wait_kind(c: u8) -> Result<WaitKind, WireError> {
+    Ok(match c {
+        0 => WaitKind::One,
+        1 => WaitKind::All,
+        2 => WaitKind::Any,
+        3 => WaitKind::Some,
+        _ => return Err(WireError(format!("wait kind {c}"))),
+    })
+}
+
+fn coll_code(k: CollKind) -> u8 {
+    CollKind::ALL.iter().position(|x| *x == k).unwrap() as u8
+}
+
+/// Starts a frame in `out`; returns the offset of its length field.
+fn begin(out: &mut Vec<u8>) -> usize {
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    at
+}
+
+fn end(out: &mut [u8], at: usize) {
+    let len = (out.len() - at - 4) as u32;
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+}
+
+fn encode_op(w: &mut W, op: &Op) {
+    match op {
+        Op::Send {
+            mode,
+            dest,
+            tag,
+            comm,
+            req,
+        } => {
+            w.u8(1);
+            w.u8(matches!(mode, SendMode::Sync) as u8);
+            w.i32(*dest);
+            w.i32(*tag);
+            w.u32(*comm);
+            w.u8(req.is_some() as u8);
+            w.u32(req.unwrap_or(0));
+        }
+        Op::Recv {
+            src,
+            tag,
+            comm,
+            req,
+            blocking,
+        } => {
+            w.u8(2);
+            w.i32(*src);
+            w.i32(*tag);
+            w.u32(*comm);
+            w.u32(*req);
+            w.u8(*blocking as u8);
+        }
+        Op::Wait { kind, reqs } => {
+            w.u8(3);
+            w.u8(wait_kind_code(*kind));
+            w.list(reqs);
+        }
+        Op::Test { kind, reqs } => {
+            w.u8(4);
+            w.u8(wait_kind_code(*kind));
+            w.list(reqs);
+        }
+        Op::Probe {
+            src,
+            tag,
+            comm,
+            blocking,
+        } => {
+            w.u8(5);
+            w.i32(*src);
+            w.i32(*tag);
+            w.u32(*comm);
+            w.u8(*blocking as u8);
+        }
+        Op::Coll { kind, comm, root } => {
+            w.u8(6);
+            w.u8(coll_code(*kind));
+            w.u32(*comm);
+            w.i32(*root);
+        }
+        Op::CommDup { comm } => {
+            w.u8(7);
+            w.u32(*comm);
+        }
+        Op::CommSplit { comm, color, key } => {
+            w.u8(8);
+            w.u32(*comm);
+            w.i32(*color);
+            w.i32(*key);
+        }
+        Op::CommCreate { comm, members } => {
+            w.u8(9);
+            w.u32(*comm);
+            w.list(members);
+        }
+        Op::CommFree { comm } => {
+            w.u8(10);
+            w.u32(*comm);
+        }
+        Op::Finalize => w.u8(11),
+    }
+}
+
+fn decode_op(r: &mut R) -> Result<Op, WireError> {
+    Ok(match r.u8()? {
+        1 => {
+            let mode = if r.bool()? {
+                SendMode::Sync
+            } else {
+                SendMode::Standard
+            };
+            let dest = r.i32()?;
+            let tag = r.i32()?;
+            let comm = r.u32()?;
+            let has = r.bool()?;
+            let req = r.u32()?;
+            Op::Send {
+                mode,
+                dest,
+                tag,
+                comm,
+                req: has.then_some(req),
+            }
+        }
+        2 => Op::Recv {
+            src: r.i32()?,
+            tag: r.i32()?,
+            comm: r.u32()?,
+            req: r.u32()?,
+            blocking: r.bool()?,
+        },
+        3 => Op::Wait {
+            kind: wait_kind(r.u8()?)?,
+            reqs: r.list()?,
+        },
+        4 => Op::Test {
+            kind: wait_kind(r.u8()?)?,
+            reqs: r.list()?,
+        },
+        5 => Op::Probe {
+            src: r.i32()?,
+            tag: r.i32()?,
+            comm: r.u32()?,
+            blocking: r.bool()?,
+        },
+        6 => {
+            let c = r.u8()? as usize;
+            let kind = *CollKind::ALL
+                .get(c)
+                .ok_or_else(|| WireError(format!("collective kind {c}")))?;
+            Op::Coll {
+                kind,
+                comm: r.u32()?,
+                root: r.i32()?,
+            }
+        }
+        7 => Op::CommDup { comm: r.u32()? },
+        8 => Op::CommSplit {
+            comm: r.u32()?,
+            color: r.i32()?,
+            key: r.i32()?,
+        },
+        9 => Op::CommCreate {
+            comm: r.u32()?,
+            members: r.list()?,
+        },
+        10 => Op::CommFree { comm: r.u32()? },
+        11 => Op::Finalize,
+        t => return Err(WireError(format!("operation tag {t}"))),
+    })
+}
+
+impl Up {
+    /// Appends this message, framed, to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let at = begin(out);
+        let mut w = W(out);
+        match self {
+            Up::Hello { rank, size, pid } => {
+                w.u8(1);
+                w.u32(*rank);
+                w.u32(*size);
+                w.u32(*pid);
+            }
+            Up::File { id, path } => {
+                w.u8(2);
+                w.u32(*id);
+                w.str(path);
+            }
+            Up::Op { site, op } => {
+                w.u8(3);
+                w.site(*site);
+                encode_op(&mut w, op);
+            }
+            Up::Abort { site, code } => {
+                w.u8(4);
+                w.site(*site);
+                w.i32(*code);
+            }
+            Up::Crash { site, signal } => {
+                w.u8(5);
+                w.site(*site);
+                w.i32(*signal);
+            }
+            Up::Unsupported { site, name } => {
+                w.u8(6);
+                w.site(*site);
+                w.str(name);
+            }
+        }
+        end(out, at);
+    }
+
+    /// Decodes one frame body (without its length prefix).
+    pub fn decode(body: &[u8]) -> Result<Up, WireError> {
+        let mut r = R { buf: body, pos: 0 };
+        let m = match r.u8()? {
+            1 => Up::Hello {
+                rank: r.u32()?,
+                size: r.u32()?,
+                pid: r.u32()?,
+            },
+            2 => Up::File {
+                id: r.u32()?,
+                path: r.str()?,
+            },
+            3 => Up::Op {
+                site: r.site()?,
+                op: decode_op(&mut r)?,
+            },
+            4 => Up::Abort {
+                site: r.site()?,
+                code: r.i32()?,
+            },
+            5 => Up::Crash {
+                site: r.site()?,
+                signal: r.i32()?,
+            },
+            6 => Up::Unsupported {
+                site: r.site()?,
+                name: r.str()?,
+            },
+            t => return Err(WireError(format!("message tag {t}"))),
+        };
+        r.done()?;
+        Ok(m)
+    }
+}
+
+impl Down {
+    /// Appends this message, framed, to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let at = begin(out);
+        let mut w = W(out);
+        match self {
+            Down::Go => w.u8(1),
+            Down::PostRecv { req, src, tag } => {
+                w.u8(2);
+                w.u32(*req);
+                w.i32(*src);
+                w.i32(*tag);
+            }
+            Down::Probed { found, src, tag } => {
+                w.u8(3);
+                w.u8(*found as u8);
+                w.i32(*src);
+                w.i32(*tag);
+            }
+            Down::Done { indices } => {
+                w.u8(4);
+                w.list(indices);
+            }
+            Down::NewComm { id } => {
+                w.u8(5);
+                w.i32(*id);
+            }
+        }
+        end(out, at);
+    }
+
+    /// Decodes one frame body (without its length prefix).
+    pub fn decode(body: &[u8]) -> Result<Down, WireError> {
+        let mut r = R { buf: body, pos: 0 };
+        let m = match r.u8()? {
+            1 => Down::Go,
+            2 => Down::PostRecv {
+                req: r.u32()?,
+                src: r.i32()?,
+                tag: r.i32()?,
+            },
+            3 => Down::Probed {
+                found: r.bool()?,
+                src: r.i32()?,
+                tag: r.i32()?,
+            },
+            4 => Down::Done {
+                indices: r.list()?,
+            },
+            5 => Down::NewComm { id: r.i32()? },
+            t => return Err(WireError(format!("message tag {t}"))),
+        };
+        r.done()?;
+        Ok(m)
+    }
+}
+
+/// Collects bytes read from a stream and splits them into frame bodies.
+#[derive(Default)]
+pub struct Frames {
+    buf: Vec<u8>,
+    start: usize,
+}
+
+impl Frames {
+    /// Appends freshly read bytes.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.start > 0 && self.start == self.buf.len() {
+            self.buf.clear();
+            self.start = 0;
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next complete frame body, if one has fully arrived.
+    pub fn next_body(&mut self) -> Option<&[u8]> {
+        let avail = &self.buf[self.start..];
+        if avail.len() < 4 {
+            self.compact();
+            return None;
+        }
+        let len = u32::from_le_bytes(avail[..4].try_into().unwrap()) as usize;
+        if avail.len() < 4 + len {
+            self.compact();
+            return None;
+        }
+        let s = self.start + 4;
+        self.start = s + len;
+        Some(&self.buf[s..s + len])
+    }
+
+    /// Whether bytes of an unfinished frame are waiting.
+    pub fn has_partial(&self) -> bool {
+        self.start < self.buf.len()
+    }
+
+    fn compact(&mut self) {
+        if self.start > 0 {
+            self.buf.drain(..self.start);
+            self.start = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_up(m: Up) {
+        let mut out = Vec::new();
+        m.encode(&mut out);
+        let mut f = Frames::default();
+        // Feed byte by byte: framing must not depend on read sizes.
+        let mut got = Vec::new();
+        for b in &out {
+            f.push(std::slice::from_ref(b));
+            while let Some(body) = f.next_body() {
+                got.push(Up::decode(body).unwrap());
+            }
+        }
+        assert_eq!(got, vec![m]);
+        assert!(!f.has_partial());
+    }
+
+    fn round_down(m: Down) {
+        let mut out = Vec::new();
+        m.encode(&mut out);
+        assert_eq!(Down::decode(&out[4..]).unwrap(), m);
+    }
+
+    #[test]
+    fn every_up_message_round_trips() {
+        let site = Site { file: 3, line: 42 };
+        round_up(Up::Hello {
+            rank: 2,
+            size: 4,
+            pid: 99,
+        });
+        round_up(Up::File {
+            id: 1,
+            path: "a/b.c".into(),
+        });
+        for op in [
+            Op::Send {
+                mode: SendMode::Sync,
+                dest: 1,
+                tag: ANY,
+                comm: 7,
+                req: Some(5),
+            },
+            Op::Send {
+                mode: SendMode::Standard,
+                dest: PROC_NULL,
+                tag: 0,
+                comm: 0,
+                req: None,
+            },
+            Op::Recv {
+                src: ANY,
+                tag: 9,
+                comm: 0,
+                req: 3,
+                blocking: true,
+            },
+            Op::Wait {
+                kind: WaitKind::Some,
+                reqs: vec![1, 2, 3],
+            },
+            Op::Test {
+                kind: WaitKind::Any,
+                reqs: vec![],
+            },
+            Op::Probe {
+                src: 0,
+                tag: ANY,
+                comm: 1,
+                blocking: false,
+            },
+            Op::Coll {
+                kind: CollKind::Alltoall,
+                comm: 2,
+                root: 0,
+            },
+            Op::CommDup { comm: 0 },
+            Op::CommSplit {
+                comm: 0,
+                color: UNDEFINED,
+                key: 3,
+            },
+            Op::CommCreate {
+                comm: 0,
+                members: vec![0, 2],
+            },
+            Op::CommFree { comm: 4 },
+            Op::Finalize,
+        ] {
+            round_up(Up::Op { site, op });
+        }
+        round_up(Up::Abort { site, code: 3 });
+        round_up(Up::Crash { site, signal: 11 });
+        round_up(Up::Unsupported {
+            site,
+            name: "MPI_Bsend".into(),
+        });
+    }
+
+    #[test]
+    fn every_down_message_round_trips() {
+        round_down(Down::Go);
+        round_down(Down::PostRecv {
+            req: 4,
+            src: 1,
+            tag: 17,
+        });
+        round_down(Down::Probed {
+            found: true,
+            src: 0,
+            tag: 2,
+        });
+        round_down(Down::Done {
+            indices: vec![0, 2],
+        });
+        round_down(Down::NewComm { id: -1 });
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(Up::decode(&[]).is_err());
+        assert!(Up::decode(&[3, 1, 2]).is_err());
+        assert!(Up::decode(&[99]).is_err());
+        assert!(Down::decode(&[4, 255, 255, 255, 255]).is_err());
+    }
+
+    #[test]
+    fn replies_expected_only_for_blocking_calls() {
+        let send = |mode, req| Op::Send {
+            mode,
+            dest: 0,
+            tag: 0,
+            comm: 0,
+            req,
+        };
+        assert!(!send(SendMode::Standard, None).expects_reply(false));
+        assert!(send(SendMode::Standard, None).expects_reply(true));
+        assert!(send(SendMode::Sync, None).expects_reply(false));
+        assert!(!send(SendMode::Sync, Some(1)).expects_reply(false));
+        assert!(Op::Finalize.expects_reply(false));
+        assert!(!Op::CommFree { comm: 2 }.expects_reply(false));
+    }
+}
+
+/// The MPI functions the interposition library models; each is reported to
+/// the scheduler as an [`Op`] (or handled in the library, for `MPI_Init*` and
+/// `MPI_Abort`).
+pub const INTERCEPTED: &[&str] = &[
+    "MPI_Init",
+    "MPI_Init_thread",
+    "MPI_Finalize",
+    "MPI_Abort",
+    "MPI_Send",
+    "MPI_Ssend",
+    "MPI_Isend",
+    "MPI_Issend",
+    "MPI_Recv",
+    "MPI_Irecv",
+    "MPI_Sendrecv",
+    "MPI_Wait",
+    "MPI_Waitall",
+    "MPI_Waitany",
+    "MPI_Waitsome",
+    "MPI_Test",
+    "MPI_Testall",
+    "MPI_Testany",
+    "MPI_Testsome",
+    "MPI_Probe",
+    "MPI_Iprobe",
+    "MPI_Barrier",
+    "MPI_Bcast",
+    "MPI_Reduce",
+    "MPI_Allreduce",
+    "MPI_Gather",
+    "MPI_Scatter",
+    "MPI_Allgather",
+    "MPI_Alltoall",
+    "MPI_Comm_dup",
+    "MPI_Comm_split",
+    "MPI_Comm_create",
+    "MPI_Comm_free",
+];
+
+/// MPI functions that communicate, match or create communicators in ways fib
+/// does not model yet. The interposition library reports a call to any of
+/// them as [`Up::Unsupported`] instead of letting it through, because letting
+/// it through would make the scheduler's picture of the run wrong.
+pub const UNSUPPORTED: &[&str] = &[
+    "MPI_Bsend",
+    "MPI_Rsend",
+    "MPI_Ibsend",
+    "MPI_Irsend",
+    "MPI_Send_init",
+    "MPI_Ssend_init",
+    "MPI_Bsend_init",
+    "MPI_Rsend_init",
+    "MPI_Recv_init",
+    "MPI_Start",
+    "MPI_Startall",
+    "MPI_Sendrecv_replace",
+    "MPI_Request_free",
+    "MPI_Cancel",
+    "MPI_Improbe",
+    "MPI_Mprobe",
+    "MPI_Mrecv",
+    "MPI_Imrecv",
+    "MPI_Gatherv",
+    "MPI_Scatterv",
+    "MPI_Allgatherv",
+    "MPI_Alltoallv",
+    "MPI_Alltoallw",
+    "MPI_Reduce_scatter",
+    "MPI_Reduce_scatter_block",
+    "MPI_Scan",
+    "MPI_Exscan",
+    "MPI_Ibarrier",
+    "MPI_Ibcast",
+    "MPI_Ireduce",
+    "MPI_Iallreduce",
+    "MPI_Igather",
+    "MPI_Iscatter",
+    "MPI_Iallgather",
+    "MPI_Ialltoall",
+    "MPI_Comm_create_group",
+    "MPI_Comm_split_type",
+    "MPI_Comm_idup",
+    "MPI_Intercomm_create",
+    "MPI_Intercomm_merge",
+    "MPI_Cart_create",
+    "MPI_Cart_sub",
+    "MPI_Graph_create",
+    "MPI_Dist_graph_create",
+    "MPI_Dist_graph_create_adjacent",
+    "MPI_Comm_spawn",
+    "MPI_Win_create",
+    "MPI_Win_allocate",
+    "MPI_Win_fence",
+    "MPI_Put",
+    "MPI_Get",
+    "MPI_Accumulate",
+];
