@@ -69,6 +69,8 @@ pub struct ProgramReport {
     /// Interleavings explored (complete runs of the program).
     pub interleavings: usize,
     pub findings: Vec<Finding>,
+    /// MPI calls intercepted over all interleavings.
+    pub calls: u64,
     /// Wall-clock time of the whole verification, in milliseconds.
     pub elapsed_ms: u64,
 }
