@@ -1,1 +1,38 @@
-//! placeholder
+//! Everything that touches the outside world on the way from a C file to a
+//! verdict: the MPI compiler, `mpiexec`, the scheduler's socket, processes
+//! and time limits. The decisions themselves are the pure [`poe`] engine's.
+
+pub mod build;
+pub mod launch;
+pub mod server;
+pub mod verify;
+
+pub use launch::kill_current_run;
+pub use verify::{verify, Options};
+
+/// What kept the driver from doing its job (as opposed to what it found
+/// wrong with the program, which is a finding).
+#[derive(Debug)]
+pub enum DriverError {
+    /// A file-system or socket operation failed.
+    Io(String, std::io::Error),
+    /// An external tool (compiler, launcher) could not be started.
+    Tool(String, std::io::Error),
+}
+
+impl std::fmt::Display for DriverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DriverError::Io(what, e) => write!(f, "{what}: {e}"),
+            DriverError::Tool(tool, e) => write!(f, "cannot run `{tool}`: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for DriverError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            DriverError::Io(_, e) | DriverError::Tool(_, e) => Some(e),
+        }
+    }
+}

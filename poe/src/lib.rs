@@ -1,1 +1,14 @@
-//! placeholder
+//! The POE engine: MPI's matching rules and the exploration of a program's
+//! relevant interleavings, with no I/O.
+//!
+//! [`engine::Engine`] is one run: it takes each rank's intercepted calls and
+//! answers the ones that wait. [`explore::Explorer`] decides which choices the
+//! next run replays. [`sim`] runs straight-line programs through both without
+//! MPI, for tests and for comparing POE with brute-force enumeration.
+
+pub mod engine;
+pub mod explore;
+pub mod sim;
+
+pub use engine::{Config, Engine, OpId, RunEnd};
+pub use explore::{Explorer, Token};

@@ -1,0 +1,208 @@
+//! Starts `mpiexec` in a process group of its own and makes sure nothing it
+//! started outlives the run: on success, failure, timeout or interrupt the
+//! whole group is killed.
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crate::DriverError;
+
+/// The process group of the run in progress (0 when none), for the
+/// interrupt handler.
+static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
+
+/// Kills the process group of the run in progress, if any. Safe to call from
+/// a signal-handling thread; the CLI calls it on Ctrl-C before exiting.
+pub fn kill_current_run() {
+    let g = CURRENT_GROUP.swap(0, Ordering::SeqCst);
+    if g > 0 {
+        // SAFETY: kill(2) with a negative pid signals a process group.
+        unsafe {
+            libc::kill(-g, libc::SIGKILL);
+        }
+    }
+}
+
+/// The most stderr kept per run.
+const STDERR_KEEP: usize = 64 * 1024;
+
+/// A running `mpiexec` and everything it started.
+pub struct Launch {
+    child: Child,
+    group: i32,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    drains: Vec<JoinHandle<()>>,
+    reaped: Option<std::process::ExitStatus>,
+}
+
+/// How to launch one interleaving.
+pub struct LaunchSpec<'a> {
+    pub mpiexec: &'a str,
+    pub nprocs: usize,
+    pub exe: &'a Path,
+    pub args: &'a [String],
+    pub interpose: &'a Path,
+    pub socket: &'a Path,
+    pub zero_buffer: bool,
+}
+
+impl Launch {
+    /// Starts `mpiexec -n N` with the interposition library preloaded into
+    /// every rank (through the launcher's `-env`, so `mpiexec` itself is not
+    /// affected and no link order can drop the library).
+    pub fn start(spec: &LaunchSpec) -> Result<Launch, DriverError> {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = Command::new(spec.mpiexec);
+        let env = |cmd: &mut Command, k: &str, v: &str| {
+            cmd.arg("-env").arg(k).arg(v);
+        };
+        cmd.arg("-n").arg(spec.nprocs.to_string());
+        env(&mut cmd, "LD_PRELOAD", &spec.interpose.to_string_lossy());
+        env(&mut cmd, fib_wire::SOCKET_ENV, &spec.socket.to_string_lossy());
+        env(
+            &mut cmd,
+            "FIB_ZERO_BUFFER",
+            if spec.zero_buffer { "1" } else { "0" },
+        );
+        cmd.arg(spec.exe).args(spec.args);
+        cmd.env("HWLOC_COMPONENTS", "-linuxio,-pci")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| DriverError::Tool(spec.mpiexec.to_string(), e))?;
+        let group = child.id() as i32;
+        CURRENT_GROUP.store(group, Ordering::SeqCst);
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let mut drains = Vec::new();
+        if let Some(mut out) = child.stdout.take() {
+            drains.push(std::thread::spawn(move || {
+                let mut buf = [0u8; 8192];
+                while matches!(out.read(&mut buf), Ok(n) if n > 0) {}
+            }));
+        }
+        if let Some(mut err) = child.stderr.take() {
+            let keep = stderr.clone();
+            drains.push(std::thread::spawn(move || {
+                let mut buf = [0u8; 8192];
+                while let Ok(n) = err.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let mut k = keep.lock().unwrap();
+                    if k.len() < STDERR_KEEP {
+                        let take = n.min(STDERR_KEEP - k.len());
+                        k.extend_from_slice(&buf[..take]);
+                    }
+                }
+            }));
+        }
+        Ok(Launch {
+            child,
+            group,
+            stderr,
+            drains,
+            reaped: None,
+        })
+    }
+
+    /// Whether `mpiexec` has exited (and its status).
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        if self.reaped.is_none() {
+            if let Ok(Some(s)) = self.child.try_wait() {
+                self.reaped = Some(s);
+            }
+        }
+        self.reaped
+    }
+
+    /// Kills the whole process group, and every descendant of `mpiexec`
+    /// that left it (MPICH's proxy starts a session of its own), and reaps
+    /// `mpiexec`.
+    pub fn kill(&mut self) {
+        let descendants = if self.reaped.is_none() {
+            descendants(self.group)
+        } else {
+            Vec::new()
+        };
+        // SAFETY: signalling our own child's process group and its
+        // descendants, found just above.
+        unsafe {
+            libc::kill(-self.group, libc::SIGKILL);
+            for pid in descendants {
+                libc::kill(pid, libc::SIGKILL);
+            }
+        }
+        if self.reaped.is_none() {
+            self.reaped = self.child.wait().ok();
+        }
+    }
+
+    /// Waits up to `grace` for `mpiexec` to exit by itself, then kills the
+    /// group (any straggler it left) either way.
+    pub fn finish(&mut self, grace: std::time::Duration) {
+        let until = std::time::Instant::now() + grace;
+        while self.exited().is_none() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        self.kill();
+    }
+
+    /// What the program and the launcher wrote on stderr (up to 64 KiB),
+    /// once the launch has been finished or killed.
+    pub fn stderr(&mut self) -> String {
+        for d in self.drains.drain(..) {
+            let _ = d.join();
+        }
+        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+    }
+}
+
+impl Drop for Launch {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = CURRENT_GROUP.compare_exchange(self.group, 0, Ordering::SeqCst, Ordering::SeqCst);
+    }
+}
+
+/// Every process below `root` in the process tree, read from `/proc`.
+fn descendants(root: i32) -> Vec<i32> {
+    let mut parent_of = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/proc") {
+        for e in dir.flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            // The parent pid is the second field after the command's
+            // closing parenthesis.
+            let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+                continue;
+            };
+            if let Some(ppid) = rest.split_whitespace().nth(1).and_then(|s| s.parse::<i32>().ok()) {
+                parent_of.push((pid, ppid));
+            }
+        }
+    }
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let p = found[i];
+        for &(c, pp) in &parent_of {
+            if pp == p && !found.contains(&c) {
+                found.push(c);
+            }
+        }
+        i += 1;
+    }
+    found.remove(0);
+    found
+}

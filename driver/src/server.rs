@@ -1,0 +1,424 @@
+//! Runs one interleaving: a private Unix socket, one `mpiexec` launch, and an
+//! event loop that feeds every rank's calls to the engine and writes the
+//! engine's answers back.
+
+use std::collections::HashMap;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use fib_wire::{Down, Frames, Site, Up};
+use mio::net::{UnixListener, UnixStream};
+use mio::{Events, Interest, Poll, Token as MioToken};
+use poe::engine::{Choice, Config, Engine, Fired, OpRec, Planned, RankView, RunEnd};
+
+use crate::launch::{Launch, LaunchSpec};
+use crate::DriverError;
+
+/// How a run ended, seen from outside the engine too.
+#[derive(Clone, Debug)]
+pub enum Ending {
+    /// The engine ended the run (completed, deadlock, mismatch, ...).
+    Engine(RunEnd),
+    /// A rank died of a signal after its last MPI call at `site`.
+    Crash { rank: usize, signal: i32, site: Site },
+    /// A rank called `MPI_Abort`.
+    Abort { rank: usize, code: i32, site: Site },
+    /// A rank's process ended without `MPI_Finalize`.
+    NoFinalize { rank: usize, site: Site },
+    /// A rank called an MPI function fib does not model.
+    Unsupported { rank: usize, name: String, site: Site },
+    /// The run went past its time limit.
+    Timeout,
+    /// `mpiexec` ended before every rank reached `MPI_Init`.
+    LaunchFailed { status: String },
+    /// A rank sent something the protocol does not allow.
+    Protocol { rank: Option<usize>, message: String },
+}
+
+/// Everything one run produced.
+pub struct RunRecord {
+    pub ending: Ending,
+    pub choices: Vec<Choice>,
+    pub fired: Vec<Fired>,
+    /// Every rank's operations, for the Fib pass and for reports.
+    pub ops: Vec<Vec<OpRec>>,
+    pub ranks: Vec<RankView>,
+    /// File ids named by the ranks.
+    pub files: HashMap<u32, String>,
+    pub calls: u64,
+    pub stderr: String,
+}
+
+/// One interleaving's settings.
+pub struct RunSpec<'a> {
+    pub mpiexec: &'a str,
+    pub nprocs: usize,
+    pub exe: &'a Path,
+    pub args: &'a [String],
+    pub interpose: &'a Path,
+    pub zero_buffer: bool,
+    pub timeout: Duration,
+}
+
+const LISTENER: MioToken = MioToken(usize::MAX);
+
+struct Conn {
+    stream: UnixStream,
+    frames: Frames,
+    rank: Option<usize>,
+    eof: bool,
+}
+
+/// Runs the program once, following `plan`.
+pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError> {
+    let dir = tempfile::Builder::new()
+        .prefix("fib-run-")
+        .tempdir()
+        .map_err(|e| DriverError::Io("creating a run directory".into(), e))?;
+    let sock = dir.path().join("s");
+    let mut listener =
+        UnixListener::bind(&sock).map_err(|e| DriverError::Io(format!("binding {}", sock.display()), e))?;
+    let mut poll = Poll::new().map_err(|e| DriverError::Io("creating a poller".into(), e))?;
+    poll.registry()
+        .register(&mut listener, LISTENER, Interest::READABLE)
+        .map_err(|e| DriverError::Io("registering the socket".into(), e))?;
+
+    let mut launch = Launch::start(&LaunchSpec {
+        mpiexec: spec.mpiexec,
+        nprocs: spec.nprocs,
+        exe: spec.exe,
+        args: spec.args,
+        interpose: spec.interpose,
+        socket: &sock,
+        zero_buffer: spec.zero_buffer,
+    })?;
+
+    let mut engine = Engine::new(
+        Config {
+            nprocs: spec.nprocs,
+            zero_buffer: spec.zero_buffer,
+        },
+        plan,
+    );
+    let mut st = Loop {
+        conns: Vec::new(),
+        by_rank: vec![None; spec.nprocs],
+        files: HashMap::new(),
+        calls: 0,
+        ending: None,
+        finalized: vec![false; spec.nprocs],
+        gone: vec![false; spec.nprocs],
+        last_site: vec![Site::default(); spec.nprocs],
+        out: Vec::new(),
+    };
+    let deadline = Instant::now() + spec.timeout;
+    let mut events = Events::with_capacity(256);
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut last_check = Instant::now();
+
+    while st.ending.is_none() {
+        let now = Instant::now();
+        if now >= deadline {
+            st.ending = Some(Ending::Timeout);
+            break;
+        }
+        let wait = (deadline - now).min(Duration::from_millis(50));
+        if let Err(e) = poll.poll(&mut events, Some(wait)) {
+            if e.kind() != ErrorKind::Interrupted {
+                return Err(DriverError::Io("polling".into(), e));
+            }
+        }
+        for ev in events.iter() {
+            if ev.token() == LISTENER {
+                loop {
+                    match listener.accept() {
+                        Ok((mut stream, _)) => {
+                            let t = MioToken(st.conns.len());
+                            poll.registry()
+                                .register(&mut stream, t, Interest::READABLE)
+                                .map_err(|e| DriverError::Io("registering a rank".into(), e))?;
+                            st.conns.push(Conn {
+                                stream,
+                                frames: Frames::default(),
+                                rank: None,
+                                eof: false,
+                            });
+                        }
+                        Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                        Err(e) => return Err(DriverError::Io("accepting a rank".into(), e)),
+                    }
+                }
+                continue;
+            }
+            let c = ev.token().0;
+            st.read_conn(c, &mut buf, &mut engine);
+        }
+        if st.ending.is_none() {
+            if let Some(end) = engine.end() {
+                if !matches!(end, RunEnd::Completed) {
+                    st.ending = Some(Ending::Engine(end.clone()));
+                }
+            }
+        }
+        let answers = engine.advance();
+        st.send(answers);
+        if st.ending.is_none() {
+            if let Some(end) = engine.end() {
+                if matches!(end, RunEnd::Completed) {
+                    // Every rank may now finalize and exit; wait for them.
+                    if st.all_gone() {
+                        st.ending = Some(Ending::Engine(RunEnd::Completed));
+                    }
+                } else {
+                    st.ending = Some(Ending::Engine(end.clone()));
+                }
+            }
+        }
+        let idle = events.is_empty();
+        if idle || last_check.elapsed() >= Duration::from_millis(100) {
+            last_check = Instant::now();
+        } else {
+            continue;
+        }
+        if st.ending.is_none() {
+            if let Some(status) = launch.exited() {
+                // The launcher is gone; take what is still buffered, then
+                // decide.
+                for c in 0..st.conns.len() {
+                    st.read_conn(c, &mut buf, &mut engine);
+                }
+                if st.ending.is_none() {
+                    if matches!(engine.end(), Some(RunEnd::Completed)) {
+                        st.ending = Some(Ending::Engine(RunEnd::Completed));
+                    } else if let Some(r) = (0..spec.nprocs).find(|&r| st.by_rank[r].is_none()) {
+                        let _ = r;
+                        st.ending = Some(Ending::LaunchFailed {
+                            status: status.to_string(),
+                        });
+                    } else {
+                        let r = (0..spec.nprocs).find(|&r| !st.finalized[r]).unwrap_or(0);
+                        st.ending = Some(Ending::NoFinalize {
+                            rank: r,
+                            site: st.last_site[r],
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    let ending = st.ending.take().unwrap();
+    match ending {
+        Ending::Engine(RunEnd::Completed) => launch.finish(Duration::from_secs(5)),
+        Ending::Crash { .. } | Ending::Abort { .. } | Ending::NoFinalize { .. } => {
+            // Let the launcher report the failure on stderr, briefly.
+            launch.finish(Duration::from_millis(300))
+        }
+        _ => launch.kill(),
+    }
+    let stderr = launch.stderr();
+    drop(launch);
+    let ranks = engine.rank_views();
+    Ok(RunRecord {
+        ending,
+        choices: engine.choices().to_vec(),
+        fired: engine.fired().to_vec(),
+        ops: (0..spec.nprocs).map(|r| engine.ops(r).to_vec()).collect(),
+        ranks,
+        files: st.files,
+        calls: st.calls,
+        stderr,
+    })
+}
+
+struct Loop {
+    conns: Vec<Conn>,
+    by_rank: Vec<Option<usize>>,
+    files: HashMap<u32, String>,
+    calls: u64,
+    ending: Option<Ending>,
+    finalized: Vec<bool>,
+    gone: Vec<bool>,
+    last_site: Vec<Site>,
+    out: Vec<u8>,
+}
+
+impl Loop {
+    fn all_gone(&self) -> bool {
+        self.gone.iter().all(|&g| g)
+    }
+
+    fn read_conn(&mut self, c: usize, buf: &mut [u8], engine: &mut Engine) {
+        loop {
+            if self.conns[c].eof {
+                return;
+            }
+            match self.conns[c].stream.read(buf) {
+                Ok(0) => {
+                    self.conns[c].eof = true;
+                    self.handle_frames(c, engine);
+                    self.on_eof(c, engine);
+                    return;
+                }
+                Ok(n) => {
+                    self.conns[c].frames.push(&buf[..n]);
+                    self.handle_frames(c, engine);
+                    if n < buf.len() {
+                        // A short read emptied the socket; new data will
+                        // raise a new readiness event.
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => {
+                    self.conns[c].eof = true;
+                    self.on_eof(c, engine);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn on_eof(&mut self, c: usize, engine: &Engine) {
+        let Some(r) = self.conns[c].rank else {
+            return;
+        };
+        self.gone[r] = true;
+        if self.ending.is_some() || self.finalized[r] {
+            return;
+        }
+        // A rank that passed MPI_Finalize in the engine may exit.
+        if engine
+            .rank_views()
+            .get(r)
+            .is_some_and(|v| v.finalized)
+        {
+            return;
+        }
+        self.ending = Some(Ending::NoFinalize {
+            rank: r,
+            site: self.last_site[r],
+        });
+    }
+
+    fn handle_frames(&mut self, c: usize, engine: &mut Engine) {
+        loop {
+            let msg = {
+                let Some(body) = self.conns[c].frames.next_body() else {
+                    return;
+                };
+                Up::decode(body)
+            };
+            let msg = match msg {
+                Ok(m) => m,
+                Err(e) => {
+                    self.ending.get_or_insert(Ending::Protocol {
+                        rank: self.conns[c].rank,
+                        message: e.to_string(),
+                    });
+                    return;
+                }
+            };
+            let rank = self.conns[c].rank;
+            match (msg, rank) {
+                (Up::Hello { rank: r, size, .. }, None) => {
+                    let r = r as usize;
+                    if size as usize != self.by_rank.len() || r >= self.by_rank.len() || self.by_rank[r].is_some() {
+                        self.ending.get_or_insert(Ending::Protocol {
+                            rank: Some(r),
+                            message: format!(
+                                "rank {r} of {size} said hello to a run of {} processes",
+                                self.by_rank.len()
+                            ),
+                        });
+                        return;
+                    }
+                    self.by_rank[r] = Some(c);
+                    self.conns[c].rank = Some(r);
+                }
+                (Up::File { id, path }, Some(_)) => {
+                    self.files.insert(id, path);
+                }
+                (Up::Op { site, op }, Some(r)) => {
+                    self.calls += 1;
+                    self.last_site[r] = site;
+                    if matches!(op, fib_wire::Op::Finalize) {
+                        self.finalized[r] = true;
+                    }
+                    engine.call(r, site, op);
+                }
+                (Up::Abort { site, code }, Some(r)) => {
+                    self.ending.get_or_insert(Ending::Abort { rank: r, code, site });
+                }
+                (Up::Crash { site, signal }, Some(r)) => {
+                    self.ending.get_or_insert(Ending::Crash {
+                        rank: r,
+                        signal,
+                        site,
+                    });
+                }
+                (Up::Unsupported { site, name }, Some(r)) => {
+                    self.ending.get_or_insert(Ending::Unsupported { rank: r, name, site });
+                }
+                (m, r) => {
+                    self.ending.get_or_insert(Ending::Protocol {
+                        rank: r,
+                        message: format!("unexpected message {m:?}"),
+                    });
+                    return;
+                }
+            }
+        }
+    }
+
+    fn send(&mut self, answers: Vec<(usize, Down)>) {
+        if answers.is_empty() {
+            return;
+        }
+        // Group answers per rank, keeping their order, one write per rank.
+        let mut per: Vec<Vec<u8>> = vec![Vec::new(); self.by_rank.len()];
+        for (r, d) in answers {
+            d.encode(&mut per[r]);
+        }
+        for (r, bytes) in per.into_iter().enumerate() {
+            if bytes.is_empty() {
+                continue;
+            }
+            let Some(c) = self.by_rank[r] else { continue };
+            if self.conns[c].eof {
+                continue;
+            }
+            self.out = bytes;
+            if write_all(&mut self.conns[c].stream, &self.out).is_err() {
+                // The rank is gone; its end of file tells the rest.
+                continue;
+            }
+        }
+    }
+}
+
+/// Writes everything to a non-blocking socket, waiting for room as needed.
+fn write_all(s: &mut UnixStream, mut bytes: &[u8]) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        match s.write(bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                let mut pfd = libc::pollfd {
+                    fd: s.as_raw_fd(),
+                    events: libc::POLLOUT,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd for the duration of the call.
+                unsafe {
+                    libc::poll(&mut pfd, 1, 100);
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}

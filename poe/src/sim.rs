@@ -1,0 +1,125 @@
+//! Runs straight-line MPI programs through the engine without MPI: each
+//! simulated rank issues its calls in order and waits where a real rank
+//! would. Used by the engine's tests and by the comparison with brute-force
+//! enumeration.
+
+use fib_wire::{Down, Op, Site};
+
+use crate::engine::{Choice, Config, Engine, Fired, Planned, RunEnd};
+use crate::explore::{Explorer, Token};
+
+/// One step of a simulated rank.
+#[derive(Clone, Debug)]
+pub enum Step {
+    /// Make this call once.
+    Call(Op),
+    /// Make this poll (`MPI_Test*`, `MPI_Iprobe`) until it says yes.
+    Poll(Op),
+}
+
+/// A program: the steps of each rank. Every rank should end with
+/// `Op::Finalize`.
+pub type Program = Vec<Vec<Step>>;
+
+/// What one simulated run did.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub end: RunEnd,
+    pub choices: Vec<Choice>,
+    pub fired: Vec<Fired>,
+    pub token: Token,
+}
+
+/// The order in which simulated ranks take turns; the engine's decisions
+/// must not depend on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Turns {
+    Forward,
+    Backward,
+}
+
+/// Runs `program` once, following `plan`.
+pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns) -> RunResult {
+    let n = program.len();
+    let mut engine = Engine::new(cfg, plan);
+    let mut pc = vec![0usize; n];
+    let mut waiting = vec![false; n];
+    let order: Vec<usize> = match turns {
+        Turns::Forward => (0..n).collect(),
+        Turns::Backward => (0..n).rev().collect(),
+    };
+    loop {
+        for &r in &order {
+            // Issue calls until one waits for an answer.
+            while !waiting[r] && pc[r] < program[r].len() {
+                let (op, _) = step_op(&program[r][pc[r]]);
+                let site = Site {
+                    file: 1,
+                    line: pc[r] as u32 + 1,
+                };
+                let waits = op.expects_reply(cfg.zero_buffer);
+                engine.call(r, site, op.clone());
+                if waits {
+                    waiting[r] = true;
+                } else {
+                    pc[r] += 1;
+                }
+            }
+        }
+        let answers = engine.advance();
+        for (r, d) in &answers {
+            let r = *r;
+            if matches!(d, Down::PostRecv { .. }) {
+                continue;
+            }
+            waiting[r] = false;
+            let (_, poll) = step_op(&program[r][pc[r]]);
+            let negative = matches!(d, Down::Done { indices } if indices.is_empty())
+                || matches!(d, Down::Probed { found: false, .. });
+            if !(poll && negative) {
+                pc[r] += 1;
+            }
+        }
+        if let Some(end) = engine.end() {
+            return RunResult {
+                end: end.clone(),
+                choices: engine.choices().to_vec(),
+                fired: engine.fired().to_vec(),
+                token: Token::of(engine.choices()),
+            };
+        }
+        let stuck = answers.is_empty()
+            && (0..n).all(|r| waiting[r] || pc[r] >= program[r].len());
+        if stuck {
+            // A rank ran off the end of its program without MPI_Finalize.
+            return RunResult {
+                end: RunEnd::Deadlock {
+                    ranks: engine.rank_views(),
+                },
+                choices: engine.choices().to_vec(),
+                fired: engine.fired().to_vec(),
+                token: Token::of(engine.choices()),
+            };
+        }
+    }
+}
+
+fn step_op(s: &Step) -> (&Op, bool) {
+    match s {
+        Step::Call(op) => (op, false),
+        Step::Poll(op) => (op, true),
+    }
+}
+
+/// Explores every interleaving of `program` and returns one result per run.
+pub fn explore(program: &Program, cfg: Config, turns: Turns) -> Vec<RunResult> {
+    let mut ex = Explorer::new();
+    let mut out = Vec::new();
+    while let Some(plan) = ex.next_plan() {
+        let r = run_once(program, cfg, plan, turns);
+        ex.finished(&r.choices);
+        out.push(r);
+        assert!(out.len() < 1_000_000, "runaway exploration");
+    }
+    out
+}
