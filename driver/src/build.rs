@@ -6,10 +6,17 @@ use std::process::Command;
 
 use crate::DriverError;
 
-/// A compiled program, living in its own temporary directory.
+/// A compiled program, living in its own temporary directory (removed when
+/// this is dropped, or by [`crate::kill_current_run`] on interrupt).
 pub struct Built {
     pub exe: PathBuf,
     pub dir: tempfile::TempDir,
+}
+
+impl Drop for Built {
+    fn drop(&mut self) {
+        crate::launch::unregister_temp(self.dir.path());
+    }
 }
 
 /// What a failed build printed.
@@ -29,6 +36,7 @@ pub fn build(mpicc: &str, source: &Path) -> Result<Result<Built, BuildFailure>, 
         .prefix("fib-build-")
         .tempdir()
         .map_err(|e| DriverError::Io("creating a build directory".into(), e))?;
+    crate::launch::register_temp(dir.path());
     let header = dir.path().join(instrument::HEADER_NAME);
     std::fs::write(&header, instrument::site_header())
         .map_err(|e| DriverError::Io(format!("writing {}", header.display()), e))?;
@@ -51,8 +59,23 @@ pub fn build(mpicc: &str, source: &Path) -> Result<Result<Built, BuildFailure>, 
     if out.status.success() {
         return Ok(Ok(Built { exe, dir }));
     }
-    let text = String::from_utf8_lossy(&out.stderr).into_owned()
+    crate::launch::unregister_temp(dir.path());
+    let instrumented = String::from_utf8_lossy(&out.stderr).into_owned()
         + &String::from_utf8_lossy(&out.stdout);
+    // The site macros can change what the compiler says about an error;
+    // the user's own build is what the user should see.
+    let plain = Command::new(mpicc)
+        .arg("-fsyntax-only")
+        .arg(source)
+        .output()
+        .map_err(|e| DriverError::Tool(mpicc.to_string(), e))?;
+    let text = if plain.status.success() {
+        format!(
+            "the program compiles, but not with fib's site instrumentation (a bug in fib):\n{instrumented}"
+        )
+    } else {
+        String::from_utf8_lossy(&plain.stderr).into_owned() + &String::from_utf8_lossy(&plain.stdout)
+    };
     let (file, line) = first_location(&text, source);
     Ok(Err(BuildFailure {
         output: text,

@@ -15,15 +15,60 @@ use crate::DriverError;
 /// interrupt handler.
 static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
 
-/// Kills the process group of the run in progress, if any. Safe to call from
-/// a signal-handling thread; the CLI calls it on Ctrl-C before exiting.
+/// Temporary directories of the run in progress, removed on interrupt.
+static TEMP_DIRS: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
+
+/// Notes a temporary directory to remove if the run is interrupted.
+pub(crate) fn register_temp(dir: &Path) {
+    TEMP_DIRS.lock().unwrap().push(dir.to_path_buf());
+}
+
+/// Forgets a temporary directory that is about to be removed normally.
+pub(crate) fn unregister_temp(dir: &Path) {
+    TEMP_DIRS.lock().unwrap().retain(|d| d != dir);
+}
+
+/// Kills the process group of the run in progress, if any, and removes its
+/// temporary directories. Safe to call from a signal-handling thread; the
+/// CLI calls it on Ctrl-C before exiting.
 pub fn kill_current_run() {
     let g = CURRENT_GROUP.swap(0, Ordering::SeqCst);
     if g > 0 {
-        // SAFETY: kill(2) with a negative pid signals a process group.
-        unsafe {
-            libc::kill(-g, libc::SIGKILL);
+        kill_tree(g);
+    }
+    let dirs = std::mem::take(&mut *TEMP_DIRS.lock().unwrap());
+    for d in dirs {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// Kills the process group `root` leads and every descendant of `root`
+/// (MPICH's proxy and ranks start sessions of their own), then waits, for a
+/// bounded time, until none of them runs any more.
+fn kill_tree(root: i32) {
+    let mut victims = descendants(root);
+    victims.push(root);
+    // SAFETY: signalling the group we created and processes found below it.
+    unsafe {
+        libc::kill(-root, libc::SIGKILL);
+        for &pid in &victims {
+            libc::kill(pid, libc::SIGKILL);
         }
+    }
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while victims.iter().any(|&p| running(p)) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// Whether `pid` exists and is not a zombie.
+fn running(pid: i32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
     }
 }
 
@@ -126,17 +171,12 @@ impl Launch {
     /// that left it (MPICH's proxy starts a session of its own), and reaps
     /// `mpiexec`.
     pub fn kill(&mut self) {
-        let descendants = if self.reaped.is_none() {
-            descendants(self.group)
+        if self.reaped.is_none() {
+            kill_tree(self.group);
         } else {
-            Vec::new()
-        };
-        // SAFETY: signalling our own child's process group and its
-        // descendants, found just above.
-        unsafe {
-            libc::kill(-self.group, libc::SIGKILL);
-            for pid in descendants {
-                libc::kill(pid, libc::SIGKILL);
+            // SAFETY: signalling the group we created; stragglers only.
+            unsafe {
+                libc::kill(-self.group, libc::SIGKILL);
             }
         }
         if self.reaped.is_none() {

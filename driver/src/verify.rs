@@ -417,3 +417,35 @@ fn comm_name(comm: u32) -> String {
         c => format!("communicator #{c}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_the_driver_reports_is_documented() {
+        let src = include_str!("verify.rs");
+        let mut n = 0;
+        for (i, _) in src.match_indices("\"FIB") {
+            let code = &src[i + 1..i + 7];
+            if !code[3..].bytes().all(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            assert!(
+                fib_report::codes::lookup(code).is_some(),
+                "{code} has no entry in report/src/codes"
+            );
+            n += 1;
+        }
+        assert!(n >= 12, "found only {n} codes");
+    }
+
+    #[test]
+    fn launcher_banners_are_left_out_of_program_stderr() {
+        let text = "prog: x.c:8: main: Assertion `r' failed.\n\n===================\n=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n=   PID 12 RUNNING AT vm\n";
+        assert_eq!(
+            program_stderr(text),
+            vec!["prog: x.c:8: main: Assertion `r' failed.".to_string()]
+        );
+    }
+}

@@ -662,11 +662,49 @@ impl Engine {
             // Non-overtaking: the send can reach `at` only if every earlier
             // send of its sender that `at` accepts goes to an earlier receive.
             let blocked = self.ranks[send.rank].ops[..send.index].iter().any(|o| {
-                matches!(o.kind, Kind::Send { dst: Peer::Rank(x), comm: c, tag: t, .. }
-                    if x == d && c == comm && self.takes(at, send.rank, t))
-                    && o.matched.is_some_and(|r| r.index >= at.index)
+                let Kind::Send {
+                    dst: Peer::Rank(x),
+                    comm: c,
+                    tag: t,
+                    ..
+                } = o.kind
+                else {
+                    return false;
+                };
+                if x != d || c != comm || !self.takes(at, send.rank, t) {
+                    return false;
+                }
+                match o.matched {
+                    Some(r) => r.index >= at.index,
+                    None => !self.ranks[d].ops[..at.index].iter().any(|r| {
+                        r.matched.is_none()
+                            && matches!(r.kind, Kind::Recv { src, tag, comm: rc, .. }
+                                if rc == comm && accepts(src, tag, send.rank, t))
+                    }),
+                }
             });
-            if blocked {
+            // Nor can it if an earlier receive naming its sender still waits
+            // and has no earlier send of that sender to take first.
+            let claimed = self.ranks[d].ops[..at.index].iter().any(|r| {
+                let Kind::Recv {
+                    src: src @ Peer::Rank(_),
+                    tag: t,
+                    comm: rc,
+                    ..
+                } = r.kind
+                else {
+                    return false;
+                };
+                r.matched.is_none()
+                    && rc == comm
+                    && accepts(src, t, send.rank, tag)
+                    && !self.ranks[send.rank].ops[..send.index].iter().any(|o| {
+                        o.matched.is_none()
+                            && matches!(o.kind, Kind::Send { dst: Peer::Rank(x), comm: c, tag: st, .. }
+                                if x == d && c == comm && accepts(src, t, send.rank, st))
+                    })
+            });
+            if blocked || claimed {
                 continue;
             }
             let point = &self.choices[k].point;

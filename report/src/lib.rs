@@ -1,6 +1,24 @@
 //! Findings and how they are shown: the report model, the finding codes with
 //! their explanations, and one emitter per output format.
 
+pub mod codes;
+pub mod emit;
 pub mod model;
 
 pub use model::*;
+
+/// The text `fib explain CODE` prints: the code, its name and severity, its
+/// summary and its long explanation. `None` when no such code exists; the
+/// code is matched ignoring case.
+pub fn explain(code: &str) -> Option<String> {
+    let c = codes::lookup(code)?;
+    let severity = match c.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Note => "note",
+    };
+    Some(format!(
+        "{} {} ({severity})\n\n{}\n\n{}",
+        c.code, c.name, c.summary, c.explanation
+    ))
+}

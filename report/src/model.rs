@@ -120,17 +120,11 @@ impl Report {
     /// The process exit code for this report: 0 when nothing was found, 1
     /// when something was, 2 when fib could not check some program.
     pub fn exit_code(&self) -> i32 {
-        if self
-            .programs
-            .iter()
-            .any(|p| p.outcome.is_tool_failure())
-        {
+        if self.programs.iter().any(|p| p.outcome.is_tool_failure()) {
             2
-        } else if self
-            .programs
-            .iter()
-            .any(|p| p.outcome != Outcome::Ok || p.findings.iter().any(|f| f.severity == Severity::Error))
-        {
+        } else if self.programs.iter().any(|p| {
+            p.outcome != Outcome::Ok || p.findings.iter().any(|f| f.severity == Severity::Error)
+        }) {
             1
         } else {
             0

@@ -1,0 +1,259 @@
+//! Collectives and communicator constructors. A collective is reported, and
+//! once the scheduler says Go it runs as its nonblocking PMPI form, polled
+//! with `sched_yield`. A constructor is reported, the scheduler answers with
+//! the new communicator's id, and then the real call runs and the new handle
+//! is recorded under that id.
+
+use std::os::raw::{c_int, c_void};
+
+use fib_wire::{CollKind, Down, Op, UNDEFINED};
+use mpi_sys::*;
+
+use crate::conn::fatal;
+use crate::handle::{bits, same};
+use crate::state::lib;
+
+/// Reports a collective, waits for Go, then starts it with `start` and polls
+/// the request `start` fills in.
+unsafe fn coll(
+    kind: CollKind,
+    comm: MPI_Comm,
+    root: c_int,
+    start: impl FnOnce(*mut MPI_Request) -> c_int,
+) -> c_int {
+    let l = lib();
+    let cid = l.comm_id(comm);
+    let root = if kind.has_root() { root } else { 0 };
+    l.event(Op::Coll {
+        kind,
+        comm: cid,
+        root,
+    });
+    l.wait_go();
+    let mut req = RSMPI_REQUEST_NULL;
+    let rc = start(&mut req);
+    l.spin_request(req);
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Barrier(comm: MPI_Comm) -> c_int {
+    coll(CollKind::Barrier, comm, 0, |r| PMPI_Ibarrier(comm, r))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Bcast(
+    buffer: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Bcast, comm, root, |r| {
+        PMPI_Ibcast(buffer, count, datatype, root, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Reduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Reduce, comm, root, |r| {
+        PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Allreduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Allreduce, comm, 0, |r| {
+        PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Gather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Gather, comm, root, |r| {
+        PMPI_Igather(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Scatter(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Scatter, comm, root, |r| {
+        PMPI_Iscatter(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Allgather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Allgather, comm, 0, |r| {
+        PMPI_Iallgather(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Alltoall(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Alltoall, comm, 0, |r| {
+        PMPI_Ialltoall(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+        )
+    })
+}
+
+/// Reports a communicator constructor, waits for the new id, runs the real
+/// constructor with `make` and records the handle it yields.
+unsafe fn construct(op: Op, newcomm: *mut MPI_Comm, make: impl FnOnce() -> c_int) -> c_int {
+    let l = lib();
+    let name = match &op {
+        Op::CommDup { .. } => "MPI_Comm_dup",
+        Op::CommSplit { .. } => "MPI_Comm_split",
+        _ => "MPI_Comm_create",
+    };
+    l.event(op);
+    let id = match l.wait_down() {
+        Down::NewComm { id } => id,
+        d => fatal(&format!("protocol error: expected NewComm, got {d:?}")),
+    };
+    let rc = make();
+    let is_null = same(*newcomm, RSMPI_COMM_NULL);
+    match (id, is_null) {
+        (-1, true) => {}
+        (id, false) if id >= 0 => {
+            l.comms.insert(bits(*newcomm), id as u32);
+        }
+        (id, _) => fatal(&format!(
+            "protocol error: the scheduler gave communicator id {id} but {name} returned {}",
+            if is_null {
+                "MPI_COMM_NULL"
+            } else {
+                "a communicator"
+            }
+        )),
+    }
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
+    let cid = lib().comm_id(comm);
+    construct(Op::CommDup { comm: cid }, newcomm, || {
+        PMPI_Comm_dup(comm, newcomm)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_split(
+    comm: MPI_Comm,
+    color: c_int,
+    key: c_int,
+    newcomm: *mut MPI_Comm,
+) -> c_int {
+    let cid = lib().comm_id(comm);
+    let wire_color = if color == RSMPI_UNDEFINED {
+        UNDEFINED
+    } else {
+        color
+    };
+    construct(
+        Op::CommSplit {
+            comm: cid,
+            color: wire_color,
+            key,
+        },
+        newcomm,
+        || PMPI_Comm_split(comm, color, key, newcomm),
+    )
+}
+
+/// The members of `group` as world ranks, in group order.
+unsafe fn world_members(group: MPI_Group) -> Vec<u32> {
+    if same(group, RSMPI_GROUP_EMPTY) {
+        return Vec::new();
+    }
+    let mut n: c_int = 0;
+    PMPI_Group_size(group, &mut n);
+    let ranks: Vec<c_int> = (0..n).collect();
+    let mut out = vec![0 as c_int; n.max(0) as usize];
+    let mut world = RSMPI_GROUP_NULL;
+    PMPI_Comm_group(RSMPI_COMM_WORLD, &mut world);
+    PMPI_Group_translate_ranks(group, n, ranks.as_ptr(), world, out.as_mut_ptr());
+    PMPI_Group_free(&mut world);
+    out.into_iter().map(|r| r as u32).collect()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_create(
+    comm: MPI_Comm,
+    group: MPI_Group,
+    newcomm: *mut MPI_Comm,
+) -> c_int {
+    let cid = lib().comm_id(comm);
+    let members = world_members(group);
+    construct(Op::CommCreate { comm: cid, members }, newcomm, || {
+        PMPI_Comm_create(comm, group, newcomm)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_free(comm: *mut MPI_Comm) -> c_int {
+    let l = lib();
+    let key = bits(*comm);
+    let cid = l.comm_id(*comm);
+    l.event(Op::CommFree { comm: cid });
+    let rc = PMPI_Comm_free(comm);
+    l.comms.remove(&key);
+    rc
+}

@@ -1,0 +1,196 @@
+//! The connection to the scheduler: an outgoing batch buffer flushed with one
+//! `write_all`, incoming frames read either blocking (when the rank waits
+//! for an answer) or without blocking (while it polls MPI), and the library's
+//! logging, which writes each line with a single write(2) because all ranks
+//! share stderr.
+
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use fib_wire::{Down, Frames, Up};
+
+/// The world rank, or -1 before `MPI_Init`; used in log lines.
+pub static RANK: AtomicI32 = AtomicI32::new(-1);
+/// The socket's file descriptor, or -1 when there is none (for the crash
+/// handler).
+pub static FD: AtomicI32 = AtomicI32::new(-1);
+
+/// Flushes once the batch grows past this many bytes.
+const FLUSH_AT: usize = 64 * 1024;
+
+/// Writes one line to stderr with a single write(2), prefixed with
+/// `fib: rank N: `.
+pub fn log(msg: &str) {
+    let rank = RANK.load(Ordering::Relaxed);
+    let line = if rank >= 0 {
+        format!("fib: rank {rank}: {msg}\n")
+    } else {
+        format!("fib: {msg}\n")
+    };
+    // SAFETY: writing a valid buffer to fd 2.
+    unsafe {
+        libc::write(2, line.as_ptr().cast(), line.len());
+    }
+}
+
+/// Logs `msg` and ends the process with status 3 (a protocol or socket
+/// error the run cannot recover from).
+pub fn fatal(msg: &str) -> ! {
+    log(msg);
+    // SAFETY: `_exit` is always safe to call.
+    unsafe { libc::_exit(3) }
+}
+
+/// Writes all of `buf` to `fd` with write(2) only (usable in a signal
+/// handler); gives up on any error.
+pub fn raw_write_all(fd: i32, mut buf: &[u8]) {
+    while !buf.is_empty() {
+        // SAFETY: writing a valid buffer.
+        let n = unsafe { libc::write(fd, buf.as_ptr().cast(), buf.len()) };
+        if n < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        buf = &buf[n as usize..];
+    }
+}
+
+/// The socket to the scheduler with its buffers.
+pub struct Conn {
+    stream: Option<UnixStream>,
+    /// Encoded messages not yet written.
+    pub pending: Vec<u8>,
+    frames: Frames,
+}
+
+impl Conn {
+    /// Connects to the scheduler's socket at `path`.
+    pub fn connect(path: &str) -> Conn {
+        let stream = match UnixStream::connect(path) {
+            Ok(s) => s,
+            Err(e) => fatal(&format!("cannot connect to the scheduler at {path}: {e}")),
+        };
+        FD.store(stream.as_raw_fd(), Ordering::Relaxed);
+        Conn {
+            stream: Some(stream),
+            pending: Vec::with_capacity(FLUSH_AT + 4096),
+            frames: Frames::default(),
+        }
+    }
+
+    fn fd(&self) -> i32 {
+        match &self.stream {
+            Some(s) => s.as_raw_fd(),
+            None => fatal("the connection to the scheduler is already closed"),
+        }
+    }
+
+    /// Appends `m` to the batch, flushing if the batch is large.
+    pub fn push(&mut self, m: &Up) {
+        m.encode(&mut self.pending);
+        if self.pending.len() > FLUSH_AT {
+            self.flush();
+        }
+    }
+
+    /// Writes the batch with one `write_all`.
+    pub fn flush(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let Some(stream) = self.stream.as_mut() else {
+            return;
+        };
+        if let Err(e) = stream.write_all(&self.pending) {
+            fatal(&format!("cannot write to the scheduler: {e}"));
+        }
+        self.pending.clear();
+    }
+
+    /// Reads whatever has arrived. With `timeout_ms` 0 it never blocks; with
+    /// -1 it waits until something arrives. Returns whether bytes arrived.
+    pub fn read(&mut self, timeout_ms: i32) -> bool {
+        let fd = self.fd();
+        if timeout_ms != 0 {
+            let mut p = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: polling one valid pollfd.
+            let r = unsafe { libc::poll(&mut p, 1, timeout_ms) };
+            if r <= 0 {
+                return false;
+            }
+        }
+        let mut buf = [0u8; 8192];
+        // SAFETY: reading into a valid buffer.
+        let n = unsafe {
+            libc::recv(
+                fd,
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                if timeout_ms == 0 {
+                    libc::MSG_DONTWAIT
+                } else {
+                    0
+                },
+            )
+        };
+        if n == 0 {
+            fatal("the scheduler closed the connection");
+        }
+        if n < 0 {
+            let e = std::io::Error::last_os_error();
+            return match e.kind() {
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted => false,
+                _ => fatal(&format!("cannot read from the scheduler: {e}")),
+            };
+        }
+        self.frames.push(&buf[..n as usize]);
+        true
+    }
+
+    /// The next complete message already read, if any.
+    pub fn next(&mut self) -> Option<Down> {
+        let body = self.frames.next_body()?;
+        match Down::decode(body) {
+            Ok(d) => Some(d),
+            Err(e) => fatal(&format!("protocol error: {e}")),
+        }
+    }
+
+    /// Blocks until the scheduler closes the connection, then ends the
+    /// process with status 70 (used after reporting an unsupported call).
+    pub fn wait_for_eof(&mut self) -> ! {
+        self.flush();
+        if let Some(s) = &self.stream {
+            let fd = s.as_raw_fd();
+            let mut buf = [0u8; 4096];
+            loop {
+                // SAFETY: reading into a valid buffer.
+                let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
+                if n == 0
+                    || (n < 0
+                        && std::io::Error::last_os_error().kind()
+                            != std::io::ErrorKind::Interrupted)
+                {
+                    break;
+                }
+            }
+        }
+        // SAFETY: `_exit` is always safe to call.
+        unsafe { libc::_exit(70) }
+    }
+
+    /// Flushes and closes the socket.
+    pub fn close(&mut self) {
+        self.flush();
+        FD.store(-1, Ordering::Relaxed);
+        self.stream = None;
+    }
+}

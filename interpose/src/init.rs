@@ -1,0 +1,88 @@
+//! `MPI_Init`, `MPI_Init_thread`, `MPI_Finalize` and `MPI_Abort`: connecting
+//! to the scheduler, saying hello, and leaving cleanly.
+
+use std::os::raw::{c_char, c_int};
+use std::sync::atomic::Ordering;
+
+use fib_wire::{Op, Up, SOCKET_ENV};
+use mpi_sys::*;
+
+use crate::conn::{log, Conn, RANK};
+use crate::crash;
+use crate::state::{self, lib, try_lib, Lib};
+
+/// Connects to the scheduler once MPI is up.
+unsafe fn start() {
+    let mut rank: c_int = 0;
+    let mut size: c_int = 0;
+    PMPI_Comm_rank(RSMPI_COMM_WORLD, &mut rank);
+    PMPI_Comm_size(RSMPI_COMM_WORLD, &mut size);
+    RANK.store(rank, Ordering::Relaxed);
+    let Ok(path) = std::env::var(SOCKET_ENV) else {
+        log(&format!(
+            "{SOCKET_ENV} is not set; run this program with fib check"
+        ));
+        libc::_exit(3);
+    };
+    let zero_buffer = std::env::var("FIB_ZERO_BUFFER").is_ok_and(|v| v == "1");
+    let conn = Conn::connect(&path);
+    state::install(Lib::new(rank, zero_buffer, conn));
+    let l = lib();
+    l.conn.push(&Up::Hello {
+        rank: rank as u32,
+        size: size as u32,
+        pid: std::process::id(),
+    });
+    state::announce_files();
+    // Flushed at once, so the scheduler knows the rank even if it dies
+    // before its first blocking call.
+    l.conn.flush();
+    crash::install();
+    // A panic inside the library is a bug in fib, not in the program: say so
+    // on one line and leave with the protocol-error status.
+    std::panic::set_hook(Box::new(|info| {
+        log(&format!("internal error: {info}"));
+        libc::_exit(3);
+    }));
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
+    let rc = PMPI_Init(argc, argv);
+    start();
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Init_thread(
+    argc: *mut c_int,
+    argv: *mut *mut *mut c_char,
+    required: c_int,
+    provided: *mut c_int,
+) -> c_int {
+    let rc = PMPI_Init_thread(argc, argv, required, provided);
+    start();
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+    let l = lib();
+    l.event(Op::Finalize);
+    l.wait_go();
+    l.finish_background();
+    let rc = PMPI_Finalize();
+    l.conn.close();
+    state::uninstall();
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Abort(comm: MPI_Comm, code: c_int) -> c_int {
+    if let Some(l) = try_lib() {
+        let site = l.site();
+        l.push(Up::Abort { site, code });
+        l.conn.flush();
+    }
+    PMPI_Abort(comm, code)
+}

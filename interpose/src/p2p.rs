@@ -1,0 +1,316 @@
+//! Point-to-point calls: sends are issued to MPI at call time, in program
+//! order (standard sends from a private copy unless the run is in zero-buffer
+//! mode, synchronous ones on the program's buffer); receives are deferred
+//! until the scheduler posts them with a concrete source; probes ask the
+//! scheduler which message to report.
+
+use std::os::raw::{c_int, c_void};
+
+use fib_wire::{Down, Op, SendMode, WaitKind};
+use mpi_sys::*;
+
+use crate::conn::fatal;
+use crate::state::{
+    lib, put_status, rank_from_wire, rank_to_wire, tag_from_wire, tag_to_wire, Kind, Real, RecvReq,
+};
+use crate::wait::wait_ids;
+
+/// Issues a send. Blocking sends return `None` once they may complete;
+/// nonblocking ones return the fake request handed to the program.
+#[allow(clippy::too_many_arguments)]
+unsafe fn send(
+    buf: *const c_void,
+    count: c_int,
+    dtype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    mode: SendMode,
+    blocking: bool,
+) -> Option<MPI_Request> {
+    let l = lib();
+    let cid = l.comm_id(comm);
+    let proc_null = dest == RSMPI_PROC_NULL;
+    let sync = mode == SendMode::Sync || l.zero_buffer;
+    // The real send, issued now so that sends reach MPI in program order.
+    let real = if proc_null {
+        None
+    } else if sync {
+        let mut req = RSMPI_REQUEST_NULL;
+        PMPI_Issend(buf, count, dtype, dest, tag, comm, &mut req);
+        Some(req)
+    } else {
+        l.buffered_send(buf, count, dtype, dest, tag, comm);
+        None
+    };
+    let (req, handle) = if blocking {
+        (None, None)
+    } else {
+        let kind = match real {
+            Some(r) => Kind::Sync(Real::new(r)),
+            None => Kind::Nothing,
+        };
+        let (id, h) = l.new_req(kind);
+        (Some(id), Some(h))
+    };
+    let op = Op::Send {
+        mode,
+        dest: rank_to_wire(dest),
+        tag: tag_to_wire(tag),
+        comm: cid,
+        req,
+    };
+    let reply = op.expects_reply(l.zero_buffer);
+    l.event(op);
+    if blocking {
+        if reply {
+            l.wait_go();
+        }
+        if let Some(r) = real {
+            l.spin_request(r);
+        }
+    }
+    handle
+}
+
+/// Records a deferred receive and reports it; returns its id and handle.
+#[allow(clippy::too_many_arguments)]
+unsafe fn recv(
+    buf: *mut c_void,
+    count: c_int,
+    dtype: MPI_Datatype,
+    src: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    blocking: bool,
+) -> (u32, MPI_Request) {
+    let l = lib();
+    let cid = l.comm_id(comm);
+    let (id, h) = l.new_req(Kind::Recv(RecvReq {
+        buf,
+        count,
+        dtype,
+        comm,
+        proc_null: src == RSMPI_PROC_NULL,
+        real: None,
+    }));
+    l.event(Op::Recv {
+        src: rank_to_wire(src),
+        tag: tag_to_wire(tag),
+        comm: cid,
+        req: id,
+        blocking,
+    });
+    (id, h)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Send(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    send(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Standard,
+        true,
+    );
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ssend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    send(buf, count, datatype, dest, tag, comm, SendMode::Sync, true);
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Isend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    if let Some(h) = send(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Standard,
+        false,
+    ) {
+        *request = h;
+    }
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Issend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    if let Some(h) = send(buf, count, datatype, dest, tag, comm, SendMode::Sync, false) {
+        *request = h;
+    }
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Recv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> c_int {
+    let (id, _) = recv(buf, count, datatype, source, tag, comm, true);
+    let l = lib();
+    l.wait_go();
+    let st = l.complete(id);
+    put_status(status, &st);
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Irecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    let (_, h) = recv(buf, count, datatype, source, tag, comm, false);
+    *request = h;
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Sendrecv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> c_int {
+    let sh = send(
+        sendbuf,
+        sendcount,
+        sendtype,
+        dest,
+        sendtag,
+        comm,
+        SendMode::Standard,
+        false,
+    )
+    .expect("a nonblocking send returns a request");
+    let (rid, _) = recv(recvbuf, recvcount, recvtype, source, recvtag, comm, false);
+    let l = lib();
+    let sid = l.req_id(sh).expect("the send's request is not null");
+    let done = wait_ids(l, WaitKind::All, &[sid, rid], false);
+    if done.len() != 2 {
+        fatal(&format!(
+            "protocol error: MPI_Waitall of 2 requests answered with {done:?}"
+        ));
+    }
+    l.complete(sid);
+    let st = l.complete(rid);
+    put_status(status, &st);
+    MPI_SUCCESS as c_int
+}
+
+/// `MPI_Probe` and `MPI_Iprobe`: asks the scheduler, then waits until MPI
+/// sees the message it named. Returns whether a message was found.
+unsafe fn probe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    blocking: bool,
+    status: *mut MPI_Status,
+) -> bool {
+    let l = lib();
+    let cid = l.comm_id(comm);
+    l.event(Op::Probe {
+        src: rank_to_wire(source),
+        tag: tag_to_wire(tag),
+        comm: cid,
+        blocking,
+    });
+    match l.wait_down() {
+        Down::Probed {
+            found: true,
+            src,
+            tag,
+        } => {
+            let (src, tag) = (rank_from_wire(src), tag_from_wire(tag));
+            let mut st = crate::state::empty_status();
+            l.spin(|| {
+                let mut flag: c_int = 0;
+                PMPI_Iprobe(src, tag, comm, &mut flag, &mut st);
+                flag != 0
+            });
+            put_status(status, &st);
+            true
+        }
+        Down::Probed { found: false, .. } if !blocking => false,
+        d => fatal(&format!("protocol error: expected Probed, got {d:?}")),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Probe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> c_int {
+    probe(source, tag, comm, true, status);
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iprobe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+) -> c_int {
+    *flag = probe(source, tag, comm, false, status) as c_int;
+    MPI_SUCCESS as c_int
+}

@@ -1,0 +1,113 @@
+//! The current call site. Instrumented programs call [`fib_set_site`] just
+//! before every MPI call; the library keeps the site in atomics (the crash
+//! handler reads them) and names every file once to the scheduler with
+//! [`Up::File`] before the first message that uses its id.
+
+use std::cell::UnsafeCell;
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use fib_wire::{Site, Up};
+
+static FILE: AtomicU32 = AtomicU32::new(0);
+static LINE: AtomicU32 = AtomicU32::new(0);
+
+/// The file names seen so far; id `i + 1` names `paths[i]`.
+struct Files {
+    /// The last pointer seen and its id (most calls repeat it).
+    last: (usize, u32),
+    by_ptr: HashMap<usize, u32>,
+    by_path: HashMap<String, u32>,
+    paths: Vec<String>,
+    /// How many of `paths` the scheduler has been told about.
+    announced: usize,
+}
+
+struct Global(UnsafeCell<Option<Files>>);
+
+// SAFETY: MPI programs call the library from one thread at a time (fib does
+// not model MPI_THREAD_MULTIPLE), so the table is never used concurrently.
+unsafe impl Sync for Global {}
+
+static FILES: Global = Global(UnsafeCell::new(None));
+
+fn files() -> &'static mut Files {
+    // SAFETY: see `Global`; no caller keeps the reference across another
+    // call into this module.
+    unsafe {
+        (*FILES.0.get()).get_or_insert_with(|| Files {
+            last: (0, 0),
+            by_ptr: HashMap::new(),
+            by_path: HashMap::new(),
+            paths: Vec::new(),
+            announced: 0,
+        })
+    }
+}
+
+/// The site of the MPI call in progress (or of the last one).
+pub fn current() -> Site {
+    Site {
+        file: FILE.load(Ordering::Relaxed),
+        line: LINE.load(Ordering::Relaxed),
+    }
+}
+
+/// Appends an [`Up::File`] for every file id not yet named to the scheduler.
+pub fn announce(out: &mut Vec<u8>) {
+    let f = files();
+    while f.announced < f.paths.len() {
+        let id = f.announced as u32 + 1;
+        Up::File {
+            id,
+            path: f.paths[f.announced].clone(),
+        }
+        .encode(out);
+        f.announced += 1;
+    }
+}
+
+/// Records the site of the MPI call about to be made: `file` is a C string
+/// (normally `__FILE__`, so the same pointer comes back for every call in a
+/// file) and `line` its line.
+#[no_mangle]
+pub unsafe extern "C" fn fib_set_site(file: *const c_char, line: c_int) {
+    let id = if file.is_null() {
+        0
+    } else {
+        let f = files();
+        let key = file as usize;
+        if f.last.0 == key {
+            f.last.1
+        } else {
+            let id = match f.by_ptr.get(&key) {
+                Some(id) => *id,
+                None => {
+                    let path = CStr::from_ptr(file).to_string_lossy().into_owned();
+                    let id = match f.by_path.get(&path) {
+                        Some(id) => *id,
+                        None => {
+                            f.paths.push(path.clone());
+                            let id = f.paths.len() as u32;
+                            f.by_path.insert(path, id);
+                            id
+                        }
+                    };
+                    f.by_ptr.insert(key, id);
+                    id
+                }
+            };
+            f.last = (key, id);
+            id
+        }
+    };
+    FILE.store(id, Ordering::Relaxed);
+    LINE.store(line.max(0) as u32, Ordering::Relaxed);
+    if files().announced < files().paths.len() {
+        // Name the file right away, so that a crash before the next MPI call
+        // still refers to a known file.
+        crate::state::announce_files();
+    }
+}

@@ -1,0 +1,577 @@
+//! The library's per-rank state: the connection, the communicator table, the
+//! requests handed to the program, and the buffered sends still in flight.
+//! It also holds the two loops every wrapper waits in: waiting for the
+//! scheduler's answer, and polling a real MPI request. Both loops handle
+//! [`Down::PostRecv`] as it arrives, so a receive the scheduler has matched is
+//! posted even while its rank waits for something else.
+
+use std::cell::UnsafeCell;
+use std::collections::HashMap;
+use std::os::raw::{c_int, c_void};
+
+use fib_wire::{Down, Op, Site, Up, ANY, PROC_NULL};
+use mpi_sys::*;
+
+use crate::conn::{fatal, Conn};
+use crate::handle::{bits, fake_request_bits, from_bits};
+use crate::site;
+
+/// A real MPI request and, once it has completed, its status.
+pub struct Real {
+    pub req: MPI_Request,
+    pub status: Option<MPI_Status>,
+}
+
+impl Real {
+    pub fn new(req: MPI_Request) -> Real {
+        Real { req, status: None }
+    }
+
+    /// Tests the request once; returns whether it has completed.
+    pub fn test(&mut self) -> bool {
+        if self.status.is_some() {
+            return true;
+        }
+        let mut flag: c_int = 0;
+        let mut st = empty_status();
+        // SAFETY: the request is active and owned by this entry.
+        unsafe { PMPI_Test(&mut self.req, &mut flag, &mut st) };
+        if flag != 0 {
+            self.status = Some(st);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// A deferred receive: the program's arguments, kept until the scheduler
+/// says which source to post it with.
+pub struct RecvReq {
+    pub buf: *mut c_void,
+    pub count: c_int,
+    pub dtype: MPI_Datatype,
+    pub comm: MPI_Comm,
+    /// The program asked for `MPI_PROC_NULL`.
+    pub proc_null: bool,
+    pub real: Option<Real>,
+}
+
+/// What a request handed to the program stands for.
+pub enum Kind {
+    Recv(RecvReq),
+    /// A synchronous send issued on the program's buffer.
+    Sync(Real),
+    /// A buffered send (its real request lives in the background list) or a
+    /// send to `MPI_PROC_NULL`: nothing to complete locally.
+    Nothing,
+}
+
+pub struct Req {
+    pub kind: Kind,
+}
+
+/// A buffered send: the real request and the private copy it sends from.
+struct Background {
+    req: MPI_Request,
+    _copy: Vec<u64>,
+}
+
+pub struct Lib {
+    pub rank: i32,
+    pub zero_buffer: bool,
+    pub conn: Conn,
+    /// Communicator handle bits to scheduler id.
+    pub comms: HashMap<u64, u32>,
+    pub reqs: HashMap<u32, Req>,
+    /// Fake handle bits to request id.
+    fakes: HashMap<u64, u32>,
+    next_req: u32,
+    background: Vec<Background>,
+}
+
+struct Global(UnsafeCell<Option<Lib>>);
+
+// SAFETY: MPI programs call the library from one thread at a time (fib does
+// not model MPI_THREAD_MULTIPLE); the crash handler only reads.
+unsafe impl Sync for Global {}
+
+static LIB: Global = Global(UnsafeCell::new(None));
+
+/// Installs the state built by `MPI_Init`.
+pub fn install(lib: Lib) {
+    // SAFETY: see `Global`.
+    unsafe { *LIB.0.get() = Some(lib) };
+}
+
+/// Drops the state (after `MPI_Finalize`).
+pub fn uninstall() {
+    // SAFETY: see `Global`.
+    unsafe { *LIB.0.get() = None };
+}
+
+/// The state, if `MPI_Init` has run and `MPI_Finalize` has not.
+pub fn try_lib() -> Option<&'static mut Lib> {
+    // SAFETY: see `Global`; wrappers do not nest.
+    unsafe { (*LIB.0.get()).as_mut() }
+}
+
+/// The state; a call before `MPI_Init` or after `MPI_Finalize` is fatal.
+pub fn lib() -> &'static mut Lib {
+    match try_lib() {
+        Some(l) => l,
+        None => fatal("an MPI call was made before MPI_Init or after MPI_Finalize"),
+    }
+}
+
+/// Sends [`Up::File`] for files not yet named, if connected.
+pub fn announce_files() {
+    if let Some(l) = try_lib() {
+        site::announce(&mut l.conn.pending);
+    }
+}
+
+/// A status as MPI defines it for a null request: any source, any tag,
+/// success, nothing received.
+pub fn empty_status() -> MPI_Status {
+    // SAFETY: MPI_Status is a plain C struct; all zeros is a valid value,
+    // and the fields that matter are set through MPI below.
+    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+    unsafe {
+        st.MPI_SOURCE = RSMPI_ANY_SOURCE;
+        st.MPI_TAG = RSMPI_ANY_TAG;
+        st.MPI_ERROR = MPI_SUCCESS as c_int;
+        PMPI_Status_set_elements(&mut st, RSMPI_UINT8_T, 0);
+        PMPI_Status_set_cancelled(&mut st, 0);
+    }
+    st
+}
+
+/// The status of a receive from `MPI_PROC_NULL`.
+pub fn proc_null_status() -> MPI_Status {
+    let mut st = empty_status();
+    // SAFETY: reading constants.
+    unsafe { st.MPI_SOURCE = RSMPI_PROC_NULL };
+    st
+}
+
+/// The status reported for a completed send.
+pub fn send_status() -> MPI_Status {
+    let mut st = empty_status();
+    st.MPI_SOURCE = 0;
+    st.MPI_TAG = 0;
+    st
+}
+
+/// A source or destination rank as sent on the wire.
+pub fn rank_to_wire(r: c_int) -> i32 {
+    // SAFETY: reading constants.
+    unsafe {
+        if r == RSMPI_ANY_SOURCE {
+            ANY
+        } else if r == RSMPI_PROC_NULL {
+            PROC_NULL
+        } else {
+            r
+        }
+    }
+}
+
+/// A rank from the wire as MPI wants it.
+pub fn rank_from_wire(r: i32) -> c_int {
+    // SAFETY: reading constants.
+    unsafe {
+        match r {
+            ANY => RSMPI_ANY_SOURCE,
+            PROC_NULL => RSMPI_PROC_NULL,
+            r => r,
+        }
+    }
+}
+
+/// A tag as sent on the wire.
+pub fn tag_to_wire(t: c_int) -> i32 {
+    // SAFETY: reading a constant.
+    if t == unsafe { RSMPI_ANY_TAG } {
+        ANY
+    } else {
+        t
+    }
+}
+
+/// A tag from the wire as MPI wants it.
+pub fn tag_from_wire(t: i32) -> c_int {
+    if t == ANY {
+        // SAFETY: reading a constant.
+        unsafe { RSMPI_ANY_TAG }
+    } else {
+        t
+    }
+}
+
+/// Copies `st` to the program's status unless it passed `MPI_STATUS_IGNORE`.
+pub unsafe fn put_status(dst: *mut MPI_Status, st: &MPI_Status) {
+    if !dst.is_null() && dst != RSMPI_STATUS_IGNORE {
+        *dst = *st;
+    }
+}
+
+/// Whether the program passed `MPI_STATUSES_IGNORE`.
+pub unsafe fn statuses_ignored(p: *mut MPI_Status) -> bool {
+    p.is_null() || p == RSMPI_STATUSES_IGNORE
+}
+
+impl Lib {
+    pub fn new(rank: i32, zero_buffer: bool, conn: Conn) -> Lib {
+        let mut comms = HashMap::new();
+        // SAFETY: reading constants.
+        unsafe {
+            comms.insert(bits(RSMPI_COMM_WORLD), fib_wire::COMM_WORLD);
+            comms.insert(bits(RSMPI_COMM_SELF), fib_wire::COMM_SELF);
+        }
+        Lib {
+            rank,
+            zero_buffer,
+            conn,
+            comms,
+            reqs: HashMap::new(),
+            fakes: HashMap::new(),
+            next_req: 0,
+            background: Vec::new(),
+        }
+    }
+
+    /// Queues one message (naming new files first).
+    pub fn push(&mut self, m: Up) {
+        site::announce(&mut self.conn.pending);
+        self.conn.push(&m);
+    }
+
+    /// Queues an intercepted call at the current site.
+    pub fn event(&mut self, op: Op) {
+        let site = site::current();
+        self.push(Up::Op { site, op });
+    }
+
+    /// Reports an unsupported call or object and waits for the scheduler to
+    /// end the run.
+    pub fn unsupported(&mut self, name: &str) -> ! {
+        let site = site::current();
+        self.push(Up::Unsupported {
+            site,
+            name: name.to_string(),
+        });
+        self.conn.wait_for_eof()
+    }
+
+    /// The scheduler id of `comm`; a communicator the library has not seen
+    /// created is reported as unsupported.
+    pub fn comm_id(&mut self, comm: MPI_Comm) -> u32 {
+        match self.comms.get(&bits(comm)) {
+            Some(id) => *id,
+            None => self.unsupported("communicator not created through a supported call"),
+        }
+    }
+
+    /// Registers a new request and returns its id and fake handle.
+    pub fn new_req(&mut self, kind: Kind) -> (u32, MPI_Request) {
+        let id = self.next_req;
+        self.next_req = self.next_req.wrapping_add(1);
+        let fb = fake_request_bits(id);
+        self.fakes.insert(fb, id);
+        self.reqs.insert(id, Req { kind });
+        (id, from_bits(fb))
+    }
+
+    /// The id of the request behind a handle: `None` for `MPI_REQUEST_NULL`;
+    /// a handle the library did not hand out is reported as unsupported.
+    pub fn req_id(&mut self, h: MPI_Request) -> Option<u32> {
+        // SAFETY: reading a constant.
+        if bits(h) == bits(unsafe { RSMPI_REQUEST_NULL }) {
+            return None;
+        }
+        match self.fakes.get(&bits(h)) {
+            Some(id) => Some(*id),
+            None => self.unsupported("request not created through a supported call"),
+        }
+    }
+
+    /// Forgets a completed request.
+    pub fn drop_req(&mut self, id: u32) {
+        self.reqs.remove(&id);
+        self.fakes.remove(&fake_request_bits(id));
+    }
+
+    /// Starts a buffered send of a private copy of the program's data.
+    pub unsafe fn buffered_send(
+        &mut self,
+        buf: *const c_void,
+        count: c_int,
+        dtype: MPI_Datatype,
+        dest: c_int,
+        tag: c_int,
+        comm: MPI_Comm,
+    ) {
+        if !self.background.is_empty() {
+            self.test_background();
+        }
+        let mut lb: MPI_Aint = 0;
+        let mut extent: MPI_Aint = 0;
+        let mut tlb: MPI_Aint = 0;
+        let mut textent: MPI_Aint = 0;
+        PMPI_Type_get_extent(dtype, &mut lb, &mut extent);
+        PMPI_Type_get_true_extent(dtype, &mut tlb, &mut textent);
+        let n = if count > 0 {
+            ((count as MPI_Aint - 1) * extent + textent).max(0) as usize
+        } else {
+            0
+        };
+        let mut copy = vec![0u64; n.div_ceil(8)];
+        if n > 0 {
+            std::ptr::copy_nonoverlapping(
+                (buf as *const u8).wrapping_offset(tlb as isize),
+                copy.as_mut_ptr() as *mut u8,
+                n,
+            );
+        }
+        let from = (copy.as_ptr() as *const u8).wrapping_offset(-(tlb as isize));
+        let mut req: MPI_Request = RSMPI_REQUEST_NULL;
+        PMPI_Isend(from.cast(), count, dtype, dest, tag, comm, &mut req);
+        self.background.push(Background { req, _copy: copy });
+    }
+
+    /// Posts the deferred receive `id` from `src` with `tag` (wire values).
+    pub fn post_recv(&mut self, id: u32, src: i32, tag: i32) {
+        let Some(Req {
+            kind: Kind::Recv(r),
+        }) = self.reqs.get_mut(&id)
+        else {
+            fatal(&format!(
+                "protocol error: PostRecv for request {id}, which is not a pending receive"
+            ));
+        };
+        if r.real.is_some() {
+            fatal(&format!(
+                "protocol error: PostRecv for request {id}, which is already posted"
+            ));
+        }
+        // SAFETY: the program's receive arguments, kept as it passed them.
+        let mut req = unsafe { RSMPI_REQUEST_NULL };
+        unsafe {
+            PMPI_Irecv(
+                r.buf,
+                r.count,
+                r.dtype,
+                rank_from_wire(src),
+                tag_from_wire(tag),
+                r.comm,
+                &mut req,
+            )
+        };
+        r.real = Some(Real::new(req));
+    }
+
+    /// Handles the messages already read: posts receives, and returns the
+    /// first other message.
+    fn drain(&mut self) -> Option<Down> {
+        while let Some(d) = self.conn.next() {
+            match d {
+                Down::PostRecv { req, src, tag } => self.post_recv(req, src, tag),
+                other => return Some(other),
+            }
+        }
+        None
+    }
+
+    /// Reads the socket without blocking and posts any receives the scheduler
+    /// has released; any other message is a protocol error, since nothing
+    /// else is awaited.
+    pub fn poll_socket(&mut self) {
+        self.conn.read(0);
+        if let Some(d) = self.drain() {
+            fatal(&format!(
+                "protocol error: unexpected {d:?} while no answer was awaited"
+            ));
+        }
+    }
+
+    /// Whether real MPI operations of this rank are still in flight.
+    fn in_flight(&self) -> bool {
+        !self.background.is_empty()
+            || self.reqs.values().any(|r| match &r.kind {
+                Kind::Recv(RecvReq {
+                    real: Some(real), ..
+                })
+                | Kind::Sync(real) => real.status.is_none(),
+                _ => false,
+            })
+    }
+
+    /// Tests every real operation in flight once (which also drives MPI's
+    /// progress engine); returns whether any completed.
+    pub fn progress(&mut self) -> bool {
+        let mut any = false;
+        for r in self.reqs.values_mut() {
+            match &mut r.kind {
+                Kind::Recv(RecvReq {
+                    real: Some(real), ..
+                })
+                | Kind::Sync(real)
+                    if real.status.is_none() =>
+                {
+                    any |= real.test();
+                }
+                _ => {}
+            }
+        }
+        self.test_background() || any
+    }
+
+    /// Tests the buffered sends in flight and drops the finished ones.
+    fn test_background(&mut self) -> bool {
+        let before = self.background.len();
+        self.background.retain_mut(|b| {
+            let mut flag: c_int = 0;
+            // SAFETY: the request is active and owned by the list.
+            unsafe { PMPI_Test(&mut b.req, &mut flag, RSMPI_STATUS_IGNORE) };
+            flag == 0
+        });
+        self.background.len() != before
+    }
+
+    /// Flushes and waits for the scheduler's answer, posting receives as they
+    /// are released. While real operations are in flight it keeps driving
+    /// MPI's progress engine, so that a peer waiting on this rank's data (a
+    /// rendezvous send, a synchronous send's acknowledgement) is not stalled
+    /// by this rank sleeping in a socket read.
+    pub fn wait_down(&mut self) -> Down {
+        self.conn.flush();
+        let mut idle = 0u32;
+        loop {
+            if let Some(d) = self.drain() {
+                return d;
+            }
+            if self.in_flight() {
+                if self.progress() {
+                    idle = 0;
+                }
+                if idle < 200 {
+                    idle += 1;
+                    if !self.conn.read(0) {
+                        // SAFETY: always safe.
+                        unsafe { libc::sched_yield() };
+                    }
+                } else {
+                    self.conn.read(1);
+                }
+            } else {
+                self.conn.read(-1);
+            }
+        }
+    }
+
+    /// Waits for [`Down::Go`].
+    pub fn wait_go(&mut self) {
+        match self.wait_down() {
+            Down::Go => {}
+            d => fatal(&format!("protocol error: expected Go, got {d:?}")),
+        }
+    }
+
+    /// Polls until `done` says so, posting released receives meanwhile.
+    pub fn spin(&mut self, mut done: impl FnMut() -> bool) {
+        loop {
+            if done() {
+                return;
+            }
+            self.poll_socket();
+            // SAFETY: always safe.
+            unsafe { libc::sched_yield() };
+        }
+    }
+
+    /// Polls a real request (not one in the table) until it completes.
+    pub fn spin_request(&mut self, mut req: MPI_Request) -> MPI_Status {
+        let mut st = empty_status();
+        self.spin(|| {
+            let mut flag: c_int = 0;
+            // SAFETY: the request is active and owned by the caller.
+            unsafe { PMPI_Test(&mut req, &mut flag, &mut st) };
+            flag != 0
+        });
+        st
+    }
+
+    /// Completes the request `id` locally once the scheduler has said it may
+    /// complete: polls its real operation, forgets it and returns its status.
+    pub fn complete(&mut self, id: u32) -> MPI_Status {
+        let st = loop {
+            let Some(r) = self.reqs.get_mut(&id) else {
+                fatal(&format!("internal error: request {id} is not in the table"));
+            };
+            match &mut r.kind {
+                Kind::Nothing => break send_status(),
+                Kind::Sync(real) => {
+                    if real.test() {
+                        break send_status();
+                    }
+                }
+                Kind::Recv(rr) => match &mut rr.real {
+                    None if rr.proc_null => break proc_null_status(),
+                    None => fatal(&format!(
+                        "protocol error: receive {id} may complete but was never posted"
+                    )),
+                    Some(real) => {
+                        if real.test() {
+                            break real.status.unwrap();
+                        }
+                    }
+                },
+            }
+            self.poll_socket();
+            // SAFETY: always safe.
+            unsafe { libc::sched_yield() };
+        };
+        self.drop_req(id);
+        st
+    }
+
+    /// Finishes the buffered sends before `MPI_Finalize`: the scheduler lets
+    /// a rank finalize only when every rank has reached `MPI_Finalize`, so a
+    /// send still unmatched then never will be; it is cancelled and freed.
+    pub fn finish_background(&mut self) {
+        for _ in 0..100 {
+            if self.background.is_empty() {
+                return;
+            }
+            self.test_background();
+            // SAFETY: always safe.
+            unsafe { libc::sched_yield() };
+        }
+        for mut b in std::mem::take(&mut self.background) {
+            // SAFETY: the request is active and owned by the list; after
+            // `PMPI_Request_free` MPI owns it and the copy is leaked on
+            // purpose, since MPI may still read it.
+            unsafe {
+                PMPI_Cancel(&mut b.req);
+                let mut flag: c_int = 0;
+                for _ in 0..100 {
+                    PMPI_Test(&mut b.req, &mut flag, RSMPI_STATUS_IGNORE);
+                    if flag != 0 {
+                        break;
+                    }
+                    libc::sched_yield();
+                }
+                if flag == 0 {
+                    PMPI_Request_free(&mut b.req);
+                    std::mem::forget(b._copy);
+                }
+            }
+        }
+    }
+
+    /// The current site (for messages built by hand).
+    pub fn site(&self) -> Site {
+        site::current()
+    }
+}

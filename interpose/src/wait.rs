@@ -1,0 +1,255 @@
+//! The completion calls (`MPI_Wait*`, `MPI_Test*`). Each sends the ids of
+//! the program's active requests, in array order, and the scheduler answers
+//! with the positions of those that complete now; the library then finishes
+//! them locally and fills in the outputs as MPI specifies. Null requests are
+//! skipped; with none left, the call is answered locally.
+
+use std::os::raw::c_int;
+
+use fib_wire::{Down, Op, WaitKind};
+use mpi_sys::*;
+
+use crate::conn::fatal;
+use crate::state::{empty_status, lib, put_status, statuses_ignored, Lib};
+
+/// Reports a wait (or, with `test`, a test) on `ids` and returns the
+/// scheduler's answer, checked against what the call allows.
+pub fn wait_ids(l: &mut Lib, kind: WaitKind, ids: &[u32], test: bool) -> Vec<u32> {
+    let reqs = ids.to_vec();
+    l.event(if test {
+        Op::Test { kind, reqs }
+    } else {
+        Op::Wait { kind, reqs }
+    });
+    let indices = match l.wait_down() {
+        Down::Done { indices } => indices,
+        d => fatal(&format!("protocol error: expected Done, got {d:?}")),
+    };
+    let n = ids.len();
+    let mut seen = vec![false; n];
+    for &i in &indices {
+        if i as usize >= n || std::mem::replace(&mut seen[i as usize], true) {
+            fatal(&format!(
+                "protocol error: Done {indices:?} for a list of {n} requests"
+            ));
+        }
+    }
+    let ok = match (kind, test) {
+        (WaitKind::One | WaitKind::All, false) => indices.len() == n,
+        (WaitKind::One | WaitKind::All, true) => indices.is_empty() || indices.len() == n,
+        (WaitKind::Any, false) => indices.len() == 1,
+        (WaitKind::Any, true) => indices.len() <= 1,
+        (WaitKind::Some, false) => !indices.is_empty(),
+        (WaitKind::Some, true) => true,
+    };
+    if !ok {
+        let call = if test { "test" } else { "wait" };
+        fatal(&format!(
+            "protocol error: Done {indices:?} does not answer a {kind:?} {call} on {n} requests"
+        ));
+    }
+    indices
+}
+
+/// The common part of every completion call: reports the active requests
+/// among `reqs[..count]`, completes those the scheduler releases (setting the
+/// program's handles to `MPI_REQUEST_NULL`) and returns their array positions
+/// and statuses in the scheduler's order. `None` means no request was active.
+unsafe fn completion(
+    count: c_int,
+    reqs: *mut MPI_Request,
+    kind: WaitKind,
+    test: bool,
+) -> Option<Vec<(usize, MPI_Status)>> {
+    let l = lib();
+    let mut active = Vec::new();
+    for pos in 0..count.max(0) as usize {
+        if let Some(id) = l.req_id(*reqs.add(pos)) {
+            active.push((pos, id));
+        }
+    }
+    if active.is_empty() {
+        return None;
+    }
+    let ids: Vec<u32> = active.iter().map(|a| a.1).collect();
+    let indices = wait_ids(l, kind, &ids, test);
+    let mut out = Vec::with_capacity(indices.len());
+    for i in indices {
+        let (pos, id) = active[i as usize];
+        let st = l.complete(id);
+        *reqs.add(pos) = RSMPI_REQUEST_NULL;
+        out.push((pos, st));
+    }
+    Some(out)
+}
+
+/// Writes `st` to `statuses[i]` unless the program passed
+/// `MPI_STATUSES_IGNORE`.
+unsafe fn put_nth(statuses: *mut MPI_Status, i: usize, st: &MPI_Status) {
+    if !statuses_ignored(statuses) {
+        *statuses.add(i) = *st;
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Wait(request: *mut MPI_Request, status: *mut MPI_Status) -> c_int {
+    match completion(1, request, WaitKind::One, false) {
+        Some(done) => put_status(status, &done[0].1),
+        None => put_status(status, &empty_status()),
+    }
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Test(
+    request: *mut MPI_Request,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+) -> c_int {
+    match completion(1, request, WaitKind::One, true) {
+        Some(done) if done.is_empty() => *flag = 0,
+        Some(done) => {
+            *flag = 1;
+            put_status(status, &done[0].1);
+        }
+        None => {
+            *flag = 1;
+            put_status(status, &empty_status());
+        }
+    }
+    MPI_SUCCESS as c_int
+}
+
+/// Fills the statuses of an all-or-nothing completion: released requests get
+/// theirs, null ones an empty status.
+unsafe fn fill_all(count: c_int, statuses: *mut MPI_Status, done: &[(usize, MPI_Status)]) {
+    if statuses_ignored(statuses) {
+        return;
+    }
+    for i in 0..count.max(0) as usize {
+        *statuses.add(i) = empty_status();
+    }
+    for (pos, st) in done {
+        *statuses.add(*pos) = *st;
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Waitall(
+    count: c_int,
+    array_of_requests: *mut MPI_Request,
+    array_of_statuses: *mut MPI_Status,
+) -> c_int {
+    let done = completion(count, array_of_requests, WaitKind::All, false).unwrap_or_default();
+    fill_all(count, array_of_statuses, &done);
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Testall(
+    count: c_int,
+    array_of_requests: *mut MPI_Request,
+    flag: *mut c_int,
+    array_of_statuses: *mut MPI_Status,
+) -> c_int {
+    match completion(count, array_of_requests, WaitKind::All, true) {
+        Some(done) if done.is_empty() => *flag = 0,
+        done => {
+            *flag = 1;
+            fill_all(count, array_of_statuses, &done.unwrap_or_default());
+        }
+    }
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Waitany(
+    count: c_int,
+    array_of_requests: *mut MPI_Request,
+    index: *mut c_int,
+    status: *mut MPI_Status,
+) -> c_int {
+    match completion(count, array_of_requests, WaitKind::Any, false) {
+        Some(done) => {
+            *index = done[0].0 as c_int;
+            put_status(status, &done[0].1);
+        }
+        None => {
+            *index = RSMPI_UNDEFINED;
+            put_status(status, &empty_status());
+        }
+    }
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Testany(
+    count: c_int,
+    array_of_requests: *mut MPI_Request,
+    index: *mut c_int,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+) -> c_int {
+    match completion(count, array_of_requests, WaitKind::Any, true) {
+        Some(done) if done.is_empty() => {
+            *flag = 0;
+            *index = RSMPI_UNDEFINED;
+        }
+        Some(done) => {
+            *flag = 1;
+            *index = done[0].0 as c_int;
+            put_status(status, &done[0].1);
+        }
+        None => {
+            *flag = 1;
+            *index = RSMPI_UNDEFINED;
+            put_status(status, &empty_status());
+        }
+    }
+    MPI_SUCCESS as c_int
+}
+
+/// Fills the outputs of `MPI_Waitsome`/`MPI_Testsome`.
+unsafe fn fill_some(
+    done: Option<Vec<(usize, MPI_Status)>>,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut MPI_Status,
+) {
+    match done {
+        None => *outcount = RSMPI_UNDEFINED,
+        Some(done) => {
+            *outcount = done.len() as c_int;
+            for (j, (pos, st)) in done.iter().enumerate() {
+                *indices.add(j) = *pos as c_int;
+                put_nth(statuses, j, st);
+            }
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Waitsome(
+    incount: c_int,
+    array_of_requests: *mut MPI_Request,
+    outcount: *mut c_int,
+    array_of_indices: *mut c_int,
+    array_of_statuses: *mut MPI_Status,
+) -> c_int {
+    let done = completion(incount, array_of_requests, WaitKind::Some, false);
+    fill_some(done, outcount, array_of_indices, array_of_statuses);
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Testsome(
+    incount: c_int,
+    array_of_requests: *mut MPI_Request,
+    outcount: *mut c_int,
+    array_of_indices: *mut c_int,
+    array_of_statuses: *mut MPI_Status,
+) -> c_int {
+    let done = completion(incount, array_of_requests, WaitKind::Some, true);
+    fill_some(done, outcount, array_of_indices, array_of_statuses);
+    MPI_SUCCESS as c_int
+}

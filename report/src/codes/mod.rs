@@ -1,0 +1,71 @@
+//! The finding codes: one file per code, each defining the code's name,
+//! severity, one-line summary and the long explanation that `fib explain CODE`
+//! prints. A code is stable: once published it keeps its meaning.
+
+use crate::model::Severity;
+
+mod fib001_deadlock;
+mod fib002_crash;
+mod fib003_abort;
+mod fib004_no_finalize;
+mod fib005_timeout;
+mod fib006_unsupported;
+mod fib007_build_failed;
+mod fib008_replay_diverged;
+mod fib009_collective_mismatch;
+mod fib010_polling_livelock;
+mod fib011_exploration_cut;
+mod fib012_invalid_call;
+mod fib013_lost_track;
+
+pub use fib001_deadlock::FIB001;
+pub use fib002_crash::FIB002;
+pub use fib003_abort::FIB003;
+pub use fib004_no_finalize::FIB004;
+pub use fib005_timeout::FIB005;
+pub use fib006_unsupported::FIB006;
+pub use fib007_build_failed::FIB007;
+pub use fib008_replay_diverged::FIB008;
+pub use fib009_collective_mismatch::FIB009;
+pub use fib010_polling_livelock::FIB010;
+pub use fib011_exploration_cut::FIB011;
+pub use fib012_invalid_call::FIB012;
+pub use fib013_lost_track::FIB013;
+
+/// One finding code and its documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Code {
+    /// The stable code, such as `FIB001`.
+    pub code: &'static str,
+    /// A short kebab-case name, such as `deadlock`.
+    pub name: &'static str,
+    /// The severity findings with this code carry.
+    pub severity: Severity,
+    /// One sentence saying what the code reports.
+    pub summary: &'static str,
+    /// The long text, with the sections `## What it means`, `## Why it
+    /// matters`, `## Example` and `## What to do`.
+    pub explanation: &'static str,
+}
+
+/// The section headings every explanation has, in this order.
+pub const SECTIONS: [&str; 4] = [
+    "## What it means",
+    "## Why it matters",
+    "## Example",
+    "## What to do",
+];
+
+/// Every code fib can report, in code order.
+pub const ALL: &[&Code] = &[
+    &FIB001, &FIB002, &FIB003, &FIB004, &FIB005, &FIB006, &FIB007, &FIB008, &FIB009, &FIB010,
+    &FIB011, &FIB012, &FIB013,
+];
+
+/// The code named `code`, ignoring case (`fib001` finds `FIB001`).
+pub fn lookup(code: &str) -> Option<&'static Code> {
+    let code = code.trim();
+    ALL.iter()
+        .copied()
+        .find(|c| c.code.eq_ignore_ascii_case(code))
+}

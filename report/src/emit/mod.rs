@@ -1,0 +1,6 @@
+//! The output formats. Each format is one small module with one `render`
+//! function from a [`Report`](crate::Report) to the text fib prints; the
+//! command line picks the module, and nothing else knows about formats.
+
+pub mod human;
+pub mod json;

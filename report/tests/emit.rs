@@ -1,0 +1,168 @@
+//! Snapshot tests of the output formats on one hand-built report: a
+//! deadlocked program, a crashed one and a correct one. The expected texts
+//! are the files in `tests/snapshots/`; run with `FIB_UPDATE_SNAPSHOTS=1`
+//! to rewrite them after an intended change, and review the diff.
+
+use std::path::PathBuf;
+
+use fib_report::emit::{human, json};
+use fib_report::{codes, Buffering, Finding, Outcome, ProgramReport, RankState, Report, Severity};
+
+fn sample() -> Report {
+    let deadlock = ProgramReport {
+        program: "tests/fixtures/race.c".into(),
+        nprocs: 3,
+        buffering: Buffering::Buffered,
+        outcome: Outcome::Deadlock,
+        interleavings: 2,
+        findings: vec![Finding {
+            code: codes::FIB001.code,
+            severity: codes::FIB001.severity,
+            message: "deadlock: no rank can make progress".into(),
+            file: Some("tests/fixtures/race.c".into()),
+            line: Some(11),
+            rank: Some(0),
+            replay: Some("1".into()),
+            ranks: vec![
+                RankState {
+                    rank: 0,
+                    call: "MPI_Recv".into(),
+                    file: Some("tests/fixtures/race.c".into()),
+                    line: Some(11),
+                },
+                RankState {
+                    rank: 1,
+                    call: "MPI_Recv".into(),
+                    file: Some("tests/fixtures/race.c".into()),
+                    line: Some(14),
+                },
+                RankState {
+                    rank: 2,
+                    call: "MPI_Finalize".into(),
+                    file: None,
+                    line: None,
+                },
+            ],
+            notes: vec![],
+        }],
+        calls: 123,
+        elapsed_ms: 410,
+    };
+    let crash = ProgramReport {
+        program: "missing/crash.c".into(),
+        nprocs: 2,
+        buffering: Buffering::Zero,
+        outcome: Outcome::Crash,
+        interleavings: 1,
+        findings: vec![Finding {
+            code: codes::FIB002.code,
+            severity: codes::FIB002.severity,
+            message: "rank 1 was killed by signal 6 (SIGABRT)".into(),
+            file: Some("missing/crash.c".into()),
+            line: Some(7),
+            rank: Some(1),
+            replay: Some("0".into()),
+            ranks: vec![RankState {
+                rank: 1,
+                call: "killed by SIGABRT".into(),
+                file: None,
+                line: None,
+            }],
+            notes: vec!["crash: crash.c:7: main: Assertion `from == 1' failed.\n(the program's standard error)".into()],
+        }],
+        calls: 9,
+        elapsed_ms: 1234,
+    };
+    let ok = ProgramReport {
+        program: "ring.c".into(),
+        nprocs: 1,
+        buffering: Buffering::Buffered,
+        outcome: Outcome::Ok,
+        interleavings: 1,
+        findings: vec![],
+        calls: 1,
+        elapsed_ms: 52,
+    };
+    Report {
+        programs: vec![deadlock, crash, ok],
+    }
+}
+
+/// Compares `actual` with the snapshot file `name`, or rewrites the file
+/// when `FIB_UPDATE_SNAPSHOTS` is set.
+fn assert_snapshot(name: &str, actual: &str) {
+    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "snapshots", name]
+        .iter()
+        .collect();
+    if std::env::var_os("FIB_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "cannot read snapshot {}: {e}; run with FIB_UPDATE_SNAPSHOTS=1 to create it",
+            path.display()
+        )
+    });
+    assert!(
+        expected == actual,
+        "{name} differs from its snapshot\n--- expected\n{expected}\n--- actual\n{actual}"
+    );
+}
+
+#[test]
+fn human_plain() {
+    assert_snapshot("human.txt", &human::render(&sample(), false));
+}
+
+#[test]
+fn human_color_has_escapes_and_same_text() {
+    let colored = human::render(&sample(), true);
+    assert!(colored.contains("\x1b[1;31merror[FIB001]\x1b[0m"));
+    // Removing the escapes gives back the plain text.
+    let mut stripped = String::new();
+    let mut rest = colored.as_str();
+    while let Some(start) = rest.find('\x1b') {
+        stripped.push_str(&rest[..start]);
+        let end = rest[start..].find('m').unwrap();
+        rest = &rest[start + end + 1..];
+    }
+    stripped.push_str(rest);
+    assert_eq!(stripped, human::render(&sample(), false));
+}
+
+#[test]
+fn human_without_source_leaves_out_the_snippet() {
+    let text = human::render_with_sources(&sample(), false, &mut |_| None);
+    assert!(text.contains("  --> tests/fixtures/race.c:11 (rank 0)\n   = rank 0:"));
+    assert!(!text.contains(" | "));
+}
+
+#[test]
+fn json_output() {
+    let text = json::render(&sample());
+    assert_snapshot("report.json.txt", &text);
+    // The fields the issue promises are there, with the right values.
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let p = &v["programs"][0];
+    assert_eq!(p["program"], "tests/fixtures/race.c");
+    assert_eq!(p["nprocs"], 3);
+    assert_eq!(p["buffering"], "buffered");
+    assert_eq!(p["outcome"], "deadlock");
+    assert_eq!(p["interleavings"], 2);
+    let f = &p["findings"][0];
+    assert_eq!(f["code"], "FIB001");
+    assert_eq!(f["severity"], "error");
+    assert_eq!(f["file"], "tests/fixtures/race.c");
+    assert_eq!(f["line"], 11);
+    assert_eq!(f["rank"], 0);
+    assert_eq!(f["replay"], "1");
+    assert_eq!(v["programs"][1]["buffering"], "zero");
+    assert_eq!(v["programs"][2]["findings"], serde_json::json!([]));
+}
+
+#[test]
+fn exit_code_of_sample_is_one() {
+    assert_eq!(sample().exit_code(), 1);
+    assert_eq!(sample().programs[1].findings[0].severity, Severity::Error);
+}

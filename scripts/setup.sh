@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what fib needs on a Debian 12 machine, as root: MPICH with its
+# development files, and libclang for the crates that read MPI's headers.
+# Safe to run again: it installs only what is missing and prints nothing
+# when everything is already there.
+set -euo pipefail
+
+packages=(mpich libmpich-dev libclang-14-dev clang-14 pkg-config)
+
+missing=()
+for p in "${packages[@]}"; do
+    if [[ "$(dpkg -s "$p" 2>/dev/null)" != *"Status: install ok installed"* ]]; then
+        missing+=("$p")
+    fi
+done
+
+if ((${#missing[@]} > 0)); then
+    echo "setup: installing ${missing[*]}"
+    if [[ $(id -u) -ne 0 ]]; then
+        echo "setup: installing packages needs root; run this script as root" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# Rust is expected to be installed already, by rustup in ~/.cargo/bin,
+# which a fresh root shell may not have on its PATH.
+if ! command -v cargo >/dev/null 2>&1 && [[ ! -x "$HOME/.cargo/bin/cargo" ]]; then
+    echo "setup: cargo (Rust) was not found on PATH or in ~/.cargo/bin; install Rust (for example with rustup) and run this again" >&2
+    exit 1
+fi

@@ -1,0 +1,190 @@
+//! Command-line behaviour of the real `fib` binary under MPICH: exit codes,
+//! bad input, replay tokens, the time limit, Ctrl-C, and that no process of a
+//! run survives it.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cli")
+        .join(name)
+}
+
+fn fib(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args(args)
+        .output()
+        .expect("running fib")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "fib did not print JSON ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// Processes whose command line contains `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().filter(|s| s.bytes().all(|b| b.is_ascii_digit())) else {
+            continue;
+        };
+        if let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) {
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains(marker) {
+                found.push(format!("{pid}: {cmd}"));
+            }
+        }
+    }
+    found
+}
+
+fn marker(test: &str) -> String {
+    format!("fib-test-marker-{test}-{}", std::process::id())
+}
+
+#[test]
+fn wildcard_race_deadlocks_in_one_of_two_interleavings_and_replays() {
+    let f = fixture("wildcard_race.c");
+    let f = f.to_str().unwrap();
+    let out = fib(&["check", f, "-n", "3", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let p = &v["programs"][0];
+    assert_eq!(p["outcome"], "deadlock");
+    // Two interleavings: the wildcard takes rank 1's or rank 2's message.
+    assert_eq!(p["interleavings"], 2);
+    let d = &p["findings"][0];
+    assert_eq!(d["code"], "FIB001");
+    assert_eq!(d["rank"], 0);
+    assert_eq!(d["line"], 12, "the specific receive from rank 2");
+    assert_eq!(d["replay"], "1");
+
+    // Replaying the token runs just the deadlocking interleaving.
+    let out = fib(&["check", f, "-n", "3", "--format", "json", "--replay", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["interleavings"], 1);
+    assert_eq!(p["outcome"], "deadlock");
+    assert_eq!(p["findings"][0]["line"], 12);
+
+    // The other alternative completes.
+    let out = fib(&["check", f, "-n", "3", "--format", "json", "--replay", "0"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json(&out)["programs"][0]["outcome"], "ok");
+}
+
+#[test]
+fn a_replay_token_the_program_cannot_follow_is_reported() {
+    let f = fixture("wildcard_race.c");
+    // The run has one choice point with two alternatives: 5 is not one.
+    let out = fib(&["check", f.to_str().unwrap(), "-n", "3", "--format", "json", "--replay", "5"]);
+    assert_eq!(out.status.code(), Some(2));
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["findings"][0]["code"], "FIB008");
+    assert_eq!(p["outcome"], "unsupported");
+}
+
+#[test]
+fn compile_errors_point_at_the_users_file_and_line() {
+    let f = fixture("does_not_compile.c");
+    let out = fib(&["check", f.to_str().unwrap(), "-n", "2", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["outcome"], "build-failed");
+    let d = &p["findings"][0];
+    assert_eq!(d["code"], "FIB007");
+    assert!(d["file"].as_str().unwrap().ends_with("does_not_compile.c"));
+    // gcc blames the line after the missing semicolon's statement.
+    assert_eq!(d["line"], 8);
+    assert!(d["notes"].to_string().contains("expected"));
+}
+
+#[test]
+fn a_missing_file_is_an_error_naming_it() {
+    let out = fib(&["check", "no/such/program.c", "-n", "2"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no/such/program.c"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn a_bad_replay_token_is_an_error() {
+    let f = fixture("wildcard_race.c");
+    let out = fib(&["check", f.to_str().unwrap(), "--replay", "1..x"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("replay token"));
+}
+
+#[test]
+fn explain_prints_a_codes_documentation() {
+    let out = fib(&["explain", "fib001"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("FIB001"), "{text}");
+    assert!(text.to_lowercase().contains("deadlock"), "{text}");
+    let out = fib(&["explain", "FIB999"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_run_past_the_time_limit_is_a_timeout_and_leaves_no_process() {
+    let m = marker("timeout");
+    let f = fixture("spin_forever.c");
+    let out = fib(&[
+        "check",
+        f.to_str().unwrap(),
+        "-n",
+        "2",
+        "--timeout",
+        "2",
+        "--format",
+        "json",
+        "--",
+        &m,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["outcome"], "timeout");
+    let d = &p["findings"][0];
+    assert_eq!(d["code"], "FIB005");
+    assert_eq!(d["rank"], 0);
+    assert_eq!(processes_with(&m), Vec::<String>::new());
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_leaves_no_process() {
+    let m = marker("interrupt");
+    let f = fixture("spin_forever.c");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args(["check", f.to_str().unwrap(), "-n", "2", "--timeout", "120", "--", &m])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until both ranks run (their command lines carry the marker; so
+    // does mpiexec's).
+    let until = Instant::now() + Duration::from_secs(60);
+    while processes_with(&m).len() < 3 {
+        assert!(Instant::now() < until, "the ranks never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert_eq!(processes_with(&m), Vec::<String>::new());
+}

@@ -1,0 +1,18 @@
+/* fib-test: nprocs=2 outcome=ok interleavings=1 */
+/* Every rank sends a message to itself with a standard (buffered) MPI_Send and
+ * then receives it. With the default buffering the send completes without a
+ * receive, so the later receive matches it: 1 interleaving, ok. */
+#include <assert.h>
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+    int rank, in = -1;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Send(&rank, 1, MPI_INT, rank, 0, MPI_COMM_WORLD);
+    MPI_Recv(&in, 1, MPI_INT, rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    assert(in == rank);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,18 @@
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* Rank 0 posts a nonblocking receive from rank 1 and waits for it; rank 1
+ * never sends. The MPI_Wait can never complete: deadlock, 1 interleaving. */
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+    int rank, buf = 0;
+    MPI_Request req;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0) {
+        MPI_Irecv(&buf, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    MPI_Finalize();
+    return 0;
+}
