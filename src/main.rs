@@ -126,7 +126,7 @@ fn check(args: CheckArgs) -> Result<i32> {
     if !args.file.is_file() {
         bail!("{}: no such file", args.file.display());
     }
-    if !(args.timeout > 0.0) {
+    if args.timeout.is_nan() || args.timeout <= 0.0 {
         bail!("--timeout must be a positive number of seconds");
     }
     let replay = match &args.replay {

@@ -60,8 +60,8 @@ pub fn build(mpicc: &str, source: &Path) -> Result<Result<Built, BuildFailure>, 
         return Ok(Ok(Built { exe, dir }));
     }
     crate::launch::unregister_temp(dir.path());
-    let instrumented = String::from_utf8_lossy(&out.stderr).into_owned()
-        + &String::from_utf8_lossy(&out.stdout);
+    let instrumented =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     // The site macros can change what the compiler says about an error;
     // the user's own build is what the user should see.
     let plain = Command::new(mpicc)
@@ -74,7 +74,8 @@ pub fn build(mpicc: &str, source: &Path) -> Result<Result<Built, BuildFailure>, 
             "the program compiles, but not with fib's site instrumentation (a bug in fib):\n{instrumented}"
         )
     } else {
-        String::from_utf8_lossy(&plain.stderr).into_owned() + &String::from_utf8_lossy(&plain.stdout)
+        String::from_utf8_lossy(&plain.stderr).into_owned()
+            + &String::from_utf8_lossy(&plain.stdout)
     };
     let (file, line) = first_location(&text, source);
     Ok(Err(BuildFailure {

@@ -107,7 +107,11 @@ impl Launch {
         };
         cmd.arg("-n").arg(spec.nprocs.to_string());
         env(&mut cmd, "LD_PRELOAD", &spec.interpose.to_string_lossy());
-        env(&mut cmd, fib_wire::SOCKET_ENV, &spec.socket.to_string_lossy());
+        env(
+            &mut cmd,
+            fib_wire::SOCKET_ENV,
+            &spec.socket.to_string_lossy(),
+        );
         env(
             &mut cmd,
             "FIB_ZERO_BUFFER",
@@ -227,7 +231,11 @@ fn descendants(root: i32) -> Vec<i32> {
             let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
                 continue;
             };
-            if let Some(ppid) = rest.split_whitespace().nth(1).and_then(|s| s.parse::<i32>().ok()) {
+            if let Some(ppid) = rest
+                .split_whitespace()
+                .nth(1)
+                .and_then(|s| s.parse::<i32>().ok())
+            {
                 parent_of.push((pid, ppid));
             }
         }

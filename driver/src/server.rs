@@ -22,19 +22,30 @@ pub enum Ending {
     /// The engine ended the run (completed, deadlock, mismatch, ...).
     Engine(RunEnd),
     /// A rank died of a signal after its last MPI call at `site`.
-    Crash { rank: usize, signal: i32, site: Site },
+    Crash {
+        rank: usize,
+        signal: i32,
+        site: Site,
+    },
     /// A rank called `MPI_Abort`.
     Abort { rank: usize, code: i32, site: Site },
     /// A rank's process ended without `MPI_Finalize`.
     NoFinalize { rank: usize, site: Site },
     /// A rank called an MPI function fib does not model.
-    Unsupported { rank: usize, name: String, site: Site },
+    Unsupported {
+        rank: usize,
+        name: String,
+        site: Site,
+    },
     /// The run went past its time limit.
     Timeout,
     /// `mpiexec` ended before every rank reached `MPI_Init`.
     LaunchFailed { status: String },
     /// A rank sent something the protocol does not allow.
-    Protocol { rank: Option<usize>, message: String },
+    Protocol {
+        rank: Option<usize>,
+        message: String,
+    },
 }
 
 /// Everything one run produced.
@@ -64,6 +75,9 @@ pub struct RunSpec<'a> {
 
 const LISTENER: MioToken = MioToken(usize::MAX);
 
+/// How many times the scheduler polls without sleeping after activity.
+const SPIN_POLLS: u32 = 64;
+
 struct Conn {
     stream: UnixStream,
     frames: Frames,
@@ -80,8 +94,8 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
     crate::launch::register_temp(dir.path());
     let _forget = Forget(dir.path().to_path_buf());
     let sock = dir.path().join("s");
-    let mut listener =
-        UnixListener::bind(&sock).map_err(|e| DriverError::Io(format!("binding {}", sock.display()), e))?;
+    let mut listener = UnixListener::bind(&sock)
+        .map_err(|e| DriverError::Io(format!("binding {}", sock.display()), e))?;
     let mut poll = Poll::new().map_err(|e| DriverError::Io("creating a poller".into(), e))?;
     poll.registry()
         .register(&mut listener, LISTENER, Interest::READABLE)
@@ -119,6 +133,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
     let mut events = Events::with_capacity(256);
     let mut buf = vec![0u8; 64 * 1024];
     let mut last_check = Instant::now();
+    let mut spins = SPIN_POLLS;
 
     while st.ending.is_none() {
         let now = Instant::now();
@@ -126,11 +141,27 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
             st.ending = Some(Ending::Timeout);
             break;
         }
-        let wait = (deadline - now).min(Duration::from_millis(50));
+        // After activity, look for more a few times without sleeping: the
+        // next message usually follows within microseconds, and a sleeping
+        // scheduler costs a cross-CPU wakeup per message.
+        let wait = if spins < SPIN_POLLS {
+            spins += 1;
+            Duration::ZERO
+        } else {
+            (deadline - now).min(Duration::from_millis(50))
+        };
         if let Err(e) = poll.poll(&mut events, Some(wait)) {
             if e.kind() != ErrorKind::Interrupted {
                 return Err(DriverError::Io("polling".into(), e));
             }
+        }
+        if events.is_empty() {
+            if wait.is_zero() {
+                std::thread::yield_now();
+                continue;
+            }
+        } else {
+            spins = 0;
         }
         for ev in events.iter() {
             if ev.token() == LISTENER {
@@ -293,11 +324,7 @@ impl Loop {
             return;
         }
         // A rank that passed MPI_Finalize in the engine may exit.
-        if engine
-            .rank_views()
-            .get(r)
-            .is_some_and(|v| v.finalized)
-        {
+        if engine.rank_views().get(r).is_some_and(|v| v.finalized) {
             return;
         }
         self.ending = Some(Ending::NoFinalize {
@@ -328,7 +355,10 @@ impl Loop {
             match (msg, rank) {
                 (Up::Hello { rank: r, size, .. }, None) => {
                     let r = r as usize;
-                    if size as usize != self.by_rank.len() || r >= self.by_rank.len() || self.by_rank[r].is_some() {
+                    if size as usize != self.by_rank.len()
+                        || r >= self.by_rank.len()
+                        || self.by_rank[r].is_some()
+                    {
                         self.ending.get_or_insert(Ending::Protocol {
                             rank: Some(r),
                             message: format!(
@@ -353,7 +383,11 @@ impl Loop {
                     engine.call(r, site, op);
                 }
                 (Up::Abort { site, code }, Some(r)) => {
-                    self.ending.get_or_insert(Ending::Abort { rank: r, code, site });
+                    self.ending.get_or_insert(Ending::Abort {
+                        rank: r,
+                        code,
+                        site,
+                    });
                 }
                 (Up::Crash { site, signal }, Some(r)) => {
                     self.ending.get_or_insert(Ending::Crash {
@@ -363,7 +397,11 @@ impl Loop {
                     });
                 }
                 (Up::Unsupported { site, name }, Some(r)) => {
-                    self.ending.get_or_insert(Ending::Unsupported { rank: r, name, site });
+                    self.ending.get_or_insert(Ending::Unsupported {
+                        rank: r,
+                        name,
+                        site,
+                    });
                 }
                 (m, r) => {
                     self.ending.get_or_insert(Ending::Protocol {

@@ -388,9 +388,8 @@ fn judge(
         }
         Ending::LaunchFailed { status } => {
             f.code = "FIB004";
-            f.message = format!(
-                "the program ended before every rank called MPI_Init (mpiexec {status})"
-            );
+            f.message =
+                format!("the program ended before every rank called MPI_Init (mpiexec {status})");
             f.notes = program_stderr(&rec.stderr);
             (Outcome::Crash, false)
         }

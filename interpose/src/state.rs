@@ -9,6 +9,10 @@ use std::cell::UnsafeCell;
 use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
 
+/// How many times a rank looks for the scheduler's answer without sleeping
+/// before it blocks in a socket read.
+const SPIN_READS: u32 = 64;
+
 use fib_wire::{Down, Op, Site, Up, ANY, PROC_NULL};
 use mpi_sys::*;
 
@@ -74,7 +78,7 @@ pub struct Req {
 /// A buffered send: the real request and the private copy it sends from.
 struct Background {
     req: MPI_Request,
-    _copy: Vec<u64>,
+    copy: Vec<u64>,
 }
 
 pub struct Lib {
@@ -337,7 +341,7 @@ impl Lib {
         let from = (copy.as_ptr() as *const u8).wrapping_offset(-(tlb as isize));
         let mut req: MPI_Request = RSMPI_REQUEST_NULL;
         PMPI_Isend(from.cast(), count, dtype, dest, tag, comm, &mut req);
-        self.background.push(Background { req, _copy: copy });
+        self.background.push(Background { req, copy });
     }
 
     /// Posts the deferred receive `id` from `src` with `tag` (wire values).
@@ -464,6 +468,15 @@ impl Lib {
                 } else {
                     self.conn.read(1);
                 }
+            } else if idle < SPIN_READS {
+                // An answer usually comes within microseconds: looking for
+                // it a few times before sleeping saves a cross-CPU wakeup.
+                // Yielding in between hands the CPU to any runnable rank.
+                idle += 1;
+                if !self.conn.read(0) {
+                    // SAFETY: always safe.
+                    unsafe { libc::sched_yield() };
+                }
             } else {
                 self.conn.read(-1);
             }
@@ -564,7 +577,7 @@ impl Lib {
                 }
                 if flag == 0 {
                     PMPI_Request_free(&mut b.req);
-                    std::mem::forget(b._copy);
+                    std::mem::forget(b.copy);
                 }
             }
         }

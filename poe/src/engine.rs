@@ -215,7 +215,10 @@ pub enum RunEnd {
     /// Every rank waits or polls, and polls can only keep failing.
     Livelock { ranks: Vec<RankView> },
     /// The ranks of a communicator called different collectives.
-    CollectiveMismatch { comm: u32, calls: Vec<(OpId, &'static str, Site)> },
+    CollectiveMismatch {
+        comm: u32,
+        calls: Vec<(OpId, &'static str, Site)>,
+    },
     /// A replayed choice point differs from the one recorded.
     Divergence {
         index: usize,
@@ -223,7 +226,11 @@ pub enum RunEnd {
         found: Option<ChoicePoint>,
     },
     /// A call the engine cannot accept (unknown request, rank out of range).
-    Invalid { op: OpId, site: Site, message: String },
+    Invalid {
+        op: OpId,
+        site: Site,
+        message: String,
+    },
 }
 
 /// Settings of one run.
@@ -430,7 +437,9 @@ impl Engine {
         let check_comm = |comm: u32| -> Result<(), String> {
             match self.comm_members(rank, comm) {
                 Some(m) if m.contains(&rank) => Ok(()),
-                Some(_) => Err(format!("rank {rank} is not a member of communicator {comm}")),
+                Some(_) => Err(format!(
+                    "rank {rank} is not a member of communicator {comm}"
+                )),
                 None => Err(format!("unknown communicator {comm}")),
             }
         };
@@ -591,7 +600,13 @@ impl Engine {
             Kind::CommFree => rec.complete = true,
             _ => {}
         }
-        let is_send = matches!(rec.kind, Kind::Send { dst: Peer::Rank(_), .. });
+        let is_send = matches!(
+            rec.kind,
+            Kind::Send {
+                dst: Peer::Rank(_),
+                ..
+            }
+        );
         self.ranks[r].ops.push(rec);
         self.op_dep[r].push(self.dep[r].clone());
         if waits {
@@ -949,7 +964,11 @@ impl Engine {
         let Kind::Send { tag: t, .. } = self.ranks[from].ops[s].kind else {
             unreachable!()
         };
-        let pending = self.recvs.get(&(comm, dst)).map(Vec::as_slice).unwrap_or(&[]);
+        let pending = self
+            .recvs
+            .get(&(comm, dst))
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         let claimed = pending[..before.min(pending.len())].iter().any(|&r| {
             let Kind::Recv { src, tag, .. } = self.ranks[dst].ops[r].kind else {
                 unreachable!()
@@ -1027,7 +1046,13 @@ impl Engine {
         if wildcard {
             m.insert(self.choices.len() - 1);
         }
-        for (i, o) in self.ranks[send.rank].ops[..send.index].iter().enumerate() {
+        // Before the first choice every dependency set is empty; skipping
+        // the scans keeps long runs without wildcards linear.
+        let scan = !self.choices.is_empty();
+        for (i, o) in self.ranks[send.rank].ops[..if scan { send.index } else { 0 }]
+            .iter()
+            .enumerate()
+        {
             if let Kind::Send {
                 dst: Peer::Rank(d),
                 tag: t,
@@ -1036,19 +1061,31 @@ impl Engine {
             } = o.kind
             {
                 if d == recv.rank && c == comm && accepts(rsrc, rtag, send.rank, t) {
-                    if let Some(md) = self.match_dep.get(&OpId { rank: send.rank, index: i }) {
+                    if let Some(md) = self.match_dep.get(&OpId {
+                        rank: send.rank,
+                        index: i,
+                    }) {
                         m.union(md);
                     }
                 }
             }
         }
-        for (i, o) in self.ranks[recv.rank].ops[..recv.index].iter().enumerate() {
+        for (i, o) in self.ranks[recv.rank].ops[..if scan { recv.index } else { 0 }]
+            .iter()
+            .enumerate()
+        {
             if let Kind::Recv {
-                src: s, tag: t, comm: c, ..
+                src: s,
+                tag: t,
+                comm: c,
+                ..
             } = o.kind
             {
                 if c == comm && accepts(s, t, send.rank, tag) {
-                    if let Some(md) = self.match_dep.get(&OpId { rank: recv.rank, index: i }) {
+                    if let Some(md) = self.match_dep.get(&OpId {
+                        rank: recv.rank,
+                        index: i,
+                    }) {
                         m.union(md);
                     }
                 }
@@ -1301,7 +1338,11 @@ impl Engine {
             points = awake;
         }
         points.sort_by_key(|p| p.at);
-        let limit = if points.is_empty() { LIVELOCK_ROUNDS } else { 1 };
+        let limit = if points.is_empty() {
+            LIVELOCK_ROUNDS
+        } else {
+            1
+        };
         if !polls.is_empty() && self.false_rounds < limit {
             self.false_rounds += 1;
             for r in polls {

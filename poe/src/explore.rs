@@ -147,8 +147,9 @@ impl std::str::FromStr for Token {
         }
         s.split('.')
             .map(|p| {
-                p.parse::<usize>()
-                    .map_err(|_| format!("`{s}` is not a replay token (expected e.g. `1.0.2` or `-`)"))
+                p.parse::<usize>().map_err(|_| {
+                    format!("`{s}` is not a replay token (expected e.g. `1.0.2` or `-`)")
+                })
             })
             .collect::<Result<Vec<_>, _>>()
             .map(Token)

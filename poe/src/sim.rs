@@ -88,8 +88,7 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
                 token: Token::of(engine.choices()),
             };
         }
-        let stuck = answers.is_empty()
-            && (0..n).all(|r| waiting[r] || pc[r] >= program[r].len());
+        let stuck = answers.is_empty() && (0..n).all(|r| waiting[r] || pc[r] >= program[r].len());
         if stuck {
             // A rank ran off the end of its program without MPI_Finalize.
             return RunResult {

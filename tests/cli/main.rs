@@ -36,7 +36,10 @@ fn processes_with(marker: &str) -> Vec<String> {
     let mut found = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let name = e.file_name();
-        let Some(pid) = name.to_str().filter(|s| s.bytes().all(|b| b.is_ascii_digit())) else {
+        let Some(pid) = name
+            .to_str()
+            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
+        else {
             continue;
         };
         if let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) {
@@ -88,7 +91,16 @@ fn wildcard_race_deadlocks_in_one_of_two_interleavings_and_replays() {
 fn a_replay_token_the_program_cannot_follow_is_reported() {
     let f = fixture("wildcard_race.c");
     // The run has one choice point with two alternatives: 5 is not one.
-    let out = fib(&["check", f.to_str().unwrap(), "-n", "3", "--format", "json", "--replay", "5"]);
+    let out = fib(&[
+        "check",
+        f.to_str().unwrap(),
+        "-n",
+        "3",
+        "--format",
+        "json",
+        "--replay",
+        "5",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let p = &json(&out)["programs"][0];
     assert_eq!(p["findings"][0]["code"], "FIB008");
@@ -168,7 +180,16 @@ fn ctrl_c_stops_the_run_and_leaves_no_process() {
     let m = marker("interrupt");
     let f = fixture("spin_forever.c");
     let mut child = Command::new(env!("CARGO_BIN_EXE_fib"))
-        .args(["check", f.to_str().unwrap(), "-n", "2", "--timeout", "120", "--", &m])
+        .args([
+            "check",
+            f.to_str().unwrap(),
+            "-n",
+            "2",
+            "--timeout",
+            "120",
+            "--",
+            &m,
+        ])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
