@@ -8,7 +8,6 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
-use fib_report::Report;
 
 #[derive(Parser)]
 #[command(
@@ -24,7 +23,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Build an MPI C program, run it under the POE scheduler over every
+    /// Build MPI C/C++ programs, run each under the POE scheduler over every
     /// relevant interleaving, and report what can go wrong.
     Check(CheckArgs),
     /// Print the documentation of a finding code (e.g. `fib explain FIB001`).
@@ -39,11 +38,13 @@ enum Format {
 
 #[derive(Parser)]
 struct CheckArgs {
-    /// The program's C source file.
-    file: PathBuf,
-    /// Number of MPI processes.
-    #[arg(short = 'n', long = "nprocs", default_value_t = 2)]
-    nprocs: usize,
+    /// A C/C++ source file, or a directory whose programs (each source that
+    /// defines main, with the other sources of its directory) are all checked.
+    path: PathBuf,
+    /// Number of MPI processes (default: a program's `fib: -n N` comment,
+    /// else 2).
+    #[arg(short = 'n', long = "nprocs")]
+    nprocs: Option<usize>,
     /// Make every standard send synchronous, to find deadlocks that depend
     /// on MPI buffering.
     #[arg(long)]
@@ -120,11 +121,11 @@ fn interpose_lib() -> Result<PathBuf> {
 }
 
 fn check(args: CheckArgs) -> Result<i32> {
-    if args.nprocs == 0 {
+    if args.nprocs == Some(0) {
         bail!("-n must be at least 1");
     }
-    if !args.file.is_file() {
-        bail!("{}: no such file", args.file.display());
+    if !args.path.exists() {
+        bail!("{}: no such file or directory", args.path.display());
     }
     if args.timeout.is_nan() || args.timeout <= 0.0 {
         bail!("--timeout must be a positive number of seconds");
@@ -151,11 +152,8 @@ fn check(args: CheckArgs) -> Result<i32> {
     })
     .context("installing the interrupt handler")?;
 
-    let program = fib_driver::verify(&args.file, &opts)
-        .with_context(|| format!("checking {}", args.file.display()))?;
-    let report = Report {
-        programs: vec![program],
-    };
+    let report = fib_driver::check(&args.path, &opts)
+        .with_context(|| format!("checking {}", args.path.display()))?;
     let text = match args.format {
         Format::Json => fib_report::emit::json::render(&report),
         Format::Human => {

@@ -28,6 +28,16 @@ pub(crate) fn unregister_temp(dir: &Path) {
     TEMP_DIRS.lock().unwrap().retain(|d| d != dir);
 }
 
+/// Unregisters a temporary directory when the work that made it ends
+/// normally (the directory itself is removed by its owner).
+pub(crate) struct Forget(pub(crate) std::path::PathBuf);
+
+impl Drop for Forget {
+    fn drop(&mut self) {
+        unregister_temp(&self.0);
+    }
+}
+
 /// Kills the process group of the run in progress, if any, and removes its
 /// temporary directories. Safe to call from a signal-handling thread; the
 /// CLI calls it on Ctrl-C before exiting.

@@ -2,13 +2,13 @@
 //! verdict: the MPI compiler, `mpiexec`, the scheduler's socket, processes
 //! and time limits. The decisions themselves are the pure [`poe`] engine's.
 
-pub mod build;
 pub mod launch;
+pub mod program;
 pub mod server;
 pub mod verify;
 
 pub use launch::kill_current_run;
-pub use verify::{verify, Options};
+pub use verify::{check, Options};
 
 /// What kept the driver from doing its job (as opposed to what it found
 /// wrong with the program, which is a finding).
@@ -18,6 +18,10 @@ pub enum DriverError {
     Io(String, std::io::Error),
     /// An external tool (compiler, launcher) could not be started.
     Tool(String, std::io::Error),
+    /// The static analysis could not run.
+    Instrument(instrument::InstrumentError),
+    /// The path given cannot be checked.
+    Input(String),
 }
 
 impl std::fmt::Display for DriverError {
@@ -25,6 +29,8 @@ impl std::fmt::Display for DriverError {
         match self {
             DriverError::Io(what, e) => write!(f, "{what}: {e}"),
             DriverError::Tool(tool, e) => write!(f, "cannot run `{tool}`: {e}"),
+            DriverError::Instrument(e) => write!(f, "{e}"),
+            DriverError::Input(m) => write!(f, "{m}"),
         }
     }
 }
@@ -33,6 +39,8 @@ impl std::error::Error for DriverError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             DriverError::Io(_, e) | DriverError::Tool(_, e) => Some(e),
+            DriverError::Instrument(e) => Some(e),
+            DriverError::Input(_) => None,
         }
     }
 }

@@ -92,7 +92,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
         .tempdir()
         .map_err(|e| DriverError::Io("creating a run directory".into(), e))?;
     crate::launch::register_temp(dir.path());
-    let _forget = Forget(dir.path().to_path_buf());
+    let _forget = crate::launch::Forget(dir.path().to_path_buf());
     let sock = dir.path().join("s");
     let mut listener = UnixListener::bind(&sock)
         .map_err(|e| DriverError::Io(format!("binding {}", sock.display()), e))?;
@@ -461,13 +461,4 @@ fn write_all(s: &mut UnixStream, mut bytes: &[u8]) -> std::io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// Unregisters a temporary directory when the run ends normally.
-struct Forget(std::path::PathBuf);
-
-impl Drop for Forget {
-    fn drop(&mut self) {
-        crate::launch::unregister_temp(&self.0);
-    }
 }

@@ -4,18 +4,24 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fib_report::{Buffering, Finding, Outcome, ProgramReport, RankState, Severity};
+use fib_report::{
+    Buffering, BuildKind, Finding, Outcome, ProgramReport, RankState, Report, Severity, SiteFact,
+    StaticFacts,
+};
 use fib_wire::Site;
+use instrument::Dependence;
 use poe::engine::{ChoicePoint, RankView, RunEnd};
 use poe::{Explorer, Token};
 
+use crate::program::{self, Program, Tree};
 use crate::server::{self, Ending, RunRecord, RunSpec};
 use crate::DriverError;
 
-/// How to verify a program.
+/// How to verify programs.
 #[derive(Clone, Debug)]
 pub struct Options {
-    pub nprocs: usize,
+    /// The process count; when `None`, a program's `fib:` directive, else 2.
+    pub nprocs: Option<usize>,
     pub zero_buffer: bool,
     /// The time limit of one interleaving.
     pub timeout: Duration,
@@ -31,12 +37,80 @@ pub struct Options {
     pub args: Vec<String>,
 }
 
-/// Verifies `source` and reports what every explored interleaving showed.
-pub fn verify(source: &Path, opts: &Options) -> Result<ProgramReport, DriverError> {
+/// The process count used when neither `-n` nor a `fib:` directive says.
+pub const DEFAULT_NPROCS: usize = 2;
+
+/// Checks every program under `path` (a source file or a directory). One
+/// program's failure to build or run is reported for that program; the
+/// others are still checked.
+pub fn check(path: &Path, opts: &Options) -> Result<Report, DriverError> {
+    let tree = program::discover(path, &opts.mpicc)?;
+    let programs = tree.programs()?;
+    if programs.is_empty() {
+        return Err(DriverError::Input(format!(
+            "{}: no program here (no source defines main)",
+            path.display()
+        )));
+    }
+    let mut report = Report::default();
+    for p in &programs {
+        report.programs.push(verify(&tree, p, opts)?);
+    }
+    Ok(report)
+}
+
+fn static_facts(tree: &Tree, program: &Program) -> StaticFacts {
+    let in_program =
+        |f: &Path| program.sources.iter().any(|s| s == f) || tree.headers.iter().any(|h| h == f);
+    let sites = &program.analysis.sites.sites;
+    let fact = |id: u32| -> Option<SiteFact> {
+        let s = sites.get(id as usize)?;
+        if !in_program(&s.file) {
+            return None;
+        }
+        let (all_inputs, reasons) = match program.dependence(id) {
+            Some(Dependence::DataDependent { reasons }) => (false, reasons.clone()),
+            Some(Dependence::InputIndependent) => (true, Vec::new()),
+            None => (false, vec!["not analysed".to_string()]),
+        };
+        Some(SiteFact {
+            file: tree.show(&s.file),
+            line: s.line,
+            column: s.column,
+            callee: s.callee.clone(),
+            all_inputs,
+            reasons,
+        })
+    };
+    StaticFacts {
+        sites: sites.iter().filter(|s| in_program(&s.file)).count(),
+        barriers: program
+            .analysis
+            .facts
+            .barriers
+            .iter()
+            .filter_map(|&b| fact(b))
+            .collect(),
+        wildcards: program
+            .analysis
+            .facts
+            .wildcards
+            .iter()
+            .filter_map(|w| fact(w.site))
+            .collect(),
+    }
+}
+
+/// Builds and verifies one program of the tree.
+fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramReport, DriverError> {
     let started = Instant::now();
+    let nprocs = opts
+        .nprocs
+        .or(program.directive_nprocs)
+        .unwrap_or(DEFAULT_NPROCS);
     let mut report = ProgramReport {
-        program: source.display().to_string(),
-        nprocs: opts.nprocs,
+        program: tree.show(&program.main),
+        nprocs,
         buffering: if opts.zero_buffer {
             Buffering::Zero
         } else {
@@ -46,18 +120,27 @@ pub fn verify(source: &Path, opts: &Options) -> Result<ProgramReport, DriverErro
         interleavings: 0,
         findings: Vec::new(),
         calls: 0,
+        build: None,
+        static_facts: Some(static_facts(tree, program)),
         elapsed_ms: 0,
     };
-    let built = match crate::build::build(&opts.mpicc, source)? {
+    if nprocs == 0 {
+        return Err(DriverError::Input(format!(
+            "{}: the process count must be at least 1",
+            report.program
+        )));
+    }
+    let built = match tree.build(program, &opts.mpicc)? {
         Ok(b) => b,
         Err(fail) => {
             report.outcome = Outcome::BuildFailed;
             report.findings.push(Finding {
                 code: "FIB007",
                 severity: Severity::Error,
-                message: format!("{} does not compile", source.display()),
+                message: format!("{} does not compile", report.program),
                 file: fail.file,
                 line: fail.line,
+                column: None,
                 rank: None,
                 replay: None,
                 ranks: Vec::new(),
@@ -67,9 +150,14 @@ pub fn verify(source: &Path, opts: &Options) -> Result<ProgramReport, DriverErro
             return Ok(report);
         }
     };
+    report.build = Some(if built.cached {
+        BuildKind::Cached
+    } else {
+        BuildKind::Built
+    });
     let spec = RunSpec {
         mpiexec: &opts.mpiexec,
-        nprocs: opts.nprocs,
+        nprocs,
         exe: &built.exe,
         args: &opts.args,
         interpose: &opts.interpose,
@@ -97,6 +185,7 @@ pub fn verify(source: &Path, opts: &Options) -> Result<ProgramReport, DriverErro
                 ),
                 file: None,
                 line: None,
+                column: None,
                 rank: None,
                 replay: None,
                 ranks: Vec::new(),
@@ -111,28 +200,54 @@ pub fn verify(source: &Path, opts: &Options) -> Result<ProgramReport, DriverErro
         explorer.finished(&rec.choices);
         let token = Token::of(&rec.choices);
         let replay_short = opts.replay.is_some() && rec.choices.len() < planned;
-        let stop = judge(&rec, &token, &mut report, &mut seen, replay_short);
+        let at = Sites {
+            tree,
+            program,
+            rec: &rec,
+        };
+        let stop = judge(&at, &token, &mut report, &mut seen, replay_short);
         if stop {
             break;
         }
     }
     report.elapsed_ms = started.elapsed().as_millis() as u64;
-    drop(built);
     Ok(report)
 }
 
-fn site_of(rec: &RunRecord, site: Site) -> (Option<String>, Option<u32>) {
-    match rec.files.get(&site.file) {
-        Some(f) => (Some(f.clone()), Some(site.line)),
-        None => (None, None),
+/// Resolves the sites a run reported to places in the user's files.
+struct Sites<'a> {
+    tree: &'a Tree,
+    program: &'a Program,
+    rec: &'a RunRecord,
+}
+
+impl Sites<'_> {
+    /// File, line and column of a reported site; `callee` helps tell apart
+    /// calls produced by macros on one line.
+    fn place(&self, site: Site, callee: &str) -> (Option<String>, Option<u32>, Option<u32>) {
+        if site.file == 0 {
+            return (None, None, None);
+        }
+        let (file, table) = if site.file == fib_wire::SITE_TABLE {
+            (None, Some(site.line))
+        } else {
+            (self.rec.files.get(&site.file).map(String::as_str), None)
+        };
+        match self.program.resolve(file, site.line, table, callee) {
+            Some(s) => (Some(self.tree.show(&s.file)), Some(s.line), Some(s.column)),
+            None => match file {
+                Some(f) => (Some(self.tree.show(Path::new(f))), Some(site.line), None),
+                None => (None, None, None),
+            },
+        }
     }
 }
 
-fn rank_states(rec: &RunRecord, views: &[RankView]) -> Vec<RankState> {
+fn rank_states(at: &Sites, views: &[RankView]) -> Vec<RankState> {
     views
         .iter()
         .map(|v| {
-            let (file, line) = site_of(rec, v.site);
+            let (file, line, column) = at.place(v.site, v.call.unwrap_or(""));
             let call = match (v.call, v.finalized) {
                 (Some(c), _) => c.to_string(),
                 (None, true) => "finished".to_string(),
@@ -143,6 +258,7 @@ fn rank_states(rec: &RunRecord, views: &[RankView]) -> Vec<RankState> {
                 call,
                 file,
                 line,
+                column,
             }
         })
         .collect()
@@ -213,12 +329,13 @@ fn describe_point(p: &Option<ChoicePoint>) -> String {
 
 /// Turns one run into findings; returns whether exploration must stop.
 fn judge(
-    rec: &RunRecord,
+    at: &Sites,
     token: &Token,
     report: &mut ProgramReport,
     seen: &mut Vec<(String, Vec<RankState>)>,
     replay_short: bool,
 ) -> bool {
+    let rec = at.rec;
     let replay = Some(token.to_string());
     let mut f = Finding {
         code: "",
@@ -226,6 +343,7 @@ fn judge(
         message: String::new(),
         file: None,
         line: None,
+        column: None,
         rank: None,
         replay: replay.clone(),
         ranks: Vec::new(),
@@ -241,7 +359,7 @@ fn judge(
         Ending::Engine(RunEnd::Deadlock { ranks }) | Ending::Engine(RunEnd::Livelock { ranks }) => {
             let live = matches!(rec.ending, Ending::Engine(RunEnd::Livelock { .. }));
             f.code = if live { "FIB010" } else { "FIB001" };
-            f.ranks = rank_states(rec, ranks);
+            f.ranks = rank_states(at, ranks);
             let blocked: Vec<&RankState> = f
                 .ranks
                 .iter()
@@ -251,6 +369,7 @@ fn judge(
             if let Some(s) = first {
                 f.file = s.file.clone();
                 f.line = s.line;
+                f.column = s.column;
                 f.rank = Some(s.rank);
             }
             f.message = if live {
@@ -278,18 +397,20 @@ fn judge(
             f.ranks = calls
                 .iter()
                 .map(|(id, name, site)| {
-                    let (file, line) = site_of(rec, *site);
+                    let (file, line, column) = at.place(*site, name);
                     RankState {
                         rank: id.rank,
                         call: name.to_string(),
                         file,
                         line,
+                        column,
                     }
                 })
                 .collect();
             if let Some(s) = f.ranks.first() {
                 f.file = s.file.clone();
                 f.line = s.line;
+                f.column = s.column;
                 f.rank = Some(s.rank);
             }
             (Outcome::Deadlock, false)
@@ -301,9 +422,10 @@ fn judge(
         }) => {
             f.code = "FIB008";
             if let Some(p) = found {
-                let (file, line) = site_of(rec, p.site);
+                let (file, line, column) = at.place(p.site, "");
                 f.file = file;
                 f.line = line;
+                f.column = column;
                 f.rank = Some(p.at.rank);
             }
             f.message = format!(
@@ -316,18 +438,20 @@ fn judge(
         }
         Ending::Engine(RunEnd::Invalid { op, site, message }) => {
             f.code = "FIB012";
-            let (file, line) = site_of(rec, *site);
+            let (file, line, column) = at.place(*site, "");
             f.file = file;
             f.line = line;
+            f.column = column;
             f.rank = Some(op.rank);
             f.message = format!("invalid MPI call: {message}");
             (Outcome::Crash, false)
         }
         Ending::Crash { rank, signal, site } => {
             f.code = "FIB002";
-            let (file, line) = site_of(rec, *site);
+            let (file, line, column) = at.place(*site, "");
             f.file = file;
             f.line = line;
+            f.column = column;
             f.rank = Some(*rank);
             f.message = format!(
                 "rank {rank} crashed with {}{}",
@@ -343,9 +467,10 @@ fn judge(
         }
         Ending::Abort { rank, code, site } => {
             f.code = "FIB003";
-            let (file, line) = site_of(rec, *site);
+            let (file, line, column) = at.place(*site, "MPI_Abort");
             f.file = file;
             f.line = line;
+            f.column = column;
             f.rank = Some(*rank);
             f.message = format!("rank {rank} called MPI_Abort with error code {code}");
             f.notes = program_stderr(&rec.stderr);
@@ -353,9 +478,10 @@ fn judge(
         }
         Ending::NoFinalize { rank, site } => {
             f.code = "FIB004";
-            let (file, line) = site_of(rec, *site);
+            let (file, line, column) = at.place(*site, "");
             f.file = file;
             f.line = line;
+            f.column = column;
             f.rank = Some(*rank);
             f.message = format!("rank {rank} exited without calling MPI_Finalize");
             if site.file != 0 {
@@ -366,21 +492,23 @@ fn judge(
         }
         Ending::Unsupported { rank, name, site } => {
             f.code = "FIB006";
-            let (file, line) = site_of(rec, *site);
+            let (file, line, column) = at.place(*site, name);
             f.file = file;
             f.line = line;
+            f.column = column;
             f.rank = Some(*rank);
             f.message = format!("{name} is not supported by fib yet");
             (Outcome::Unsupported, true)
         }
         Ending::Timeout => {
             f.code = "FIB005";
-            f.ranks = rank_states(rec, &rec.ranks);
+            f.ranks = rank_states(at, &rec.ranks);
             f.message = "the program ran past the time limit (--timeout)".into();
             if let Some(s) = f.ranks.iter().find(|s| s.call == "running") {
                 f.rank = Some(s.rank);
                 f.file = s.file.clone();
                 f.line = s.line;
+                f.column = s.column;
                 f.message
                     .push_str(&format!("; rank {} was computing, not in MPI", s.rank));
             }

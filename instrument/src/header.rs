@@ -21,7 +21,6 @@
 
 use fib_wire::{INTERCEPTED, UNSUPPORTED};
 
-
 /// The file name under which the driver writes [`site_header`].
 pub const HEADER_NAME: &str = "fib_sites.h";
 

@@ -8,9 +8,19 @@
 //! library reports site ids, the engine records them on every operation, and
 //! the reports label the sites' spans in the user's files.
 
+mod analyze;
+mod extract;
+mod facts;
+mod flags;
 mod header;
+mod ir;
+mod rewrite;
+mod text;
 
+pub use analyze::analyze;
+pub use flags::{compile_db, mpi_flags, CompileCommand};
 pub use header::{site_header, HEADER_NAME};
+pub use rewrite::rewrite;
 
 use std::path::PathBuf;
 

@@ -111,3 +111,13 @@ pub unsafe extern "C" fn fib_set_site(file: *const c_char, line: c_int) {
         crate::state::announce_files();
     }
 }
+
+/// Records the site of the MPI call about to be made by its id in the
+/// program's site table (instrumented copies call this through
+/// `fib__site(ID)`). Reported as [`fib_wire::SITE_TABLE`] with the id as
+/// line.
+#[no_mangle]
+pub extern "C" fn fib_set_site_id(id: c_int) {
+    FILE.store(fib_wire::SITE_TABLE, Ordering::Relaxed);
+    LINE.store(id.max(0) as u32, Ordering::Relaxed);
+}

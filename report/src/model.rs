@@ -71,8 +71,51 @@ pub struct ProgramReport {
     pub findings: Vec<Finding>,
     /// MPI calls intercepted over all interleavings.
     pub calls: u64,
+    /// Whether the program was compiled for this check (`built`) or taken
+    /// from fib's build cache (`cached`); absent when it did not build.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build: Option<BuildKind>,
+    /// What fib knows about the program without running it.
+    #[serde(rename = "static", skip_serializing_if = "Option::is_none")]
+    pub static_facts: Option<StaticFacts>,
     /// Wall-clock time of the whole verification, in milliseconds.
     pub elapsed_ms: u64,
+}
+
+/// Where a checked program's executable came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BuildKind {
+    Built,
+    Cached,
+}
+
+/// The static facts of one program: its MPI call sites, its barriers and
+/// wildcard receives, and whether reaching them depends on input.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct StaticFacts {
+    /// MPI call sites in the program's sources.
+    pub sites: usize,
+    /// Every `MPI_Barrier` site, executed or not.
+    pub barriers: Vec<SiteFact>,
+    /// Every receive or probe with `MPI_ANY_SOURCE` or `MPI_ANY_TAG`.
+    pub wildcards: Vec<SiteFact>,
+}
+
+/// A barrier or wildcard site and what decides whether it runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SiteFact {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    pub callee: String,
+    /// Whether the control flow reaching the site depends only on rank,
+    /// size and constants, so that what fib finds there holds for every
+    /// input, not only for the one tested.
+    pub all_inputs: bool,
+    /// Why it does not, when it does not.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
 }
 
 /// How serious a finding is.
@@ -93,6 +136,8 @@ pub struct RankState {
     pub call: String,
     pub file: Option<String>,
     pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
 }
 
 /// One thing fib found, with a stable code (see [`crate::codes`]).
@@ -104,6 +149,8 @@ pub struct Finding {
     /// The primary location: the call at fault, when known.
     pub file: Option<String>,
     pub line: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<u32>,
     pub rank: Option<usize>,
     /// The replay token of the interleaving that shows the finding
     /// (`fib check ... --replay TOKEN` runs just that interleaving).

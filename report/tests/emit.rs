@@ -6,7 +6,10 @@
 use std::path::PathBuf;
 
 use fib_report::emit::{human, json};
-use fib_report::{codes, Buffering, Finding, Outcome, ProgramReport, RankState, Report, Severity};
+use fib_report::{
+    codes, Buffering, BuildKind, Finding, Outcome, ProgramReport, RankState, Report, Severity,
+    SiteFact, StaticFacts,
+};
 
 fn sample() -> Report {
     let deadlock = ProgramReport {
@@ -21,6 +24,7 @@ fn sample() -> Report {
             message: "deadlock: no rank can make progress".into(),
             file: Some("tests/fixtures/race.c".into()),
             line: Some(11),
+            column: Some(9),
             rank: Some(0),
             replay: Some("1".into()),
             ranks: vec![
@@ -29,23 +33,46 @@ fn sample() -> Report {
                     call: "MPI_Recv".into(),
                     file: Some("tests/fixtures/race.c".into()),
                     line: Some(11),
+                    column: Some(9),
                 },
                 RankState {
                     rank: 1,
                     call: "MPI_Recv".into(),
                     file: Some("tests/fixtures/race.c".into()),
                     line: Some(14),
+                    column: None,
                 },
                 RankState {
                     rank: 2,
                     call: "MPI_Finalize".into(),
                     file: None,
                     line: None,
+                    column: None,
                 },
             ],
             notes: vec![],
         }],
         calls: 123,
+        build: Some(BuildKind::Built),
+        static_facts: Some(StaticFacts {
+            sites: 7,
+            barriers: vec![SiteFact {
+                file: "tests/fixtures/race.c".into(),
+                line: 16,
+                column: 3,
+                callee: "MPI_Barrier".into(),
+                all_inputs: true,
+                reasons: vec![],
+            }],
+            wildcards: vec![SiteFact {
+                file: "tests/fixtures/race.c".into(),
+                line: 10,
+                column: 5,
+                callee: "MPI_Recv".into(),
+                all_inputs: false,
+                reasons: vec!["`if (argc > 1)` at tests/fixtures/race.c:9 reads `argc`".into()],
+            }],
+        }),
         elapsed_ms: 410,
     };
     let crash = ProgramReport {
@@ -60,6 +87,7 @@ fn sample() -> Report {
             message: "rank 1 was killed by signal 6 (SIGABRT)".into(),
             file: Some("missing/crash.c".into()),
             line: Some(7),
+            column: None,
             rank: Some(1),
             replay: Some("0".into()),
             ranks: vec![RankState {
@@ -67,10 +95,13 @@ fn sample() -> Report {
                 call: "killed by SIGABRT".into(),
                 file: None,
                 line: None,
+                column: None,
             }],
             notes: vec!["crash: crash.c:7: main: Assertion `from == 1' failed.\n(the program's standard error)".into()],
         }],
         calls: 9,
+        build: Some(BuildKind::Cached),
+        static_facts: None,
         elapsed_ms: 1234,
     };
     let ok = ProgramReport {
@@ -81,6 +112,8 @@ fn sample() -> Report {
         interleavings: 1,
         findings: vec![],
         calls: 1,
+        build: None,
+        static_facts: None,
         elapsed_ms: 52,
     };
     Report {
@@ -134,7 +167,7 @@ fn human_color_has_escapes_and_same_text() {
 #[test]
 fn human_without_source_leaves_out_the_snippet() {
     let text = human::render_with_sources(&sample(), false, &mut |_| None);
-    assert!(text.contains("  --> tests/fixtures/race.c:11 (rank 0)\n   = rank 0:"));
+    assert!(text.contains("  --> tests/fixtures/race.c:11:9 (rank 0)\n   = rank 0:"));
     assert!(!text.contains(" | "));
 }
 

@@ -209,3 +209,148 @@ fn ctrl_c_stops_the_run_and_leaves_no_process() {
     assert_eq!(status.code(), Some(130));
     assert_eq!(processes_with(&m), Vec::<String>::new());
 }
+
+/// `fib` with its build cache in a directory of the test's own.
+fn fib_cached(cache: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args(args)
+        .env("FIB_CACHE_DIR", cache)
+        .output()
+        .expect("running fib")
+}
+
+fn program<'a>(v: &'a Value, suffix: &str) -> &'a Value {
+    v["programs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["program"].as_str().unwrap().ends_with(suffix))
+        .unwrap_or_else(|| panic!("no program {suffix} in {v}"))
+}
+
+#[test]
+fn a_directory_with_a_broken_program_still_checks_the_others() {
+    let cache = tempfile::tempdir().unwrap();
+    let tree = fixture("tree");
+    let out = fib_cached(
+        cache.path(),
+        &["check", tree.to_str().unwrap(), "--format", "json"],
+    );
+    // One program could not be built: exit code 2, after reporting all.
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    let names: Vec<&str> = v["programs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["program"].as_str().unwrap())
+        .collect();
+    // Three programs (util.c has no main; ignored/ is in .gitignore).
+    assert_eq!(names.len(), 3, "{names:?}");
+
+    let ring = program(&v, "a_ring.c");
+    assert_eq!(ring["outcome"], "ok");
+    assert_eq!(ring["nprocs"], 3, "from the fib: directive");
+    assert_eq!(ring["interleavings"], 1);
+    assert_eq!(
+        ring["static"]["barriers"][0]["line"], 16,
+        "SYNC() on line 16"
+    );
+    assert_eq!(ring["static"]["barriers"][0]["all_inputs"], true);
+
+    let race = program(&v, "b_race.c");
+    assert_eq!(race["outcome"], "deadlock");
+    assert_eq!(race["interleavings"], 2);
+    let d = &race["findings"][0];
+    assert_eq!(d["code"], "FIB001");
+    assert!(d["file"].as_str().unwrap().ends_with("tree/b_race.c"));
+    assert_eq!(d["line"], 12);
+    assert_eq!(d["column"], 5);
+    assert_eq!(race["static"]["wildcards"][0]["line"], 11);
+
+    let broken = program(&v, "c_broken.c");
+    assert_eq!(broken["outcome"], "build-failed");
+    let b = &broken["findings"][0];
+    assert_eq!(b["code"], "FIB007");
+    assert!(
+        b["file"].as_str().unwrap().ends_with("tree/c_broken.c"),
+        "{b}"
+    );
+    assert_eq!(
+        b["line"], 8,
+        "gcc blames the statement after the missing semicolon"
+    );
+    assert!(b["notes"].to_string().contains("c_broken.c:8"), "{b}");
+}
+
+#[test]
+fn an_unchanged_tree_is_not_compiled_again() {
+    let cache = tempfile::tempdir().unwrap();
+    let tree = fixture("tree");
+    let first = json(&fib_cached(
+        cache.path(),
+        &["check", tree.to_str().unwrap(), "--format", "json"],
+    ));
+    let second = json(&fib_cached(
+        cache.path(),
+        &["check", tree.to_str().unwrap(), "--format", "json"],
+    ));
+    for name in ["a_ring.c", "b_race.c"] {
+        assert_eq!(program(&first, name)["build"], "built", "{name}");
+        assert_eq!(program(&second, name)["build"], "cached", "{name}");
+        assert_eq!(
+            program(&first, name)["outcome"],
+            program(&second, name)["outcome"]
+        );
+    }
+    // A program that does not build is not cached; it fails again.
+    assert_eq!(program(&second, "c_broken.c")["outcome"], "build-failed");
+}
+
+#[test]
+fn the_process_count_on_the_command_line_wins_over_the_directive() {
+    let cache = tempfile::tempdir().unwrap();
+    let f = fixture("tree/a_ring.c");
+    let out = fib_cached(
+        cache.path(),
+        &["check", f.to_str().unwrap(), "-n", "4", "--format", "json"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let v = json(&out);
+    assert_eq!(v["programs"].as_array().unwrap().len(), 1);
+    assert_eq!(v["programs"][0]["nprocs"], 4);
+}
+
+#[test]
+fn a_compile_database_supplies_include_paths_and_definitions() {
+    let cache = tempfile::tempdir().unwrap();
+    let tree = fixture("dbtree");
+    let out = fib_cached(
+        cache.path(),
+        &[
+            "check",
+            tree.to_str().unwrap(),
+            "-n",
+            "2",
+            "--format",
+            "json",
+        ],
+    );
+    let v = json(&out);
+    assert_eq!(out.status.code(), Some(0), "{v}");
+    assert_eq!(v["programs"][0]["outcome"], "ok");
+    assert_eq!(
+        v["programs"][0]["static"]["sites"], 5,
+        "Init, Comm_rank, Send, Recv, Finalize"
+    );
+}

@@ -26,11 +26,14 @@ pub const COMM_WORLD: u32 = 0;
 pub const COMM_SELF: u32 = 1;
 /// The first id the scheduler hands out for a new communicator.
 pub const FIRST_USER_COMM: u32 = 2;
+/// The file id of a [`Site`] whose line is a site-table id.
+pub const SITE_TABLE: u32 = u32::MAX;
 /// The environment variable that carries the scheduler's socket path.
 pub const SOCKET_ENV: &str = "FIB_SOCKET";
 
 /// A source location: an id previously named by [`Up::File`] and a line.
-/// File id 0 means "unknown".
+/// File id 0 means "unknown"; file [`SITE_TABLE`] means that `line` is an id
+/// in the program's site table (set by instrumented copies of the sources).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Site {
     pub file: u32,

@@ -4,8 +4,8 @@
 //! replay token; a totals line at the end.
 //!
 //! The source snippet is drawn here rather than with `codespan-reporting`:
-//! findings carry a file and a line but no column or byte span, and their
-//! location line names the rank, which codespan's header has no place for.
+//! a finding's location line names the rank, which codespan's header has no
+//! place for, and a finding has a column but not always a span.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -119,6 +119,31 @@ fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &Pr
         plural(p.calls, "call"),
         p.elapsed_ms as f64 / 1000.0,
     );
+    if let Some(facts) = &p.static_facts {
+        let dependent = |v: &[crate::model::SiteFact]| v.iter().filter(|f| !f.all_inputs).count();
+        let mut line = format!(
+            "  {}, {}",
+            plural(facts.sites as u64, "MPI call site"),
+            plural(facts.barriers.len() as u64, "barrier"),
+        );
+        let d = dependent(&facts.barriers);
+        if d > 0 {
+            let _ = write!(line, " ({d} reached depending on input)");
+        }
+        let _ = write!(
+            line,
+            ", {}",
+            plural(facts.wildcards.len() as u64, "wildcard receive")
+        );
+        let d = dependent(&facts.wildcards);
+        if d > 0 {
+            let _ = write!(line, " ({d} reached depending on input)");
+        }
+        if p.build == Some(crate::model::BuildKind::Cached) {
+            line.push_str("; build cached");
+        }
+        let _ = writeln!(out, "{line}");
+    }
     for finding in &p.findings {
         out.push('\n');
         render_finding(out, style, sources, finding);
@@ -158,7 +183,15 @@ fn render_finding(out: &mut String, style: &Style, sources: &mut Sources, f: &Fi
         } else {
             let _ = writeln!(out, "{number} {bar} {text}");
         }
-        let _ = writeln!(out, "{pad} {bar}");
+        match f.column {
+            Some(c) if c >= 1 => {
+                let caret = style.severity(f.severity, "^");
+                let _ = writeln!(out, "{pad} {bar} {}{caret}", " ".repeat(c as usize - 1));
+            }
+            _ => {
+                let _ = writeln!(out, "{pad} {bar}");
+            }
+        }
     }
 
     let eq = style.gutter("=");
@@ -180,9 +213,10 @@ fn render_finding(out: &mut String, style: &Style, sources: &mut Sources, f: &Fi
 
 /// `file:line (rank R)`, with whatever parts are known.
 fn location(f: &Finding) -> Option<String> {
-    let place = f.file.as_ref().map(|file| match f.line {
-        Some(line) => format!("{file}:{line}"),
-        None => file.clone(),
+    let place = f.file.as_ref().map(|file| match (f.line, f.column) {
+        (Some(line), Some(col)) => format!("{file}:{line}:{col}"),
+        (Some(line), None) => format!("{file}:{line}"),
+        _ => file.clone(),
     });
     match (place, f.rank) {
         (Some(place), Some(rank)) => Some(format!("{place} (rank {rank})")),
@@ -207,6 +241,9 @@ fn rank_state(r: &RankState) -> String {
         let _ = write!(s, " at {file}");
         if let Some(line) = r.line {
             let _ = write!(s, ":{line}");
+            if let Some(col) = r.column {
+                let _ = write!(s, ":{col}");
+            }
         }
     }
     s

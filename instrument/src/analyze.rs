@@ -1,0 +1,105 @@
+//! [`analyze`]: parses a program's translation units with libclang, merges
+//! what they say, numbers the sites and computes the facts.
+
+use crate::extract::{Global, Unit as Walker};
+use crate::ir::SiteKey;
+use crate::{Analysis, CallSite, InstrumentError, SiteTable, Unit};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// libclang allows one `Clang` instance per process: every analysis holds
+/// this lock for its whole run.
+static CLANG: Mutex<()> = Mutex::new(());
+
+/// Whether a file name says C++.
+fn is_cxx(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("cc" | "cpp" | "cxx" | "C" | "c++" | "hpp" | "hh" | "hxx" | "H")
+    )
+}
+
+/// Analyses the translation units `units` (each a source path and the
+/// parser flags it is compiled with, such as [`crate::mpi_flags`]'s) of a
+/// program whose checked tree is `root`.
+///
+/// Every MPI call is attributed to a file under `root` (a macro's call to
+/// the macro's outermost use there); calls attributed elsewhere are not
+/// sites. Site ids follow the order file, byte offset, callee.
+pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis, InstrumentError> {
+    let root = std::fs::canonicalize(root).map_err(|e| InstrumentError::Io(root.into(), e))?;
+    let _lock = CLANG.lock().unwrap_or_else(|p| p.into_inner());
+    let clang = clang::Clang::new().map_err(InstrumentError::Clang)?;
+    let index = clang::Index::new(&clang, false, false);
+    let mut g = Global::new(root.clone());
+    let mut out_units = Vec::new();
+    for (path, flags) in units {
+        let abs = std::fs::canonicalize(path).map_err(|e| InstrumentError::Io(path.clone(), e))?;
+        let mut args: Vec<String> = Vec::new();
+        if is_cxx(&abs) && !flags.iter().any(|f| f == "-x") {
+            args.extend(["-x".to_string(), "c++".to_string()]);
+        }
+        args.extend(flags.iter().cloned());
+        let tu = index
+            .parser(&abs)
+            .arguments(&args)
+            .detailed_preprocessing_record(true)
+            .keep_going(true)
+            .parse()
+            .map_err(|e| InstrumentError::Clang(format!("{}: {e}", abs.display())))?;
+        let fi = g.file(&abs, None);
+        if g.files[fi].rel.is_some() {
+            g.files[fi].listed = true;
+        }
+        let has_main = {
+            let mut w = Walker::new(&mut g, abs.clone());
+            w.run(&tu);
+            w.has_main
+        };
+        out_units.push(Unit {
+            path: path.clone(),
+            has_main,
+        });
+    }
+    // Number the sites: dedupe (a header's sites come once per unit that
+    // includes it), then sort by file, offset, callee.
+    let mut raw = std::mem::take(&mut g.sites);
+    raw.sort_by(|a, b| {
+        (&a.file, a.span.0, &a.callee, a.span.1).cmp(&(&b.file, b.span.0, &b.callee, b.span.1))
+    });
+    raw.dedup_by(|a, b| a.file == b.file && a.span == b.span && a.callee == b.callee);
+    let mut ids: HashMap<SiteKey, u32> = HashMap::new();
+    let mut sites = Vec::new();
+    for (i, r) in raw.into_iter().enumerate() {
+        let id = i as u32;
+        ids.insert((r.file.clone(), r.span.0, r.callee.clone()), id);
+        sites.push(CallSite {
+            id,
+            file: r.file,
+            line: r.line,
+            column: r.column,
+            span: r.span,
+            callee: r.callee,
+            args: r.args,
+            function: r.function,
+            macro_name: r.macro_name,
+        });
+    }
+    crate::facts::apply_calls(&mut g.ir);
+    let facts = crate::facts::facts(&g.ir, &ids);
+    let mut files: Vec<(PathBuf, String)> = g
+        .files
+        .iter()
+        .filter(|f| f.listed)
+        .filter_map(|f| Some((f.rel.clone()?, f.text.clone())))
+        .collect();
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files.dedup_by(|a, b| a.0 == b.0);
+    Ok(Analysis {
+        sites: SiteTable { sites },
+        facts,
+        units: out_units,
+        files,
+    })
+}

@@ -1,0 +1,482 @@
+//! The static facts: barrier inventory, wildcard receives (also through a
+//! variable that evidently holds the wildcard), and for each barrier and
+//! wildcard site whether the conditions that decide if it runs read only
+//! clean values (rank, size, constants, what is computed from them) or also
+//! data (received buffers, the command line, files, `rand`, time).
+//!
+//! Cleanliness is a greatest fixpoint over the program model: every
+//! variable starts clean and becomes data-dependent when one of its
+//! definitions reads something data-dependent. Loop counters (`i = 0`,
+//! `i++`) thus stay clean, and a parameter is clean when every call passes
+//! a clean argument. Where fib cannot see (an unknown function's result, a
+//! variable passed by address to one), it assumes data.
+
+use crate::ir::{CallInfo, Def, Expr, Guard, Ir, SiteKey};
+use crate::{Dependence, Facts, Wildcard};
+use std::collections::{HashMap, HashSet};
+
+/// Library functions whose results are data from outside the program.
+const SOURCES: &[&str] = &[
+    "rand",
+    "random",
+    "rand_r",
+    "drand48",
+    "erand48",
+    "lrand48",
+    "nrand48",
+    "mrand48",
+    "jrand48",
+    "time",
+    "clock",
+    "gettimeofday",
+    "clock_gettime",
+    "getenv",
+    "secure_getenv",
+    "getpid",
+    "MPI_Wtime",
+    "MPI_Wtick",
+    "fgetc",
+    "getc",
+    "getchar",
+    "scanf",
+    "fscanf",
+    "sscanf",
+    "fread",
+    "fgets",
+    "gets",
+    "read",
+    "getline",
+    "recv",
+    "fopen",
+    "open",
+];
+
+/// Functions whose result depends only on their arguments.
+const PURE: &[&str] = &[
+    "atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod",
+    "strtof", "abs", "labs", "llabs", "fabs", "sqrt", "pow", "floor", "ceil", "log", "log2",
+    "log10", "exp", "fmin", "fmax", "round", "lround", "sin", "cos", "tan", "strlen", "strcmp",
+    "strncmp", "min", "max", "isqrt",
+];
+
+/// Library functions that read from outside into the places they are given.
+const READERS: &[&str] = &[
+    "scanf", "fscanf", "fread", "fgets", "gets", "read", "getline", "recv", "pread", "fgetc",
+];
+
+/// Library functions that copy their other arguments into the first.
+const COPIERS: &[&str] = &[
+    "memcpy", "memmove", "memset", "strcpy", "strncpy", "strcat", "strncat", "sprintf", "snprintf",
+    "sscanf", "bzero",
+];
+
+/// Library functions that write nothing through their pointer arguments.
+const NO_WRITE: &[&str] = &[
+    "printf",
+    "fprintf",
+    "puts",
+    "fputs",
+    "putchar",
+    "fputc",
+    "fflush",
+    "free",
+    "perror",
+    "fclose",
+    "assert",
+    "__assert_fail",
+    "fwrite",
+    "write",
+    "exit",
+    "abort",
+];
+
+/// MPI outputs that hold data another rank sent or the run's timing:
+/// (function, argument index, what it is).
+const MPI_DATA_OUT: &[(&str, usize, &str)] = &[
+    ("MPI_Recv", 0, "filled by"),
+    ("MPI_Recv", 6, "the status of"),
+    ("MPI_Irecv", 0, "filled by"),
+    ("MPI_Sendrecv", 5, "filled by"),
+    ("MPI_Sendrecv", 11, "the status of"),
+    ("MPI_Sendrecv_replace", 0, "filled by"),
+    ("MPI_Sendrecv_replace", 8, "the status of"),
+    ("MPI_Recv_init", 0, "filled by"),
+    ("MPI_Bcast", 0, "filled by"),
+    ("MPI_Ibcast", 0, "filled by"),
+    ("MPI_Reduce", 1, "filled by"),
+    ("MPI_Ireduce", 1, "filled by"),
+    ("MPI_Allreduce", 1, "filled by"),
+    ("MPI_Iallreduce", 1, "filled by"),
+    ("MPI_Scan", 1, "filled by"),
+    ("MPI_Exscan", 1, "filled by"),
+    ("MPI_Reduce_scatter", 1, "filled by"),
+    ("MPI_Reduce_scatter_block", 1, "filled by"),
+    ("MPI_Gather", 3, "filled by"),
+    ("MPI_Igather", 3, "filled by"),
+    ("MPI_Gatherv", 3, "filled by"),
+    ("MPI_Scatter", 3, "filled by"),
+    ("MPI_Iscatter", 3, "filled by"),
+    ("MPI_Scatterv", 4, "filled by"),
+    ("MPI_Allgather", 3, "filled by"),
+    ("MPI_Iallgather", 3, "filled by"),
+    ("MPI_Allgatherv", 3, "filled by"),
+    ("MPI_Alltoall", 3, "filled by"),
+    ("MPI_Ialltoall", 3, "filled by"),
+    ("MPI_Alltoallv", 4, "filled by"),
+    ("MPI_Wait", 1, "the status of"),
+    ("MPI_Waitall", 2, "the statuses of"),
+    ("MPI_Waitany", 2, "the index from"),
+    ("MPI_Waitany", 3, "the status of"),
+    ("MPI_Waitsome", 2, "the count from"),
+    ("MPI_Waitsome", 3, "the indices from"),
+    ("MPI_Waitsome", 4, "the statuses of"),
+    ("MPI_Test", 1, "the flag of"),
+    ("MPI_Test", 2, "the status of"),
+    ("MPI_Testall", 2, "the flag of"),
+    ("MPI_Testany", 2, "the index from"),
+    ("MPI_Testany", 3, "the flag of"),
+    ("MPI_Testsome", 2, "the count from"),
+    ("MPI_Probe", 3, "the status of"),
+    ("MPI_Iprobe", 3, "the flag of"),
+    ("MPI_Iprobe", 4, "the status of"),
+    ("MPI_Mprobe", 4, "the status of"),
+    ("MPI_Improbe", 4, "the flag of"),
+    ("MPI_Improbe", 5, "the status of"),
+    ("MPI_Mrecv", 0, "filled by"),
+    ("MPI_Mrecv", 4, "the status of"),
+    ("MPI_Get_count", 2, "the count from"),
+    ("MPI_Get_elements", 2, "the count from"),
+];
+
+/// Receives and probes that can take a wildcard: (function, source
+/// argument, tag argument).
+const WILDCARD_ARGS: &[(&str, usize, usize)] = &[
+    ("MPI_Recv", 3, 4),
+    ("MPI_Irecv", 3, 4),
+    ("MPI_Recv_init", 3, 4),
+    ("MPI_Probe", 0, 1),
+    ("MPI_Iprobe", 0, 1),
+    ("MPI_Mprobe", 0, 1),
+    ("MPI_Improbe", 0, 1),
+    ("MPI_Sendrecv", 8, 9),
+    ("MPI_Sendrecv_replace", 5, 6),
+];
+
+/// Adds the definitions that calls make: what MPI, the C library and the
+/// program's own functions write through the places they are given, and
+/// what each parameter receives.
+pub(crate) fn apply_calls(ir: &mut Ir) {
+    let calls = std::mem::take(&mut ir.calls);
+    let mut called: HashSet<String> = HashSet::new();
+    for c in &calls {
+        let user = c.callee_usr.as_ref().and_then(|u| ir.funcs.get(u)).cloned();
+        if let Some(f) = &user {
+            called.insert(c.callee_usr.clone().unwrap_or_default());
+            for (i, a) in c.args.iter().enumerate() {
+                if let Some(p) = f.params.get(i) {
+                    ir.def(p, "", Def::Expr(a.clone()));
+                }
+            }
+        }
+        for (i, keys) in &c.targets {
+            let def = if c.callee.starts_with("MPI_") {
+                if matches!(c.callee.as_str(), "MPI_Comm_rank" | "MPI_Comm_size") {
+                    Some(Def::Clean)
+                } else {
+                    MPI_DATA_OUT
+                        .iter()
+                        .find(|(n, k, _)| *n == c.callee && k == i)
+                        .map(|(n, _, what)| Def::Taint(format!("{what} {n} at {}", c.at)))
+                }
+            } else if let Some(f) = &user {
+                f.params.get(*i).map(|p| {
+                    Def::Expr(Expr {
+                        text: format!("what {}() writes", f.name),
+                        reads: vec![p.clone()],
+                        ..Expr::default()
+                    })
+                })
+            } else if READERS.contains(&c.callee.as_str()) {
+                Some(Def::Taint(format!("read by {}() at {}", c.callee, c.at)))
+            } else if COPIERS.contains(&c.callee.as_str()) {
+                let mut e = Expr {
+                    text: format!("what {}() copies", c.callee),
+                    ..Expr::default()
+                };
+                for (k, a) in c.args.iter().enumerate() {
+                    if k != *i {
+                        e.reads.extend(a.reads.iter().cloned());
+                        e.calls.extend(a.calls.iter().cloned());
+                    }
+                }
+                Some(Def::Expr(e))
+            } else if NO_WRITE.contains(&c.callee.as_str()) {
+                None
+            } else {
+                Some(Def::Taint(format!(
+                    "passed to {}() at {}, which fib cannot see and may write it",
+                    c.callee, c.at
+                )))
+            };
+            if let Some(def) = def {
+                for k in keys {
+                    ir.def(k, "", def.clone());
+                }
+            }
+        }
+    }
+    let mains: HashSet<&String> = ir.mains.iter().collect();
+    let uncalled: Vec<(String, Vec<String>)> = ir
+        .funcs
+        .iter()
+        .filter(|(u, _)| !called.contains(*u) && !mains.contains(u))
+        .map(|(_, f)| (f.name.clone(), f.params.clone()))
+        .collect();
+    for (name, params) in uncalled {
+        for p in params {
+            ir.def(
+                &p,
+                "",
+                Def::Taint(format!(
+                    "a parameter of `{name}`, which has no visible caller"
+                )),
+            );
+        }
+    }
+    ir.calls = calls;
+}
+
+/// Why something is data-dependent: the root source, and whether the
+/// variable is that source itself.
+#[derive(Clone, Debug)]
+struct Dirt {
+    root: String,
+    direct: bool,
+}
+
+/// Cleanliness of every variable and function result.
+struct Clean<'a> {
+    ir: &'a Ir,
+    vars: HashMap<&'a str, Dirt>,
+    funcs: HashMap<&'a str, String>,
+}
+
+impl<'a> Clean<'a> {
+    fn compute(ir: &'a Ir) -> Clean<'a> {
+        let mut c = Clean {
+            ir,
+            vars: HashMap::new(),
+            funcs: HashMap::new(),
+        };
+        loop {
+            let mut changed = false;
+            for (k, v) in &ir.vars {
+                if c.vars.contains_key(k.as_str()) {
+                    continue;
+                }
+                for d in &v.defs {
+                    let dirt = match d {
+                        Def::Clean => None,
+                        Def::Taint(why) => Some(Dirt {
+                            root: format!("`{}`, {why}", v.name),
+                            direct: true,
+                        }),
+                        Def::Expr(e) => c.expr(e).map(|(_, root)| Dirt {
+                            root,
+                            direct: false,
+                        }),
+                    };
+                    if let Some(d) = dirt {
+                        c.vars.insert(k, d);
+                        changed = true;
+                        break;
+                    }
+                }
+            }
+            for (k, f) in &ir.funcs {
+                if c.funcs.contains_key(k.as_str()) {
+                    continue;
+                }
+                if let Some((_, root)) = f.returns.iter().find_map(|e| c.expr(e)) {
+                    c.funcs.insert(k, root);
+                    changed = true;
+                }
+            }
+            if !changed {
+                return c;
+            }
+        }
+    }
+
+    /// Whether an expression is data-dependent: what it reads that is, and
+    /// the root source.
+    fn expr(&self, e: &Expr) -> Option<(String, String)> {
+        for r in &e.reads {
+            if let Some(d) = self.vars.get(r.as_str()) {
+                let name = self.ir.vars.get(r).map_or("?", |v| v.name.as_str());
+                return Some(if d.direct {
+                    (format!("reads {}", d.root), d.root.clone())
+                } else {
+                    (
+                        format!("reads `{name}`, which depends on {}", d.root),
+                        d.root.clone(),
+                    )
+                });
+            }
+        }
+        for call in &e.calls {
+            let what = format!("the result of {}() at {}", call.name, call.at);
+            if SOURCES.contains(&call.name.as_str()) {
+                return Some((format!("uses {what}"), what));
+            }
+            if call.name.starts_with("MPI_")
+                || call.name.starts_with("PMPI_")
+                || PURE.contains(&call.name.as_str())
+            {
+                if let Some(x) = call.args.iter().find_map(|a| self.expr(a)) {
+                    return Some(x);
+                }
+                continue;
+            }
+            match call.usr.as_ref().filter(|u| self.ir.funcs.contains_key(*u)) {
+                Some(u) => {
+                    if let Some(root) = self.funcs.get(u.as_str()) {
+                        return Some((
+                            format!("uses {what}, which depends on {root}"),
+                            root.clone(),
+                        ));
+                    }
+                }
+                None => {
+                    let root = format!("{what}, a function fib cannot see");
+                    return Some((format!("uses {root}"), root));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// Computes the facts for the sites, given each site's id by key.
+pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
+    let clean = Clean::compute(ir);
+    let mut by_site: HashMap<u32, Vec<&CallInfo>> = HashMap::new();
+    for c in &ir.calls {
+        if let Some(id) = c.site.as_ref().and_then(|k| ids.get(k)) {
+            by_site.entry(*id).or_default().push(c);
+        }
+    }
+    let mut by_callee: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, c) in ir.calls.iter().enumerate() {
+        if let Some(u) = &c.callee_usr {
+            by_callee.entry(u.as_str()).or_default().push(i);
+        }
+    }
+    let mut site_ids: Vec<u32> = by_site.keys().copied().collect();
+    site_ids.sort_unstable();
+    let mut f = Facts::default();
+    for id in site_ids {
+        let calls = &by_site[&id];
+        let callee = calls[0].callee.as_str();
+        let mut interesting = false;
+        if callee == "MPI_Barrier" {
+            f.barriers.push(id);
+            interesting = true;
+        }
+        if let Some(&(_, s, t)) = WILDCARD_ARGS.iter().find(|(n, _, _)| *n == callee) {
+            let any_source = calls.iter().any(|c| {
+                c.args
+                    .get(s)
+                    .is_some_and(|a| is_wild(ir, a, "MPI_ANY_SOURCE", ir.any_source, 0))
+            });
+            let any_tag = calls.iter().any(|c| {
+                c.args
+                    .get(t)
+                    .is_some_and(|a| is_wild(ir, a, "MPI_ANY_TAG", ir.any_tag, 0))
+            });
+            if any_source || any_tag {
+                f.wildcards.push(Wildcard {
+                    site: id,
+                    any_source,
+                    any_tag,
+                });
+                interesting = true;
+            }
+        }
+        if interesting {
+            let mut reasons = Vec::new();
+            for c in calls {
+                dependence(ir, &by_callee, &clean, c, &mut HashSet::new(), &mut reasons);
+            }
+            let mut seen = HashSet::new();
+            reasons.retain(|r| seen.insert(r.clone()));
+            let dep = if reasons.is_empty() {
+                Dependence::InputIndependent
+            } else {
+                Dependence::DataDependent { reasons }
+            };
+            f.control.push((id, dep));
+        }
+    }
+    f
+}
+
+/// Whether an argument is the wildcard constant `name` (spelled so, or with
+/// its value), or a variable every definition of which is.
+fn is_wild(ir: &Ir, e: &Expr, name: &str, value: Option<i64>, depth: u32) -> bool {
+    if e.text == name || (e.value.is_some() && e.value == value) {
+        return true;
+    }
+    if depth > 4 || e.reads.len() != 1 || !e.calls.is_empty() {
+        return false;
+    }
+    let Some(v) = ir.vars.get(&e.reads[0]) else {
+        return false;
+    };
+    if e.text != v.name && !e.text.is_empty() {
+        return false;
+    }
+    !v.defs.is_empty()
+        && v.defs.iter().all(|d| match d {
+            Def::Expr(x) => is_wild(ir, x, name, value, depth + 1),
+            _ => false,
+        })
+}
+
+/// Collects the reasons a call's running depends on data: its own guards,
+/// then (up to `main`) the guards of the calls to its function.
+fn dependence(
+    ir: &Ir,
+    by_callee: &HashMap<&str, Vec<usize>>,
+    clean: &Clean<'_>,
+    call: &CallInfo,
+    seen: &mut HashSet<String>,
+    reasons: &mut Vec<String>,
+) {
+    for g in &call.guards {
+        guard_reason(clean, g, reasons);
+    }
+    let Some(caller) = &call.caller else { return };
+    if ir.mains.contains(caller) || !seen.insert(caller.clone()) {
+        return;
+    }
+    let callers: Vec<&CallInfo> = by_callee
+        .get(caller.as_str())
+        .map(|v| v.iter().map(|&i| &ir.calls[i]).collect())
+        .unwrap_or_default();
+    if callers.is_empty() {
+        let name = ir.funcs.get(caller).map_or("?", |f| f.name.as_str());
+        reasons.push(format!(
+            "`{name}` has no visible caller, so fib cannot tell what decides whether it runs"
+        ));
+    }
+    for c in callers {
+        dependence(ir, by_callee, clean, c, seen, reasons);
+    }
+}
+
+fn guard_reason(clean: &Clean<'_>, g: &Guard, reasons: &mut Vec<String>) {
+    if let Some((what, _)) = clean.expr(&g.expr) {
+        reasons.push(format!("`{}` at {} {what}", g.text, g.at));
+    }
+}

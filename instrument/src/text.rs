@@ -1,0 +1,162 @@
+//! Small lexical helpers over C source text: offsets and line/column pairs,
+//! skipping comments and literals, matching parentheses and splitting an
+//! argument list at its top-level commas.
+
+/// Whether `b` can be part of a C identifier.
+pub(crate) fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The identifier starting at `at`, if one does.
+pub(crate) fn ident_at(text: &str, at: usize) -> Option<&str> {
+    let bytes = text.as_bytes();
+    if at >= bytes.len() || !is_ident(bytes[at]) || bytes[at].is_ascii_digit() {
+        return None;
+    }
+    if at > 0 && is_ident(bytes[at - 1]) {
+        return None;
+    }
+    let end = (at..bytes.len())
+        .find(|&i| !is_ident(bytes[i]))
+        .unwrap_or(bytes.len());
+    Some(&text[at..end])
+}
+
+/// Whether the identifier `name` is written at `at` (and does not continue).
+pub(crate) fn ident_is(text: &str, at: usize, name: &str) -> bool {
+    ident_at(text, at) == Some(name)
+}
+
+/// Skips whitespace, comments and line continuations from `at`.
+pub(crate) fn skip_blank(text: &str, mut at: usize) -> usize {
+    let b = text.as_bytes();
+    loop {
+        if at >= b.len() {
+            return at;
+        }
+        if b[at].is_ascii_whitespace() {
+            at += 1;
+        } else if b[at] == b'\\' && b.get(at + 1) == Some(&b'\n') {
+            at += 2;
+        } else if b[at] == b'/' && b.get(at + 1) == Some(&b'*') {
+            at = text[at + 2..]
+                .find("*/")
+                .map_or(b.len(), |e| at + 2 + e + 2);
+        } else if b[at] == b'/' && b.get(at + 1) == Some(&b'/') {
+            at = text[at..].find('\n').map_or(b.len(), |e| at + e);
+        } else {
+            return at;
+        }
+    }
+}
+
+/// Given `open` at a `(`, the offset just past its matching `)`, skipping
+/// comments, strings and character literals.
+pub(crate) fn match_paren(text: &str, open: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    if b.get(open) != Some(&b'(') {
+        return None;
+    }
+    let mut depth = 0i32;
+    let mut i = open;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'"' | b'\'' => {
+                let q = b[i];
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            b'/' if matches!(b.get(i + 1), Some(b'*') | Some(b'/')) => {
+                i = skip_blank(text, i);
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Splits the text between the parentheses `[open, close)` (`open` at `(`,
+/// `close` just past `)`) at its top-level commas; each piece trimmed.
+pub(crate) fn split_args(text: &str, open: usize, close: usize) -> Vec<String> {
+    let inner = &text[open + 1..close - 1];
+    let b = inner.as_bytes();
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(normalize(&inner[start..i]));
+                start = i + 1;
+            }
+            b'/' if matches!(b.get(i + 1), Some(b'*') | Some(b'/')) => {
+                i = skip_blank(inner, i);
+                continue;
+            }
+            b'"' | b'\'' => {
+                let q = b[i];
+                i += 1;
+                while i < b.len() && b[i] != q {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let last = normalize(&inner[start..]);
+    if !(out.is_empty() && last.is_empty()) {
+        out.push(last);
+    }
+    out
+}
+
+/// Collapses runs of whitespace (an argument written over several lines)
+/// into single spaces.
+pub(crate) fn normalize(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The call written at `at` (an identifier, then an argument list): the
+/// offset just past its `)` and its arguments.
+pub(crate) fn call_at(text: &str, at: usize) -> Option<(usize, Vec<String>)> {
+    let name = ident_at(text, at)?;
+    let open = skip_blank(text, at + name.len());
+    let close = match_paren(text, open)?;
+    Some((close, split_args(text, open, close)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_and_args() {
+        let t = "x = MPI_Send(buf, f(a, b), /* c, */ 3,\n    \"s,)\");";
+        let (end, args) = call_at(t, 4).unwrap();
+        assert_eq!(&t[end - 1..end], ")");
+        assert_eq!(args, vec!["buf", "f(a, b)", "/* c, */ 3", "\"s,)\""]);
+        assert!(ident_is(t, 4, "MPI_Send"));
+        assert!(!ident_is(t, 5, "PI_Send"));
+    }
+}

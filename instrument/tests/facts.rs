@@ -1,0 +1,158 @@
+//! Tests of the static facts: barrier inventory, wildcard receives, and
+//! whether what decides that a barrier or wildcard runs depends on input.
+
+mod common;
+
+use instrument::{Analysis, Dependence};
+
+/// The site ids of calls to `callee` on `line` of `file`.
+fn site(a: &Analysis, file: &str, line: u32, callee: &str) -> u32 {
+    a.sites
+        .sites
+        .iter()
+        .find(|s| s.file.to_str() == Some(file) && s.line == line && s.callee == callee)
+        .unwrap_or_else(|| panic!("no {callee} at {file}:{line}"))
+        .id
+}
+
+fn control(a: &Analysis, id: u32) -> &Dependence {
+    &a.facts
+        .control
+        .iter()
+        .find(|(s, _)| *s == id)
+        .unwrap_or_else(|| panic!("no control fact for site {id}"))
+        .1
+}
+
+fn reasons(d: &Dependence) -> &[String] {
+    match d {
+        Dependence::DataDependent { reasons } => reasons,
+        Dependence::InputIndependent => panic!("expected a data dependence"),
+    }
+}
+
+#[test]
+fn barrier_guarded_by_rank_is_input_independent() {
+    let a = common::analyze("facts", &["rank_guard.c"]);
+    let first = site(&a, "rank_guard.c", 10, "MPI_Barrier");
+    let in_loop = site(&a, "rank_guard.c", 13, "MPI_Barrier");
+    assert_eq!(a.facts.barriers, vec![first, in_loop]);
+    assert_eq!(control(&a, first), &Dependence::InputIndependent);
+    assert_eq!(control(&a, in_loop), &Dependence::InputIndependent);
+}
+
+#[test]
+fn barrier_guarded_by_received_value_is_data_dependent() {
+    let a = common::analyze("facts", &["recv_guard.c"]);
+    let direct = site(&a, "recv_guard.c", 20, "MPI_Barrier");
+    let r = reasons(control(&a, direct));
+    assert_eq!(
+        r,
+        ["`if (buf[0] > 3)` at recv_guard.c:19 reads `buf`, filled by MPI_Recv at recv_guard.c:16"]
+    );
+    // Through a local and a parameter of the function that holds the barrier.
+    let called = site(&a, "recv_guard.c", 5, "MPI_Barrier");
+    let r = reasons(control(&a, called));
+    assert_eq!(r.len(), 1);
+    assert!(
+        r[0].starts_with("`if (n > 3)` at recv_guard.c:4 reads `n`"),
+        "{r:?}"
+    );
+    assert!(
+        r[0].contains("filled by MPI_Recv at recv_guard.c:16"),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn barrier_guarded_by_argv_or_rand_is_data_dependent() {
+    let a = common::analyze("facts", &["argv_guard.c"]);
+    let looped = site(&a, "argv_guard.c", 8, "MPI_Barrier");
+    let r = reasons(control(&a, looped));
+    assert_eq!(r.len(), 1);
+    assert!(
+        r[0].starts_with("`for (int r = 0; r < rounds; r++)` at argv_guard.c:7"),
+        "{r:?}"
+    );
+    assert!(r[0].contains("the command line"), "{r:?}");
+    let random = site(&a, "argv_guard.c", 10, "MPI_Barrier");
+    let r = reasons(control(&a, random));
+    assert_eq!(
+        r,
+        ["`if (rand() % 2)` at argv_guard.c:9 uses the result of rand() at argv_guard.c:9"]
+    );
+}
+
+#[test]
+fn wildcards_directly_through_macros_and_through_variables() {
+    let a = common::analyze("facts", &["wildcard_var.c"]);
+    let via_var = site(&a, "wildcard_var.c", 11, "MPI_Recv");
+    let via_macro = site(&a, "wildcard_var.c", 12, "MPI_Recv");
+    let named = site(&a, "wildcard_var.c", 13, "MPI_Recv");
+    let reassigned = site(&a, "wildcard_var.c", 14, "MPI_Recv");
+    let found: Vec<_> = a
+        .facts
+        .wildcards
+        .iter()
+        .map(|w| (w.site, w.any_source, w.any_tag))
+        .collect();
+    assert_eq!(found, vec![(via_var, true, false), (via_macro, true, true)]);
+    assert!(!found.iter().any(|w| w.0 == named || w.0 == reassigned));
+    assert_eq!(control(&a, via_var), &Dependence::InputIndependent);
+    // A barrier guarded by the status of a receive depends on data.
+    let barrier = site(&a, "wildcard_var.c", 16, "MPI_Barrier");
+    assert!(reasons(control(&a, barrier))[0].contains("the status of MPI_Recv"));
+}
+
+#[test]
+fn mpi_flags_include_mpi_h_directory() {
+    let flags = common::flags();
+    let found = flags.iter().any(|f| {
+        f.strip_prefix("-I")
+            .is_some_and(|d| std::path::Path::new(d).join("mpi.h").is_file())
+    });
+    assert!(found, "{flags:?}");
+    assert!(!flags
+        .iter()
+        .any(|f| f.starts_with("-l") || f.starts_with("-L") || f.starts_with("-Wl")));
+}
+
+#[test]
+fn user_functions_named_like_mpi_are_not_sites() {
+    let dir = std::env::temp_dir().join(format!("fib-instrument-user-mpi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = dir.join("user.c");
+    std::fs::write(
+        &src,
+        "#include <mpi.h>\nint MPI_Helper(int x) { return x; }\n\
+         int main(int c, char **v) { MPI_Init(&c, &v); MPI_Helper(1);\n\
+         PMPI_Barrier(MPI_COMM_WORLD); MPI_Finalize(); return 0; }\n",
+    )
+    .unwrap();
+    let a = instrument::analyze(&dir, &[(src, common::flags())]).unwrap();
+    let callees: Vec<_> = a.sites.sites.iter().map(|s| s.callee.as_str()).collect();
+    assert_eq!(callees, ["MPI_Init", "MPI_Finalize"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn compile_db_reads_arguments_and_command_forms() {
+    let dir = std::env::temp_dir().join(format!("fib-instrument-cdb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("compile_commands.json");
+    std::fs::write(
+        &db,
+        r#"[
+  {"directory": "/src/b", "file": "a.c", "arguments": ["cc", "-Iinc", "-DN=2", "-c", "a.c"]},
+  {"directory": "/src/b", "file": "/src/b/x.cpp", "command": "c++ -I /opt/inc -DMSG=\"a b\" -O2 -c x.cpp"}
+]"#,
+    )
+    .unwrap();
+    let cmds = instrument::compile_db(&db).unwrap();
+    assert_eq!(cmds.len(), 2);
+    assert_eq!(cmds[0].file, std::path::Path::new("/src/b/a.c"));
+    assert_eq!(cmds[0].parser_flags(), ["-I/src/b/inc", "-DN=2"]);
+    assert_eq!(cmds[1].args[0], "c++");
+    assert_eq!(cmds[1].parser_flags(), ["-I/opt/inc", "-DMSG=a b"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
