@@ -122,6 +122,7 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
         calls: 0,
         build: None,
         static_facts: Some(static_facts(tree, program)),
+        barriers: Vec::new(),
         elapsed_ms: 0,
     };
     if nprocs == 0 {
@@ -141,10 +142,13 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
                 file: fail.file,
                 line: fail.line,
                 column: None,
+                span: None,
                 rank: None,
                 replay: None,
                 ranks: Vec::new(),
                 notes: fail.output.lines().take(40).map(str::to_string).collect(),
+                labels: Vec::new(),
+                help: None,
             });
             report.elapsed_ms = started.elapsed().as_millis() as u64;
             return Ok(report);
@@ -186,10 +190,13 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
                 file: None,
                 line: None,
                 column: None,
+                span: None,
                 rank: None,
                 replay: None,
                 ranks: Vec::new(),
                 notes: Vec::new(),
+                labels: Vec::new(),
+                help: None,
             });
             break;
         }
@@ -344,10 +351,13 @@ fn judge(
         file: None,
         line: None,
         column: None,
+        span: None,
         rank: None,
         replay: replay.clone(),
         ranks: Vec::new(),
         notes: Vec::new(),
+        labels: Vec::new(),
+        help: None,
     };
     let (outcome, stop) = match &rec.ending {
         Ending::Engine(RunEnd::Completed) if replay_short => {

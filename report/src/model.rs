@@ -78,6 +78,9 @@ pub struct ProgramReport {
     /// What fib knows about the program without running it.
     #[serde(rename = "static", skip_serializing_if = "Option::is_none")]
     pub static_facts: Option<StaticFacts>,
+    /// Every barrier group and its verdict (empty when the program did not
+    /// run or has no barrier).
+    pub barriers: Vec<BarrierReport>,
     /// Wall-clock time of the whole verification, in milliseconds.
     pub elapsed_ms: u64,
 }
@@ -118,6 +121,90 @@ pub struct SiteFact {
     pub reasons: Vec<String>,
 }
 
+/// A place in a source file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SiteRef {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    /// Byte offsets `[start, end)` of the call in the file, when known.
+    #[serde(skip)]
+    pub span: Option<(usize, usize)>,
+}
+
+/// What fib concluded about one barrier group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// Deleting the group's sites changes what the program's messages can
+    /// do (or deadlocks it).
+    Relevant,
+    /// Deleting all the group's sites together changes nothing the
+    /// program's communication can do.
+    Irrelevant,
+    /// No site of the group ran in any explored interleaving.
+    NotCovered,
+}
+
+/// An operation named in a witness.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WitnessOp {
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    pub rank: usize,
+    /// The MPI function, such as `MPI_Recv`.
+    pub call: String,
+}
+
+/// Why a verdict holds.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Witness {
+    /// A relevant group: without its barrier, `send` could match the
+    /// wildcard receive `recv`; `path` is the completes-before path from one
+    /// to the other through the barrier, in the interleaving `replay`.
+    Relevant {
+        recv: WitnessOp,
+        send: WitnessOp,
+        path: Vec<String>,
+        replay: String,
+    },
+    /// An irrelevant group: how much of the program the verdict covers.
+    Irrelevant {
+        interleavings: usize,
+        ranks: usize,
+        instances: usize,
+    },
+}
+
+/// One barrier group: the `MPI_Barrier` sites that match each other.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BarrierReport {
+    pub group: Vec<SiteRef>,
+    pub verdict: Verdict,
+    /// Whether `--confirm` re-explored the program without the group and
+    /// found the same verdict.
+    pub confirmed: bool,
+    /// Whether the verdict holds for every input (the control flow reaching
+    /// every site depends only on rank, size and constants), not only for
+    /// the input tested.
+    pub all_inputs: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub witness: Option<Witness>,
+}
+
+/// A secondary place a finding points at.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Label {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+    #[serde(skip)]
+    pub span: Option<(usize, usize)>,
+    pub message: String,
+}
+
 /// How serious a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -151,6 +238,9 @@ pub struct Finding {
     pub line: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<u32>,
+    /// The primary location's byte span in its file, when known.
+    #[serde(skip)]
+    pub span: Option<(usize, usize)>,
     pub rank: Option<usize>,
     /// The replay token of the interleaving that shows the finding
     /// (`fib check ... --replay TOKEN` runs just that interleaving).
@@ -161,16 +251,34 @@ pub struct Finding {
     /// Extra lines: the compiler's or the program's own error output.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Other places the finding involves (the other sites of a barrier
+    /// group, the receive and send of a witness).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<Label>,
+    /// What to do about it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub help: Option<String>,
 }
+
+/// Finding codes that mean fib itself failed on a program (exit code 2):
+/// a protocol fault, and a disagreement between the fast barrier method and
+/// `--confirm`.
+pub const TOOL_FAILURE_CODES: &[&str] = &["FIB013", "FIB017"];
 
 impl Report {
     /// The process exit code for this report: 0 when nothing was found, 1
     /// when something was, 2 when fib could not check some program.
     pub fn exit_code(&self) -> i32 {
-        if self.programs.iter().any(|p| p.outcome.is_tool_failure()) {
+        let tool_failure = |p: &ProgramReport| {
+            p.outcome.is_tool_failure()
+                || p.findings
+                    .iter()
+                    .any(|f| TOOL_FAILURE_CODES.contains(&f.code))
+        };
+        if self.programs.iter().any(tool_failure) {
             2
         } else if self.programs.iter().any(|p| {
-            p.outcome != Outcome::Ok || p.findings.iter().any(|f| f.severity == Severity::Error)
+            p.outcome != Outcome::Ok || p.findings.iter().any(|f| f.severity >= Severity::Warning)
         }) {
             1
         } else {

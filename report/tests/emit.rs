@@ -25,6 +25,7 @@ fn sample() -> Report {
             file: Some("tests/fixtures/race.c".into()),
             line: Some(11),
             column: Some(9),
+            span: None,
             rank: Some(0),
             replay: Some("1".into()),
             ranks: vec![
@@ -51,9 +52,12 @@ fn sample() -> Report {
                 },
             ],
             notes: vec![],
+            labels: vec![],
+            help: None,
         }],
         calls: 123,
         build: Some(BuildKind::Built),
+        barriers: vec![],
         static_facts: Some(StaticFacts {
             sites: 7,
             barriers: vec![SiteFact {
@@ -88,6 +92,7 @@ fn sample() -> Report {
             file: Some("missing/crash.c".into()),
             line: Some(7),
             column: None,
+            span: None,
             rank: Some(1),
             replay: Some("0".into()),
             ranks: vec![RankState {
@@ -98,10 +103,13 @@ fn sample() -> Report {
                 column: None,
             }],
             notes: vec!["crash: crash.c:7: main: Assertion `from == 1' failed.\n(the program's standard error)".into()],
+            labels: vec![],
+            help: None,
         }],
         calls: 9,
         build: Some(BuildKind::Cached),
         static_facts: None,
+        barriers: vec![],
         elapsed_ms: 1234,
     };
     let ok = ProgramReport {
@@ -114,6 +122,7 @@ fn sample() -> Report {
         calls: 1,
         build: None,
         static_facts: None,
+        barriers: vec![],
         elapsed_ms: 52,
     };
     Report {
