@@ -61,6 +61,10 @@ struct CheckArgs {
     /// Stop after exploring this many interleavings.
     #[arg(long, default_value_t = 10_000)]
     max_interleavings: usize,
+    /// Prove every barrier verdict by removal: re-explore the program with
+    /// each barrier group deleted and compare what its messages can do.
+    #[arg(long)]
+    confirm: bool,
     /// Colour the human output: auto, always or never.
     #[arg(long, default_value = "auto")]
     color: String,
@@ -144,6 +148,7 @@ fn check(args: CheckArgs) -> Result<i32> {
         mpicc: std::env::var("FIB_MPICC").unwrap_or_else(|_| "mpicc.mpich".into()),
         mpiexec: std::env::var("FIB_MPIEXEC").unwrap_or_else(|_| "mpiexec.mpich".into()),
         args: args.args.clone(),
+        confirm: args.confirm,
     };
     ctrlc::set_handler(|| {
         fib_driver::kill_current_run();

@@ -103,6 +103,8 @@ pub struct LaunchSpec<'a> {
     pub interpose: &'a Path,
     pub socket: &'a Path,
     pub zero_buffer: bool,
+    /// Barrier sites the ranks must skip (`FIB_ELIDE`), for `--confirm`.
+    pub elide: Option<&'a str>,
 }
 
 impl Launch {
@@ -127,6 +129,9 @@ impl Launch {
             "FIB_ZERO_BUFFER",
             if spec.zero_buffer { "1" } else { "0" },
         );
+        if let Some(e) = spec.elide {
+            env(&mut cmd, "FIB_ELIDE", e);
+        }
         cmd.arg(spec.exe).args(spec.args);
         cmd.env("HWLOC_COMPONENTS", "-linuxio,-pci")
             .stdin(Stdio::null())

@@ -2,6 +2,7 @@
 //! verdict: the MPI compiler, `mpiexec`, the scheduler's socket, processes
 //! and time limits. The decisions themselves are the pure [`poe`] engine's.
 
+pub mod barriers;
 pub mod launch;
 pub mod program;
 pub mod server;

@@ -71,6 +71,8 @@ pub struct RunSpec<'a> {
     pub interpose: &'a Path,
     pub zero_buffer: bool,
     pub timeout: Duration,
+    /// Barrier sites the ranks must skip, for `--confirm`.
+    pub elide: Option<String>,
 }
 
 const LISTENER: MioToken = MioToken(usize::MAX);
@@ -109,6 +111,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
         interpose: spec.interpose,
         socket: &sock,
         zero_buffer: spec.zero_buffer,
+        elide: spec.elide.as_deref(),
     })?;
 
     let mut engine = Engine::new(

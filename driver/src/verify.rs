@@ -6,13 +6,14 @@ use std::time::{Duration, Instant};
 
 use fib_report::{
     Buffering, BuildKind, Finding, Outcome, ProgramReport, RankState, Report, Severity, SiteFact,
-    StaticFacts,
+    StaticFacts, Verdict,
 };
 use fib_wire::Site;
 use instrument::Dependence;
 use poe::engine::{ChoicePoint, RankView, RunEnd};
 use poe::{Explorer, Token};
 
+use crate::barriers;
 use crate::program::{self, Program, Tree};
 use crate::server::{self, Ending, RunRecord, RunSpec};
 use crate::DriverError;
@@ -35,6 +36,8 @@ pub struct Options {
     pub mpiexec: String,
     /// Arguments passed to the program.
     pub args: Vec<String>,
+    /// Prove each barrier verdict by re-exploring without the group.
+    pub confirm: bool,
 }
 
 /// The process count used when neither `-n` nor a `fib:` directive says.
@@ -159,7 +162,7 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
     } else {
         BuildKind::Built
     });
-    let spec = RunSpec {
+    let mut spec = RunSpec {
         mpiexec: &opts.mpiexec,
         nprocs,
         exe: &built.exe,
@@ -167,19 +170,116 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
         interpose: &opts.interpose,
         zero_buffer: opts.zero_buffer,
         timeout: opts.timeout,
+        elide: None,
     };
+    let keep = !program.analysis.facts.barriers.is_empty();
+    let base = explore(tree, program, &spec, opts, &mut report, keep)?;
+    if keep && !matches!(report.outcome, Outcome::Unsupported | Outcome::BuildFailed) {
+        let v = barriers::classify(tree, program, &base.traces, report.interleavings);
+        report.barriers = v.reports;
+        let mut findings = v.findings;
+        if opts.confirm {
+            for (k, sites) in v.groups.iter().enumerate() {
+                spec.elide = Some(barriers::elide_spec(program, sites));
+                let mut scratch = report.clone();
+                scratch.findings.clear();
+                scratch.interleavings = 0;
+                let without = explore(tree, program, &spec, opts, &mut scratch, false)?;
+                report.calls += scratch.calls;
+                let removal = if base.signature.differs(&without.signature) {
+                    Verdict::Relevant
+                } else {
+                    Verdict::Irrelevant
+                };
+                let Some(idx) = report.barriers.iter().position(|b| {
+                    b.verdict != Verdict::NotCovered
+                        && group_key(b) == group_key_of(tree, program, sites)
+                }) else {
+                    continue;
+                };
+                let _ = k;
+                let b = &mut report.barriers[idx];
+                if b.verdict == removal {
+                    b.confirmed = true;
+                } else {
+                    let lines: Vec<String> = b
+                        .group
+                        .iter()
+                        .map(|s| format!("{}:{}", s.file, s.line))
+                        .collect();
+                    findings.push(Finding {
+                        code: "FIB017",
+                        severity: Severity::Error,
+                        message: format!(
+                            "internal error: in {}, the barrier group at {} is {} by the fast method but {} by removal",
+                            report.program,
+                            lines.join(", "),
+                            verdict_name(b.verdict),
+                            verdict_name(removal)
+                        ),
+                        file: b.group.first().map(|s| s.file.clone()),
+                        line: b.group.first().map(|s| s.line),
+                        column: b.group.first().map(|s| s.column),
+                        span: None,
+                        rank: None,
+                        replay: None,
+                        ranks: Vec::new(),
+                        notes: vec![format!(
+                            "without the group: {} wildcard pairs, errors {:?}; with it: {} pairs, errors {:?}",
+                            without.signature.pairs.len(),
+                            without.signature.errors,
+                            base.signature.pairs.len(),
+                            base.signature.errors
+                        )],
+                        labels: Vec::new(),
+                        help: None,
+                    });
+                    // Report what removal showed: it is the definition.
+                    b.verdict = removal;
+                    b.confirmed = true;
+                }
+            }
+        }
+        report.findings.extend(findings);
+    }
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// What an exploration produced.
+struct Explored {
+    traces: Vec<barriers::RunTrace>,
+    signature: barriers::Signature,
+}
+
+/// Explores the program's interleavings (or replays one), adding findings
+/// to `report`. `keep` keeps every run's operations for the Fib pass.
+fn explore(
+    tree: &Tree,
+    program: &Program,
+    spec: &RunSpec,
+    opts: &Options,
+    report: &mut ProgramReport,
+    keep: bool,
+) -> Result<Explored, DriverError> {
+    let mut out = Explored {
+        traces: Vec::new(),
+        signature: barriers::Signature::default(),
+    };
+    let mut map = barriers::SiteMap::new(program);
     let mut explorer = Explorer::new();
     let mut seen: Vec<(String, Vec<RankState>)> = Vec::new();
+    let mut runs = 0usize;
     loop {
         let plan = match &opts.replay {
-            Some(t) if report.interleavings == 0 => t.plan(),
+            Some(t) if runs == 0 => t.plan(),
             Some(_) => break,
             None => match explorer.next_plan() {
                 Some(p) => p,
                 None => break,
             },
         };
-        if report.interleavings >= opts.max_interleavings {
+        if runs >= opts.max_interleavings {
             report.findings.push(Finding {
                 code: "FIB011",
                 severity: Severity::Warning,
@@ -201,7 +301,8 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
             break;
         }
         let planned = plan.len();
-        let rec = server::run(&spec, plan)?;
+        let rec = server::run(spec, plan)?;
+        runs += 1;
         report.interleavings += 1;
         report.calls += rec.calls;
         explorer.finished(&rec.choices);
@@ -212,13 +313,53 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
             program,
             rec: &rec,
         };
-        let stop = judge(&at, &token, &mut report, &mut seen, replay_short);
+        let (stop, code) = judge(&at, &token, report, &mut seen, replay_short);
+        let trace = barriers::RunTrace {
+            token: token.to_string(),
+            ops: rec.ops,
+            fired: rec.fired,
+            files: rec.files,
+        };
+        if opts.confirm || spec.elide.is_some() {
+            out.signature.add(&mut map, &trace, code);
+        }
+        if keep {
+            out.traces.push(trace);
+        }
         if stop {
             break;
         }
     }
-    report.elapsed_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    Ok(out)
+}
+
+fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Relevant => "relevant",
+        Verdict::Irrelevant => "irrelevant",
+        Verdict::NotCovered => "not covered",
+    }
+}
+
+/// A group's identity: its sites' places.
+fn group_key(b: &fib_report::BarrierReport) -> Vec<(String, u32, u32)> {
+    let mut k: Vec<_> = b
+        .group
+        .iter()
+        .map(|s| (s.file.clone(), s.line, s.column))
+        .collect();
+    k.sort();
+    k
+}
+
+fn group_key_of(tree: &Tree, program: &Program, sites: &[u32]) -> Vec<(String, u32, u32)> {
+    let mut k: Vec<_> = sites
+        .iter()
+        .filter_map(|&i| program.analysis.sites.sites.get(i as usize))
+        .map(|s| (tree.show(&s.file), s.line, s.column))
+        .collect();
+    k.sort();
+    k
 }
 
 /// Resolves the sites a run reported to places in the user's files.
@@ -341,7 +482,7 @@ fn judge(
     report: &mut ProgramReport,
     seen: &mut Vec<(String, Vec<RankState>)>,
     replay_short: bool,
-) -> bool {
+) -> (bool, Option<&'static str>) {
     let rec = at.rec;
     let replay = Some(token.to_string());
     let mut f = Finding {
@@ -365,7 +506,7 @@ fn judge(
             f.message = "the replay token names more choices than this run had; the program does not behave as when the token was made".into();
             (Outcome::Unsupported, true)
         }
-        Ending::Engine(RunEnd::Completed) => return false,
+        Ending::Engine(RunEnd::Completed) => return (false, None),
         Ending::Engine(RunEnd::Deadlock { ranks }) | Ending::Engine(RunEnd::Livelock { ranks }) => {
             let live = matches!(rec.ending, Ending::Engine(RunEnd::Livelock { .. }));
             f.code = if live { "FIB010" } else { "FIB001" };
@@ -540,11 +681,12 @@ fn judge(
     };
     report.outcome = worse(report.outcome, outcome);
     let key = (format!("{}:{}", f.code, f.message), f.ranks.clone());
+    let code = f.code;
     if !seen.contains(&key) {
         seen.push(key);
         report.findings.push(f);
     }
-    stop
+    (stop, Some(code))
 }
 
 fn comm_name(comm: u32) -> String {

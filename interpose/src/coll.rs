@@ -38,6 +38,11 @@ unsafe fn coll(
 
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Barrier(comm: MPI_Comm) -> c_int {
+    // A barrier the driver deleted (to prove its group irrelevant) is not
+    // there at all: no event, no synchronisation.
+    if crate::site::elided() {
+        return MPI_SUCCESS as c_int;
+    }
     coll(CollKind::Barrier, comm, 0, |r| PMPI_Ibarrier(comm, r))
 }
 

@@ -121,3 +121,54 @@ pub extern "C" fn fib_set_site_id(id: c_int) {
     FILE.store(fib_wire::SITE_TABLE, Ordering::Relaxed);
     LINE.store(id.max(0) as u32, Ordering::Relaxed);
 }
+
+/// The barrier sites the driver asked to delete (`FIB_ELIDE`): entries
+/// `#ID` name site-table ids, entries `PATH:LINE` name the use of a macro
+/// that expands to the call. Read once.
+struct Elide {
+    ids: std::collections::HashSet<u32>,
+    lines: std::collections::HashSet<(String, u32)>,
+}
+
+fn elide() -> &'static Elide {
+    static ELIDE: std::sync::OnceLock<Elide> = std::sync::OnceLock::new();
+    ELIDE.get_or_init(|| {
+        let mut e = Elide {
+            ids: Default::default(),
+            lines: Default::default(),
+        };
+        if let Ok(v) = std::env::var("FIB_ELIDE") {
+            for entry in v.split(',').filter(|x| !x.is_empty()) {
+                if let Some(id) = entry.strip_prefix('#').and_then(|x| x.parse().ok()) {
+                    e.ids.insert(id);
+                } else if let Some((path, line)) = entry.rsplit_once(':') {
+                    if let Ok(line) = line.parse() {
+                        e.lines.insert((path.to_string(), line));
+                    }
+                }
+            }
+        }
+        e
+    })
+}
+
+/// Whether the call being made is at a site the driver asked to delete.
+pub fn elided() -> bool {
+    let e = elide();
+    if e.ids.is_empty() && e.lines.is_empty() {
+        return false;
+    }
+    let site = current();
+    if site.file == fib_wire::SITE_TABLE {
+        return e.ids.contains(&site.line);
+    }
+    let f = files();
+    match site
+        .file
+        .checked_sub(1)
+        .and_then(|i| f.paths.get(i as usize))
+    {
+        Some(path) => e.lines.contains(&(path.clone(), site.line)),
+        None => false,
+    }
+}

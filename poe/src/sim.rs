@@ -5,7 +5,7 @@
 
 use fib_wire::{Down, Op, Site};
 
-use crate::engine::{Choice, Config, Engine, Fired, Planned, RunEnd};
+use crate::engine::{Choice, Config, Engine, Fired, OpRec, Planned, RunEnd};
 use crate::explore::{Explorer, Token};
 
 /// One step of a simulated rank.
@@ -28,6 +28,8 @@ pub struct RunResult {
     pub choices: Vec<Choice>,
     pub fired: Vec<Fired>,
     pub token: Token,
+    /// Every rank's operations, in program order.
+    pub ops: Vec<Vec<OpRec>>,
 }
 
 /// The order in which simulated ranks take turns; the engine's decisions
@@ -86,6 +88,7 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
                 choices: engine.choices().to_vec(),
                 fired: engine.fired().to_vec(),
                 token: Token::of(engine.choices()),
+                ops: (0..n).map(|r| engine.ops(r).to_vec()).collect(),
             };
         }
         let stuck = answers.is_empty() && (0..n).all(|r| waiting[r] || pc[r] >= program[r].len());
@@ -98,6 +101,7 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
                 choices: engine.choices().to_vec(),
                 fired: engine.fired().to_vec(),
                 token: Token::of(engine.choices()),
+                ops: (0..n).map(|r| engine.ops(r).to_vec()).collect(),
             };
         }
     }

@@ -3,8 +3,9 @@
 //! are the files in `tests/snapshots/`; run with `FIB_UPDATE_SNAPSHOTS=1`
 //! to rewrite them after an intended change, and review the diff.
 
-use std::path::PathBuf;
+mod common;
 
+use common::{assert_snapshot, strip_ansi};
 use fib_report::emit::{human, json};
 use fib_report::{
     codes, Buffering, BuildKind, Finding, Outcome, ProgramReport, RankState, Report, Severity,
@@ -130,28 +131,6 @@ fn sample() -> Report {
     }
 }
 
-/// Compares `actual` with the snapshot file `name`, or rewrites the file
-/// when `FIB_UPDATE_SNAPSHOTS` is set.
-fn assert_snapshot(name: &str, actual: &str) {
-    let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "snapshots", name]
-        .iter()
-        .collect();
-    if std::env::var_os("FIB_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "cannot read snapshot {}: {e}; run with FIB_UPDATE_SNAPSHOTS=1 to create it",
-            path.display()
-        )
-    });
-    assert!(
-        expected == actual,
-        "{name} differs from its snapshot\n--- expected\n{expected}\n--- actual\n{actual}"
-    );
-}
-
 #[test]
 fn human_plain() {
     assert_snapshot("human.txt", &human::render(&sample(), false));
@@ -162,15 +141,7 @@ fn human_color_has_escapes_and_same_text() {
     let colored = human::render(&sample(), true);
     assert!(colored.contains("\x1b[1;31merror[FIB001]\x1b[0m"));
     // Removing the escapes gives back the plain text.
-    let mut stripped = String::new();
-    let mut rest = colored.as_str();
-    while let Some(start) = rest.find('\x1b') {
-        stripped.push_str(&rest[..start]);
-        let end = rest[start..].find('m').unwrap();
-        rest = &rest[start + end + 1..];
-    }
-    stripped.push_str(rest);
-    assert_eq!(stripped, human::render(&sample(), false));
+    assert_eq!(strip_ansi(&colored), human::render(&sample(), false));
 }
 
 #[test]

@@ -17,6 +17,10 @@ mod fib010_polling_livelock;
 mod fib011_exploration_cut;
 mod fib012_invalid_call;
 mod fib013_lost_track;
+mod fib014_irrelevant_barrier;
+mod fib015_relevant_barrier;
+mod fib016_barrier_not_covered;
+mod fib017_confirm_disagreement;
 
 pub use fib001_deadlock::FIB001;
 pub use fib002_crash::FIB002;
@@ -31,6 +35,10 @@ pub use fib010_polling_livelock::FIB010;
 pub use fib011_exploration_cut::FIB011;
 pub use fib012_invalid_call::FIB012;
 pub use fib013_lost_track::FIB013;
+pub use fib014_irrelevant_barrier::FIB014;
+pub use fib015_relevant_barrier::FIB015;
+pub use fib016_barrier_not_covered::FIB016;
+pub use fib017_confirm_disagreement::FIB017;
 
 /// One finding code and its documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,7 +67,7 @@ pub const SECTIONS: [&str; 4] = [
 /// Every code fib can report, in code order.
 pub const ALL: &[&Code] = &[
     &FIB001, &FIB002, &FIB003, &FIB004, &FIB005, &FIB006, &FIB007, &FIB008, &FIB009, &FIB010,
-    &FIB011, &FIB012, &FIB013,
+    &FIB011, &FIB012, &FIB013, &FIB014, &FIB015, &FIB016, &FIB017,
 ];
 
 /// The code named `code`, ignoring case (`fib001` finds `FIB001`).

@@ -1,16 +1,28 @@
 //! The format for people at a terminal: per program a summary line, then
 //! each finding as a rustc-style diagnostic with its code, its location, the
-//! source line with a line-number gutter, every rank's state, notes and the
-//! replay token; a totals line at the end.
+//! source line with a line-number gutter, every rank's state, notes, help and
+//! the replay token; a totals line at the end.
 //!
-//! The source snippet is drawn here rather than with `codespan-reporting`:
-//! a finding's location line names the rank, which codespan's header has no
-//! place for, and a finding has a column but not always a span.
+//! A finding with a byte span (the barrier verdicts) is drawn by
+//! `codespan-reporting`, which underlines the span and its labels, in any
+//! number of files. A finding with only a line and column (the runtime
+//! findings) is drawn here: its location line names the rank, which
+//! codespan's header has no place for. A spanned finding whose file cannot be
+//! read, or whose span does not fit the file, falls back to the same plain
+//! drawing.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::ops::Range;
 
-use crate::model::{Finding, Outcome, ProgramReport, RankState, Report, Severity};
+use codespan_reporting::diagnostic::{self, Diagnostic};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::termcolor::{Buffer, Color, ColorSpec};
+use codespan_reporting::term::{self, Chars, Config, Styles, StylesWriter};
+
+use crate::model::{
+    BarrierReport, Finding, Label, Outcome, ProgramReport, RankState, Report, Severity, Verdict,
+};
 
 /// ANSI escape sequences, or nothing when colour is off.
 struct Style {
@@ -70,7 +82,8 @@ pub fn render_with_sources(
     let style = Style { color };
     let mut sources = Sources {
         load,
-        cache: HashMap::new(),
+        ids: HashMap::new(),
+        files: SimpleFiles::new(),
     };
     let mut out = String::new();
     for program in &report.programs {
@@ -82,24 +95,49 @@ pub fn render_with_sources(
     out
 }
 
-/// Source files read so far, each at most once per rendering.
+/// Source files read so far, each at most once per rendering, kept in the
+/// file database codespan draws from.
 struct Sources<'a> {
     load: &'a mut dyn FnMut(&str) -> Option<String>,
-    cache: HashMap<String, Option<Vec<String>>>,
+    /// The codespan file id of each path asked for, or `None` when it could
+    /// not be read.
+    ids: HashMap<String, Option<usize>>,
+    files: SimpleFiles<String, String>,
 }
 
 impl Sources<'_> {
+    /// The file id of `path`, reading it the first time.
+    fn id(&mut self, path: &str) -> Option<usize> {
+        if let Some(id) = self.ids.get(path) {
+            return *id;
+        }
+        let id = (self.load)(path).map(|text| self.files.add(path.to_string(), text));
+        self.ids.insert(path.to_string(), id);
+        id
+    }
+
     /// Line `line` (1-based) of `path`, as displayed: tabs expanded and
     /// trailing white space removed.
     fn line(&mut self, path: &str, line: u32) -> Option<String> {
-        let load = &mut self.load;
-        let lines = self
-            .cache
-            .entry(path.to_string())
-            .or_insert_with(|| load(path).map(|text| text.lines().map(str::to_string).collect()))
-            .as_ref()?;
-        let text = lines.get(usize::try_from(line).ok()?.checked_sub(1)?)?;
+        let id = self.id(path)?;
+        let text = self.files.get(id).ok()?.source();
+        let text = text
+            .lines()
+            .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
         Some(text.replace('\t', "    ").trim_end().to_string())
+    }
+
+    /// The file id of `path` and the byte range `span`, when the file can be
+    /// read and the span lies inside it on character boundaries.
+    fn span(&mut self, path: &str, span: (usize, usize)) -> Option<(usize, Range<usize>)> {
+        let id = self.id(path)?;
+        let text = self.files.get(id).ok()?.source();
+        let (start, end) = span;
+        let fits = start <= end
+            && end <= text.len()
+            && text.is_char_boundary(start)
+            && text.is_char_boundary(end);
+        fits.then_some((id, start..end))
     }
 }
 
@@ -144,10 +182,122 @@ fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &Pr
         }
         let _ = writeln!(out, "{line}");
     }
+    if !p.barriers.is_empty() {
+        let _ = writeln!(out, "  {}", barrier_summary(&p.barriers));
+    }
     for finding in &p.findings {
         out.push('\n');
-        render_finding(out, style, sources, finding);
+        match render_spanned(style, sources, finding) {
+            Some(text) => out.push_str(&text),
+            None => render_finding(out, style, sources, finding),
+        }
     }
+}
+
+/// `barriers: 4 groups — 1 relevant, 2 irrelevant, 1 not covered`, with
+/// `, confirmed by removal` when `--confirm` confirmed every verdict.
+fn barrier_summary(barriers: &[BarrierReport]) -> String {
+    let count = |verdict: Verdict| barriers.iter().filter(|b| b.verdict == verdict).count();
+    let mut line = format!(
+        "barriers: {} — {} relevant, {} irrelevant, {} not covered",
+        plural(barriers.len() as u64, "group"),
+        count(Verdict::Relevant),
+        count(Verdict::Irrelevant),
+        count(Verdict::NotCovered),
+    );
+    if barriers.iter().all(|b| b.confirmed) {
+        line.push_str(", confirmed by removal");
+    }
+    line
+}
+
+/// A finding with a span, drawn by codespan: the primary span underlined,
+/// each label with a span underlined with its message (in whichever file it
+/// is), then the ranks, notes, labels that cannot be drawn, help and the
+/// replay token as `=` lines. `None` when the finding has no span or its
+/// span cannot be drawn.
+fn render_spanned(style: &Style, sources: &mut Sources, f: &Finding) -> Option<String> {
+    let (id, range) = sources.span(f.file.as_deref()?, f.span?)?;
+    let mut primary = diagnostic::Label::primary(id, range);
+    if let Some(rank) = f.rank {
+        primary = primary.with_message(format!("rank {rank}"));
+    }
+    let mut labels = vec![primary];
+    let mut notes: Vec<String> = f.ranks.iter().map(rank_state).collect();
+    notes.extend(f.notes.iter().map(|n| format!("note: {n}")));
+    for label in &f.labels {
+        match label.span.and_then(|span| sources.span(&label.file, span)) {
+            Some((id, range)) => {
+                labels.push(diagnostic::Label::secondary(id, range).with_message(&label.message));
+            }
+            None => notes.push(label_line(label)),
+        }
+    }
+    if let Some(help) = &f.help {
+        notes.push(format!("help: {help}"));
+    }
+    if let Some(token) = &f.replay {
+        notes.push(format!("replay: {token}"));
+    }
+    let severity = match f.severity {
+        Severity::Error => diagnostic::Severity::Error,
+        Severity::Warning => diagnostic::Severity::Warning,
+        Severity::Note => diagnostic::Severity::Note,
+    };
+    let diagnostic = Diagnostic::new(severity)
+        .with_code(f.code)
+        .with_message(&f.message)
+        .with_labels(labels)
+        .with_notes(notes);
+    let config = Config {
+        chars: Chars::ascii(),
+        ..Config::default()
+    };
+    let mut buffer = if style.color {
+        Buffer::ansi()
+    } else {
+        Buffer::no_color()
+    };
+    let styles = codespan_styles();
+    let mut writer = StylesWriter::new(&mut buffer, &styles);
+    term::emit_to_write_style(&mut writer, &config, &sources.files, &diagnostic).ok()?;
+    let mut text = String::from_utf8(buffer.into_inner()).ok()?;
+    // codespan ends a diagnostic with an empty line; the findings here are
+    // separated by the caller instead.
+    while text.ends_with("\n\n") {
+        text.pop();
+    }
+    Some(text)
+}
+
+/// Colours for codespan matching [`Style`]'s: bold red, yellow and cyan
+/// headers, a bold blue gutter.
+fn codespan_styles() -> Styles {
+    let bold = |color: Color| ColorSpec::new().set_bold(true).set_fg(Some(color)).clone();
+    let plain = |color: Color| ColorSpec::new().set_fg(Some(color)).clone();
+    Styles {
+        header_bug: bold(Color::Red),
+        header_error: bold(Color::Red),
+        header_warning: bold(Color::Yellow),
+        header_note: bold(Color::Cyan),
+        header_help: bold(Color::Cyan),
+        header_message: ColorSpec::new().set_bold(true).clone(),
+        primary_label_bug: bold(Color::Red),
+        primary_label_error: bold(Color::Red),
+        primary_label_warning: bold(Color::Yellow),
+        primary_label_note: bold(Color::Cyan),
+        primary_label_help: bold(Color::Cyan),
+        secondary_label: plain(Color::Blue),
+        line_number: bold(Color::Blue),
+        source_border: bold(Color::Blue),
+        note_bullet: bold(Color::Blue),
+    }
+}
+
+/// `file.c:17:9: also part of this barrier group`, for a label drawn
+/// without its source.
+fn label_line(l: &Label) -> String {
+    format!("{}:{}:{}: {}", l.file, l.line, l.column, l.message)
 }
 
 fn render_finding(out: &mut String, style: &Style, sources: &mut Sources, f: &Finding) {
@@ -205,6 +355,12 @@ fn render_finding(out: &mut String, style: &Style, sources: &mut Sources, f: &Fi
         for rest in lines {
             let _ = writeln!(out, "{pad}         {rest}");
         }
+    }
+    for label in &f.labels {
+        let _ = writeln!(out, "{pad} {eq} {}", label_line(label));
+    }
+    if let Some(help) = &f.help {
+        let _ = writeln!(out, "{pad} {eq} {}: {help}", style.bold("help"));
     }
     if let Some(token) = &f.replay {
         let _ = writeln!(out, "{pad} {eq} {}: {token}", style.bold("replay"));
