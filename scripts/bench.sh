@@ -89,3 +89,41 @@ for row in [header] + rows:
 print(f"best of {runs} runs each; {os.cpu_count()} cores; il = interleavings explored;")
 print("fib s includes compiling the program once (about 0.1 s)")
 PY
+
+# The static half: libclang analysis and rewriting of a generated program
+# of about 20 000 lines.
+echo
+cargo run -q --release -p instrument --example time_analysis
+
+# The Fib pass's share of a check, and the cost of proving every verdict by
+# removal (--confirm), from fib's own per-phase timing.
+echo
+python3 - <<'PY'
+import json
+import subprocess
+
+cases = [
+    ("tests/diffusion2d/diffusion2d.c", 4),
+    ("tests/diffusion2d/diffusion2d.c", 6),
+    ("tests/diffusion2d/diffusion2d_anysrc.c", 4),
+    ("tests/barriers/monte_carlo_pi.c", 5),
+]
+header = ("program", "ranks", "il", "groups", "total s", "explore s", "fib ms", "fib share", "confirm s")
+rows = []
+for path, n in cases:
+    out = subprocess.run(
+        ["target/release/fib", "check", path, "-n", str(n), "--confirm", "--format", "json"],
+        stdout=subprocess.PIPE, text=True)
+    p = json.loads(out.stdout)["programs"][0]
+    t = p["timing"]
+    checked = t["build_ms"] + t["explore_ms"] + t["fib_ms"]
+    rows.append((
+        path.split("/")[-1], str(n), str(p["interleavings"]), str(len(p["barriers"])),
+        f"{p['elapsed_ms'] / 1000:.2f}", f"{t['explore_ms'] / 1000:.2f}", str(t["fib_ms"]),
+        f"{100 * t['fib_ms'] / max(checked, 1):.1f}%", f"{t['confirm_ms'] / 1000:.2f}",
+    ))
+widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+for row in [header] + rows:
+    print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+print("fib share: Fib pass time over the check without --confirm (build + explore + Fib pass)")
+PY

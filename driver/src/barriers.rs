@@ -514,7 +514,11 @@ pub fn finding(
                 "FIB014",
                 Severity::Warning,
                 "irrelevant barrier: deleting this barrier group changes nothing the program's messages can do".to_string(),
-                Some(format!("delete {} together", lines(r))),
+                Some(if r.group.len() == 1 {
+                    format!("delete {}", lines(r))
+                } else {
+                    format!("delete {} together", lines(r))
+                }),
             )
         }
         _ => (
@@ -522,7 +526,10 @@ pub fn finding(
             Severity::Note,
             "barrier not covered: no interleaving ran it, so fib cannot say whether it is needed"
                 .to_string(),
-            None,
+            Some(
+                "check again with a process count or program arguments (after `--`) that reach it"
+                    .to_string(),
+            ),
         ),
     };
     if r.verdict != Verdict::NotCovered {

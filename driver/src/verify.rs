@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use fib_report::{
     Buffering, BuildKind, Finding, Outcome, ProgramReport, RankState, Report, Severity, SiteFact,
-    StaticFacts, Verdict,
+    StaticFacts, Timing, Verdict,
 };
 use fib_wire::Site;
 use instrument::Dependence;
@@ -126,6 +126,7 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
         build: None,
         static_facts: Some(static_facts(tree, program)),
         barriers: Vec::new(),
+        timing: Timing::default(),
         elapsed_ms: 0,
     };
     if nprocs == 0 {
@@ -157,6 +158,7 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
             return Ok(report);
         }
     };
+    report.timing.build_ms = started.elapsed().as_millis() as u64;
     report.build = Some(if built.cached {
         BuildKind::Cached
     } else {
@@ -173,9 +175,14 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
         elide: None,
     };
     let keep = !program.analysis.facts.barriers.is_empty();
+    let phase = Instant::now();
     let base = explore(tree, program, &spec, opts, &mut report, keep)?;
+    report.timing.explore_ms = phase.elapsed().as_millis() as u64;
     if keep && !matches!(report.outcome, Outcome::Unsupported | Outcome::BuildFailed) {
+        let phase = Instant::now();
         let v = barriers::classify(tree, program, &base.traces, report.interleavings);
+        report.timing.fib_ms = phase.elapsed().as_millis() as u64;
+        let phase = Instant::now();
         report.barriers = v.reports;
         let mut findings = v.findings;
         if opts.confirm {
@@ -241,6 +248,9 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
             }
         }
         report.findings.extend(findings);
+        if opts.confirm {
+            report.timing.confirm_ms = phase.elapsed().as_millis() as u64;
+        }
     }
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)

@@ -81,6 +81,8 @@ pub struct ProgramReport {
     /// Every barrier group and its verdict (empty when the program did not
     /// run or has no barrier).
     pub barriers: Vec<BarrierReport>,
+    /// Where the time went.
+    pub timing: Timing,
     /// Wall-clock time of the whole verification, in milliseconds.
     pub elapsed_ms: u64,
 }
@@ -119,6 +121,19 @@ pub struct SiteFact {
     /// Why it does not, when it does not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
+}
+
+/// Wall-clock time per phase of one program's check, in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Timing {
+    /// Parsing, instrumenting and compiling (or finding the build cached).
+    pub build_ms: u64,
+    /// Running the interleavings.
+    pub explore_ms: u64,
+    /// The Fib pass over every interleaving.
+    pub fib_ms: u64,
+    /// The proof by removal (`--confirm`).
+    pub confirm_ms: u64,
 }
 
 /// A place in a source file.

@@ -215,6 +215,7 @@ fn sample() -> Report {
             ],
         }),
         barriers,
+        timing: Default::default(),
         elapsed_ms: 180,
     };
     Report {

@@ -59,6 +59,7 @@ fn sample() -> Report {
         calls: 123,
         build: Some(BuildKind::Built),
         barriers: vec![],
+        timing: Default::default(),
         static_facts: Some(StaticFacts {
             sites: 7,
             barriers: vec![SiteFact {
@@ -111,6 +112,7 @@ fn sample() -> Report {
         build: Some(BuildKind::Cached),
         static_facts: None,
         barriers: vec![],
+        timing: Default::default(),
         elapsed_ms: 1234,
     };
     let ok = ProgramReport {
@@ -124,6 +126,7 @@ fn sample() -> Report {
         build: None,
         static_facts: None,
         barriers: vec![],
+        timing: Default::default(),
         elapsed_ms: 52,
     };
     Report {

@@ -354,3 +354,85 @@ fn a_compile_database_supplies_include_paths_and_definitions() {
         "Init, Comm_rank, Send, Recv, Finalize"
     );
 }
+
+/// Compares `actual` with `tests/cli/snapshots/NAME`, or rewrites the file
+/// when `FIB_UPDATE_SNAPSHOTS` is set.
+fn assert_snapshot(name: &str, actual: &str) {
+    let path = fixture("snapshots").join(name);
+    if std::env::var_os("FIB_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (FIB_UPDATE_SNAPSHOTS=1 writes it)", path.display()));
+    assert_eq!(actual, expected, "snapshot {name} differs");
+}
+
+/// The human report with what varies between runs (times, the cache)
+/// taken out.
+fn stable_human(text: &str) -> String {
+    text.lines()
+        .map(|l| {
+            let l = l.replace("; build cached", "");
+            match l.rsplit_once(", ") {
+                Some((head, tail)) if tail.ends_with(" s") && l.contains(" — ") => {
+                    format!("{head}, T s")
+                }
+                _ => l,
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// The JSON report with times and the build kind zeroed.
+fn stable_json(mut v: Value) -> String {
+    for p in v["programs"].as_array_mut().unwrap() {
+        p["elapsed_ms"] = 0.into();
+        p["build"] = "built".into();
+        for t in p["timing"].as_object_mut().unwrap().values_mut() {
+            *t = 0.into();
+        }
+    }
+    serde_json::to_string_pretty(&v).unwrap() + "\n"
+}
+
+#[test]
+fn barrier_verdicts_render_on_the_source() {
+    let cache = tempfile::tempdir().unwrap();
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let run = |file: &str, n: &str, json_out: bool| {
+        let mut args = vec!["check", file, "-n", n, "--confirm"];
+        if json_out {
+            args.extend(["--format", "json"]);
+        } else {
+            args.extend(["--color", "never"]);
+        }
+        Command::new(env!("CARGO_BIN_EXE_fib"))
+            .args(&args)
+            .current_dir(&root)
+            .env("FIB_CACHE_DIR", cache.path())
+            .output()
+            .unwrap()
+    };
+    // Relevant (three sites, witness labelled) and not covered plus
+    // irrelevant.
+    for (file, n, name) in [
+        ("tests/barriers/paper_example4a.c", "3", "paper_example4a"),
+        ("tests/barriers/never_executed.c", "2", "never_executed"),
+    ] {
+        let human = run(file, n, false);
+        assert_eq!(
+            human.status.code(),
+            Some(if name == "never_executed" { 1 } else { 0 }),
+            "{name}"
+        );
+        assert_snapshot(
+            &format!("{name}.txt"),
+            &stable_human(&String::from_utf8_lossy(&human.stdout)),
+        );
+        let j = run(file, n, true);
+        assert_snapshot(&format!("{name}.json"), &stable_json(json(&j)));
+    }
+}
