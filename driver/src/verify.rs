@@ -178,7 +178,9 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
     let phase = Instant::now();
     let base = explore(tree, program, &spec, opts, &mut report, keep)?;
     report.timing.explore_ms = phase.elapsed().as_millis() as u64;
-    if keep && !matches!(report.outcome, Outcome::Unsupported | Outcome::BuildFailed) {
+    // Verdicts speak of every interleaving: a replay of one cannot give them.
+    let classify = keep && opts.replay.is_none();
+    if classify && !matches!(report.outcome, Outcome::Unsupported | Outcome::BuildFailed) {
         let phase = Instant::now();
         let v = barriers::classify(tree, program, &base.traces, report.interleavings);
         report.timing.fib_ms = phase.elapsed().as_millis() as u64;
