@@ -159,9 +159,12 @@ fn union(parent: &mut BTreeMap<u32, u32>, a: u32, b: u32) {
 /// The verdicts of the fast method, before any confirmation.
 pub struct Verdicts {
     pub reports: Vec<BarrierReport>,
-    pub findings: Vec<Finding>,
-    /// Each covered group's sites, for `--confirm`.
-    pub groups: Vec<Vec<u32>>,
+    /// Per report: why its sites depend on input (empty when they do not).
+    pub reasons: Vec<Vec<String>>,
+    /// Per report: (ranks, instances) it covered.
+    pub coverage: Vec<(usize, usize)>,
+    /// Per report: its sites.
+    pub sites: Vec<Vec<u32>>,
 }
 
 /// Groups the barrier sites, runs the Fib pass on every run, and builds the
@@ -279,8 +282,9 @@ pub fn classify(
     };
     let mut out = Verdicts {
         reports: Vec::new(),
-        findings: Vec::new(),
-        groups: Vec::new(),
+        reasons: Vec::new(),
+        coverage: Vec::new(),
+        sites: Vec::new(),
     };
     for g in groups.values() {
         let sites: Vec<&CallSite> = g.sites.iter().filter_map(|&i| site(i)).collect();
@@ -327,9 +331,6 @@ pub fn classify(
             }),
             None => None,
         };
-        if covered {
-            out.groups.push(g.sites.clone());
-        }
         let report = BarrierReport {
             group: sites.iter().map(|s| site_ref(s)).collect(),
             verdict,
@@ -337,20 +338,16 @@ pub fn classify(
             all_inputs,
             witness,
         };
-        let span_of = |w: &WitnessOp| -> Option<(usize, usize)> {
-            program
-                .analysis
-                .sites
-                .sites
+        out.reasons.push(reasons);
+        out.coverage.push((
+            g.instances
                 .iter()
-                .find(|s| {
-                    Some(tree.show(&s.file)) == w.file
-                        && Some(s.line) == w.line
-                        && Some(s.column) == w.column
-                })
-                .map(|s| s.span)
-        };
-        out.findings.push(finding(&report, &reasons, &span_of));
+                .map(|i| i.0)
+                .collect::<HashSet<_>>()
+                .len(),
+            g.instances.len(),
+        ));
+        out.sites.push(g.sites.clone());
         out.reports.push(report);
     }
     out
@@ -408,6 +405,40 @@ fn describe(
             }
         }
     }
+}
+
+/// The findings that show every group's verdict on its sites; `note` is
+/// added to each (e.g. that the program deadlocks).
+pub fn group_findings(
+    tree: &Tree,
+    program: &Program,
+    v: &Verdicts,
+    note: Option<&str>,
+) -> Vec<Finding> {
+    let span_of = |w: &WitnessOp| -> Option<(usize, usize)> {
+        program
+            .analysis
+            .sites
+            .sites
+            .iter()
+            .find(|s| {
+                Some(tree.show(&s.file)) == w.file
+                    && Some(s.line) == w.line
+                    && Some(s.column) == w.column
+            })
+            .map(|s| s.span)
+    };
+    v.reports
+        .iter()
+        .zip(&v.reasons)
+        .map(|(r, reasons)| {
+            let mut f = finding(r, reasons, &span_of);
+            if let Some(n) = note {
+                f.notes.push(n.to_string());
+            }
+            f
+        })
+        .collect()
 }
 
 /// The finding that shows a group's verdict on its sites.

@@ -182,14 +182,20 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
     let classify = keep && opts.replay.is_none();
     if classify && !matches!(report.outcome, Outcome::Unsupported | Outcome::BuildFailed) {
         let phase = Instant::now();
-        let v = barriers::classify(tree, program, &base.traces, report.interleavings);
+        let mut v = barriers::classify(tree, program, &base.traces, report.interleavings);
         report.timing.fib_ms = phase.elapsed().as_millis() as u64;
         let phase = Instant::now();
-        report.barriers = v.reports;
-        let mut findings = v.findings;
+        // The fast method assumes a program without deadlocks or crashes:
+        // in one that has them, a barrier can matter through the failure
+        // itself, which only removal sees.
+        let failing = report.outcome != Outcome::Ok;
+        let mut extra = Vec::new();
         if opts.confirm {
-            for (k, sites) in v.groups.iter().enumerate() {
-                spec.elide = Some(barriers::elide_spec(program, sites));
+            for k in 0..v.reports.len() {
+                if v.reports[k].verdict == Verdict::NotCovered {
+                    continue;
+                }
+                spec.elide = Some(barriers::elide_spec(program, &v.sites[k]));
                 let mut scratch = report.clone();
                 scratch.findings.clear();
                 scratch.interleavings = 0;
@@ -200,23 +206,14 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
                 } else {
                     Verdict::Irrelevant
                 };
-                let Some(idx) = report.barriers.iter().position(|b| {
-                    b.verdict != Verdict::NotCovered
-                        && group_key(b) == group_key_of(tree, program, sites)
-                }) else {
-                    continue;
-                };
-                let _ = k;
-                let b = &mut report.barriers[idx];
-                if b.verdict == removal {
-                    b.confirmed = true;
-                } else {
+                let b = &mut v.reports[k];
+                if b.verdict != removal && !failing {
                     let lines: Vec<String> = b
                         .group
                         .iter()
                         .map(|s| format!("{}:{}", s.file, s.line))
                         .collect();
-                    findings.push(Finding {
+                    extra.push(Finding {
                         code: "FIB017",
                         severity: Severity::Error,
                         message: format!(
@@ -243,13 +240,32 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
                         labels: Vec::new(),
                         help: None,
                     });
+                }
+                if b.verdict != removal {
                     // Report what removal showed: it is the definition.
                     b.verdict = removal;
-                    b.confirmed = true;
+                    b.witness = match removal {
+                        Verdict::Irrelevant => Some(fib_report::Witness::Irrelevant {
+                            interleavings: report.interleavings,
+                            ranks: v.coverage[k].0,
+                            instances: v.coverage[k].1,
+                        }),
+                        _ => None,
+                    };
                 }
+                b.confirmed = true;
             }
         }
-        report.findings.extend(findings);
+        let note = match (failing, opts.confirm) {
+            (true, true) => Some("the program fails in some interleaving; these verdicts come from removal (--confirm), since the fast method assumes a program without deadlocks or crashes"),
+            (true, false) => Some("the program fails in some interleaving and the fast method assumes one that does not: check again with --confirm to decide by removal"),
+            _ => None,
+        };
+        report
+            .findings
+            .extend(barriers::group_findings(tree, program, &v, note));
+        report.findings.extend(extra);
+        report.barriers = v.reports;
         if opts.confirm {
             report.timing.confirm_ms = phase.elapsed().as_millis() as u64;
         }
@@ -351,27 +367,6 @@ fn verdict_name(v: Verdict) -> &'static str {
         Verdict::Irrelevant => "irrelevant",
         Verdict::NotCovered => "not covered",
     }
-}
-
-/// A group's identity: its sites' places.
-fn group_key(b: &fib_report::BarrierReport) -> Vec<(String, u32, u32)> {
-    let mut k: Vec<_> = b
-        .group
-        .iter()
-        .map(|s| (s.file.clone(), s.line, s.column))
-        .collect();
-    k.sort();
-    k
-}
-
-fn group_key_of(tree: &Tree, program: &Program, sites: &[u32]) -> Vec<(String, u32, u32)> {
-    let mut k: Vec<_> = sites
-        .iter()
-        .filter_map(|&i| program.analysis.sites.sites.get(i as usize))
-        .map(|s| (tree.show(&s.file), s.line, s.column))
-        .collect();
-    k.sort();
-    k
 }
 
 /// Resolves the sites a run reported to places in the user's files.

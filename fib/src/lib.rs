@@ -311,15 +311,26 @@ fn rivals(ops: &[Vec<OpRec>], r: OpId) -> Vec<OpId> {
             } = s.kind
             {
                 let id = OpId { rank, index };
-                let taken_earlier = s
-                    .matched
-                    .is_some_and(|m| m.rank == r.rank && m.index < r.index);
-                if d == r.rank
-                    && c == comm
-                    && (tag == ANY || tag == t)
-                    && op.matched != Some(id)
-                    && !taken_earlier
+                let taken_earlier =
+                    |m: Option<OpId>| m.is_some_and(|m| m.rank == r.rank && m.index < r.index);
+                if d != r.rank
+                    || c != comm
+                    || !(tag == ANY || tag == t)
+                    || op.matched == Some(id)
+                    || taken_earlier(s.matched)
                 {
+                    continue;
+                }
+                // Non-overtaking: the receive gets its sender's earliest send
+                // it accepts that no earlier receive took. An earlier such
+                // send left for this receive (or later ones) means this one
+                // can never be its match.
+                let shadowed = list[..index].iter().any(|e| {
+                    matches!(e.kind, Kind::Send { dst: Peer::Rank(d2), tag: t2, comm: c2, .. }
+                        if d2 == r.rank && c2 == comm && (tag == ANY || tag == t2))
+                        && !taken_earlier(e.matched)
+                });
+                if !shadowed {
                     out.push(id);
                 }
             }
