@@ -22,10 +22,13 @@
 //!
 //! The rule (the paper's): for a wildcard receive R and a send S to R's rank
 //! on R's communicator with a tag R accepts (other than the send R got), if
-//! R reaches S, or S reaches R, and every such path goes through one barrier
-//! match set, that barrier is what keeps S from matching R: it is relevant,
-//! and R, S and the path are its witness. A barrier no pair needs in any
-//! interleaving is irrelevant. Like the engine, the pass is pure: no I/O.
+//! R reaches S and every such path goes through one barrier group's match
+//! sets, that barrier is what keeps S from matching R: it is relevant, and
+//! R, S and the path are its witness. A barrier no pair needs in any
+//! interleaving is irrelevant. The paper also checks S reaching R; against
+//! the definition by removal (DESIGN §4) that direction only gives false
+//! positives (a send ordered before a receive can still match it), and the
+//! random-program comparison showed them, so it is left out. Like the engine, the pass is pure: no I/O.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -389,7 +392,11 @@ pub fn analyze_grouped(
     let mut done: HashSet<u64> = HashSet::new();
     for &r in &wildcards {
         for s in rivals(ops, r) {
-            for (a, b) in [(Node::Op(r), Node::Op(s)), (Node::Op(s), Node::Op(r))] {
+            // Only R before S can keep S away from R: a send ordered before
+            // the receive can still match it, and any other receive that
+            // takes it is either earlier (not a rival) or an alternative POE
+            // explores anyway.
+            for (a, b) in [(Node::Op(r), Node::Op(s))] {
                 let Some(path) = g.path(a, b, &[]) else {
                     continue;
                 };
