@@ -2,6 +2,7 @@
  * any_source_race.c: a deadlock that only some message orders reach.
  *
  * Run with 3 ranks: fib check examples/any_source_race.c -n 3
+ * fib: -n 3
  *
  * Rank 0 collects work. It takes one "hello" (tag 0) from whichever worker
  * is first, then one "done" (tag 1) from any worker, and finally rank 2's
