@@ -234,29 +234,18 @@ pub fn classify(
                 }
             }
         }
+        // The group of each barrier match set of this run, keyed by its
+        // first member: the sites were placed above.
+        let mut roots: HashMap<OpId, u64> = HashMap::new();
+        for (k, sites) in per_set {
+            if let (Some(&s), Fired::Collective { ops }) = (sites.first(), &run.fired[*k]) {
+                roots.insert(ops[0], find(&mut parent, s) as u64);
+            }
+        }
         let group_of = |members: &[OpId]| -> u64 {
-            members
-                .iter()
-                .find_map(|o| {
-                    let op = &run.ops[o.rank][o.index];
-                    let Site { file, line } = op.site;
-                    if file == fib_wire::SITE_TABLE {
-                        Some(line)
-                    } else {
-                        program
-                            .resolve(
-                                run.files.get(&file).map(String::as_str),
-                                line,
-                                None,
-                                op.name,
-                            )
-                            .map(|s| s.id)
-                    }
-                })
-                .map(|s| {
-                    let mut p = parent.clone();
-                    find(&mut p, s) as u64
-                })
+            roots
+                .get(&members[0])
+                .copied()
                 .unwrap_or(u64::MAX - members[0].rank as u64)
         };
         let analysis = fib::analyze_grouped(&run.ops, &run.fired, &group_of);

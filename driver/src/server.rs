@@ -130,7 +130,6 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
         finalized: vec![false; spec.nprocs],
         gone: vec![false; spec.nprocs],
         last_site: vec![Site::default(); spec.nprocs],
-        out: Vec::new(),
     };
     let deadline = Instant::now() + spec.timeout;
     let mut events = Events::with_capacity(256);
@@ -278,7 +277,6 @@ struct Loop {
     finalized: Vec<bool>,
     gone: Vec<bool>,
     last_site: Vec<Site>,
-    out: Vec<u8>,
 }
 
 impl Loop {
@@ -434,8 +432,7 @@ impl Loop {
             if self.conns[c].eof {
                 continue;
             }
-            self.out = bytes;
-            if write_all(&mut self.conns[c].stream, &self.out).is_err() {
+            if write_all(&mut self.conns[c].stream, &bytes).is_err() {
                 // The rank is gone; its end of file tells the rest.
                 continue;
             }

@@ -856,7 +856,7 @@ impl Engine {
             for id in &ids {
                 self.learn(id.rank, &all);
             }
-            let answers = self.collective_answers(comm, &members, &whats);
+            let answers = self.collective_answers(&members, &whats);
             self.fired.push(Fired::Collective { ops: ids.clone() });
             for (id, answer) in ids.iter().zip(answers) {
                 let st = &mut self.ranks[id.rank];
@@ -869,7 +869,7 @@ impl Engine {
         fired
     }
 
-    fn collective_answers(&mut self, comm: u32, members: &[Rank], whats: &[CollWhat]) -> Vec<Down> {
+    fn collective_answers(&mut self, members: &[Rank], whats: &[CollWhat]) -> Vec<Down> {
         match &whats[0] {
             CollWhat::Coll { .. } => vec![Down::Go; members.len()],
             CollWhat::Dup => {
@@ -927,11 +927,6 @@ impl Engine {
                     .collect()
             }
         }
-        .into_iter()
-        .inspect(|_| {
-            let _ = comm;
-        })
-        .collect()
     }
 
     fn new_comm(&mut self, members: Vec<Rank>) -> u32 {
