@@ -157,8 +157,15 @@ fn check(args: CheckArgs) -> Result<i32> {
     })
     .context("installing the interrupt handler")?;
 
-    let report = fib_driver::check(&args.path, &opts)
-        .with_context(|| format!("checking {}", args.path.display()))?;
+    let report = fib_driver::check(&args.path, &opts);
+    if fib_driver::interrupted() {
+        // The handler is killing the run and exits with 130; what the run
+        // saw of its own death is not a result.
+        loop {
+            std::thread::park();
+        }
+    }
+    let report = report.with_context(|| format!("checking {}", args.path.display()))?;
     let text = match args.format {
         Format::Json => fib_report::emit::json::render(&report),
         Format::Human => {

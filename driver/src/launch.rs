@@ -5,7 +5,7 @@
 use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -14,6 +14,16 @@ use crate::DriverError;
 /// The process group of the run in progress (0 when none), for the
 /// interrupt handler.
 static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
+
+/// Set once the user interrupted fib; no run starts after that.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether [`kill_current_run`] has been called. A run that ends because
+/// the interrupt killed it is not a finding; the caller should stop without
+/// reporting.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
 
 /// Temporary directories of the run in progress, removed on interrupt.
 static TEMP_DIRS: Mutex<Vec<std::path::PathBuf>> = Mutex::new(Vec::new());
@@ -42,6 +52,8 @@ impl Drop for Forget {
 /// temporary directories. Safe to call from a signal-handling thread; the
 /// CLI calls it on Ctrl-C before exiting.
 pub fn kill_current_run() {
+    // First, so that whatever sees the killed processes die also sees why.
+    INTERRUPTED.store(true, Ordering::SeqCst);
     let g = CURRENT_GROUP.swap(0, Ordering::SeqCst);
     if g > 0 {
         kill_tree(g);
@@ -113,6 +125,9 @@ impl Launch {
     /// affected and no link order can drop the library).
     pub fn start(spec: &LaunchSpec) -> Result<Launch, DriverError> {
         use std::os::unix::process::CommandExt;
+        if interrupted() {
+            return Err(DriverError::Interrupted);
+        }
         let mut cmd = Command::new(spec.mpiexec);
         let env = |cmd: &mut Command, k: &str, v: &str| {
             cmd.arg("-env").arg(k).arg(v);
@@ -143,6 +158,14 @@ impl Launch {
             .map_err(|e| DriverError::Tool(spec.mpiexec.to_string(), e))?;
         let group = child.id() as i32;
         CURRENT_GROUP.store(group, Ordering::SeqCst);
+        if interrupted() {
+            // The interrupt came between the check above and the store: the
+            // handler saw no group to kill, so kill this one here.
+            CURRENT_GROUP.store(0, Ordering::SeqCst);
+            kill_tree(group);
+            let _ = child.wait();
+            return Err(DriverError::Interrupted);
+        }
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let mut drains = Vec::new();
         if let Some(mut out) = child.stdout.take() {

@@ -8,7 +8,7 @@ pub mod program;
 pub mod server;
 pub mod verify;
 
-pub use launch::kill_current_run;
+pub use launch::{interrupted, kill_current_run};
 pub use verify::{check, Options};
 
 /// What kept the driver from doing its job (as opposed to what it found
@@ -23,6 +23,8 @@ pub enum DriverError {
     Instrument(instrument::InstrumentError),
     /// The path given cannot be checked.
     Input(String),
+    /// The user interrupted fib.
+    Interrupted,
 }
 
 impl std::fmt::Display for DriverError {
@@ -32,6 +34,7 @@ impl std::fmt::Display for DriverError {
             DriverError::Tool(tool, e) => write!(f, "cannot run `{tool}`: {e}"),
             DriverError::Instrument(e) => write!(f, "{e}"),
             DriverError::Input(m) => write!(f, "{m}"),
+            DriverError::Interrupted => write!(f, "interrupted"),
         }
     }
 }
@@ -41,7 +44,7 @@ impl std::error::Error for DriverError {
         match self {
             DriverError::Io(_, e) | DriverError::Tool(_, e) => Some(e),
             DriverError::Instrument(e) => Some(e),
-            DriverError::Input(_) => None,
+            DriverError::Input(_) | DriverError::Interrupted => None,
         }
     }
 }
