@@ -4,6 +4,7 @@
 
 pub mod barriers;
 pub mod launch;
+mod leaks;
 pub mod program;
 pub mod server;
 pub mod verify;

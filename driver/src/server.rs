@@ -37,6 +37,13 @@ pub enum Ending {
         name: String,
         site: Site,
     },
+    /// The MPI library raised an error in a rank's call at `site`.
+    MpiError {
+        rank: usize,
+        code: i32,
+        text: String,
+        site: Site,
+    },
     /// The run went past its time limit.
     Timeout,
     /// `mpiexec` ended before every rank reached `MPI_Init`.
@@ -60,6 +67,8 @@ pub struct RunRecord {
     pub files: HashMap<u32, String>,
     pub calls: u64,
     pub stderr: String,
+    /// What the ranks left behind, when the run completed.
+    pub leaks: Vec<poe::Leak>,
 }
 
 /// One interleaving's settings.
@@ -247,7 +256,10 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
     let ending = st.ending.take().unwrap();
     match ending {
         Ending::Engine(RunEnd::Completed) => launch.finish(Duration::from_secs(5)),
-        Ending::Crash { .. } | Ending::Abort { .. } | Ending::NoFinalize { .. } => {
+        Ending::Crash { .. }
+        | Ending::Abort { .. }
+        | Ending::MpiError { .. }
+        | Ending::NoFinalize { .. } => {
             // Let the launcher report the failure on stderr, briefly.
             launch.finish(Duration::from_millis(300))
         }
@@ -265,6 +277,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
         files: st.files,
         calls: st.calls,
         stderr,
+        leaks: engine.leaks(),
     })
 }
 
@@ -401,6 +414,14 @@ impl Loop {
                     self.ending.get_or_insert(Ending::Unsupported {
                         rank: r,
                         name,
+                        site,
+                    });
+                }
+                (Up::MpiError { site, code, text }, Some(r)) => {
+                    self.ending.get_or_insert(Ending::MpiError {
+                        rank: r,
+                        code,
+                        text,
                         site,
                     });
                 }

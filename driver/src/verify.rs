@@ -14,6 +14,7 @@ use poe::engine::{ChoicePoint, RankView, RunEnd};
 use poe::{Explorer, Token};
 
 use crate::barriers;
+use crate::leaks;
 use crate::program::{self, Program, Tree};
 use crate::server::{self, Ending, RunRecord, RunSpec};
 use crate::DriverError;
@@ -342,6 +343,9 @@ fn explore(
             rec: &rec,
         };
         let (stop, code) = judge(&at, &token, report, &mut seen, replay_short);
+        if !replay_short {
+            leaks::report(&at, &rec.ops, &rec.leaks, &token.to_string(), report);
+        }
         let trace = barriers::RunTrace {
             token: token.to_string(),
             ops: rec.ops,
@@ -370,30 +374,41 @@ fn verdict_name(v: Verdict) -> &'static str {
 }
 
 /// Resolves the sites a run reported to places in the user's files.
-struct Sites<'a> {
+pub(crate) struct Sites<'a> {
     tree: &'a Tree,
     program: &'a Program,
     rec: &'a RunRecord,
 }
 
 impl Sites<'_> {
-    /// File, line and column of a reported site; `callee` helps tell apart
-    /// calls produced by macros on one line.
-    fn place(&self, site: Site, callee: &str) -> (Option<String>, Option<u32>, Option<u32>) {
+    /// The site table's entry for a reported site, when it has one.
+    pub(crate) fn call_site(&self, site: Site, callee: &str) -> Option<&instrument::CallSite> {
         if site.file == 0 {
-            return (None, None, None);
+            return None;
         }
         let (file, table) = if site.file == fib_wire::SITE_TABLE {
             (None, Some(site.line))
         } else {
             (self.rec.files.get(&site.file).map(String::as_str), None)
         };
-        match self.program.resolve(file, site.line, table, callee) {
-            Some(s) => (Some(self.tree.show(&s.file)), Some(s.line), Some(s.column)),
-            None => match file {
-                Some(f) => (Some(self.tree.show(Path::new(f))), Some(site.line), None),
-                None => (None, None, None),
-            },
+        self.program.resolve(file, site.line, table, callee)
+    }
+
+    /// File, line and column of a reported site; `callee` helps tell apart
+    /// calls produced by macros on one line.
+    pub(crate) fn place(
+        &self,
+        site: Site,
+        callee: &str,
+    ) -> (Option<String>, Option<u32>, Option<u32>) {
+        if let Some(s) = self.call_site(site, callee) {
+            return (Some(self.tree.show(&s.file)), Some(s.line), Some(s.column));
+        }
+        match self.rec.files.get(&site.file) {
+            Some(f) if site.file != 0 && site.file != fib_wire::SITE_TABLE => {
+                (Some(self.tree.show(Path::new(f))), Some(site.line), None)
+            }
+            _ => (None, None, None),
         }
     }
 }
@@ -634,6 +649,24 @@ fn judge(
             f.notes = program_stderr(&rec.stderr);
             (Outcome::Crash, false)
         }
+        Ending::MpiError {
+            rank, text, site, ..
+        } => {
+            f.code = "FIB021";
+            let callee = at.call_site(*site, "").map(|s| s.callee.clone());
+            let (file, line, column) = at.place(*site, "");
+            f.file = file;
+            f.line = line;
+            f.column = column;
+            f.span = at.call_site(*site, "").map(|s| s.span);
+            f.rank = Some(*rank);
+            let text = text.trim();
+            f.message = match callee {
+                Some(c) => format!("rank {rank}: {c} failed in the MPI library: {text}"),
+                None => format!("rank {rank}: an MPI call failed in the MPI library: {text}"),
+            };
+            (Outcome::Crash, false)
+        }
         Ending::NoFinalize { rank, site } => {
             f.code = "FIB004";
             let (file, line, column) = at.place(*site, "");
@@ -710,7 +743,7 @@ mod tests {
 
     #[test]
     fn every_code_the_driver_reports_is_documented() {
-        let src = include_str!("verify.rs");
+        let src = [include_str!("verify.rs"), include_str!("leaks.rs")].concat();
         let mut n = 0;
         for (i, _) in src.match_indices("\"FIB") {
             let code = &src[i + 1..i + 7];
@@ -723,7 +756,7 @@ mod tests {
             );
             n += 1;
         }
-        assert!(n >= 12, "found only {n} codes");
+        assert!(n >= 16, "found only {n} codes");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use mpi_sys::*;
 
 use crate::conn::{log, Conn, RANK};
 use crate::crash;
+use crate::errors;
 use crate::state::{self, lib, try_lib, Lib};
 
 /// Connects to the scheduler once MPI is up.
@@ -38,6 +39,7 @@ unsafe fn start() {
     // before its first blocking call.
     l.conn.flush();
     crash::install();
+    errors::install();
     // A panic inside the library is a bug in fib, not in the program: say so
     // on one line and leave with the protocol-error status.
     std::panic::set_hook(Box::new(|info| {

@@ -21,6 +21,7 @@
 mod coll;
 mod conn;
 mod crash;
+mod errors;
 mod handle;
 mod init;
 mod p2p;

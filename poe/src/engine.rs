@@ -81,7 +81,9 @@ pub enum Kind {
         what: CollWhat,
         comm: u32,
     },
-    CommFree,
+    CommFree {
+        comm: u32,
+    },
     Finalize,
 }
 
@@ -233,6 +235,19 @@ pub enum RunEnd {
     },
 }
 
+/// Something the program left behind in a run that completed: MPI requires
+/// every communication to be complete and (by good practice) every handle
+/// released before `MPI_Finalize`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Leak {
+    /// A nonblocking send or receive that no wait or test completed.
+    Request { op: OpId },
+    /// A communicator never freed; `op` is the call that created it.
+    Comm { op: OpId, comm: u32 },
+    /// A message no receive ever took; `op` is its send.
+    Message { op: OpId },
+}
+
 /// Settings of one run.
 #[derive(Clone, Copy, Debug)]
 pub struct Config {
@@ -251,6 +266,9 @@ struct RankSt {
     blocked: Option<usize>,
     finalized: bool,
     reqs: HashMap<u32, usize>,
+    /// Communicators the rank holds and has not freed, with the call that
+    /// created each.
+    held: BTreeMap<u32, usize>,
 }
 
 /// The state of one run of the program under POE.
@@ -309,6 +327,37 @@ impl Engine {
             match_dep: HashMap::new(),
             asleep: HashSet::new(),
         }
+    }
+
+    /// What the ranks left behind, once the run has completed (empty for any
+    /// other ending: a deadlocked run leaves its calls pending by nature).
+    pub fn leaks(&self) -> Vec<Leak> {
+        if self.end != Some(RunEnd::Completed) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (rank, st) in self.ranks.iter().enumerate() {
+            for &index in st.reqs.values() {
+                out.push(Leak::Request {
+                    op: OpId { rank, index },
+                });
+            }
+            for (&comm, &index) in &st.held {
+                out.push(Leak::Comm {
+                    op: OpId { rank, index },
+                    comm,
+                });
+            }
+        }
+        for (&(_, rank, _), q) in &self.sends {
+            for &index in q {
+                out.push(Leak::Message {
+                    op: OpId { rank, index },
+                });
+            }
+        }
+        out.sort();
+        out
     }
 
     /// The run's end, once it has one.
@@ -551,7 +600,7 @@ impl Engine {
             }
             Op::CommFree { comm } => {
                 check_comm(*comm)?;
-                Kind::CommFree
+                Kind::CommFree { comm: *comm }
             }
             Op::Finalize => Kind::Finalize,
         })
@@ -597,7 +646,10 @@ impl Engine {
                     self.recvs.entry((*comm, r)).or_default().push(id.index);
                 }
             }
-            Kind::CommFree => rec.complete = true,
+            Kind::CommFree { comm } => {
+                rec.complete = true;
+                self.ranks[r].held.remove(comm);
+            }
             _ => {}
         }
         let is_send = matches!(
@@ -860,6 +912,11 @@ impl Engine {
             self.fired.push(Fired::Collective { ops: ids.clone() });
             for (id, answer) in ids.iter().zip(answers) {
                 let st = &mut self.ranks[id.rank];
+                if let Down::NewComm { id: c } = answer {
+                    if c >= 0 {
+                        st.held.insert(c as u32, id.index);
+                    }
+                }
                 st.blocked = None;
                 st.ops[id.index].complete = true;
                 self.out.push((id.rank, answer));

@@ -10,5 +10,5 @@ pub mod engine;
 pub mod explore;
 pub mod sim;
 
-pub use engine::{Config, Engine, OpId, RunEnd};
+pub use engine::{Config, Engine, Leak, OpId, RunEnd};
 pub use explore::{Explorer, Token};

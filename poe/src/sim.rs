@@ -5,7 +5,7 @@
 
 use fib_wire::{Down, Op, Site};
 
-use crate::engine::{Choice, Config, Engine, Fired, OpRec, Planned, RunEnd};
+use crate::engine::{Choice, Config, Engine, Fired, Leak, OpRec, Planned, RunEnd};
 use crate::explore::{Explorer, Token};
 
 /// One step of a simulated rank.
@@ -30,6 +30,8 @@ pub struct RunResult {
     pub token: Token,
     /// Every rank's operations, in program order.
     pub ops: Vec<Vec<OpRec>>,
+    /// What a completed run left behind.
+    pub leaks: Vec<Leak>,
 }
 
 /// The order in which simulated ranks take turns; the engine's decisions
@@ -89,6 +91,7 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
                 fired: engine.fired().to_vec(),
                 token: Token::of(engine.choices()),
                 ops: (0..n).map(|r| engine.ops(r).to_vec()).collect(),
+                leaks: engine.leaks(),
             };
         }
         let stuck = answers.is_empty() && (0..n).all(|r| waiting[r] || pc[r] >= program[r].len());
@@ -102,6 +105,7 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
                 fired: engine.fired().to_vec(),
                 token: Token::of(engine.choices()),
                 ops: (0..n).map(|r| engine.ops(r).to_vec()).collect(),
+                leaks: Vec::new(),
             };
         }
     }

@@ -8,7 +8,7 @@
 use fib_wire::{CollKind, Op, SendMode, Site, WaitKind, ANY, COMM_SELF, COMM_WORLD};
 use poe::engine::{Alternative, ChoicePoint, Fired, Planned};
 use poe::sim::{explore, run_once, Program, RunResult, Step, Turns};
-use poe::{Config, OpId, RunEnd};
+use poe::{Config, Leak, OpId, RunEnd};
 
 fn cfg(nprocs: usize) -> Config {
     Config {
@@ -638,4 +638,56 @@ fn replay_that_expects_another_choice_point_diverges() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+// What a completed run leaves behind.
+
+#[test]
+fn a_request_never_waited_for_is_a_leak() {
+    // Rank 0's Isend is received but never waited for; rank 1's Irecv is
+    // waited for.
+    let p = vec![
+        vec![isend(1, 0, 7), fin()],
+        vec![irecv(0, 0, 8), wait(WaitKind::One, &[8]), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks, vec![Leak::Request { op: id(0, 0) }]);
+}
+
+#[test]
+fn a_message_nobody_receives_is_a_leak() {
+    let p = vec![vec![send(1, 5), fin()], vec![fin()]];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks, vec![Leak::Message { op: id(0, 0) }]);
+}
+
+#[test]
+fn a_communicator_never_freed_is_a_leak_and_a_freed_one_is_not() {
+    let dup = || Step::Call(Op::CommDup { comm: COMM_WORLD });
+    let free = |comm: u32| Step::Call(Op::CommFree { comm });
+    // Both ranks duplicate world twice (ids 2 and 3); rank 0 frees both, rank
+    // 1 only the first.
+    let p = vec![
+        vec![dup(), dup(), free(2), free(3), fin()],
+        vec![dup(), dup(), free(2), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(
+        run.leaks,
+        vec![Leak::Comm {
+            op: id(1, 1),
+            comm: 3
+        }]
+    );
+}
+
+#[test]
+fn a_deadlocked_run_reports_no_leaks() {
+    let p = vec![vec![irecv(1, 0, 1), recv(1, 1), fin()], vec![fin()]];
+    let run = only_run(&p, cfg(2));
+    assert!(matches!(run.end, RunEnd::Deadlock { .. }));
+    assert_eq!(run.leaks, Vec::new());
 }

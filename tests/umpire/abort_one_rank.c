@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=crash interleavings=1 */
+/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB003,FIB014 */
 /* After a barrier, rank 1 calls MPI_Abort with error code 3 while rank 0
  * proceeds to MPI_Finalize. The job is aborted by one rank: 1 interleaving,
  * crash attributed to rank 1. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=2 */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=2 codes=FIB001 */
 /* Rank 0 receives from MPI_ANY_SOURCE with MPI_ANY_TAG and then expects rank
  * 1's message with tag 5. Rank 1 sends tag 5, rank 2 sends tag 7. Both
  * messages are accepted by the fully wildcard receive (2 interleavings). If it

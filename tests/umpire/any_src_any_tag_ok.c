@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=2 */
+/* fib-test: nprocs=3 outcome=ok interleavings=2 codes=- */
 /* Rank 0 receives twice with MPI_ANY_SOURCE and MPI_ANY_TAG; rank 1 sends with
  * tag 10 and rank 2 with tag 20. The first receive may take either (2
  * branches), the second the other: 2 interleavings. The status carries the

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=2 */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=2 codes=FIB001,FIB014 */
 /* Rank 0 posts a nonblocking MPI_ANY_SOURCE receive, enters a barrier, waits
  * for the receive and then receives specifically from rank 1. Rank 2 sends
  * before the barrier, rank 1 after it. The barrier does not stop the race: the

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=1 */
+/* fib-test: nprocs=3 outcome=ok interleavings=1 codes=FIB015 */
 /* Rank 0 does a blocking MPI_ANY_SOURCE receive, a barrier, and a second
  * wildcard receive. Rank 1 sends before the barrier, rank 2 after it. When
  * the first wildcard is decided rank 2 is held in the barrier, so only rank 1

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=2 */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=2 codes=FIB001 */
 /* Rank 0 receives once from MPI_ANY_SOURCE and then specifically from rank 2;
  * ranks 1 and 2 each send one message to rank 0. The wildcard receive has two
  * eligible senders (2 interleavings). If it takes rank 1's message, the

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=2 */
+/* fib-test: nprocs=3 outcome=ok interleavings=2 codes=- */
 /* A tiny server: rank 0 receives a request from MPI_ANY_SOURCE and replies to
  * the source named in the status, twice. Ranks 1 and 2 each send a request and
  * wait for their reply. The first wildcard sees both requests (2 branches),

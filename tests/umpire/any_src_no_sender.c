@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Rank 0 does two MPI_ANY_SOURCE receives but only rank 1 sends (once); rank 2
  * goes straight to MPI_Finalize. The first wildcard has a single eligible
  * sender, so it is not a branch; the second has none and rank 0 blocks

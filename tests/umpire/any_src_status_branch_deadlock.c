@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=2 */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=2 codes=FIB001 */
 /* Ranks 1 and 2 each send a request to rank 0. Rank 0 takes the first with
  * MPI_ANY_SOURCE, drains the other, and sends a "go" token to whichever rank
  * came first. Rank 1 always waits for the token (it assumes it wins); rank 2

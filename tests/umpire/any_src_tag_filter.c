@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=1 */
+/* fib-test: nprocs=3 outcome=ok interleavings=1 codes=- */
 /* Rank 0 receives from MPI_ANY_SOURCE with tag 1 and then with tag 2. Rank 1
  * sends tag 1, rank 2 sends tag 2. The tag restricts each wildcard to a single
  * eligible sender, so neither receive is a branch: 1 interleaving. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=4 outcome=deadlock interleavings=6 */
+/* fib-test: nprocs=4 outcome=deadlock interleavings=6 codes=FIB001 */
 /* Rank 0 does two MPI_ANY_SOURCE receives and then a receive from rank 3;
  * ranks 1, 2 and 3 each send one message. The first wildcard has 3 eligible
  * senders, the second the 2 remaining ones: 3 * 2 = 6 interleavings. Whenever

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=4 outcome=ok interleavings=6 */
+/* fib-test: nprocs=4 outcome=ok interleavings=6 codes=- */
 /* Rank 0 receives three times from MPI_ANY_SOURCE; ranks 1, 2 and 3 send one
  * message each. The wildcards see 3, then 2, then 1 eligible senders: 3! = 6
  * interleavings, every one of which completes. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=2 */
+/* fib-test: nprocs=3 outcome=ok interleavings=2 codes=- */
 /* Rank 0 receives twice from MPI_ANY_SOURCE; ranks 1 and 2 send one message
  * each. The first wildcard may take either message (2 branches), the second
  * takes the other one (1 branch): 2 interleavings, both complete. Rank 0

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Rank 1 sends tag 1 then tag 2. Rank 0 receives tag 2 first (legal: different
  * tags may be received out of order), then receives from rank 1 with
  * MPI_ANY_TAG, which takes the pending tag-1 message, and finally asks for tag

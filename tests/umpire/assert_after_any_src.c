@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=crash interleavings=2 */
+/* fib-test: nprocs=3 outcome=crash interleavings=2 codes=FIB002 */
 /* Rank 0 receives twice from MPI_ANY_SOURCE and asserts that the first message
  * came from rank 1; ranks 1 and 2 send one message each. The first wildcard
  * has two candidates: when rank 1's message is taken the run completes, when

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=crash interleavings=1 */
+/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB002 */
 /* Rank 1 receives a value from rank 0 and asserts it is positive; rank 0 sends
  * -1, so the assert fails and rank 1 aborts (SIGABRT). Deterministic: 1
  * interleaving, crash on rank 1. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB009,FIB016 */
 /* Rank 0 calls MPI_Barrier then MPI_Bcast on MPI_COMM_WORLD; rank 1 calls
  * MPI_Bcast then MPI_Barrier. Collectives on one communicator must be called in
  * the same order by every member, so the first collective of each rank can

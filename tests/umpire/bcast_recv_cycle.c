@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Rank 0 broadcasts and then sends to rank 1; rank 1 first receives from rank
  * 0 and only then joins the broadcast. This happens to run under MPICH because
  * a small broadcast root returns early, but MPI allows every collective to

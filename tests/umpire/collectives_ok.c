@@ -1,4 +1,4 @@
-/* fib-test: nprocs=4 outcome=ok interleavings=1 */
+/* fib-test: nprocs=4 outcome=ok interleavings=1 codes=FIB014 */
 /* Every rank calls the same collectives in the same order: Barrier, Bcast,
  * Reduce, Allreduce, Gather, Scatter, Allgather, Alltoall, and a Barrier on a
  * duplicated communicator, checking each result. No point-to-point and no

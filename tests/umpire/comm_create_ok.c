@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=1 */
+/* fib-test: nprocs=3 outcome=ok interleavings=1 codes=FIB014 */
 /* MPI_Comm_create builds a communicator of world ranks {0,1}; rank 2 gets
  * MPI_COMM_NULL. Ranks 0 and 1 exchange a message on the new communicator and
  * free it, then everyone meets in a world barrier. 1 interleaving, ok. */

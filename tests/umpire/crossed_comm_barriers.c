@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001,FIB016 */
 /* Both ranks duplicate MPI_COMM_WORLD. Rank 0 then enters a barrier on
  * MPI_COMM_WORLD followed by one on the duplicate; rank 1 does them in the
  * opposite order. Each barrier waits for the member that is stuck in the

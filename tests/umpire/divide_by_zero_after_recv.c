@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=crash interleavings=1 */
+/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB002 */
 /* Rank 0 sends a divisor of 0 to rank 1, which divides by it and dies with
  * SIGFPE (integer division by zero traps on x86). Deterministic: 1
  * interleaving, crash on rank 1. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Rank 1 sends to rank 0 on a duplicate of MPI_COMM_WORLD; rank 0 receives
  * from rank 1 on MPI_COMM_WORLD itself. Same ranks and tag, different
  * communicators: the messages can never match. Deadlock, 1 interleaving. */

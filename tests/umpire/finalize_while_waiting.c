@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001,FIB014 */
 /* After a common barrier, rank 0 waits for a message from rank 1, but rank 1
  * goes straight to MPI_Finalize without sending it. Rank 0 is left blocked in
  * MPI_Recv while rank 1 sits in Finalize: deadlock, 1 interleaving. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=- */
 /* Both ranks MPI_Send to each other and then MPI_Recv. With the default
  * buffering a standard send completes without a matching receive, so both
  * sends return and both receives match: ok, 1 interleaving. The same program

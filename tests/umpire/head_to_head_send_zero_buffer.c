@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 flags=--zero-buffer */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 flags=--zero-buffer codes=FIB001 */
 /* The program of head_to_head_send.c checked with --zero-buffer: every
  * standard MPI_Send is synchronous, so both ranks wait in MPI_Send for a
  * receive that the other rank will only post after its own send returns.

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Both ranks MPI_Ssend to each other before receiving. A synchronous send
  * never completes without a matching receive, even in the default buffered
  * mode, so both ranks wait in MPI_Ssend forever: deadlock, 1 interleaving. */

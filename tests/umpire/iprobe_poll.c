@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=- */
 /* Rank 0 polls with MPI_Iprobe for a message from rank 1 with tag 3, then
  * receives it with the size reported by MPI_Get_count. The probe names its
  * source, so it is not a choice, and the poll must terminate: 1 interleaving,

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=FIB014 */
 /* Rank 0 posts an MPI_Irecv from rank 1, enters a barrier, and only then
  * waits; rank 1 sends after the barrier. A nonblocking receive issued before a
  * fence stays pending across it and is matched afterwards: ok, 1

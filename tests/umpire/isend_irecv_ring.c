@@ -1,4 +1,4 @@
-/* fib-test: nprocs=4 outcome=ok interleavings=1 */
+/* fib-test: nprocs=4 outcome=ok interleavings=1 codes=- */
 /* Each rank posts an MPI_Irecv from its left neighbour and an MPI_Isend to its
  * right neighbour, then completes both with MPI_Waitall, and passes a value
  * around the ring twice. Every receive names its source: 1 interleaving, ok. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=- */
 /* Both ranks post an MPI_Irecv and a synchronous MPI_Issend to each other and
  * complete both with MPI_Waitall. Because the receives are posted before
  * anyone waits, the synchronous sends find their receives: ok, 1 interleaving,

@@ -2,8 +2,12 @@
 //! expected verdict is written in their first line:
 //!
 //! ```c
-//! /* fib-test: nprocs=N outcome=ok|deadlock|crash interleavings=K [flags=--zero-buffer] */
+//! /* fib-test: nprocs=N outcome=ok|deadlock|crash interleavings=K codes=C1,C2|- [flags=--zero-buffer] */
 //! ```
+//!
+//! `codes` is the exact set of finding codes the report must hold (`-` for
+//! none), so a program that should be clean also proves that fib does not
+//! warn about it.
 //!
 //! Every program is checked with the real `fib` binary
 //! (`fib check FILE -n N --format json [flags]`) and the JSON report is
@@ -78,6 +82,7 @@ struct Expect {
     nprocs: u64,
     outcome: Outcome,
     interleavings: u64,
+    codes: Vec<String>,
     flags: Vec<String>,
 }
 
@@ -114,7 +119,8 @@ fn parse_header(text: &str) -> Result<Expect, String> {
         .strip_prefix(HEADER_PREFIX)
         .and_then(|rest| rest.strip_suffix("*/"))
         .ok_or_else(|| format!("first line is not a `{HEADER_PREFIX} ... */` header: {first:?}"))?;
-    let (mut nprocs, mut outcome, mut interleavings, mut flags) = (None, None, None, Vec::new());
+    let (mut nprocs, mut outcome, mut interleavings, mut codes, mut flags) =
+        (None, None, None, None, Vec::new());
     for token in body.split_whitespace() {
         let (key, value) = token
             .split_once('=')
@@ -140,6 +146,15 @@ fn parse_header(text: &str) -> Result<Expect, String> {
                 }
                 interleavings = Some(k);
             }
+            "codes" => {
+                let mut set: Vec<String> = value
+                    .split(',')
+                    .filter(|c| !c.is_empty() && *c != "-")
+                    .map(String::from)
+                    .collect();
+                set.sort();
+                codes = Some(set);
+            }
             "flags" => flags.extend(value.split(',').filter(|f| !f.is_empty()).map(String::from)),
             other => return Err(format!("unknown header key {other:?}")),
         }
@@ -148,6 +163,7 @@ fn parse_header(text: &str) -> Result<Expect, String> {
         nprocs: nprocs.ok_or("header lacks nprocs=")?,
         outcome: outcome.ok_or("header lacks outcome=")?,
         interleavings: interleavings.ok_or("header lacks interleavings=")?,
+        codes: codes.ok_or("header lacks codes=")?,
         flags,
     })
 }
@@ -338,6 +354,26 @@ fn check_program(program: &Program, timeout: Duration) -> Vec<String> {
         .and_then(Value::as_array)
         .unwrap_or(&empty);
     let code_of = |f: &Value| f.get("code").and_then(Value::as_str).map(str::to_owned);
+    let mut codes: Vec<String> = findings.iter().filter_map(code_of).collect();
+    codes.sort();
+    codes.dedup();
+    if codes != exp.codes {
+        problems.push(format!(
+            "finding codes: expected {:?}, got {codes:?}",
+            exp.codes
+        ));
+    }
+    // Every finding that names a line of the program names a real one.
+    for f in findings {
+        let line = f.get("line").and_then(Value::as_u64);
+        let in_file = f
+            .get("file")
+            .and_then(Value::as_str)
+            .is_some_and(|file| file_matches(file, program));
+        if in_file && !line.is_some_and(|l| l >= 1 && l as usize <= program.lines) {
+            problems.push(format!("finding {f} has a line outside the program"));
+        }
+    }
     match exp.outcome {
         Outcome::Deadlock => {
             let located = findings.iter().any(|f| {

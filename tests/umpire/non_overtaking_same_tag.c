@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=- */
 /* Rank 1 sends 1 and then 2 to rank 0 with the same tag (one blocking, one
  * nonblocking); rank 0 receives twice with that tag. MPI's non-overtaking rule
  * delivers them in send order, which rank 0 asserts. 1 interleaving, ok. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=- */
 /* Rank 1 sends 3 integers; rank 0 receives into a buffer of 10 and learns the
  * real length with MPI_Get_count. A receive count larger than the message is
  * legal; 1 interleaving, ok. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=2 */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=2 codes=FIB001 */
 /* Rank 0 probes with MPI_ANY_SOURCE, receives the probed message from the
  * probed source, then receives from rank 2. Ranks 1 and 2 send one message
  * each. The wildcard probe is a choice with two eligible senders. If it sees

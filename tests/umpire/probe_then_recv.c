@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=- */
 /* Rank 0 blocks in MPI_Probe for rank 1's message, sizes the receive with
  * MPI_Get_count, and receives it from the probed source and tag. The probe
  * names its source: 1 interleaving, ok. */

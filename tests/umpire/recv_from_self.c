@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Rank 0 receives from itself but never sends to itself; rank 1 does nothing.
  * The receive can never match: deadlock, 1 interleaving. */
 #include <mpi.h>

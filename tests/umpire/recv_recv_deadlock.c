@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Both ranks receive from each other before sending. Each blocks in MPI_Recv
  * and neither send is ever issued: a deadlock in the only interleaving,
  * whatever the buffering. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Rank 1 sends to rank 0, but rank 0 receives from rank 2, which sends
  * nothing. Rank 0 blocks forever while the others reach MPI_Finalize: 1
  * interleaving (no wildcard), deadlock. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB009,FIB016 */
 /* Rank 0 calls MPI_Reduce and rank 1 calls MPI_Allreduce on MPI_COMM_WORLD,
  * each followed by a barrier. Different collective operations never form one
  * match set: deadlock, 1 interleaving. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=crash interleavings=1 */
+/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB004 */
 /* The ranks exchange one message; then rank 1 returns from main without
  * calling MPI_Finalize while rank 0 finalizes. Exiting an MPI process without
  * Finalize is an error: 1 interleaving, crash attributed to rank 1. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 flags=--zero-buffer */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 flags=--zero-buffer codes=FIB001 */
 /* reverse_tag_order.c under --zero-buffer: rank 1's tag-1 MPI_Send is now
  * synchronous and waits for a tag-1 receive, while rank 0 waits for the tag-2
  * message that rank 1 only sends afterwards. Deadlock, 1 interleaving. */

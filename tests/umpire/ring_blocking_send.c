@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=1 */
+/* fib-test: nprocs=3 outcome=ok interleavings=1 codes=- */
 /* Each rank MPI_Sends to its right neighbour and then receives from its left
  * neighbour. With buffered standard sends every send returns at once and each
  * receive then matches: ok, 1 interleaving. Without buffering the same ring

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=1 flags=--zero-buffer */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=1 flags=--zero-buffer codes=FIB001 */
 /* The ring of ring_blocking_send.c under --zero-buffer: each MPI_Send waits
  * for its right neighbour's receive, which is posted only after that
  * neighbour's own send completes. All three ranks wait in MPI_Send around the

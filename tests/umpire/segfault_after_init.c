@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=crash interleavings=1 */
+/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB002 */
 /* Right after MPI_Init, rank 1 writes through a null pointer and dies with
  * SIGSEGV; rank 0 goes on to MPI_Finalize. No wildcard precedes the crash: 1
  * interleaving, crash attributed to rank 1. */

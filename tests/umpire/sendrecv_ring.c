@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=1 */
+/* fib-test: nprocs=3 outcome=ok interleavings=1 codes=- */
 /* Each rank shifts a value to the right around the ring with MPI_Sendrecv
  * (send to right, receive from left). No wildcard: 1 interleaving, ok. */
 #include <assert.h>

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=1 flags=--zero-buffer */
+/* fib-test: nprocs=3 outcome=ok interleavings=1 flags=--zero-buffer codes=- */
 /* The MPI_Sendrecv ring of sendrecv_ring.c under --zero-buffer. MPI_Sendrecv
  * posts its receive together with its send, so even with synchronous sends
  * every send finds its receive: ok, 1 interleaving. A verifier that models

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=4 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=4 outcome=deadlock interleavings=1 codes=FIB001 */
 /* MPI_COMM_WORLD is split into {0,1} and {2,3}. World rank 1 sends to its
  * local rank 0 (world rank 0) on the split communicator, but world rank 0
  * receives from rank 1 on MPI_COMM_WORLD. Different communicators never match:

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=4 outcome=ok interleavings=1 */
+/* fib-test: nprocs=4 outcome=ok interleavings=1 codes=- */
 /* MPI_COMM_WORLD is split by parity into {0,2} and {1,3}. Inside each half the
  * two ranks exchange their world ranks with MPI_Sendrecv, then sum them with an
  * MPI_Allreduce on the half. Everything is deterministic: 1 interleaving. */

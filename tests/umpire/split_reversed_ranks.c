@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=1 */
+/* fib-test: nprocs=3 outcome=ok interleavings=1 codes=- */
 /* MPI_Comm_split with a single colour and key = -rank reverses the ranks:
  * world rank r has local rank 2 - r. Local rank 0 (world rank 2) receives from
  * local ranks 1 and 2 by their local numbers and checks the world ranks in the

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Rank 1 sends with tag 1, rank 0 receives from rank 1 with tag 2. The send is
  * buffered and rank 1 finalizes; the receive never matches: deadlock, 1
  * interleaving. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=- */
 /* Rank 0 posts an MPI_Irecv from rank 1 and polls it with MPI_Test until it
  * completes, counting iterations. MPI guarantees that a receive that can
  * complete eventually does, so the loop terminates; polling does not add

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=1 */
+/* fib-test: nprocs=3 outcome=ok interleavings=1 codes=- */
 /* Rank 0 posts receives from ranks 1 and 2 (specific sources) and polls with
  * MPI_Testall until both are complete. No wildcard and no Waitany/Testany:
  * 1 interleaving, ok. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=1 */
+/* fib-test: nprocs=3 outcome=ok interleavings=1 codes=- */
 /* Rank 0 posts receives from ranks 1 and 2 and polls with MPI_Testsome until
  * both have completed. Testsome is not a choice point and the poll must
  * terminate: 1 interleaving, ok. */

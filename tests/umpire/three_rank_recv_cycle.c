@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Each rank receives from its left neighbour before sending to its right
  * neighbour. All three block in MPI_Recv around the cycle and no send is ever
  * issued: deadlock, 1 interleaving. */

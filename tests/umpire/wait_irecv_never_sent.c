@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Rank 0 posts a nonblocking receive from rank 1 and waits for it; rank 1
  * never sends. The MPI_Wait can never complete: deadlock, 1 interleaving. */
 #include <mpi.h>

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Rank 0 starts a synchronous MPI_Issend to rank 1 and waits for it; rank 1
  * never posts a receive. A synchronous send completes only when matched, even
  * with buffering: deadlock, 1 interleaving. */

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=1 */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=1 codes=FIB001 */
 /* Rank 0 posts receives with tag 0 from ranks 1 and 2 and waits for both with
  * MPI_Waitall. Rank 1 sends with tag 0, but rank 2 sends with tag 1, so one
  * request never completes and the Waitall blocks forever: deadlock, 1

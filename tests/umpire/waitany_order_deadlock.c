@@ -1,4 +1,4 @@
-/* fib-test: nprocs=3 outcome=deadlock interleavings=2 */
+/* fib-test: nprocs=3 outcome=deadlock interleavings=2 codes=FIB001 */
 /* Rank 0 posts receives from ranks 1 and 2 and calls MPI_Waitany. Both sends
  * are buffered and both receives match before rank 0's Waitany is decided, so
  * Waitany has two completed requests: 2 interleavings. The program wrongly

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=4 outcome=ok interleavings=1 */
+/* fib-test: nprocs=4 outcome=ok interleavings=1 codes=- */
 /* Rank 0 posts receives from ranks 1, 2 and 3 and calls MPI_Waitsome until all
  * three have completed. Waitsome returns every completed request, so it is not
  * a choice point, and no receive is a wildcard: 1 interleaving, ok. */

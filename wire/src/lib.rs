@@ -34,7 +34,7 @@ pub const SOCKET_ENV: &str = "FIB_SOCKET";
 /// A source location: an id previously named by [`Up::File`] and a line.
 /// File id 0 means "unknown"; file [`SITE_TABLE`] means that `line` is an id
 /// in the program's site table (set by instrumented copies of the sources).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Site {
     pub file: u32,
     pub line: u32,
@@ -191,6 +191,9 @@ pub enum Up {
     Crash { site: Site, signal: i32 },
     /// The program called an MPI function fib does not model.
     Unsupported { site: Site, name: String },
+    /// The MPI library raised error `code` (its text `text`) while the rank
+    /// was in the call at `site`.
+    MpiError { site: Site, code: i32, text: String },
 }
 
 /// A message from the scheduler to a rank.
@@ -538,6 +541,12 @@ impl Up {
                 w.site(*site);
                 w.str(name);
             }
+            Up::MpiError { site, code, text } => {
+                w.u8(7);
+                w.site(*site);
+                w.i32(*code);
+                w.str(text);
+            }
         }
         end(out, at);
     }
@@ -570,6 +579,11 @@ impl Up {
             6 => Up::Unsupported {
                 site: r.site()?,
                 name: r.str()?,
+            },
+            7 => Up::MpiError {
+                site: r.site()?,
+                code: r.i32()?,
+                text: r.str()?,
             },
             t => return Err(WireError(format!("message tag {t}"))),
         };
@@ -896,6 +910,11 @@ mod tests {
             round_up(Up::Op { site, op });
         }
         round_up(Up::Abort { site, code: 3 });
+        round_up(Up::MpiError {
+            site,
+            code: 15,
+            text: "Message truncated".into(),
+        });
         round_up(Up::Crash { site, signal: 11 });
         round_up(Up::Unsupported {
             site,

@@ -21,6 +21,10 @@ mod fib014_irrelevant_barrier;
 mod fib015_relevant_barrier;
 mod fib016_barrier_not_covered;
 mod fib017_confirm_disagreement;
+mod fib018_leaked_request;
+mod fib019_leaked_communicator;
+mod fib020_unreceived_message;
+mod fib021_mpi_error;
 
 pub use fib001_deadlock::FIB001;
 pub use fib002_crash::FIB002;
@@ -39,6 +43,10 @@ pub use fib014_irrelevant_barrier::FIB014;
 pub use fib015_relevant_barrier::FIB015;
 pub use fib016_barrier_not_covered::FIB016;
 pub use fib017_confirm_disagreement::FIB017;
+pub use fib018_leaked_request::FIB018;
+pub use fib019_leaked_communicator::FIB019;
+pub use fib020_unreceived_message::FIB020;
+pub use fib021_mpi_error::FIB021;
 
 /// One finding code and its documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +75,8 @@ pub const SECTIONS: [&str; 4] = [
 /// Every code fib can report, in code order.
 pub const ALL: &[&Code] = &[
     &FIB001, &FIB002, &FIB003, &FIB004, &FIB005, &FIB006, &FIB007, &FIB008, &FIB009, &FIB010,
-    &FIB011, &FIB012, &FIB013, &FIB014, &FIB015, &FIB016, &FIB017,
+    &FIB011, &FIB012, &FIB013, &FIB014, &FIB015, &FIB016, &FIB017, &FIB018, &FIB019, &FIB020,
+    &FIB021,
 ];
 
 /// The code named `code`, ignoring case (`fib001` finds `FIB001`).
