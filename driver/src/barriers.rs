@@ -403,6 +403,7 @@ pub fn group_findings(
     program: &Program,
     v: &Verdicts,
     note: Option<&str>,
+    cut: bool,
 ) -> Vec<Finding> {
     let span_of = |w: &WitnessOp| -> Option<(usize, usize)> {
         program
@@ -424,6 +425,15 @@ pub fn group_findings(
             let mut f = finding(r, reasons, &span_of);
             if let Some(n) = note {
                 f.notes.push(n.to_string());
+            }
+            if cut && r.verdict == Verdict::Irrelevant {
+                // Only the explored interleavings showed no use for the
+                // group; one left out might.
+                f.message = "irrelevant barrier in the interleavings explored, which are not all of them (--max-interleavings)".into();
+                f.help = Some(format!(
+                    "explore every interleaving (raise --max-interleavings) before deciding; then {}",
+                    f.help.as_deref().unwrap_or("delete it")
+                ));
             }
             f
         })

@@ -257,6 +257,7 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
                 b.confirmed = true;
             }
         }
+        let cut = report.findings.iter().any(|f| f.code == "FIB011");
         let note = match (failing, opts.confirm) {
             (true, true) => Some("the program fails in some interleaving; these verdicts come from removal (--confirm), since the fast method assumes a program without deadlocks or crashes"),
             (true, false) => Some("the program fails in some interleaving and the fast method assumes one that does not: check again with --confirm to decide by removal"),
@@ -264,7 +265,7 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
         };
         report
             .findings
-            .extend(barriers::group_findings(tree, program, &v, note));
+            .extend(barriers::group_findings(tree, program, &v, note, cut));
         report.findings.extend(extra);
         report.barriers = v.reports;
         if opts.confirm {

@@ -2,6 +2,14 @@
 //! simulated rank issues its calls in order and waits where a real rank
 //! would. Used by the engine's tests and by the comparison with brute-force
 //! enumeration.
+//!
+//! Like the interposition library, a simulated rank leaves the requests that
+//! a wait or test has completed out of its later completion calls (the
+//! program's handles are `MPI_REQUEST_NULL` by then) and answers a call left
+//! with none itself, so that `MPI_Waitany` followed by `MPI_Waitall` on the
+//! same requests runs as it does under MPI.
+
+use std::collections::HashSet;
 
 use fib_wire::{Down, Op, Site};
 
@@ -48,6 +56,10 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
     let mut engine = Engine::new(cfg, plan);
     let mut pc = vec![0usize; n];
     let mut waiting = vec![false; n];
+    // Requests a completion call returned, and the requests of the
+    // completion call each rank waits in, as the engine got them.
+    let mut released: Vec<HashSet<u32>> = vec![HashSet::new(); n];
+    let mut listed: Vec<Vec<u32>> = vec![Vec::new(); n];
     let order: Vec<usize> = match turns {
         Turns::Forward => (0..n).collect(),
         Turns::Backward => (0..n).rev().collect(),
@@ -57,12 +69,43 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
             // Issue calls until one waits for an answer.
             while !waiting[r] && pc[r] < program[r].len() {
                 let (op, _) = step_op(&program[r][pc[r]]);
+                let op = match op {
+                    Op::Wait { kind, reqs } | Op::Test { kind, reqs } => {
+                        let reqs: Vec<u32> = reqs
+                            .iter()
+                            .copied()
+                            .filter(|q| !released[r].contains(q))
+                            .collect();
+                        if reqs.is_empty() {
+                            // Only null requests: MPI answers at once.
+                            pc[r] += 1;
+                            continue;
+                        }
+                        listed[r] = reqs.clone();
+                        if matches!(op, Op::Wait { .. }) {
+                            Op::Wait { kind: *kind, reqs }
+                        } else {
+                            Op::Test { kind: *kind, reqs }
+                        }
+                    }
+                    Op::Send { req: Some(q), .. }
+                    | Op::Recv {
+                        req: q,
+                        blocking: false,
+                        ..
+                    } => {
+                        // A new request may reuse a released id.
+                        released[r].remove(q);
+                        op.clone()
+                    }
+                    _ => op.clone(),
+                };
                 let site = Site {
                     file: 1,
                     line: pc[r] as u32 + 1,
                 };
                 let waits = op.expects_reply(cfg.zero_buffer);
-                engine.call(r, site, op.clone());
+                engine.call(r, site, op);
                 if waits {
                     waiting[r] = true;
                 } else {
@@ -77,6 +120,11 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
                 continue;
             }
             waiting[r] = false;
+            if let Down::Done { indices } = d {
+                for &i in indices {
+                    released[r].insert(listed[r][i as usize]);
+                }
+            }
             let (_, poll) = step_op(&program[r][pc[r]]);
             let negative = matches!(d, Down::Done { indices } if indices.is_empty())
                 || matches!(d, Down::Probed { found: false, .. });

@@ -3,19 +3,21 @@
 //! The enumerator below knows nothing of the engine: it walks every reachable
 //! state of a straight-line program under MPI's matching rules (a receive takes
 //! the earliest unmatched send of a sender that it accepts, and a send goes to
-//! the earliest posted unmatched receive that accepts it) and records, for each
-//! terminal state, which send every `MPI_ANY_SOURCE` receive got and whether the
-//! state is a deadlock. POE must find exactly the same set of outcomes, in at
-//! most as many runs as there are outcomes. Programs come from a small seeded
-//! generator, so a failure names the seed and prints the program.
+//! the earliest posted unmatched receive that accepts it; `MPI_Waitany` returns
+//! any one of its active requests that is complete) and records, for each
+//! terminal state, which send every `MPI_ANY_SOURCE` receive got, which request
+//! every `MPI_Waitany` returned, and whether the state is a deadlock. POE must
+//! find exactly the same set of outcomes, in at most as many runs as there are
+//! outcomes. Programs come from a small seeded generator, so a failure names
+//! the seed and prints the program.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 
 use fib_wire::{CollKind, Op, SendMode, WaitKind, ANY, COMM_WORLD};
-use poe::engine::Fired;
+use poe::engine::{Fired, Kind};
 use poe::sim::{explore, Program, Step, Turns};
-use poe::{Config, RunEnd};
+use poe::{Config, OpId, RunEnd};
 
 /// One call of a generated program, as the enumerator sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +37,11 @@ enum Call {
     },
     /// `MPI_Wait` (one request) or `MPI_Waitall`, naming calls of the rank.
     Wait {
+        reqs: Vec<usize>,
+    },
+    /// `MPI_Waitany` on these calls of the rank. A request that an earlier
+    /// wait of the rank returned is `MPI_REQUEST_NULL` by then and skipped.
+    Waitany {
         reqs: Vec<usize>,
     },
     Barrier,
@@ -63,6 +70,7 @@ impl fmt::Display for Call {
             ),
             Call::Wait { reqs } if reqs.len() == 1 => write!(f, "Wait(#{})", reqs[0]),
             Call::Wait { reqs } => write!(f, "Waitall({reqs:?})"),
+            Call::Waitany { reqs } => write!(f, "Waitany({reqs:?})"),
             Call::Barrier => write!(f, "Barrier"),
             Call::Finalize => write!(f, "Finalize"),
         }
@@ -118,6 +126,10 @@ fn to_sim(prog: &Prog) -> Program {
                             },
                             reqs: reqs.iter().map(|&q| q as u32).collect(),
                         },
+                        Call::Waitany { reqs } => Op::Wait {
+                            kind: WaitKind::Any,
+                            reqs: reqs.iter().map(|&q| q as u32).collect(),
+                        },
                         Call::Barrier => Op::Coll {
                             kind: CollKind::Barrier,
                             comm: COMM_WORLD,
@@ -135,7 +147,8 @@ fn to_sim(prog: &Prog) -> Program {
 type CallId = (usize, usize);
 
 /// What an execution did that POE must reproduce: the send each wildcard
-/// receive got, and whether it ended in a deadlock.
+/// receive got and the request each `MPI_Waitany` returned (both keyed by the
+/// call), and whether it ended in a deadlock.
 type Outcome = (BTreeMap<CallId, CallId>, bool);
 
 /// A state of the brute-force enumeration.
@@ -147,6 +160,8 @@ struct State {
     blocked: Vec<bool>,
     /// The partner of every matched send or receive.
     partner: Vec<Vec<Option<CallId>>>,
+    /// The request (a call of the same rank) each `MPI_Waitany` returned.
+    returned: Vec<Vec<Option<usize>>>,
     /// Every rank passed `MPI_Finalize`.
     finalized: bool,
 }
@@ -181,6 +196,30 @@ impl Brute<'_> {
         }
     }
 
+    /// The requests the `MPI_Waitany` that rank `r` waits in may return now:
+    /// those of its list that are complete and that no earlier wait of the
+    /// rank returned. `None` when every request of its list is null.
+    fn waitany_ready(&self, st: &State, r: usize) -> Option<Vec<usize>> {
+        let w = st.pc[r] - 1;
+        let Call::Waitany { reqs } = &self.prog[r][w] else {
+            unreachable!()
+        };
+        let released = |q: usize| {
+            (0..w).any(|i| match &self.prog[r][i] {
+                Call::Wait { reqs } => reqs.contains(&q),
+                Call::Waitany { .. } => st.returned[r][i] == Some(q),
+                _ => false,
+            })
+        };
+        let active: Vec<usize> = reqs.iter().copied().filter(|&q| !released(q)).collect();
+        (!active.is_empty()).then(|| {
+            active
+                .into_iter()
+                .filter(|&q| self.complete(st, r, q))
+                .collect()
+        })
+    }
+
     /// Takes every local step: issuing calls, returning from completed calls,
     /// firing a barrier or `MPI_Finalize` that every rank waits in. These
     /// steps stay enabled until taken and commute with every match, so taking
@@ -194,7 +233,11 @@ impl Brute<'_> {
                     let i = st.pc[r] - 1;
                     let done = match &self.prog[r][i] {
                         Call::Send { .. } | Call::Recv { .. } => self.complete(st, r, i),
+                        // Requests already released are complete too.
                         Call::Wait { reqs } => reqs.iter().all(|&q| self.complete(st, r, q)),
+                        // Which request it returns is a step of its own
+                        // (see `walk`), unless every request is null.
+                        Call::Waitany { .. } => self.waitany_ready(st, r).is_none(),
                         Call::Barrier | Call::Finalize => false,
                     };
                     if done {
@@ -260,18 +303,37 @@ impl Brute<'_> {
         out
     }
 
+    /// Every `MPI_Waitany` return MPI allows in `st`: the waiting call and
+    /// the request it returns. A complete request stays complete, so each
+    /// stays possible until the call returns.
+    fn returns(&self, st: &State) -> Vec<(CallId, usize)> {
+        let mut out = Vec::new();
+        for r in 0..self.prog.len() {
+            if st.blocked[r] && matches!(self.prog[r][st.pc[r] - 1], Call::Waitany { .. }) {
+                for q in self.waitany_ready(st, r).unwrap_or_default() {
+                    out.push(((r, st.pc[r] - 1), q));
+                }
+            }
+        }
+        out
+    }
+
     fn walk(&mut self, mut st: State) {
         self.settle(&mut st);
         if !self.seen.insert(st.clone()) {
             return;
         }
         let ms = self.matches(&st);
-        if ms.is_empty() {
+        let rs = self.returns(&st);
+        if ms.is_empty() && rs.is_empty() {
             let mut map = BTreeMap::new();
             for (r, calls) in self.prog.iter().enumerate() {
                 for (i, c) in calls.iter().enumerate() {
                     if let (Call::Recv { src: None, .. }, Some(p)) = (c, st.partner[r][i]) {
                         map.insert((r, i), p);
+                    }
+                    if let Some(q) = st.returned[r][i] {
+                        map.insert((r, i), (r, q));
                     }
                 }
             }
@@ -282,6 +344,12 @@ impl Brute<'_> {
             let mut next = st.clone();
             next.partner[s.0][s.1] = Some(r);
             next.partner[r.0][r.1] = Some(s);
+            self.walk(next);
+        }
+        for ((r, w), q) in rs {
+            let mut next = st.clone();
+            next.returned[r][w] = Some(q);
+            next.blocked[r] = false;
             self.walk(next);
         }
     }
@@ -300,6 +368,7 @@ fn brute_force(prog: &Prog, zero_buffer: bool) -> BTreeSet<Outcome> {
         pc: vec![0; n],
         blocked: vec![false; n],
         partner: prog.iter().map(|c| vec![None; c.len()]).collect(),
+        returned: prog.iter().map(|c| vec![None; c.len()]).collect(),
         finalized: false,
     });
     b.outcomes
@@ -316,15 +385,30 @@ fn poe_outcomes(prog: &Prog, zero_buffer: bool) -> (Vec<Outcome>, Vec<String>) {
     let mut out = Vec::new();
     let mut notes = Vec::new();
     for run in runs {
+        // The simulator answers a wait on null requests itself, so the
+        // engine's operation indices can fall behind the program's; a call's
+        // site line is its position in the program.
+        let call = |o: &OpId| (o.rank, run.ops[o.rank][o.index].site.line as usize - 1);
         let mut map = BTreeMap::new();
         for f in &run.fired {
-            if let Fired::SendRecv {
-                send,
-                recv,
-                wildcard: true,
-            } = f
-            {
-                map.insert((recv.rank, recv.index), (send.rank, send.index));
+            match f {
+                Fired::SendRecv {
+                    send,
+                    recv,
+                    wildcard: true,
+                } => {
+                    map.insert(call(recv), call(send));
+                }
+                Fired::Completion { op, completed } => {
+                    if let Kind::Wait {
+                        kind: WaitKind::Any,
+                        ..
+                    } = run.ops[op.rank][op.index].kind
+                    {
+                        map.insert(call(op), call(&completed[0]));
+                    }
+                }
+                _ => {}
             }
         }
         let deadlock = match &run.end {
@@ -362,8 +446,11 @@ impl Rng {
 }
 
 /// A random straight-line program of 2 or 3 ranks, 2 to 6 calls each, every
-/// request waited before `MPI_Finalize`.
-fn generate(seed: u64) -> Prog {
+/// request waited before `MPI_Finalize`. With `waitany`, some waits are
+/// `MPI_Waitany` on every open request, which stay open (a later wait skips
+/// the one it returned); without, the program is the one the seed always
+/// gave, as no random draw is added.
+fn generate(seed: u64, waitany: bool) -> Prog {
     let mut g = Rng::new(seed);
     let n = 2 + g.below(2);
     (0..n)
@@ -387,7 +474,9 @@ fn generate(seed: u64) -> Prog {
                         nb: g.chance(1, 2),
                     },
                     9 | 10 if !open.is_empty() => {
-                        if g.chance(1, 2) {
+                        if waitany && open.len() >= 2 && g.chance(1, 2) {
+                            Call::Waitany { reqs: open.clone() }
+                        } else if g.chance(1, 2) {
                             Call::Wait {
                                 reqs: vec![open.remove(g.below(open.len()))],
                             }
@@ -408,6 +497,9 @@ fn generate(seed: u64) -> Prog {
                 }
                 calls.push(call);
             }
+            if waitany && open.len() >= 2 && g.chance(1, 2) {
+                calls.push(Call::Waitany { reqs: open.clone() });
+            }
             if !open.is_empty() {
                 calls.push(Call::Wait { reqs: open });
             }
@@ -420,8 +512,10 @@ fn generate(seed: u64) -> Prog {
 /// A random program built from messages: each send gets a receive that
 /// accepts it (with a wildcard source or tag at random), placed anywhere in the
 /// receiver's calls, so that most programs complete and wildcards have several
-/// candidates. Barriers go to every rank at once.
-fn generate_paired(seed: u64) -> Prog {
+/// candidates. Barriers go to every rank at once. With `waitany`, a rank
+/// with several requests may first take one with `MPI_Waitany`, anywhere
+/// after its last request, before waiting for all of them.
+fn generate_paired(seed: u64, waitany: bool) -> Prog {
     let mut g = Rng::new(seed ^ 0x5eed);
     let n = 2 + g.below(2);
     let mut calls: Vec<Vec<Call>> = vec![Vec::new(); n];
@@ -461,6 +555,11 @@ fn generate_paired(seed: u64) -> Prog {
                 )
             })
             .collect();
+        if waitany && open.len() >= 2 && g.chance(2, 3) {
+            let after = open[open.len() - 1] + 1;
+            let at = after + g.below(c.len() - after + 1);
+            c.insert(at, Call::Waitany { reqs: open.clone() });
+        }
         if !open.is_empty() {
             c.push(Call::Wait { reqs: open });
         }
@@ -470,12 +569,12 @@ fn generate_paired(seed: u64) -> Prog {
 }
 
 /// The program of a seed: even seeds from [`generate`], odd ones from
-/// [`generate_paired`].
-fn program(seed: u64) -> Prog {
+/// [`generate_paired`]; `waitany` lets them use `MPI_Waitany`.
+fn program(seed: u64, waitany: bool) -> Prog {
     if seed.is_multiple_of(2) {
-        generate(seed / 2)
+        generate(seed / 2, waitany)
     } else {
-        generate_paired(seed / 2)
+        generate_paired(seed / 2, waitany)
     }
 }
 
@@ -507,7 +606,7 @@ fn poe_finds_exactly_the_outcomes_mpi_allows() {
     let mut failures = Vec::new();
     let (mut runs, mut branching, mut deadlocks) = (0, 0, 0);
     for seed in 0..SEEDS {
-        let prog = program(seed);
+        let prog = program(seed, false);
         for zero_buffer in [false, true] {
             match check(&prog, zero_buffer) {
                 Ok(n) => {
@@ -599,7 +698,7 @@ fn many_more_seeds_agree_on_the_outcome_sets() {
     let mut wrong = Vec::new();
     let mut redundant = Vec::new();
     for seed in 0..SEEDS * 10 {
-        let prog = program(seed);
+        let prog = program(seed, false);
         for zero_buffer in [false, true] {
             let want = brute_force(&prog, zero_buffer);
             let (runs, notes) = poe_outcomes(&prog, zero_buffer);

@@ -437,3 +437,42 @@ fn barrier_verdicts_render_on_the_source() {
         assert_snapshot(&format!("{name}.json"), &stable_json(json(&j)));
     }
 }
+
+#[test]
+fn an_irrelevant_verdict_from_a_cut_exploration_says_so() {
+    // Monte-Carlo pi at 4 ranks has more than two interleavings and one
+    // irrelevant barrier; exploring two of them cannot prove it irrelevant.
+    let f = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/barriers/monte_carlo_pi.c");
+    let out = fib(&[
+        "check",
+        f.to_str().unwrap(),
+        "-n",
+        "4",
+        "--max-interleavings",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["interleavings"], 2);
+    let codes: Vec<&str> = p["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["FIB011", "FIB014"]);
+    let irrelevant = &p["findings"][1];
+    assert!(
+        irrelevant["message"]
+            .as_str()
+            .unwrap()
+            .contains("which are not all of them"),
+        "{irrelevant}"
+    );
+    assert!(irrelevant["help"]
+        .as_str()
+        .unwrap()
+        .starts_with("explore every interleaving"));
+}
