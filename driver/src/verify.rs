@@ -185,6 +185,7 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
         let phase = Instant::now();
         let mut v = barriers::classify(tree, program, &base.traces, report.interleavings);
         report.timing.fib_ms = phase.elapsed().as_millis() as u64;
+        report.timing.fib_us = phase.elapsed().as_micros() as u64;
         let phase = Instant::now();
         // The fast method assumes a program without deadlocks or crashes:
         // in one that has them, a barrier can matter through the failure

@@ -132,6 +132,9 @@ pub struct Timing {
     pub explore_ms: u64,
     /// The Fib pass over every interleaving.
     pub fib_ms: u64,
+    /// The same in microseconds: on small programs the pass takes well
+    /// under a millisecond.
+    pub fib_us: u64,
     /// The proof by removal (`--confirm`).
     pub confirm_ms: u64,
 }

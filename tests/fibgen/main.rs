@@ -151,8 +151,8 @@ fn fast_method_and_proof_by_removal_agree() {
 
     let mut tally = [0u64; 3];
     let mut interleavings = 0;
-    // Milliseconds in the Fib pass, and in the check without --confirm.
-    let (mut fib_ms, mut check_ms) = (0u64, 0u64);
+    // Microseconds in the Fib pass, and in the check without --confirm.
+    let (mut fib_us, mut check_us) = (0u64, 0u64);
     let mut failures = String::new();
     let mut failing = Vec::new();
     for g in &programs {
@@ -167,8 +167,8 @@ fn fast_method_and_proof_by_removal_agree() {
                 interleavings += p["interleavings"].as_u64().unwrap_or(0);
                 let t = &p["timing"];
                 let ms = |k: &str| t[k].as_u64().unwrap_or(0);
-                fib_ms += ms("fib_ms");
-                check_ms += ms("build_ms") + ms("explore_ms") + ms("fib_ms");
+                fib_us += ms("fib_us");
+                check_us += 1000 * (ms("build_ms") + ms("explore_ms")) + ms("fib_us");
                 judge(g, p, confirm, &mut tally)
             }
             None => vec!["fib did not report it".into()],
@@ -192,16 +192,16 @@ fn fast_method_and_proof_by_removal_agree() {
     }
     println!(
         "fibgen: {} programs, {} relevant, {} irrelevant, {} not covered, {} interleavings, \
-         {:.1} s; Fib pass {} ms of {} ms checking ({:.2}%)",
+         {:.1} s; Fib pass {:.1} ms of {:.1} s checking ({:.3}%)",
         programs.len(),
         tally[0],
         tally[1],
         tally[2],
         interleavings,
         seconds,
-        fib_ms,
-        check_ms,
-        100.0 * fib_ms as f64 / check_ms.max(1) as f64
+        fib_us as f64 / 1e3,
+        check_us as f64 / 1e6,
+        100.0 * fib_us as f64 / check_us.max(1) as f64
     );
     assert!(
         failures.is_empty(),
