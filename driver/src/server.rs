@@ -30,7 +30,19 @@ pub enum Ending {
     /// A rank called `MPI_Abort`.
     Abort { rank: usize, code: i32, site: Site },
     /// A rank's process ended without `MPI_Finalize`.
-    NoFinalize { rank: usize, site: Site },
+    NoFinalize {
+        rank: usize,
+        site: Site,
+        /// The exit status, when the rank reported a failing one.
+        status: Option<i32>,
+    },
+    /// A rank passed `MPI_Finalize` and then exited with a failing status
+    /// (`status`, or a fatal signal reported as a crash).
+    BadExit {
+        rank: usize,
+        status: i32,
+        site: Site,
+    },
     /// A rank called an MPI function fib does not model.
     Unsupported {
         rank: usize,
@@ -139,6 +151,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
         finalized: vec![false; spec.nprocs],
         gone: vec![false; spec.nprocs],
         last_site: vec![Site::default(); spec.nprocs],
+        exit_status: vec![None; spec.nprocs],
     };
     let deadline = Instant::now() + spec.timeout;
     let mut events = Events::with_capacity(256);
@@ -246,6 +259,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
                         st.ending = Some(Ending::NoFinalize {
                             rank: r,
                             site: st.last_site[r],
+                            status: st.exit_status[r],
                         });
                     }
                 }
@@ -259,7 +273,8 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
         Ending::Crash { .. }
         | Ending::Abort { .. }
         | Ending::MpiError { .. }
-        | Ending::NoFinalize { .. } => {
+        | Ending::NoFinalize { .. }
+        | Ending::BadExit { .. } => {
             // Let the launcher report the failure on stderr, briefly.
             launch.finish(Duration::from_millis(300))
         }
@@ -290,6 +305,8 @@ struct Loop {
     finalized: Vec<bool>,
     gone: Vec<bool>,
     last_site: Vec<Site>,
+    /// Failing exit statuses the ranks reported.
+    exit_status: Vec<Option<i32>>,
 }
 
 impl Loop {
@@ -344,6 +361,7 @@ impl Loop {
         self.ending = Some(Ending::NoFinalize {
             rank: r,
             site: self.last_site[r],
+            status: self.exit_status[r],
         });
     }
 
@@ -416,6 +434,16 @@ impl Loop {
                         name,
                         site,
                     });
+                }
+                (Up::Exit { site, status }, Some(r)) => {
+                    self.exit_status[r] = Some(status);
+                    if self.finalized[r] {
+                        self.ending.get_or_insert(Ending::BadExit {
+                            rank: r,
+                            status,
+                            site,
+                        });
+                    }
                 }
                 (Up::MpiError { site, code, text }, Some(r)) => {
                     self.ending.get_or_insert(Ending::MpiError {

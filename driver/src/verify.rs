@@ -669,7 +669,7 @@ fn judge(
             };
             (Outcome::Crash, false)
         }
-        Ending::NoFinalize { rank, site } => {
+        Ending::NoFinalize { rank, site, status } => {
             f.code = "FIB004";
             let (file, line, column) = at.place(*site, "");
             f.file = file;
@@ -677,9 +677,23 @@ fn judge(
             f.column = column;
             f.rank = Some(*rank);
             f.message = format!("rank {rank} exited without calling MPI_Finalize");
+            if let Some(s) = status {
+                f.message.push_str(&format!(", with status {s}"));
+            }
             if site.file != 0 {
                 f.message.push_str(" (its last MPI call is shown)");
             }
+            f.notes = program_stderr(&rec.stderr);
+            (Outcome::Crash, false)
+        }
+        Ending::BadExit { rank, status, site } => {
+            f.code = "FIB022";
+            let (file, line, column) = at.place(*site, "MPI_Finalize");
+            f.file = file;
+            f.line = line;
+            f.column = column;
+            f.rank = Some(*rank);
+            f.message = format!("rank {rank} exited with status {status} after MPI_Finalize");
             f.notes = program_stderr(&rec.stderr);
             (Outcome::Crash, false)
         }

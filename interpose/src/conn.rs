@@ -5,7 +5,7 @@
 //! share stderr.
 
 use std::io::Write;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, IntoRawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -187,10 +187,13 @@ impl Conn {
         unsafe { libc::_exit(70) }
     }
 
-    /// Flushes and closes the socket.
-    pub fn close(&mut self) {
+    /// Flushes and gives up the connection without closing its socket: the
+    /// process keeps it until it ends, so a crash or a failing exit status
+    /// after `MPI_Finalize` still reaches the scheduler (through [`FD`]).
+    pub fn release(&mut self) {
         self.flush();
-        FD.store(-1, Ordering::Relaxed);
-        self.stream = None;
+        if let Some(s) = self.stream.take() {
+            let _ = s.into_raw_fd();
+        }
     }
 }

@@ -55,6 +55,36 @@ extern "C" fn at_exit() {
     }
 }
 
+extern "C" {
+    /// glibc's `on_exit`: like `atexit`, with the exit status.
+    fn on_exit(
+        f: extern "C" fn(libc::c_int, *mut libc::c_void),
+        arg: *mut libc::c_void,
+    ) -> libc::c_int;
+}
+
+/// Reports a failing exit status, before or after `MPI_Finalize` (after it,
+/// nothing else would tell the scheduler that the program failed).
+extern "C" fn on_exit_status(status: libc::c_int, _arg: *mut libc::c_void) {
+    if status == 0 {
+        return;
+    }
+    let fd = FD.load(Ordering::Relaxed);
+    if fd >= 0 {
+        if let Some(l) = try_lib() {
+            raw_write_all(fd, &l.conn.pending);
+            l.conn.pending.clear();
+        }
+        let mut frame = Vec::new();
+        fib_wire::Up::Exit {
+            site: site::current(),
+            status,
+        }
+        .encode(&mut frame);
+        raw_write_all(fd, &frame);
+    }
+}
+
 /// Installs the signal handlers and the exit hook.
 pub fn install() {
     // SAFETY: plain libc calls with valid arguments; the alternate stack is
@@ -75,6 +105,7 @@ pub fn install() {
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
         libc::atexit(at_exit);
+        on_exit(on_exit_status, std::ptr::null_mut());
     }
 }
 

@@ -74,7 +74,7 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     l.wait_go();
     l.finish_background();
     let rc = PMPI_Finalize();
-    l.conn.close();
+    l.conn.release();
     state::uninstall();
     rc
 }

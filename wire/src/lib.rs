@@ -194,6 +194,9 @@ pub enum Up {
     /// The MPI library raised error `code` (its text `text`) while the rank
     /// was in the call at `site`.
     MpiError { site: Site, code: i32, text: String },
+    /// The process is exiting with a status other than 0; `site` is its
+    /// last MPI call.
+    Exit { site: Site, status: i32 },
 }
 
 /// A message from the scheduler to a rank.
@@ -547,6 +550,11 @@ impl Up {
                 w.i32(*code);
                 w.str(text);
             }
+            Up::Exit { site, status } => {
+                w.u8(8);
+                w.site(*site);
+                w.i32(*status);
+            }
         }
         end(out, at);
     }
@@ -584,6 +592,10 @@ impl Up {
                 site: r.site()?,
                 code: r.i32()?,
                 text: r.str()?,
+            },
+            8 => Up::Exit {
+                site: r.site()?,
+                status: r.i32()?,
             },
             t => return Err(WireError(format!("message tag {t}"))),
         };
@@ -910,6 +922,7 @@ mod tests {
             round_up(Up::Op { site, op });
         }
         round_up(Up::Abort { site, code: 3 });
+        round_up(Up::Exit { site, status: 3 });
         round_up(Up::MpiError {
             site,
             code: 15,

@@ -25,6 +25,7 @@ mod fib018_leaked_request;
 mod fib019_leaked_communicator;
 mod fib020_unreceived_message;
 mod fib021_mpi_error;
+mod fib022_failing_exit;
 
 pub use fib001_deadlock::FIB001;
 pub use fib002_crash::FIB002;
@@ -47,6 +48,7 @@ pub use fib018_leaked_request::FIB018;
 pub use fib019_leaked_communicator::FIB019;
 pub use fib020_unreceived_message::FIB020;
 pub use fib021_mpi_error::FIB021;
+pub use fib022_failing_exit::FIB022;
 
 /// One finding code and its documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +78,7 @@ pub const SECTIONS: [&str; 4] = [
 pub const ALL: &[&Code] = &[
     &FIB001, &FIB002, &FIB003, &FIB004, &FIB005, &FIB006, &FIB007, &FIB008, &FIB009, &FIB010,
     &FIB011, &FIB012, &FIB013, &FIB014, &FIB015, &FIB016, &FIB017, &FIB018, &FIB019, &FIB020,
-    &FIB021,
+    &FIB021, &FIB022,
 ];
 
 /// The code named `code`, ignoring case (`fib001` finds `FIB001`).
