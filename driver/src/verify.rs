@@ -723,8 +723,11 @@ fn judge(
         }
         Ending::LaunchFailed { status } => {
             f.code = "FIB004";
-            f.message =
-                format!("the program ended before every rank called MPI_Init (mpiexec {status})");
+            f.message = if rec.calls == 0 && status.ends_with("status: 0") {
+                "the program ended with status 0 before every rank called MPI_Init; fib checks MPI programs (does every rank call MPI_Init?)".into()
+            } else {
+                format!("the program ended before every rank called MPI_Init (mpiexec {status})")
+            };
             f.notes = program_stderr(&rec.stderr);
             (Outcome::Crash, false)
         }
