@@ -774,21 +774,49 @@ impl Engine {
             if blocked || claimed {
                 continue;
             }
-            let point = &self.choices[k].point;
-            let want = (k + 1..self.choices.len())
-                .filter(|&m| sdep.contains(m))
-                .find_map(|m| {
-                    let (mat, malt) = self.choices[m].fired();
-                    point.alternatives.iter().position(|a| match a {
-                        Alternative::Defer { at, alt } => *at == mat && **alt == *malt,
-                        _ => false,
-                    })
-                });
-            if let Some(w) = want {
-                let c = &mut self.choices[k];
-                if w != c.taken && !c.wake.contains(&w) {
-                    c.wake.push(w);
-                }
+            self.wake(k, &sdep);
+        }
+    }
+
+    /// A request that completes only now, but does not causally follow an
+    /// earlier `MPI_Waitany` (or `MPI_Testany`) choice of its rank whose list
+    /// holds it, could have been complete when that call chose had other
+    /// choices been taken first, and the call could then have returned it.
+    /// The same race as [`Engine::note_races`], with a completion in place of
+    /// a send: `dep` is what the completing match causally follows.
+    fn note_wait_races(&mut self, req: OpId, dep: &Deps) {
+        for k in 0..self.choices.len() {
+            if dep.contains(k) {
+                continue;
+            }
+            let (at, _) = self.choices[k].fired();
+            let lists = at.rank == req.rank
+                && matches!(&self.op(at).kind,
+                    Kind::Wait { kind: WaitKind::Any, ops, .. } if ops.contains(&req.index));
+            if lists {
+                self.wake(k, dep);
+            }
+        }
+    }
+
+    /// Marks, at choice `k`, the [`Alternative::Defer`] that takes first the
+    /// earliest later choice `dep` follows that was open at `k`: exploring
+    /// it lets what follows `dep` happen before the call that chose at `k`.
+    fn wake(&mut self, k: usize, dep: &Deps) {
+        let point = &self.choices[k].point;
+        let want = (k + 1..self.choices.len())
+            .filter(|&m| dep.contains(m))
+            .find_map(|m| {
+                let (mat, malt) = self.choices[m].fired();
+                point.alternatives.iter().position(|a| match a {
+                    Alternative::Defer { at, alt } => *at == mat && **alt == *malt,
+                    _ => false,
+                })
+            });
+        if let Some(w) = want {
+            let c = &mut self.choices[k];
+            if w != c.taken && !c.wake.contains(&w) {
+                c.wake.push(w);
             }
         }
     }
@@ -838,6 +866,12 @@ impl Engine {
                 .is_some_and(|i| matches!(st.ops[i].kind, Kind::Finalize))
         });
         if at_finalize && n > 0 {
+            // Messages that can still be matched (nonblocking calls never
+            // waited for) are matched first, so that what the run leaves
+            // behind does not depend on when the ranks' calls arrived.
+            if self.fire_send_recv() {
+                return true;
+            }
             let ops = (0..n)
                 .map(|r| OpId {
                     rank: r,
@@ -1144,6 +1178,13 @@ impl Engine {
             }
         }
         let m = Rc::new(m);
+        // The receive completes now, and so does a synchronous send.
+        if scan {
+            self.note_wait_races(recv, &m);
+            if sync {
+                self.note_wait_races(send, &m);
+            }
+        }
         self.match_dep.insert(send, m.clone());
         self.match_dep.insert(recv, m);
         let q = self.sends.get_mut(&(comm, send.rank, recv.rank)).unwrap();
@@ -1241,6 +1282,15 @@ impl Engine {
         };
         let completed: Vec<usize> = indices.iter().map(|&k| ops[k as usize]).collect();
         for &o in &completed {
+            // A buffered send was complete when issued: what its match
+            // follows is no cause of the completion (and taking it would hide
+            // races of this rank's later sends and completions).
+            if matches!(
+                self.ranks[id.rank].ops[o].kind,
+                Kind::Send { sync: false, .. }
+            ) {
+                continue;
+            }
             let oid = OpId {
                 rank: id.rank,
                 index: o,

@@ -18,7 +18,8 @@ struct Entry {
     /// Alternatives already run (or being run).
     explored: Vec<bool>,
     /// Alternatives to run: the point's own, and the
-    /// [`Alternative::Defer`]s that some run in the subtree woke.
+    /// [`Alternative::Defer`]s that some run in the subtree woke (unless
+    /// [`Explorer::slept`]).
     wanted: Vec<bool>,
 }
 
@@ -83,13 +84,38 @@ impl Explorer {
                         .collect(),
                 });
             }
-            let e = &mut self.stack[i];
             for &w in &c.wake {
-                if let Some(x) = e.wanted.get_mut(w) {
-                    *x = true;
+                if w < self.stack[i].wanted.len() && !self.slept(i, w) {
+                    self.stack[i].wanted[w] = true;
                 }
             }
         }
+    }
+
+    /// Whether waking alternative `w` of the choice point at `depth` would
+    /// only repeat runs: `w` defers that point to a choice which a choice
+    /// point above took first, through an [`Alternative::Defer`] of its own,
+    /// in a branch already explored. The choice was still open down here, so
+    /// nothing this branch ran before it depended on it, and that branch ran
+    /// it ahead of all of them (the choice sleeps, in the terms of sleep
+    /// sets). Only the explorer knows what was explored: a replay token names
+    /// positions, so the engine's choices cannot depend on it.
+    fn slept(&self, depth: usize, w: usize) -> bool {
+        let Alternative::Defer { at, alt } = &self.stack[depth].choice.point.alternatives[w] else {
+            return false;
+        };
+        self.stack[..depth].iter().any(|e| {
+            e.choice
+                .point
+                .alternatives
+                .iter()
+                .enumerate()
+                .any(|(p, a)| {
+                    p != e.choice.taken
+                        && e.explored[p]
+                        && matches!(a, Alternative::Defer { at: x, alt: y } if x == at && y == alt)
+                })
+        })
     }
 
     /// How many runs have been recorded.

@@ -645,12 +645,20 @@ fn shrink(mut prog: Prog, zero_buffer: bool) -> Prog {
                 let mut map = BTreeMap::new();
                 for (j, c) in calls.into_iter().enumerate() {
                     let old = if j >= i { j + 1 } else { j };
+                    let renumber = |reqs: Vec<usize>| -> Vec<usize> {
+                        reqs.iter().filter_map(|q| map.get(q).copied()).collect()
+                    };
                     match c {
                         Call::Wait { reqs } => {
-                            let reqs: Vec<usize> =
-                                reqs.iter().filter_map(|q| map.get(q).copied()).collect();
+                            let reqs = renumber(reqs);
                             if !reqs.is_empty() {
                                 fixed.push(Call::Wait { reqs });
+                            }
+                        }
+                        Call::Waitany { reqs } => {
+                            let reqs = renumber(reqs);
+                            if !reqs.is_empty() {
+                                fixed.push(Call::Waitany { reqs });
                             }
                         }
                         c => {
@@ -691,29 +699,50 @@ fn all_waited(prog: &Prog) -> bool {
     })
 }
 
-/// Ten times as many seeds: POE must find exactly the outcomes MPI allows
-/// on every one. A failure is printed shrunk to a minimal program.
-#[test]
-fn many_more_seeds_agree_on_the_outcome_sets() {
-    let mut wrong = Vec::new();
-    let mut redundant = Vec::new();
-    for seed in 0..SEEDS * 10 {
-        let prog = program(seed, false);
+/// What comparing many programs with the brute force found.
+#[derive(Default)]
+struct Tally {
+    /// Programs compared, counting each buffering mode once.
+    checks: usize,
+    outcomes: usize,
+    runs: usize,
+    /// Disagreements on the outcome set, shrunk.
+    wrong: Vec<String>,
+    /// Programs whose outcomes POE found in more runs than there are.
+    redundant: Vec<(u64, bool)>,
+}
+
+impl Tally {
+    fn compare(&mut self, seed: u64, prog: &Prog) {
         for zero_buffer in [false, true] {
-            let want = brute_force(&prog, zero_buffer);
-            let (runs, notes) = poe_outcomes(&prog, zero_buffer);
+            let want = brute_force(prog, zero_buffer);
+            let (runs, notes) = poe_outcomes(prog, zero_buffer);
             let got: BTreeSet<Outcome> = runs.iter().cloned().collect();
+            self.checks += 1;
+            self.outcomes += want.len();
+            self.runs += runs.len();
             if got != want || !notes.is_empty() {
                 let small = shrink(prog.clone(), zero_buffer);
-                wrong.push(format!(
+                self.wrong.push(format!(
                     "seed {seed}: {}",
                     check(&small, zero_buffer).unwrap_err()
                 ));
             } else if runs.len() > want.len() {
-                redundant.push((seed, zero_buffer));
+                self.redundant.push((seed, zero_buffer));
             }
         }
     }
+}
+
+/// Ten times as many seeds: POE must find exactly the outcomes MPI allows
+/// on every one. A failure is printed shrunk to a minimal program.
+#[test]
+fn many_more_seeds_agree_on_the_outcome_sets() {
+    let mut t = Tally::default();
+    for seed in 0..SEEDS * 10 {
+        t.compare(seed, &program(seed, false));
+    }
+    let (wrong, redundant) = (t.wrong, t.redundant);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // FIXME: a few programs get one run more than they have outcomes: a race
     // is noted although an earlier unmatched wildcard receive of the same
@@ -721,4 +750,39 @@ fn many_more_seeds_agree_on_the_outcome_sets() {
     // outcomes are still exact; only the count is one too high.
     assert_eq!(redundant.len(), 6, "{redundant:?}");
     assert!(redundant.contains(&(7735, false)) || redundant.contains(&(7735, true)));
+}
+
+/// Programs with `MPI_Waitany`: which request each call returns is part of
+/// the outcome, so a Waitany decided before a request of its list could
+/// complete must not hide the outcomes where it returns that request.
+#[test]
+fn waitany_programs_agree_on_the_outcome_sets() {
+    let mut t = Tally::default();
+    for seed in 0..SEEDS * 10 {
+        let prog = program(seed, true);
+        if prog
+            .iter()
+            .flatten()
+            .any(|c| matches!(c, Call::Waitany { .. }))
+        {
+            t.compare(seed, &prog);
+        }
+    }
+    println!(
+        "{} checks with MPI_Waitany: {} outcomes, {} POE runs, redundant: {:?}",
+        t.checks, t.outcomes, t.runs, t.redundant
+    );
+    assert!(t.wrong.is_empty(), "{}", t.wrong.join("\n"));
+    // Which programs the generator makes with Waitany: a change here means
+    // the generator changed, and the counts below must be established anew.
+    assert_eq!((t.checks, t.outcomes), (7390, 13144));
+    // FIXME: some programs get more runs than outcomes. Mostly a point with
+    // several woken deferrals: the branch that lets Y fire first repeats a
+    // run of the branch that let X fire first, in which Y too fired before
+    // the point (seed 9861 is a small one); telling this from a run that is
+    // new takes source sets, which the explorer does not keep. Seed 7641 is
+    // the case of the FIXME above: a wildcard receive races with a send that
+    // an earlier one would take first. The outcomes are still exact.
+    assert_eq!(t.runs - t.outcomes, 60, "{:?}", t.redundant);
+    assert_eq!(t.redundant.len(), 19, "{:?}", t.redundant);
 }
