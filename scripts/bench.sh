@@ -14,7 +14,11 @@
 # again: with more ranks than cores, MPICH's busy waiting makes a native
 # barrier cost milliseconds, and the native barrier loop can take minutes.
 #
-# Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS override the defaults.
+# bench/server.c (4 ranks, 2 000 wildcard requests per client, first
+# interleaving only) shows how the scheduler scales with choice points.
+#
+# Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS
+# override the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -24,12 +28,13 @@ cargo build --release --workspace
 
 export HWLOC_COMPONENTS=-linuxio,-pci
 mkdir -p target/bench
-for src in bench/pingpong.c bench/barriers.c tests/umpire/isend_irecv_ring.c \
+for src in bench/pingpong.c bench/barriers.c bench/server.c tests/umpire/isend_irecv_ring.c \
     tests/umpire/any_src_three_senders_ok.c; do
     mpicc.mpich -O2 -o "target/bench/$(basename "$src" .c)" "$src"
 done
 
-python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${BARRIERS:-10000}" <<'PY'
+python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${BARRIERS:-10000}" \
+    "${SERVER_REQUESTS:-2000}" <<'PY'
 import json
 import os
 import subprocess
@@ -38,10 +43,11 @@ import time
 
 runs = int(sys.argv[1])
 cases = [
-    ("bench/pingpong.c", 2, [sys.argv[2]]),
-    ("bench/barriers.c", 4, [sys.argv[3]]),
-    ("tests/umpire/isend_irecv_ring.c", 4, []),
-    ("tests/umpire/any_src_three_senders_ok.c", 4, []),
+    ("bench/pingpong.c", 2, [sys.argv[2]], []),
+    ("bench/barriers.c", 4, [sys.argv[3]], []),
+    ("bench/server.c", 4, [sys.argv[4]], ["--max-interleavings", "1"]),
+    ("tests/umpire/isend_irecv_ring.c", 4, [], []),
+    ("tests/umpire/any_src_three_senders_ok.c", 4, [], []),
 ]
 budget = 60.0
 
@@ -65,11 +71,11 @@ def best_of(cmd, ok=(0,)):
 
 
 rows = []
-for path, n, args in cases:
+for path, n, args, flags in cases:
     name = os.path.basename(path)[:-2]
     native, _ = best_of(["mpiexec.mpich", "-n", str(n), f"target/bench/{name}", *args])
     fib, out = best_of([
-        "target/release/fib", "check", path, "-n", str(n),
+        "target/release/fib", "check", path, "-n", str(n), *flags,
         "--format", "json", "--timeout", "3600", "--", *args,
     ], ok=(0, 1))  # 1: fib has findings, such as an irrelevant barrier
     program = json.loads(out)["programs"][0]

@@ -29,7 +29,7 @@ pub struct OpId {
 }
 
 /// The other end of a point-to-point operation, as a world rank.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Peer {
     Rank(Rank),
     Any,
@@ -179,12 +179,68 @@ impl Deps {
         self.0.get(k / 64).is_some_and(|w| (w >> (k % 64)) & 1 == 1)
     }
 
+    fn is_subset(&self, o: &Deps) -> bool {
+        self.0
+            .iter()
+            .enumerate()
+            .all(|(i, w)| w & !o.0.get(i).copied().unwrap_or(0) == 0)
+    }
+
     fn union(&mut self, o: &Deps) {
         if self.0.len() < o.0.len() {
             self.0.resize(o.0.len(), 0);
         }
         for (a, b) in self.0.iter_mut().zip(&o.0) {
             *a |= b;
+        }
+    }
+}
+
+/// Matched operations of one kind, by program position, with the union of
+/// the match dependencies of every entry up to each: the dependency of all
+/// earlier matches of a channel in one lookup, instead of a scan of the
+/// rank's calls per match (which made long runs quadratic).
+#[derive(Default)]
+struct Prefix(Vec<PrefixEntry>);
+
+struct PrefixEntry {
+    index: usize,
+    /// The entry's own match dependency.
+    own: Rc<Deps>,
+    /// The union of `own` over this entry and every earlier one.
+    upto: Rc<Deps>,
+}
+
+impl Prefix {
+    /// The union of the dependencies of the entries before `index`.
+    fn before(&self, index: usize) -> Option<&Rc<Deps>> {
+        let p = self.0.partition_point(|e| e.index < index);
+        p.checked_sub(1).map(|p| &self.0[p].upto)
+    }
+
+    /// Records the match of the operation at `index` with dependency `own`.
+    fn record(&mut self, index: usize, own: &Rc<Deps>) {
+        let at = self.0.partition_point(|e| e.index < index);
+        // Matches of one key come in program order, so `at` is the end; the
+        // general case only keeps the sums right if they ever did not.
+        let tail: Vec<(usize, Rc<Deps>)> = std::iter::once((index, own.clone()))
+            .chain(self.0.drain(at..).map(|e| (e.index, e.own)))
+            .collect();
+        let mut acc: Rc<Deps> = match at.checked_sub(1) {
+            Some(p) => self.0[p].upto.clone(),
+            None => Rc::default(),
+        };
+        for (index, own) in tail {
+            if !own.is_subset(&acc) {
+                let mut u = Deps::clone(&acc);
+                u.union(&own);
+                acc = Rc::new(u);
+            }
+            self.0.push(PrefixEntry {
+                index,
+                own,
+                upto: acc.clone(),
+            });
         }
     }
 }
@@ -293,6 +349,15 @@ pub struct Engine {
     op_dep: Vec<Vec<Rc<Deps>>>,
     /// The choices the match of a send or receive causally follows.
     match_dep: HashMap<OpId, Rc<Deps>>,
+    /// Matched sends per (communicator, sender, receiver, tag), in program
+    /// order (which is the order non-overtaking matches them in), each with
+    /// the union of the match dependencies up to it.
+    sent_deps: HashMap<(u32, Rank, Rank, i32), Prefix>,
+    /// The tags of those sends per (communicator, sender, receiver).
+    sent_tags: HashMap<(u32, Rank, Rank), Vec<i32>>,
+    /// The same for matched receives per (communicator, receiver, source
+    /// filter, tag filter).
+    recv_deps: HashMap<(u32, Rank, Peer, i32), Prefix>,
     /// Alternatives already explored in another branch that this run must not
     /// take again (the point's own alternatives, after an
     /// [`Alternative::Defer`]).
@@ -325,6 +390,9 @@ impl Engine {
             dep: (0..cfg.nprocs).map(|_| Rc::default()).collect(),
             op_dep: (0..cfg.nprocs).map(|_| Vec::new()).collect(),
             match_dep: HashMap::new(),
+            sent_deps: HashMap::new(),
+            sent_tags: HashMap::new(),
+            recv_deps: HashMap::new(),
             asleep: HashSet::new(),
         }
     }
@@ -1132,47 +1200,37 @@ impl Engine {
         if wildcard {
             m.insert(self.choices.len() - 1);
         }
-        // Before the first choice every dependency set is empty; skipping
-        // the scans keeps long runs without wildcards linear.
+        // Before the first choice every dependency set is empty, and so is
+        // what is recorded below.
         let scan = !self.choices.is_empty();
-        for (i, o) in self.ranks[send.rank].ops[..if scan { send.index } else { 0 }]
-            .iter()
-            .enumerate()
-        {
-            if let Kind::Send {
-                dst: Peer::Rank(d),
-                tag: t,
-                comm: c,
-                ..
-            } = o.kind
-            {
-                if d == recv.rank && c == comm && accepts(rsrc, rtag, send.rank, t) {
-                    if let Some(md) = self.match_dep.get(&OpId {
-                        rank: send.rank,
-                        index: i,
-                    }) {
-                        m.union(md);
-                    }
+        if scan {
+            // Earlier sends of the sender that the receive accepts.
+            let tags: Vec<i32> = if rtag == ANY {
+                self.sent_tags
+                    .get(&(comm, send.rank, recv.rank))
+                    .cloned()
+                    .unwrap_or_default()
+            } else {
+                vec![rtag]
+            };
+            for t in tags {
+                if let Some(d) = self
+                    .sent_deps
+                    .get(&(comm, send.rank, recv.rank, t))
+                    .and_then(|p| p.before(send.index))
+                {
+                    m.union(d);
                 }
             }
-        }
-        for (i, o) in self.ranks[recv.rank].ops[..if scan { recv.index } else { 0 }]
-            .iter()
-            .enumerate()
-        {
-            if let Kind::Recv {
-                src: s,
-                tag: t,
-                comm: c,
-                ..
-            } = o.kind
-            {
-                if c == comm && accepts(s, t, send.rank, tag) {
-                    if let Some(md) = self.match_dep.get(&OpId {
-                        rank: recv.rank,
-                        index: i,
-                    }) {
-                        m.union(md);
+            // Earlier receives of the receiver that accept the send.
+            for src in [Peer::Rank(send.rank), Peer::Any] {
+                for t in [tag, ANY] {
+                    if let Some(d) = self
+                        .recv_deps
+                        .get(&(comm, recv.rank, src, t))
+                        .and_then(|p| p.before(recv.index))
+                    {
+                        m.union(d);
                     }
                 }
             }
@@ -1184,6 +1242,23 @@ impl Engine {
             if sync {
                 self.note_wait_races(send, &m);
             }
+        }
+        if scan {
+            let tags = self
+                .sent_tags
+                .entry((comm, send.rank, recv.rank))
+                .or_default();
+            if !tags.contains(&tag) {
+                tags.push(tag);
+            }
+            self.sent_deps
+                .entry((comm, send.rank, recv.rank, tag))
+                .or_default()
+                .record(send.index, &m);
+            self.recv_deps
+                .entry((comm, recv.rank, rsrc, rtag))
+                .or_default()
+                .record(recv.index, &m);
         }
         self.match_dep.insert(send, m.clone());
         self.match_dep.insert(recv, m);
