@@ -396,6 +396,24 @@ impl Sites<'_> {
         self.program.resolve(file, site.line, table, callee)
     }
 
+    /// The byte span of the site-table call at a place already resolved
+    /// (as shown to the user).
+    pub(crate) fn span_at(
+        &self,
+        file: Option<&str>,
+        line: Option<u32>,
+        column: Option<u32>,
+    ) -> Option<(usize, usize)> {
+        let (file, line, column) = (file?, line?, column?);
+        self.program
+            .analysis
+            .sites
+            .sites
+            .iter()
+            .find(|s| s.line == line && s.column == column && self.tree.show(&s.file) == file)
+            .map(|s| s.span)
+    }
+
     /// File, line and column of a reported site; `callee` helps tell apart
     /// calls produced by macros on one line.
     pub(crate) fn place(
@@ -738,6 +756,47 @@ fn judge(
             (Outcome::Unsupported, true)
         }
     };
+    if f.span.is_none() {
+        f.span = at.span_at(f.file.as_deref(), f.line, f.column);
+    }
+    // The other ranks' calls of a deadlock or mismatch, on the source too:
+    // one label per place other than the primary one, naming its ranks.
+    if matches!(f.code, "FIB001" | "FIB009" | "FIB010") {
+        let mut places: Vec<((String, u32, u32), Vec<usize>, String)> = Vec::new();
+        for s in &f.ranks {
+            let waiting = !matches!(s.call.as_str(), "finished" | "running" | "MPI_Finalize");
+            let (Some(file), Some(line), Some(column)) = (&s.file, s.line, s.column) else {
+                continue;
+            };
+            let key = (file.clone(), line, column);
+            if !waiting
+                || (f.file.as_ref(), f.line, f.column) == (Some(file), Some(line), Some(column))
+            {
+                continue;
+            }
+            match places
+                .iter_mut()
+                .find(|(k, _, call)| *k == key && *call == s.call)
+            {
+                Some((_, ranks, _)) => ranks.push(s.rank),
+                None => places.push((key, vec![s.rank], s.call.clone())),
+            }
+        }
+        for ((file, line, column), ranks, call) in places {
+            let who: Vec<String> = ranks.iter().map(usize::to_string).collect();
+            f.labels.push(fib_report::Label {
+                span: at.span_at(Some(&file), Some(line), Some(column)),
+                file,
+                line,
+                column,
+                message: format!(
+                    "{} {}: {call}",
+                    if ranks.len() == 1 { "rank" } else { "ranks" },
+                    who.join(", ")
+                ),
+            });
+        }
+    }
     report.outcome = worse(report.outcome, outcome);
     let key = (format!("{}:{}", f.code, f.message), f.ranks.clone());
     let code = f.code;
