@@ -762,7 +762,9 @@ fn judge(
     // The other ranks' calls of a deadlock or mismatch, on the source too:
     // one label per place other than the primary one, naming its ranks.
     if matches!(f.code, "FIB001" | "FIB009" | "FIB010") {
-        let mut places: Vec<((String, u32, u32), Vec<usize>, String)> = Vec::new();
+        // (file, line, column), the ranks there, their call.
+        type Place = ((String, u32, u32), Vec<usize>, String);
+        let mut places: Vec<Place> = Vec::new();
         for s in &f.ranks {
             let waiting = !matches!(s.call.as_str(), "finished" | "running" | "MPI_Finalize");
             let (Some(file), Some(line), Some(column)) = (&s.file, s.line, s.column) else {
