@@ -81,6 +81,11 @@ pub struct RunRecord {
     pub stderr: String,
     /// What the ranks left behind, when the run completed.
     pub leaks: Vec<poe::Leak>,
+    /// Every rank's calls, when the run completed with buffering and none
+    /// of its calls could make the sequence depend on timing: the same
+    /// calls are what the program makes under any buffering, so rerunning
+    /// them in the engine without buffering is exact.
+    pub calls_log: Option<Vec<Vec<(Site, fib_wire::Op)>>>,
 }
 
 /// One interleaving's settings.
@@ -152,6 +157,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
         gone: vec![false; spec.nprocs],
         last_site: vec![Site::default(); spec.nprocs],
         exit_status: vec![None; spec.nprocs],
+        log: (!spec.zero_buffer).then(|| vec![Vec::new(); spec.nprocs]),
     };
     let deadline = Instant::now() + spec.timeout;
     let mut events = Events::with_capacity(256);
@@ -268,6 +274,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
     }
 
     let ending = st.ending.take().unwrap();
+    let ending_completed = matches!(ending, Ending::Engine(RunEnd::Completed));
     match ending {
         Ending::Engine(RunEnd::Completed) => launch.finish(Duration::from_secs(5)),
         Ending::Crash { .. }
@@ -293,7 +300,25 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
         calls: st.calls,
         stderr,
         leaks: engine.leaks(),
+        calls_log: match ending_completed {
+            true => st.log.take(),
+            false => None,
+        },
     })
+}
+
+/// Whether what a call returns, and so what the program calls next, can
+/// depend on timing: wildcard receives and probes, polls, and the calls
+/// that return some of their requests.
+fn depends_on_timing(op: &fib_wire::Op) -> bool {
+    use fib_wire::{Op, WaitKind};
+    match op {
+        Op::Recv { src, .. } => *src == fib_wire::ANY,
+        Op::Probe { src, blocking, .. } => *src == fib_wire::ANY || !blocking,
+        Op::Test { .. } => true,
+        Op::Wait { kind, .. } => matches!(kind, WaitKind::Any | WaitKind::Some),
+        _ => false,
+    }
 }
 
 struct Loop {
@@ -307,6 +332,9 @@ struct Loop {
     last_site: Vec<Site>,
     /// Failing exit statuses the ranks reported.
     exit_status: Vec<Option<i32>>,
+    /// Every rank's calls, kept while their sequence cannot depend on
+    /// timing, to rerun them without buffering (see [`RunRecord::calls`]).
+    log: Option<Vec<Vec<(Site, fib_wire::Op)>>>,
 }
 
 impl Loop {
@@ -411,6 +439,13 @@ impl Loop {
                     self.last_site[r] = site;
                     if matches!(op, fib_wire::Op::Finalize) {
                         self.finalized[r] = true;
+                    }
+                    if let Some(log) = &mut self.log {
+                        if depends_on_timing(&op) {
+                            self.log = None;
+                        } else {
+                            log[r].push((site, op.clone()));
+                        }
                     }
                     engine.call(r, site, op);
                 }

@@ -301,6 +301,7 @@ fn explore(
     let mut explorer = Explorer::new();
     let mut seen: Vec<(String, Vec<RankState>)> = Vec::new();
     let mut runs = 0usize;
+    let mut buffering_checked = false;
     loop {
         let plan = match &opts.replay {
             Some(t) if runs == 0 => t.plan(),
@@ -347,6 +348,12 @@ fn explore(
         let (stop, code) = judge(&at, &token, report, &mut seen, replay_short);
         if !replay_short {
             leaks::report(&at, &rec.ops, &rec.leaks, &token.to_string(), report);
+        }
+        if let (Some(calls), None) = (&rec.calls_log, &spec.elide) {
+            if !buffering_checked {
+                buffering_checked = true;
+                without_buffering(&at, calls, &token, report);
+            }
         }
         let trace = barriers::RunTrace {
             token: token.to_string(),
@@ -759,45 +766,8 @@ fn judge(
     if f.span.is_none() {
         f.span = at.span_at(f.file.as_deref(), f.line, f.column);
     }
-    // The other ranks' calls of a deadlock or mismatch, on the source too:
-    // one label per place other than the primary one, naming its ranks.
     if matches!(f.code, "FIB001" | "FIB009" | "FIB010") {
-        // (file, line, column), the ranks there, their call.
-        type Place = ((String, u32, u32), Vec<usize>, String);
-        let mut places: Vec<Place> = Vec::new();
-        for s in &f.ranks {
-            let waiting = !matches!(s.call.as_str(), "finished" | "running" | "MPI_Finalize");
-            let (Some(file), Some(line), Some(column)) = (&s.file, s.line, s.column) else {
-                continue;
-            };
-            let key = (file.clone(), line, column);
-            if !waiting
-                || (f.file.as_ref(), f.line, f.column) == (Some(file), Some(line), Some(column))
-            {
-                continue;
-            }
-            match places
-                .iter_mut()
-                .find(|(k, _, call)| *k == key && *call == s.call)
-            {
-                Some((_, ranks, _)) => ranks.push(s.rank),
-                None => places.push((key, vec![s.rank], s.call.clone())),
-            }
-        }
-        for ((file, line, column), ranks, call) in places {
-            let who: Vec<String> = ranks.iter().map(usize::to_string).collect();
-            f.labels.push(fib_report::Label {
-                span: at.span_at(Some(&file), Some(line), Some(column)),
-                file,
-                line,
-                column,
-                message: format!(
-                    "{} {}: {call}",
-                    if ranks.len() == 1 { "rank" } else { "ranks" },
-                    who.join(", ")
-                ),
-            });
-        }
+        label_other_ranks(at, &mut f);
     }
     report.outcome = worse(report.outcome, outcome);
     let key = (format!("{}:{}", f.code, f.message), f.ranks.clone());
@@ -807,6 +777,104 @@ fn judge(
         report.findings.push(f);
     }
     (stop, Some(code))
+}
+
+/// The other ranks' calls of a deadlock or mismatch, on the source too: one
+/// label per place other than the primary one, naming its ranks.
+fn label_other_ranks(at: &Sites, f: &mut Finding) {
+    // (file, line, column), the ranks there, their call.
+    type Place = ((String, u32, u32), Vec<usize>, String);
+    let mut places: Vec<Place> = Vec::new();
+    for s in &f.ranks {
+        let waiting = !matches!(s.call.as_str(), "finished" | "running" | "MPI_Finalize");
+        let (Some(file), Some(line), Some(column)) = (&s.file, s.line, s.column) else {
+            continue;
+        };
+        let key = (file.clone(), line, column);
+        if !waiting || (f.file.as_ref(), f.line, f.column) == (Some(file), Some(line), Some(column))
+        {
+            continue;
+        }
+        match places
+            .iter_mut()
+            .find(|(k, _, call)| *k == key && *call == s.call)
+        {
+            Some((_, ranks, _)) => ranks.push(s.rank),
+            None => places.push((key, vec![s.rank], s.call.clone())),
+        }
+    }
+    for ((file, line, column), ranks, call) in places {
+        let who: Vec<String> = ranks.iter().map(usize::to_string).collect();
+        f.labels.push(fib_report::Label {
+            span: at.span_at(Some(&file), Some(line), Some(column)),
+            file,
+            line,
+            column,
+            message: format!(
+                "{} {}: {call}",
+                if ranks.len() == 1 { "rank" } else { "ranks" },
+                who.join(", ")
+            ),
+        });
+    }
+}
+
+/// Reruns the calls of a completed buffered run in the engine without
+/// buffering, and reports the deadlock it shows: the program completed only
+/// because MPI buffered a standard send, which large messages or another MPI
+/// library do not.
+fn without_buffering(
+    at: &Sites,
+    calls: &[Vec<(Site, fib_wire::Op)>],
+    token: &Token,
+    report: &mut ProgramReport,
+) {
+    let cfg = poe::Config {
+        nprocs: calls.len(),
+        zero_buffer: true,
+    };
+    let RunEnd::Deadlock { ranks } = poe::sim::rerun_calls(calls, cfg).end else {
+        return;
+    };
+    let mut f = Finding {
+        code: "FIB023",
+        severity: Severity::Warning,
+        message: String::new(),
+        file: None,
+        line: None,
+        column: None,
+        span: None,
+        rank: None,
+        replay: Some(token.to_string()),
+        ranks: rank_states(at, &ranks),
+        notes: Vec::new(),
+        labels: Vec::new(),
+        help: Some(
+            "check with --zero-buffer to see the deadlock; exchange with MPI_Sendrecv or nonblocking calls, or order the sends and receives so that one side receives first".into(),
+        ),
+    };
+    let blocked: Vec<&RankState> = f
+        .ranks
+        .iter()
+        .filter(|s| s.call != "finished" && s.call != "MPI_Finalize")
+        .collect();
+    if let Some(s) = blocked.first() {
+        f.file = s.file.clone();
+        f.line = s.line;
+        f.column = s.column;
+        f.rank = Some(s.rank);
+    }
+    let what: Vec<String> = blocked
+        .iter()
+        .map(|s| format!("rank {} in {}", s.rank, s.call))
+        .collect();
+    f.message = format!(
+        "deadlock without buffering: {}; the program completes only because MPI buffers standard sends",
+        what.join(", ")
+    );
+    f.span = at.span_at(f.file.as_deref(), f.line, f.column);
+    label_other_ranks(at, &mut f);
+    report.findings.push(f);
 }
 
 fn comm_name(comm: u32) -> String {

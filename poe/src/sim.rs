@@ -52,6 +52,33 @@ pub enum Turns {
 
 /// Runs `program` once, following `plan`.
 pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns) -> RunResult {
+    let at = |_: usize, pc: usize| Site {
+        file: 1,
+        line: pc as u32 + 1,
+    };
+    run(program, cfg, plan, turns, &at)
+}
+
+/// Runs calls recorded from a real run once more, each at its own site,
+/// under `cfg`: how the same calls fare with other buffering. Sound for
+/// calls whose sequence does not depend on timing (no wildcard receives or
+/// probes, no polls, no `Waitany`/`Waitsome`), which the caller checks.
+pub fn rerun_calls(calls: &[Vec<(Site, Op)>], cfg: Config) -> RunResult {
+    let program: Program = calls
+        .iter()
+        .map(|rank| rank.iter().map(|(_, op)| Step::Call(op.clone())).collect())
+        .collect();
+    let at = |r: usize, pc: usize| calls[r].get(pc).map(|(s, _)| *s).unwrap_or_default();
+    run(&program, cfg, Vec::new(), Turns::Forward, &at)
+}
+
+fn run(
+    program: &Program,
+    cfg: Config,
+    plan: Vec<Planned>,
+    turns: Turns,
+    site_of: &dyn Fn(usize, usize) -> Site,
+) -> RunResult {
     let n = program.len();
     let mut engine = Engine::new(cfg, plan);
     let mut pc = vec![0usize; n];
@@ -100,10 +127,7 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
                     }
                     _ => op.clone(),
                 };
-                let site = Site {
-                    file: 1,
-                    line: pc[r] as u32 + 1,
-                };
+                let site = site_of(r, pc[r]);
                 let waits = op.expects_reply(cfg.zero_buffer);
                 engine.call(r, site, op);
                 if waits {

@@ -875,3 +875,41 @@ fn leaks_do_not_depend_on_arrival_order() {
         );
     }
 }
+
+#[test]
+fn recorded_calls_rerun_without_buffering_show_the_head_to_head_deadlock() {
+    let at = |line: u32| Site { file: 4, line };
+    let send_to = |d: i32| Op::Send {
+        mode: SendMode::Standard,
+        dest: d,
+        tag: 0,
+        comm: COMM_WORLD,
+        req: None,
+    };
+    let recv_from = |s: i32| recv_op(s, 0, COMM_WORLD, 1000, true);
+    let calls = vec![
+        vec![
+            (at(10), send_to(1)),
+            (at(11), recv_from(1)),
+            (at(12), Op::Finalize),
+        ],
+        vec![
+            (at(10), send_to(0)),
+            (at(11), recv_from(0)),
+            (at(12), Op::Finalize),
+        ],
+    ];
+    // Buffered, the calls complete; without buffering both ranks wait in
+    // their send, at its site.
+    assert_eq!(poe::sim::rerun_calls(&calls, cfg(2)).end, RunEnd::Completed);
+    match poe::sim::rerun_calls(&calls, zero(2)).end {
+        RunEnd::Deadlock { ranks } => {
+            let blocked: Vec<_> = ranks.iter().map(|v| (v.call, v.site)).collect();
+            assert_eq!(
+                blocked,
+                vec![(Some("MPI_Send"), at(10)), (Some("MPI_Send"), at(10))]
+            );
+        }
+        other => panic!("expected a deadlock, got {other:?}"),
+    }
+}

@@ -36,7 +36,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(seen.insert(code.code), "{} appears twice", code.code);
         assert_eq!(code.code, format!("FIB{:03}", i + 1));
     }
-    assert_eq!(codes::ALL.len(), 22);
+    assert_eq!(codes::ALL.len(), 23);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }

@@ -1,8 +1,10 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=- */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=FIB023 */
 /* Both ranks MPI_Send to each other and then MPI_Recv. With the default
  * buffering a standard send completes without a matching receive, so both
  * sends return and both receives match: ok, 1 interleaving. The same program
- * deadlocks without buffering (head_to_head_send_zero_buffer.c). */
+ * deadlocks without buffering (head_to_head_send_zero_buffer.c).
+ * Without buffering the same calls deadlock, so fib warns (FIB023).
+ */
 #include <assert.h>
 #include <mpi.h>
 

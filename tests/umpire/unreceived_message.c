@@ -1,7 +1,8 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=FIB020 */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=FIB020,FIB023 */
 /* Rank 0 sends two messages with tags 1 and 2; rank 1 receives only tag 1.
  * With buffering the send of tag 2 returns, the run completes, and the
- * message is still in flight at MPI_Finalize (FIB020). */
+ * message is still in flight at MPI_Finalize (FIB020); without buffering the
+ * send of tag 2 would wait forever (FIB023). */
 #include <mpi.h>
 
 int main(int argc, char **argv) {

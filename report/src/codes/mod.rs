@@ -26,6 +26,7 @@ mod fib019_leaked_communicator;
 mod fib020_unreceived_message;
 mod fib021_mpi_error;
 mod fib022_failing_exit;
+mod fib023_buffering_deadlock;
 
 pub use fib001_deadlock::FIB001;
 pub use fib002_crash::FIB002;
@@ -49,6 +50,7 @@ pub use fib019_leaked_communicator::FIB019;
 pub use fib020_unreceived_message::FIB020;
 pub use fib021_mpi_error::FIB021;
 pub use fib022_failing_exit::FIB022;
+pub use fib023_buffering_deadlock::FIB023;
 
 /// One finding code and its documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,7 +80,7 @@ pub const SECTIONS: [&str; 4] = [
 pub const ALL: &[&Code] = &[
     &FIB001, &FIB002, &FIB003, &FIB004, &FIB005, &FIB006, &FIB007, &FIB008, &FIB009, &FIB010,
     &FIB011, &FIB012, &FIB013, &FIB014, &FIB015, &FIB016, &FIB017, &FIB018, &FIB019, &FIB020,
-    &FIB021, &FIB022,
+    &FIB021, &FIB022, &FIB023,
 ];
 
 /// The code named `code`, ignoring case (`fib001` finds `FIB001`).
