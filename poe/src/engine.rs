@@ -8,10 +8,11 @@
 //! deterministic match sets (collectives, completions, send/receive pairs
 //! with a specific source) have a unique outcome under MPI's non-overtaking
 //! rule, and every real choice (which send a wildcard receive or probe gets,
-//! which request a `Waitany` returns, a poll answered "not yet") is taken only
-//! when every rank is blocked, so that all candidates are known. Choices are
-//! taken from a replay prefix when one is given, which is how
-//! [`crate::explore::Explorer`] walks the tree of interleavings.
+//! which request a `Waitany` returns, which requests a `Waitsome` returns, a
+//! poll answered "not yet") is taken only when every rank is blocked, so that
+//! all candidates are known. Choices are taken from a replay prefix when one
+//! is given, which is how [`crate::explore::Explorer`] walks the tree of
+//! interleavings.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
@@ -126,9 +127,15 @@ pub enum Alternative {
     Send(OpId),
     /// The position (in the call's request list) a `Waitany`/`Testany` returns.
     Index(u32),
+    /// The positions (in the call's request list, ascending) a
+    /// `Waitsome`/`Testsome` returns: under other timing it could have found
+    /// any non-empty subset of its complete requests complete (see
+    /// [`SOME_SUBSETS_UP_TO`]).
+    Subset(Vec<u32>),
     /// Take another choice point's alternative first, leaving this point's
     /// own choice for later. Explored only when a run showed that doing so
-    /// can give this point a send it could not get otherwise.
+    /// can give this point a send (or, for a wait, a completed request) it
+    /// could not get otherwise.
     Defer { at: OpId, alt: Box<Alternative> },
 }
 
@@ -315,6 +322,40 @@ pub struct Config {
 /// How many rounds of failing polls, with nothing else happening, count as a
 /// livelock.
 const LIVELOCK_ROUNDS: u32 = 10_000;
+
+/// Up to how many complete requests a `Waitsome`/`Testsome` choice offers
+/// every non-empty subset of them (63 alternatives at 6). Beyond that it
+/// offers only all of them and each one alone (k + 1 alternatives): each
+/// alternative is at least one run, and a loop of such calls multiplies them,
+/// so 2^k - 1 would make a program that waits for many requests at once
+/// unexplorable. The price: past the cap, the outcomes in which the call
+/// returns between 2 and k - 1 of its complete requests are not explored.
+pub const SOME_SUBSETS_UP_TO: usize = 6;
+
+/// What a `Waitsome`/`Testsome` with the complete requests at positions
+/// `done` (ascending) may return: all of them first, so that the first run
+/// returns what is there as it always did, then the smaller subsets, larger
+/// ones first and each size in lexicographic order (only the single requests
+/// beyond [`SOME_SUBSETS_UP_TO`]). The order is part of the replay token.
+fn some_subsets(done: &[u32]) -> Vec<Vec<u32>> {
+    let k = done.len();
+    let mut out: Vec<Vec<u32>> = if k > SOME_SUBSETS_UP_TO {
+        std::iter::once(done.to_vec())
+            .chain(done.iter().map(|&d| vec![d]))
+            .collect()
+    } else {
+        (1u32..1 << k)
+            .map(|mask| {
+                (0..k)
+                    .filter(|&b| mask >> b & 1 == 1)
+                    .map(|b| done[b])
+                    .collect()
+            })
+            .collect()
+    };
+    out.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    out
+}
 
 #[derive(Default)]
 struct RankSt {
@@ -847,9 +888,10 @@ impl Engine {
     }
 
     /// A request that completes only now, but does not causally follow an
-    /// earlier `MPI_Waitany` (or `MPI_Testany`) choice of its rank whose list
-    /// holds it, could have been complete when that call chose had other
-    /// choices been taken first, and the call could then have returned it.
+    /// earlier `MPI_Waitany`/`MPI_Waitsome` (or `MPI_Testany`/`MPI_Testsome`)
+    /// choice of its rank whose list holds it, could have been complete when
+    /// that call chose had other choices been taken first, and the call could
+    /// then have returned it (alone or, for `Waitsome`, with others).
     /// The same race as [`Engine::note_races`], with a completion in place of
     /// a send: `dep` is what the completing match causally follows.
     fn note_wait_races(&mut self, req: OpId, dep: &Deps) {
@@ -860,7 +902,8 @@ impl Engine {
             let (at, _) = self.choices[k].fired();
             let lists = at.rank == req.rank
                 && matches!(&self.op(at).kind,
-                    Kind::Wait { kind: WaitKind::Any, ops, .. } if ops.contains(&req.index));
+                    Kind::Wait { kind: WaitKind::Any | WaitKind::Some, ops, .. }
+                        if ops.contains(&req.index));
             if lists {
                 self.wake(k, dep);
             }
@@ -1322,7 +1365,8 @@ impl Engine {
                     WaitKind::One | WaitKind::All if all => {
                         Some((0..ops.len() as u32).collect::<Vec<_>>())
                     }
-                    WaitKind::Any if ops.len() == 1 && all => Some(vec![0]),
+                    // One request in the list: nothing to choose.
+                    WaitKind::Any | WaitKind::Some if ops.len() == 1 && all => Some(vec![0]),
                     _ => None,
                 }
                 .map(|indices| {
@@ -1474,19 +1518,23 @@ impl Engine {
                         .filter(|(_, &o)| st.ops[o].complete)
                         .map(|(k, _)| k as u32)
                         .collect();
+                    // A point even with one complete request: a request
+                    // that completes later may race with it (see
+                    // `note_wait_races`).
                     match kind {
                         WaitKind::Any if !done.is_empty() => points.push(ChoicePoint {
                             at,
                             site: op.site,
                             alternatives: done.into_iter().map(Alternative::Index).collect(),
                         }),
-                        WaitKind::Some if !done.is_empty() => {
-                            // Every request complete by now: one answer.
-                            let d = self.complete_wait(at, done);
-                            self.ranks[r].blocked = None;
-                            self.out.push((r, d));
-                            return true;
-                        }
+                        WaitKind::Some if !done.is_empty() => points.push(ChoicePoint {
+                            at,
+                            site: op.site,
+                            alternatives: some_subsets(&done)
+                                .into_iter()
+                                .map(Alternative::Subset)
+                                .collect(),
+                        }),
                         _ if *test => polls.push(r),
                         _ => {}
                     }
@@ -1612,6 +1660,12 @@ impl Engine {
             (Kind::Wait { .. }, Alternative::Index(k)) => {
                 self.learn(at.rank, &me);
                 let d = self.complete_wait(at, vec![k]);
+                self.ranks[at.rank].blocked = None;
+                self.out.push((at.rank, d));
+            }
+            (Kind::Wait { .. }, Alternative::Subset(ks)) => {
+                self.learn(at.rank, &me);
+                let d = self.complete_wait(at, ks);
                 self.ranks[at.rank].blocked = None;
                 self.out.push((at.rank, d));
             }

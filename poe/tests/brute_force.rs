@@ -4,9 +4,10 @@
 //! state of a straight-line program under MPI's matching rules (a receive takes
 //! the earliest unmatched send of a sender that it accepts, and a send goes to
 //! the earliest posted unmatched receive that accepts it; `MPI_Waitany` returns
-//! any one of its active requests that is complete) and records, for each
-//! terminal state, which send every `MPI_ANY_SOURCE` receive got, which request
-//! every `MPI_Waitany` returned, and whether the state is a deadlock. POE must
+//! any one of its active requests that is complete, `MPI_Waitsome` any
+//! non-empty set of them) and records, for each terminal state, which send
+//! every `MPI_ANY_SOURCE` receive got, which requests every `MPI_Waitany` and
+//! `MPI_Waitsome` returned, and whether the state is a deadlock. POE must
 //! find exactly the same set of outcomes, in at most as many runs as there are
 //! outcomes. Programs come from a small seeded generator, so a failure names
 //! the seed and prints the program.
@@ -15,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 
 use fib_wire::{CollKind, Op, SendMode, WaitKind, ANY, COMM_WORLD};
-use poe::engine::{Fired, Kind};
+use poe::engine::{Fired, Kind, SOME_SUBSETS_UP_TO};
 use poe::sim::{explore, Program, Step, Turns};
 use poe::{Config, OpId, RunEnd};
 
@@ -42,6 +43,11 @@ enum Call {
     /// `MPI_Waitany` on these calls of the rank. A request that an earlier
     /// wait of the rank returned is `MPI_REQUEST_NULL` by then and skipped.
     Waitany {
+        reqs: Vec<usize>,
+    },
+    /// `MPI_Waitsome` on these calls of the rank, skipping released requests
+    /// as `MPI_Waitany` does.
+    Waitsome {
         reqs: Vec<usize>,
     },
     Barrier,
@@ -71,6 +77,7 @@ impl fmt::Display for Call {
             Call::Wait { reqs } if reqs.len() == 1 => write!(f, "Wait(#{})", reqs[0]),
             Call::Wait { reqs } => write!(f, "Waitall({reqs:?})"),
             Call::Waitany { reqs } => write!(f, "Waitany({reqs:?})"),
+            Call::Waitsome { reqs } => write!(f, "Waitsome({reqs:?})"),
             Call::Barrier => write!(f, "Barrier"),
             Call::Finalize => write!(f, "Finalize"),
         }
@@ -130,6 +137,10 @@ fn to_sim(prog: &Prog) -> Program {
                             kind: WaitKind::Any,
                             reqs: reqs.iter().map(|&q| q as u32).collect(),
                         },
+                        Call::Waitsome { reqs } => Op::Wait {
+                            kind: WaitKind::Some,
+                            reqs: reqs.iter().map(|&q| q as u32).collect(),
+                        },
                         Call::Barrier => Op::Coll {
                             kind: CollKind::Barrier,
                             comm: COMM_WORLD,
@@ -147,9 +158,10 @@ fn to_sim(prog: &Prog) -> Program {
 type CallId = (usize, usize);
 
 /// What an execution did that POE must reproduce: the send each wildcard
-/// receive got and the request each `MPI_Waitany` returned (both keyed by the
-/// call), and whether it ended in a deadlock.
-type Outcome = (BTreeMap<CallId, CallId>, bool);
+/// receive got, the request each `MPI_Waitany` returned and the requests
+/// (ascending) each `MPI_Waitsome` returned, all keyed by the call, and
+/// whether it ended in a deadlock.
+type Outcome = (BTreeMap<CallId, Vec<CallId>>, bool);
 
 /// A state of the brute-force enumeration.
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -160,8 +172,9 @@ struct State {
     blocked: Vec<bool>,
     /// The partner of every matched send or receive.
     partner: Vec<Vec<Option<CallId>>>,
-    /// The request (a call of the same rank) each `MPI_Waitany` returned.
-    returned: Vec<Vec<Option<usize>>>,
+    /// The requests (calls of the same rank, ascending) each `MPI_Waitany`
+    /// or `MPI_Waitsome` returned.
+    returned: Vec<Vec<Option<Vec<usize>>>>,
     /// Every rank passed `MPI_Finalize`.
     finalized: bool,
 }
@@ -196,18 +209,21 @@ impl Brute<'_> {
         }
     }
 
-    /// The requests the `MPI_Waitany` that rank `r` waits in may return now:
-    /// those of its list that are complete and that no earlier wait of the
-    /// rank returned. `None` when every request of its list is null.
-    fn waitany_ready(&self, st: &State, r: usize) -> Option<Vec<usize>> {
+    /// The requests the `MPI_Waitany` or `MPI_Waitsome` that rank `r` waits
+    /// in may return now: those of its list that are complete and that no
+    /// earlier wait of the rank returned. `None` when every request of its
+    /// list is null.
+    fn ready(&self, st: &State, r: usize) -> Option<Vec<usize>> {
         let w = st.pc[r] - 1;
-        let Call::Waitany { reqs } = &self.prog[r][w] else {
+        let (Call::Waitany { reqs } | Call::Waitsome { reqs }) = &self.prog[r][w] else {
             unreachable!()
         };
         let released = |q: usize| {
             (0..w).any(|i| match &self.prog[r][i] {
                 Call::Wait { reqs } => reqs.contains(&q),
-                Call::Waitany { .. } => st.returned[r][i] == Some(q),
+                Call::Waitany { .. } | Call::Waitsome { .. } => {
+                    st.returned[r][i].as_ref().is_some_and(|qs| qs.contains(&q))
+                }
                 _ => false,
             })
         };
@@ -235,9 +251,9 @@ impl Brute<'_> {
                         Call::Send { .. } | Call::Recv { .. } => self.complete(st, r, i),
                         // Requests already released are complete too.
                         Call::Wait { reqs } => reqs.iter().all(|&q| self.complete(st, r, q)),
-                        // Which request it returns is a step of its own
+                        // Which requests it returns is a step of its own
                         // (see `walk`), unless every request is null.
-                        Call::Waitany { .. } => self.waitany_ready(st, r).is_none(),
+                        Call::Waitany { .. } | Call::Waitsome { .. } => self.ready(st, r).is_none(),
                         Call::Barrier | Call::Finalize => false,
                     };
                     if done {
@@ -303,15 +319,34 @@ impl Brute<'_> {
         out
     }
 
-    /// Every `MPI_Waitany` return MPI allows in `st`: the waiting call and
-    /// the request it returns. A complete request stays complete, so each
-    /// stays possible until the call returns.
-    fn returns(&self, st: &State) -> Vec<(CallId, usize)> {
+    /// Every `MPI_Waitany` or `MPI_Waitsome` return MPI allows in `st`: the
+    /// waiting call and the requests it returns (one for `MPI_Waitany`, any
+    /// non-empty set of them for `MPI_Waitsome`). A complete request stays
+    /// complete, so each stays possible until the call returns.
+    fn returns(&self, st: &State) -> Vec<(CallId, Vec<usize>)> {
         let mut out = Vec::new();
         for r in 0..self.prog.len() {
-            if st.blocked[r] && matches!(self.prog[r][st.pc[r] - 1], Call::Waitany { .. }) {
-                for q in self.waitany_ready(st, r).unwrap_or_default() {
-                    out.push(((r, st.pc[r] - 1), q));
+            if !st.blocked[r] {
+                continue;
+            }
+            let w = st.pc[r] - 1;
+            let ready = match self.prog[r][w] {
+                Call::Waitany { .. } | Call::Waitsome { .. } => {
+                    self.ready(st, r).unwrap_or_default()
+                }
+                _ => continue,
+            };
+            if let Call::Waitany { .. } = self.prog[r][w] {
+                for q in ready {
+                    out.push(((r, w), vec![q]));
+                }
+            } else {
+                for set in 1..1usize << ready.len() {
+                    let qs = (0..ready.len())
+                        .filter(|b| set >> b & 1 == 1)
+                        .map(|b| ready[b])
+                        .collect();
+                    out.push(((r, w), qs));
                 }
             }
         }
@@ -330,10 +365,10 @@ impl Brute<'_> {
             for (r, calls) in self.prog.iter().enumerate() {
                 for (i, c) in calls.iter().enumerate() {
                     if let (Call::Recv { src: None, .. }, Some(p)) = (c, st.partner[r][i]) {
-                        map.insert((r, i), p);
+                        map.insert((r, i), vec![p]);
                     }
-                    if let Some(q) = st.returned[r][i] {
-                        map.insert((r, i), (r, q));
+                    if let Some(qs) = &st.returned[r][i] {
+                        map.insert((r, i), qs.iter().map(|&q| (r, q)).collect());
                     }
                 }
             }
@@ -346,9 +381,9 @@ impl Brute<'_> {
             next.partner[r.0][r.1] = Some(s);
             self.walk(next);
         }
-        for ((r, w), q) in rs {
+        for ((r, w), qs) in rs {
             let mut next = st.clone();
-            next.returned[r][w] = Some(q);
+            next.returned[r][w] = Some(qs);
             next.blocked[r] = false;
             self.walk(next);
         }
@@ -397,15 +432,17 @@ fn poe_outcomes(prog: &Prog, zero_buffer: bool) -> (Vec<Outcome>, Vec<String>) {
                     recv,
                     wildcard: true,
                 } => {
-                    map.insert(call(recv), call(send));
+                    map.insert(call(recv), vec![call(send)]);
                 }
                 Fired::Completion { op, completed } => {
                     if let Kind::Wait {
-                        kind: WaitKind::Any,
+                        kind: WaitKind::Any | WaitKind::Some,
                         ..
                     } = run.ops[op.rank][op.index].kind
                     {
-                        map.insert(call(op), call(&completed[0]));
+                        let mut calls: Vec<CallId> = completed.iter().map(call).collect();
+                        calls.sort_unstable();
+                        map.insert(call(op), calls);
                     }
                 }
                 _ => {}
@@ -445,12 +482,35 @@ impl Rng {
     }
 }
 
+/// Which call that returns some of its requests a generated program may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Partial {
+    /// Neither: the programs the seeds always gave.
+    Never,
+    Waitany,
+    /// `MPI_Waitsome` wherever [`Partial::Waitany`] puts `MPI_Waitany`: the
+    /// same random draws, so the same programs but for that call.
+    Waitsome,
+}
+
+impl Partial {
+    /// The call on these requests.
+    fn call(self, reqs: Vec<usize>) -> Call {
+        match self {
+            Partial::Never => unreachable!("no such call in this mode"),
+            Partial::Waitany => Call::Waitany { reqs },
+            Partial::Waitsome => Call::Waitsome { reqs },
+        }
+    }
+}
+
 /// A random straight-line program of 2 or 3 ranks, 2 to 6 calls each, every
-/// request waited before `MPI_Finalize`. With `waitany`, some waits are
-/// `MPI_Waitany` on every open request, which stay open (a later wait skips
-/// the one it returned); without, the program is the one the seed always
-/// gave, as no random draw is added.
-fn generate(seed: u64, waitany: bool) -> Prog {
+/// request waited before `MPI_Finalize`. With `partial`, some waits are
+/// `MPI_Waitany` (or `MPI_Waitsome`) on every open request, which stay open
+/// (a later wait skips those it returned); without, the program is the one
+/// the seed always gave, as no random draw is added.
+fn generate(seed: u64, partial: Partial) -> Prog {
+    let partial_waits = partial != Partial::Never;
     let mut g = Rng::new(seed);
     let n = 2 + g.below(2);
     (0..n)
@@ -474,8 +534,8 @@ fn generate(seed: u64, waitany: bool) -> Prog {
                         nb: g.chance(1, 2),
                     },
                     9 | 10 if !open.is_empty() => {
-                        if waitany && open.len() >= 2 && g.chance(1, 2) {
-                            Call::Waitany { reqs: open.clone() }
+                        if partial_waits && open.len() >= 2 && g.chance(1, 2) {
+                            partial.call(open.clone())
                         } else if g.chance(1, 2) {
                             Call::Wait {
                                 reqs: vec![open.remove(g.below(open.len()))],
@@ -497,8 +557,8 @@ fn generate(seed: u64, waitany: bool) -> Prog {
                 }
                 calls.push(call);
             }
-            if waitany && open.len() >= 2 && g.chance(1, 2) {
-                calls.push(Call::Waitany { reqs: open.clone() });
+            if partial_waits && open.len() >= 2 && g.chance(1, 2) {
+                calls.push(partial.call(open.clone()));
             }
             if !open.is_empty() {
                 calls.push(Call::Wait { reqs: open });
@@ -512,10 +572,12 @@ fn generate(seed: u64, waitany: bool) -> Prog {
 /// A random program built from messages: each send gets a receive that
 /// accepts it (with a wildcard source or tag at random), placed anywhere in the
 /// receiver's calls, so that most programs complete and wildcards have several
-/// candidates. Barriers go to every rank at once. With `waitany`, a rank
-/// with several requests may first take one with `MPI_Waitany`, anywhere
-/// after its last request, before waiting for all of them.
-fn generate_paired(seed: u64, waitany: bool) -> Prog {
+/// candidates. Barriers go to every rank at once. With `partial`, a rank with
+/// several requests may first take one with `MPI_Waitany` (or some with
+/// `MPI_Waitsome`), anywhere after its last request, before waiting for all
+/// of them.
+fn generate_paired(seed: u64, partial: Partial) -> Prog {
+    let partial_waits = partial != Partial::Never;
     let mut g = Rng::new(seed ^ 0x5eed);
     let n = 2 + g.below(2);
     let mut calls: Vec<Vec<Call>> = vec![Vec::new(); n];
@@ -555,10 +617,10 @@ fn generate_paired(seed: u64, waitany: bool) -> Prog {
                 )
             })
             .collect();
-        if waitany && open.len() >= 2 && g.chance(2, 3) {
+        if partial_waits && open.len() >= 2 && g.chance(2, 3) {
             let after = open[open.len() - 1] + 1;
             let at = after + g.below(c.len() - after + 1);
-            c.insert(at, Call::Waitany { reqs: open.clone() });
+            c.insert(at, partial.call(open.clone()));
         }
         if !open.is_empty() {
             c.push(Call::Wait { reqs: open });
@@ -569,12 +631,13 @@ fn generate_paired(seed: u64, waitany: bool) -> Prog {
 }
 
 /// The program of a seed: even seeds from [`generate`], odd ones from
-/// [`generate_paired`]; `waitany` lets them use `MPI_Waitany`.
-fn program(seed: u64, waitany: bool) -> Prog {
+/// [`generate_paired`]; `partial` lets them use `MPI_Waitany` or
+/// `MPI_Waitsome`.
+fn program(seed: u64, partial: Partial) -> Prog {
     if seed.is_multiple_of(2) {
-        generate(seed / 2, waitany)
+        generate(seed / 2, partial)
     } else {
-        generate_paired(seed / 2, waitany)
+        generate_paired(seed / 2, partial)
     }
 }
 
@@ -606,7 +669,7 @@ fn poe_finds_exactly_the_outcomes_mpi_allows() {
     let mut failures = Vec::new();
     let (mut runs, mut branching, mut deadlocks) = (0, 0, 0);
     for seed in 0..SEEDS {
-        let prog = program(seed, false);
+        let prog = program(seed, Partial::Never);
         for zero_buffer in [false, true] {
             match check(&prog, zero_buffer) {
                 Ok(n) => {
@@ -659,6 +722,12 @@ fn shrink(mut prog: Prog, zero_buffer: bool) -> Prog {
                             let reqs = renumber(reqs);
                             if !reqs.is_empty() {
                                 fixed.push(Call::Waitany { reqs });
+                            }
+                        }
+                        Call::Waitsome { reqs } => {
+                            let reqs = renumber(reqs);
+                            if !reqs.is_empty() {
+                                fixed.push(Call::Waitsome { reqs });
                             }
                         }
                         c => {
@@ -740,7 +809,7 @@ impl Tally {
 fn many_more_seeds_agree_on_the_outcome_sets() {
     let mut t = Tally::default();
     for seed in 0..SEEDS * 10 {
-        t.compare(seed, &program(seed, false));
+        t.compare(seed, &program(seed, Partial::Never));
     }
     let (wrong, redundant) = (t.wrong, t.redundant);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
@@ -759,7 +828,7 @@ fn many_more_seeds_agree_on_the_outcome_sets() {
 fn waitany_programs_agree_on_the_outcome_sets() {
     let mut t = Tally::default();
     for seed in 0..SEEDS * 10 {
-        let prog = program(seed, true);
+        let prog = program(seed, Partial::Waitany);
         if prog
             .iter()
             .flatten()
@@ -784,5 +853,49 @@ fn waitany_programs_agree_on_the_outcome_sets() {
     // the case of the FIXME above: a wildcard receive races with a send that
     // an earlier one would take first. The outcomes are still exact.
     assert_eq!(t.runs - t.outcomes, 60, "{:?}", t.redundant);
+    assert_eq!(t.redundant.len(), 19, "{:?}", t.redundant);
+}
+
+/// Programs with `MPI_Waitsome`, in place of every `MPI_Waitany` of the
+/// programs above: which requests each call returns is part of the outcome,
+/// so POE must offer every non-empty subset of the requests complete when it
+/// decides, and a Waitsome decided before a request of its list could
+/// complete must not hide the outcomes where it returns that request too.
+#[test]
+fn waitsome_programs_agree_on_the_outcome_sets() {
+    let mut t = Tally::default();
+    for seed in 0..SEEDS * 10 {
+        let prog = program(seed, Partial::Waitsome);
+        let lists: Vec<usize> = prog
+            .iter()
+            .flatten()
+            .filter_map(|c| match c {
+                Call::Waitsome { reqs } => Some(reqs.len()),
+                _ => None,
+            })
+            .collect();
+        if !lists.is_empty() {
+            // Under the engine's cap, where its subsets are exhaustive.
+            assert!(
+                lists.iter().all(|&n| n <= SOME_SUBSETS_UP_TO),
+                "seed {seed}"
+            );
+            t.compare(seed, &prog);
+        }
+    }
+    println!(
+        "{} checks with MPI_Waitsome: {} outcomes, {} POE runs, redundant: {:?}",
+        t.checks, t.outcomes, t.runs, t.redundant
+    );
+    assert!(t.wrong.is_empty(), "{}", t.wrong.join("\n"));
+    // The programs of the Waitany test, with Waitsome in its place; more
+    // outcomes, as each call returns any non-empty subset.
+    assert_eq!((t.checks, t.outcomes), (7390, 25559));
+    // FIXME: the programs with more runs than outcomes are exactly those of
+    // the Waitany test, for the same reasons (see there); a repeated branch
+    // repeats every subset it shares with the branch explored first, so the
+    // excess grows with them (seed 9861: 19 runs for 15 outcomes, against 5
+    // for 4 with Waitany). The outcomes are still exact.
+    assert_eq!(t.runs - t.outcomes, 319, "{:?}", t.redundant);
     assert_eq!(t.redundant.len(), 19, "{:?}", t.redundant);
 }

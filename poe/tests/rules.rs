@@ -653,6 +653,228 @@ fn waitany_loop_returns_the_workers_in_every_order() {
     assert_eq!(runs.len(), 7);
 }
 
+/// The alternatives of a Waitsome/Testsome choice point, as position lists.
+fn subsets(point: &ChoicePoint) -> Vec<Vec<u32>> {
+    point
+        .alternatives
+        .iter()
+        .filter_map(|a| match a {
+            Alternative::Subset(s) => Some(s.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Rank 0 sends `n` buffered messages with Isend (complete at once), waits
+/// for some of them with `wait_some`, then for the rest.
+fn isends_then(n: u32, wait_some: WaitKind) -> Program {
+    let reqs: Vec<u32> = (1..=n).collect();
+    let mut rank0: Vec<Step> = reqs.iter().map(|&q| isend(1, 0, q)).collect();
+    rank0.push(wait(wait_some, &reqs));
+    rank0.push(wait(WaitKind::All, &reqs));
+    rank0.push(fin());
+    vec![rank0, vec![fin()]]
+}
+
+#[test]
+fn waitsome_with_two_complete_requests_branches() {
+    let p = isends_then(2, WaitKind::Some);
+    let runs = explore(&p, cfg(2), Turns::Forward);
+    // Three runs: both requests, then the first alone, then the second alone;
+    // the Waitall takes what the Waitsome left.
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    let seen: Vec<_> = runs
+        .iter()
+        .map(|r| {
+            assert_eq!(r.end, RunEnd::Completed);
+            (r.token.to_string(), completions(r, 0))
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("0".to_string(), vec![vec![id(0, 0), id(0, 1)]]),
+            ("1".to_string(), vec![vec![id(0, 0)], vec![id(0, 1)]]),
+            ("2".to_string(), vec![vec![id(0, 1)], vec![id(0, 0)]]),
+        ]
+    );
+    assert_eq!(
+        runs[0].choices[0].point.alternatives,
+        vec![
+            Alternative::Subset(vec![0, 1]),
+            Alternative::Subset(vec![0]),
+            Alternative::Subset(vec![1]),
+        ]
+    );
+}
+
+#[test]
+fn waitsome_offers_every_subset_largest_first() {
+    let runs = explore(&isends_then(3, WaitKind::Some), cfg(2), Turns::Forward);
+    // Seven runs, one per non-empty subset of the three requests.
+    assert_eq!(runs.len(), 7);
+    assert_eq!(
+        subsets(&runs[0].choices[0].point),
+        vec![
+            vec![0, 1, 2],
+            vec![0, 1],
+            vec![0, 2],
+            vec![1, 2],
+            vec![0],
+            vec![1],
+            vec![2],
+        ]
+    );
+    let firsts: Vec<usize> = runs.iter().map(|r| completions(r, 0)[0].len()).collect();
+    assert_eq!(firsts, vec![3, 2, 2, 2, 1, 1, 1]);
+}
+
+#[test]
+fn waitsome_beyond_the_cap_offers_all_and_each_alone() {
+    let n = poe::engine::SOME_SUBSETS_UP_TO as u32 + 1;
+    let runs = explore(&isends_then(n, WaitKind::Some), cfg(2), Turns::Forward);
+    // Eight runs for seven requests: all of them, then each one alone.
+    assert_eq!(runs.len(), 8);
+    let mut want = vec![(0..7).collect::<Vec<u32>>()];
+    want.extend((0..7).map(|k| vec![k]));
+    assert_eq!(subsets(&runs[0].choices[0].point), want);
+}
+
+#[test]
+fn waitsome_on_one_request_is_no_choice() {
+    let run = only_run(&isends_then(1, WaitKind::Some), cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert!(run.choices.is_empty(), "{:?}", run.choices);
+    assert_eq!(completions(&run, 0), vec![vec![id(0, 0)]]);
+}
+
+/// The four outcomes of [`waitany_race_program`] with a Waitsome (or
+/// Testsome) in place of the Waitany, in exploration order.
+fn assert_waitsome_race_outcomes(runs: &[RunResult]) {
+    // Four runs: only the first receive is complete when every rank first
+    // waits, so the Waitsome returns it while rank 2's wildcard gets rank 1's
+    // message or rank 3's (a deadlock); then, with the wildcard decided
+    // first, both receives are complete and it returns both or the second
+    // alone (the first alone ran already).
+    assert_eq!(runs.len(), 4, "{runs:?}");
+    let (w, a, b) = (id(0, 0), id(0, 1), id(2, 0));
+    let seen: Vec<_> = runs
+        .iter()
+        .map(|r| {
+            let first = completions(r, 0).first().cloned();
+            (
+                r.token.to_string(),
+                first,
+                got(r, b),
+                matches!(r.end, RunEnd::Completed),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("0.0".to_string(), Some(vec![w]), Some(id(1, 1)), true),
+            ("0.1".to_string(), Some(vec![w]), Some(id(3, 0)), false),
+            ("1.0".to_string(), Some(vec![w, a]), Some(id(1, 1)), true),
+            ("1.1".to_string(), Some(vec![a]), Some(id(1, 1)), true),
+        ]
+    );
+}
+
+#[test]
+fn waitsome_can_return_a_request_that_a_later_choice_completes() {
+    let p = waitany_race_program(wait(WaitKind::Some, &[1, 2]));
+    let runs = explore(&p, cfg(4), Turns::Forward);
+    assert_waitsome_race_outcomes(&runs);
+    // The first point is the Waitsome with its one complete request, and the
+    // wildcard's choices to take first.
+    assert_eq!(
+        runs[0].choices[0].point.alternatives,
+        vec![
+            Alternative::Subset(vec![0]),
+            Alternative::Defer {
+                at: id(2, 0),
+                alt: Box::new(Alternative::Send(id(1, 1)))
+            },
+            Alternative::Defer {
+                at: id(2, 0),
+                alt: Box::new(Alternative::Send(id(3, 0)))
+            },
+        ]
+    );
+    // Deferred, the Waitsome no longer offers the first request alone.
+    assert_eq!(
+        subsets(&runs[2].choices[1].point),
+        vec![vec![0, 1], vec![1]]
+    );
+    // The Waitall takes what the Waitsome left, if anything.
+    assert_eq!(completions(&runs[2], 0), vec![vec![id(0, 0), id(0, 1)]]);
+    assert_eq!(
+        completions(&runs[3], 0),
+        vec![vec![id(0, 1)], vec![id(0, 0)]]
+    );
+    // Every run replays from its token, in any arrival order.
+    let bwd = explore(&p, cfg(4), Turns::Backward);
+    for (run, other) in runs.iter().zip(&bwd) {
+        assert_eq!(other.token, run.token);
+        let again = run_once(&p, cfg(4), run.token.plan(), Turns::Backward);
+        assert_eq!(again.fired, run.fired, "token {}", run.token);
+    }
+}
+
+#[test]
+fn testsome_can_return_a_request_that_a_later_choice_completes() {
+    let testsome = Step::Poll(Op::Test {
+        kind: WaitKind::Some,
+        reqs: vec![1, 2],
+    });
+    let runs = explore(&waitany_race_program(testsome), cfg(4), Turns::Forward);
+    assert_waitsome_race_outcomes(&runs);
+}
+
+#[test]
+fn testsome_poll_fails_until_a_wildcard_decides() {
+    // Rank 0 polls for messages that ranks 1 and 2 send once their wildcard
+    // receive has one of rank 3's.
+    let p = vec![
+        vec![
+            irecv(1, 0, 1),
+            irecv(2, 0, 2),
+            Step::Poll(Op::Test {
+                kind: WaitKind::Some,
+                reqs: vec![1, 2],
+            }),
+            wait(WaitKind::All, &[1, 2]),
+            fin(),
+        ],
+        vec![recv(ANY, 1), send(0, 0), fin()],
+        vec![recv(ANY, 1), send(0, 0), fin()],
+        vec![send(1, 1), send(2, 1), fin()],
+    ];
+    let runs = explore(&p, cfg(4), Turns::Forward);
+    // Three runs: the poll fails once while both wildcards are open; then
+    // rank 1's wildcard is decided first and the poll returns its message
+    // alone, or, deferring to rank 2's wildcard, both messages or rank 2's
+    // alone.
+    assert_eq!(runs.len(), 3, "{runs:?}");
+    let seen: Vec<_> = runs
+        .iter()
+        .map(|r| {
+            assert_eq!(r.end, RunEnd::Completed);
+            let polls = r.ops[0].iter().filter(|o| o.name == "MPI_Testsome").count();
+            (r.token.to_string(), polls, completions(r, 0)[0].clone())
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("0.0.0".to_string(), 2, vec![id(0, 0)]),
+            ("0.1.0".to_string(), 2, vec![id(0, 0), id(0, 1)]),
+            ("0.1.1".to_string(), 2, vec![id(0, 1)]),
+        ]
+    );
+}
+
 #[test]
 fn wildcard_probe_branches() {
     let p = vec![
