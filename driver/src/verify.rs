@@ -648,11 +648,7 @@ fn judge(
         }
         Ending::Crash { rank, signal, site } => {
             f.code = "FIB002";
-            let (file, line, column) = at.place(*site, "");
-            f.file = file;
-            f.line = line;
-            f.column = column;
-            f.rank = Some(*rank);
+            place(&mut f, at, *site, "", *rank);
             f.message = format!(
                 "rank {rank} crashed with {}{}",
                 signal_name(*signal),
@@ -667,11 +663,7 @@ fn judge(
         }
         Ending::Abort { rank, code, site } => {
             f.code = "FIB003";
-            let (file, line, column) = at.place(*site, "MPI_Abort");
-            f.file = file;
-            f.line = line;
-            f.column = column;
-            f.rank = Some(*rank);
+            place(&mut f, at, *site, "MPI_Abort", *rank);
             f.message = format!("rank {rank} called MPI_Abort with error code {code}");
             f.notes = program_stderr(&rec.stderr);
             (Outcome::Crash, false)
@@ -681,12 +673,7 @@ fn judge(
         } => {
             f.code = "FIB021";
             let callee = at.call_site(*site, "").map(|s| s.callee.clone());
-            let (file, line, column) = at.place(*site, "");
-            f.file = file;
-            f.line = line;
-            f.column = column;
-            f.span = at.call_site(*site, "").map(|s| s.span);
-            f.rank = Some(*rank);
+            place(&mut f, at, *site, "", *rank);
             let text = text.trim();
             f.message = match callee {
                 Some(c) => format!("rank {rank}: {c} failed in the MPI library: {text}"),
@@ -696,11 +683,7 @@ fn judge(
         }
         Ending::NoFinalize { rank, site, status } => {
             f.code = "FIB004";
-            let (file, line, column) = at.place(*site, "");
-            f.file = file;
-            f.line = line;
-            f.column = column;
-            f.rank = Some(*rank);
+            place(&mut f, at, *site, "", *rank);
             f.message = format!("rank {rank} exited without calling MPI_Finalize");
             if let Some(s) = status {
                 f.message.push_str(&format!(", with status {s}"));
@@ -713,22 +696,14 @@ fn judge(
         }
         Ending::BadExit { rank, status, site } => {
             f.code = "FIB022";
-            let (file, line, column) = at.place(*site, "MPI_Finalize");
-            f.file = file;
-            f.line = line;
-            f.column = column;
-            f.rank = Some(*rank);
+            place(&mut f, at, *site, "MPI_Finalize", *rank);
             f.message = format!("rank {rank} exited with status {status} after MPI_Finalize");
             f.notes = program_stderr(&rec.stderr);
             (Outcome::Crash, false)
         }
         Ending::Unsupported { rank, name, site } => {
             f.code = "FIB006";
-            let (file, line, column) = at.place(*site, name);
-            f.file = file;
-            f.line = line;
-            f.column = column;
-            f.rank = Some(*rank);
+            place(&mut f, at, *site, name, *rank);
             f.message = format!("{name} is not supported by fib yet");
             (Outcome::Unsupported, true)
         }
@@ -875,6 +850,12 @@ fn without_buffering(
     f.span = at.span_at(f.file.as_deref(), f.line, f.column);
     label_other_ranks(at, &mut f);
     report.findings.push(f);
+}
+
+/// Puts a finding at a rank's call: file, line and column of `site`.
+fn place(f: &mut Finding, at: &Sites, site: Site, callee: &str, rank: usize) {
+    (f.file, f.line, f.column) = at.place(site, callee);
+    f.rank = Some(rank);
 }
 
 fn comm_name(comm: u32) -> String {
