@@ -3,7 +3,7 @@
 
 use crate::extract::{Global, Unit as Walker};
 use crate::ir::SiteKey;
-use crate::{Analysis, CallSite, InstrumentError, SiteTable, Unit};
+use crate::{Analysis, InstrumentError, SiteTable, Unit};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -64,27 +64,18 @@ pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis
     }
     // Number the sites: dedupe (a header's sites come once per unit that
     // includes it), then sort by file, offset, callee.
-    let mut raw = std::mem::take(&mut g.sites);
-    raw.sort_by(|a, b| {
+    let mut sites = std::mem::take(&mut g.sites);
+    sites.sort_by(|a, b| {
         (&a.file, a.span.0, &a.callee, a.span.1).cmp(&(&b.file, b.span.0, &b.callee, b.span.1))
     });
-    raw.dedup_by(|a, b| a.file == b.file && a.span == b.span && a.callee == b.callee);
+    sites.dedup_by(|a, b| a.file == b.file && a.span == b.span && a.callee == b.callee);
     let mut ids: HashMap<SiteKey, u32> = HashMap::new();
-    let mut sites = Vec::new();
-    for (i, r) in raw.into_iter().enumerate() {
-        let id = i as u32;
-        ids.insert((r.file.clone(), r.span.0, r.callee.clone()), id);
-        sites.push(CallSite {
-            id,
-            file: r.file,
-            line: r.line,
-            column: r.column,
-            span: r.span,
-            callee: r.callee,
-            args: r.args,
-            function: r.function,
-            macro_name: r.macro_name,
-        });
+    for (i, site) in sites.iter_mut().enumerate() {
+        site.id = i as u32;
+        ids.insert(
+            (site.file.clone(), site.span.0, site.callee.clone()),
+            site.id,
+        );
     }
     crate::facts::apply_calls(&mut g.ir);
     let facts = crate::facts::facts(&g.ir, &ids);

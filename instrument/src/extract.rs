@@ -4,6 +4,7 @@
 
 use crate::ir::{CallInfo, CallRef, Def, Expr, Func, Guard, Ir, SiteKey};
 use crate::text::{call_at, ident_at, ident_is, normalize, skip_blank};
+use crate::CallSite;
 use clang::{Entity, EntityKind, EvaluationResult, TranslationUnit, TypeKind};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -35,26 +36,14 @@ impl FileInfo {
     }
 }
 
-/// A call site before ids are given.
-#[derive(Clone, Debug)]
-pub(crate) struct RawSite {
-    pub file: PathBuf,
-    pub line: u32,
-    pub column: u32,
-    pub span: (usize, usize),
-    pub callee: String,
-    pub args: Vec<String>,
-    pub function: Option<String>,
-    pub macro_name: Option<String>,
-}
-
 /// State shared by every translation unit of one analysis.
 pub(crate) struct Global {
     pub root: PathBuf,
     pub files: Vec<FileInfo>,
     by_path: HashMap<PathBuf, usize>,
     pub ir: Ir,
-    pub sites: Vec<RawSite>,
+    /// Call sites, numbered later (`id` is 0 until then).
+    pub sites: Vec<CallSite>,
 }
 
 impl Global {
@@ -176,20 +165,24 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         format!("{name}:{}", fi.line_of(off))
     }
 
+    /// The file text between two source locations, when both are in one
+    /// file in that order (not inside a macro expansion).
+    fn between(
+        &mut self,
+        from: clang::source::SourceLocation<'tu>,
+        to: clang::source::SourceLocation<'tu>,
+    ) -> Option<&str> {
+        let ((f1, a), (f2, b)) = (self.floc(from)?, self.floc(to)?);
+        let t = &self.g.files[f1].text;
+        (f1 == f2 && a <= b && b <= t.len()).then(|| &t[a..b])
+    }
+
     /// The source text of an entity, when its extent is in one file.
     fn text(&mut self, e: Entity<'tu>) -> String {
-        let Some(r) = e.get_range() else {
-            return String::new();
-        };
-        let (Some((f1, a)), Some((f2, b))) = (self.floc(r.get_start()), self.floc(r.get_end()))
-        else {
-            return String::new();
-        };
-        let t = &self.g.files[f1].text;
-        if f1 != f2 || a > b || b > t.len() {
-            return String::new();
-        }
-        normalize(&t[a..b])
+        e.get_range()
+            .and_then(|r| self.between(r.get_start(), r.get_end()))
+            .map(normalize)
+            .unwrap_or_default()
     }
 
     /// Walks the whole translation unit.
@@ -580,18 +573,11 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         let (Some(lr), Some(rr)) = (l.get_range(), r.get_range()) else {
             return String::new();
         };
-        let (Some((f1, a)), Some((f2, b))) = (self.floc(lr.get_end()), self.floc(rr.get_start()))
-        else {
+        // Inside a macro expansion the operator is not in the file.
+        let Some(s) = self.between(lr.get_end(), rr.get_start()) else {
             return String::new();
         };
-        let t = &self.g.files[f1].text;
-        if f1 != f2 || a > b || b > t.len() {
-            // Inside a macro expansion: the operator is not in the file.
-            return String::new();
-        }
-        let s = &t[a..b];
-        let s = &s[skip_blank(s, 0)..];
-        s.trim().to_string()
+        s[skip_blank(s, 0)..].trim().to_string()
     }
 
     /// Records `lhs = rhs` (or `lhs op= rhs`).
@@ -844,7 +830,8 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                     arg_exprs.iter().map(|a| a.text.clone()).collect(),
                 )
             });
-            RawSite {
+            CallSite {
+                id: 0,
                 file: self.g.files[f].rel.clone()?,
                 line,
                 column,
@@ -879,7 +866,8 @@ impl<'g, 'tu> Unit<'g, 'tu> {
             let args = self
                 .macro_args(&mname, &use_args, callee)
                 .unwrap_or_else(|| vec![use_text]);
-            RawSite {
+            CallSite {
+                id: 0,
                 file: self.g.files[f].rel.clone()?,
                 line,
                 column,
