@@ -78,23 +78,12 @@ pub(crate) fn report(
                 "post a matching receive on every path, or check the tag and communicator",
             ),
         };
-        let cs = at.call_site(site, name);
-        let (file, line, column) = at.place(site, name);
-        let f = Finding {
-            code,
-            severity: Severity::Warning,
-            message,
-            file,
-            line,
-            column,
-            span: cs.map(|s| s.span),
-            rank: (g.ranks.len() == 1).then(|| g.ranks[0]),
-            replay: Some(token.to_string()),
-            ranks: Vec::new(),
-            notes: Vec::new(),
-            labels: Vec::new(),
-            help: Some(help.into()),
-        };
+        let mut f = Finding::new(code, Severity::Warning, message);
+        (f.file, f.line, f.column) = at.place(site, name);
+        f.span = at.call_site(site, name).map(|s| s.span);
+        f.rank = (g.ranks.len() == 1).then(|| g.ranks[0]);
+        f.replay = Some(token.to_string());
+        f.help = Some(help.into());
         let known = report.findings.iter().any(|o| {
             o.code == f.code
                 && o.file == f.file

@@ -114,7 +114,10 @@ struct Conn {
 }
 
 /// Runs the program once, following `plan`.
-pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError> {
+///
+/// With `log_calls`, a buffered run keeps every rank's calls while they
+/// cannot depend on timing ([`RunRecord::calls_log`]).
+pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRecord, DriverError> {
     let dir = tempfile::Builder::new()
         .prefix("fib-run-")
         .tempdir()
@@ -157,7 +160,8 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
         gone: vec![false; spec.nprocs],
         last_site: vec![Site::default(); spec.nprocs],
         exit_status: vec![None; spec.nprocs],
-        log: (!spec.zero_buffer).then(|| vec![Vec::new(); spec.nprocs]),
+        exited_quietly: None,
+        log: (log_calls && !spec.zero_buffer).then(|| vec![Vec::new(); spec.nprocs]),
     };
     let deadline = Instant::now() + spec.timeout;
     let mut events = Events::with_capacity(256);
@@ -217,6 +221,18 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>) -> Result<RunRecord, DriverError>
             }
             let c = ev.token().0;
             st.read_conn(c, &mut buf, &mut engine);
+        }
+        if st.ending.is_none() && st.exited_quietly.is_some() {
+            // A rank died without saying why. Whatever killed it (another
+            // rank's crash, abort or MPI error, which the launcher answers
+            // by killing the job) was reported before that rank died: read
+            // every rank once more so the cause wins over the symptom.
+            for c in 0..st.conns.len() {
+                st.read_conn(c, &mut buf, &mut engine);
+            }
+            if st.ending.is_none() {
+                st.ending = st.exited_quietly.take();
+            }
         }
         if st.ending.is_none() {
             if let Some(end) = engine.end() {
@@ -332,6 +348,9 @@ struct Loop {
     last_site: Vec<Site>,
     /// Failing exit statuses the ranks reported.
     exit_status: Vec<Option<i32>>,
+    /// A rank's connection closed before `MPI_Finalize` with no report of
+    /// why: the run's ending unless a report read after it explains it.
+    exited_quietly: Option<Ending>,
     /// Every rank's calls, kept while their sequence cannot depend on
     /// timing, to rerun them without buffering (see [`RunRecord::calls`]).
     log: Option<Vec<Vec<(Site, fib_wire::Op)>>>,
@@ -386,7 +405,7 @@ impl Loop {
         if engine.rank_views().get(r).is_some_and(|v| v.finalized) {
             return;
         }
-        self.ending = Some(Ending::NoFinalize {
+        self.exited_quietly.get_or_insert(Ending::NoFinalize {
             rank: r,
             site: self.last_site[r],
             status: self.exit_status[r],

@@ -140,21 +140,15 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
         Ok(b) => b,
         Err(fail) => {
             report.outcome = Outcome::BuildFailed;
-            report.findings.push(Finding {
-                code: "FIB007",
-                severity: Severity::Error,
-                message: format!("{} does not compile", report.program),
-                file: fail.file,
-                line: fail.line,
-                column: None,
-                span: None,
-                rank: None,
-                replay: None,
-                ranks: Vec::new(),
-                notes: fail.output.lines().take(40).map(str::to_string).collect(),
-                labels: Vec::new(),
-                help: None,
-            });
+            let mut f = Finding::new(
+                "FIB007",
+                Severity::Error,
+                format!("{} does not compile", report.program),
+            );
+            f.file = fail.file;
+            f.line = fail.line;
+            f.notes = fail.output.lines().take(40).map(str::to_string).collect();
+            report.findings.push(f);
             report.elapsed_ms = started.elapsed().as_millis() as u64;
             return Ok(report);
         }
@@ -301,7 +295,6 @@ fn explore(
     let mut explorer = Explorer::new();
     let mut seen: Vec<(String, Vec<RankState>)> = Vec::new();
     let mut runs = 0usize;
-    let mut buffering_checked = false;
     loop {
         let plan = match &opts.replay {
             Some(t) if runs == 0 => t.plan(),
@@ -312,28 +305,22 @@ fn explore(
             },
         };
         if runs >= opts.max_interleavings {
-            report.findings.push(Finding {
-                code: "FIB011",
-                severity: Severity::Warning,
-                message: format!(
+            report.findings.push(Finding::new(
+                "FIB011",
+                Severity::Warning,
+                format!(
                     "stopped after {} interleavings (--max-interleavings); the rest were not explored",
                     opts.max_interleavings
                 ),
-                file: None,
-                line: None,
-                column: None,
-                span: None,
-                rank: None,
-                replay: None,
-                ranks: Vec::new(),
-                notes: Vec::new(),
-                labels: Vec::new(),
-                help: None,
-            });
+            ));
             break;
         }
         let planned = plan.len();
-        let rec = server::run(spec, plan)?;
+        // Only the first run of the program's own exploration is rerun
+        // without buffering: a program whose calls cannot depend on timing
+        // has no choice, so it has that one run.
+        let log_calls = runs == 0 && spec.elide.is_none();
+        let rec = server::run(spec, plan, log_calls)?;
         runs += 1;
         report.interleavings += 1;
         report.calls += rec.calls;
@@ -349,11 +336,8 @@ fn explore(
         if !replay_short {
             leaks::report(&at, &rec.ops, &rec.leaks, &token.to_string(), report);
         }
-        if let (Some(calls), None) = (&rec.calls_log, &spec.elide) {
-            if !buffering_checked {
-                buffering_checked = true;
-                without_buffering(&at, calls, &token, report);
-            }
+        if let Some(calls) = &rec.calls_log {
+            without_buffering(&at, calls, &token, report);
         }
         let trace = barriers::RunTrace {
             token: token.to_string(),
@@ -533,22 +517,8 @@ fn judge(
     replay_short: bool,
 ) -> (bool, Option<&'static str>) {
     let rec = at.rec;
-    let replay = Some(token.to_string());
-    let mut f = Finding {
-        code: "",
-        severity: Severity::Error,
-        message: String::new(),
-        file: None,
-        line: None,
-        column: None,
-        span: None,
-        rank: None,
-        replay: replay.clone(),
-        ranks: Vec::new(),
-        notes: Vec::new(),
-        labels: Vec::new(),
-        help: None,
-    };
+    let mut f = Finding::new("", Severity::Error, String::new());
+    f.replay = Some(token.to_string());
     let (outcome, stop) = match &rec.ending {
         Ending::Engine(RunEnd::Completed) if replay_short => {
             f.code = "FIB008";
@@ -560,26 +530,11 @@ fn judge(
             let live = matches!(rec.ending, Ending::Engine(RunEnd::Livelock { .. }));
             f.code = if live { "FIB010" } else { "FIB001" };
             f.ranks = rank_states(at, ranks);
-            let blocked: Vec<&RankState> = f
-                .ranks
-                .iter()
-                .filter(|s| s.call != "finished" && s.call != "MPI_Finalize")
-                .collect();
-            let first = blocked.first().copied().or(f.ranks.first());
-            if let Some(s) = first {
-                f.file = s.file.clone();
-                f.line = s.line;
-                f.column = s.column;
-                f.rank = Some(s.rank);
-            }
+            let blocked = at_blocked_ranks(&mut f);
             f.message = if live {
                 "livelock: every rank waits or polls, and no poll can ever succeed".into()
             } else {
-                let what: Vec<String> = blocked
-                    .iter()
-                    .map(|s| format!("rank {} in {}", s.rank, s.call))
-                    .collect();
-                format!("deadlock: {}", what.join(", "))
+                format!("deadlock: {blocked}")
             };
             (Outcome::Deadlock, false)
         }
@@ -811,29 +766,30 @@ fn without_buffering(
     let RunEnd::Deadlock { ranks } = poe::sim::rerun_calls(calls, cfg).end else {
         return;
     };
-    let mut f = Finding {
-        code: "FIB023",
-        severity: Severity::Warning,
-        message: String::new(),
-        file: None,
-        line: None,
-        column: None,
-        span: None,
-        rank: None,
-        replay: Some(token.to_string()),
-        ranks: rank_states(at, &ranks),
-        notes: Vec::new(),
-        labels: Vec::new(),
-        help: Some(
-            "check with --zero-buffer to see the deadlock; exchange with MPI_Sendrecv or nonblocking calls, or order the sends and receives so that one side receives first".into(),
-        ),
-    };
+    let mut f = Finding::new("FIB023", Severity::Warning, String::new());
+    f.replay = Some(token.to_string());
+    f.ranks = rank_states(at, &ranks);
+    f.help = Some(
+        "check with --zero-buffer to see the deadlock; exchange with MPI_Sendrecv or nonblocking calls, or order the sends and receives so that one side receives first".into(),
+    );
+    let blocked = at_blocked_ranks(&mut f);
+    f.message = format!(
+        "deadlock without buffering: {blocked}; the program completes only because MPI buffers standard sends"
+    );
+    f.span = at.span_at(f.file.as_deref(), f.line, f.column);
+    label_other_ranks(at, &mut f);
+    report.findings.push(f);
+}
+
+/// Puts a deadlock finding at its first blocked rank (or its first rank)
+/// and returns the blocked ranks as "rank 0 in MPI_Recv, rank 1 in ...".
+fn at_blocked_ranks(f: &mut Finding) -> String {
     let blocked: Vec<&RankState> = f
         .ranks
         .iter()
         .filter(|s| s.call != "finished" && s.call != "MPI_Finalize")
         .collect();
-    if let Some(s) = blocked.first() {
+    if let Some(s) = blocked.first().copied().or(f.ranks.first()) {
         f.file = s.file.clone();
         f.line = s.line;
         f.column = s.column;
@@ -843,13 +799,7 @@ fn without_buffering(
         .iter()
         .map(|s| format!("rank {} in {}", s.rank, s.call))
         .collect();
-    f.message = format!(
-        "deadlock without buffering: {}; the program completes only because MPI buffers standard sends",
-        what.join(", ")
-    );
-    f.span = at.span_at(f.file.as_deref(), f.line, f.column);
-    label_other_ranks(at, &mut f);
-    report.findings.push(f);
+    what.join(", ")
 }
 
 /// Puts a finding at a rank's call: file, line and column of `site`.

@@ -278,6 +278,28 @@ pub struct Finding {
     pub help: Option<String>,
 }
 
+impl Finding {
+    /// A finding with a code, severity and message, and nothing else yet:
+    /// no location, rank, replay token, notes, labels or help.
+    pub fn new(code: &'static str, severity: Severity, message: String) -> Finding {
+        Finding {
+            code,
+            severity,
+            message,
+            file: None,
+            line: None,
+            column: None,
+            span: None,
+            rank: None,
+            replay: None,
+            ranks: Vec::new(),
+            notes: Vec::new(),
+            labels: Vec::new(),
+            help: None,
+        }
+    }
+}
+
 /// Finding codes that mean fib itself failed on a program (exit code 2):
 /// a protocol fault, and a disagreement between the fast barrier method and
 /// `--confirm`.
