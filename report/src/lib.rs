@@ -12,11 +12,7 @@ pub use model::*;
 /// code is matched ignoring case.
 pub fn explain(code: &str) -> Option<String> {
     let c = codes::lookup(code)?;
-    let severity = match c.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-    };
+    let severity = c.severity.as_str();
     Some(format!(
         "{} {} ({severity})\n\n{}\n\n{}",
         c.code, c.name, c.summary, c.explanation

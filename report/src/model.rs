@@ -1,7 +1,9 @@
 //! The data every output format renders: one [`ProgramReport`] per checked
 //! program, each with its [`Finding`]s.
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+
+use crate::codes::Code;
 
 /// Everything one `fib check` run found.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -173,11 +175,17 @@ pub struct WitnessOp {
     pub rank: usize,
     /// The MPI function, such as `MPI_Recv`.
     pub call: String,
+    /// Byte offsets `[start, end)` of the call in the file, when known.
+    #[serde(skip)]
+    pub span: Option<(usize, usize)>,
 }
 
 /// Why a verdict holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
+// A program has a handful of barrier groups: boxing the relevant witness's
+// operations would save nothing worth the indirection.
+#[allow(clippy::large_enum_variant)]
 pub enum Witness {
     /// A relevant group: without its barrier, `send` could match the
     /// wildcard receive `recv`; `path` is the completes-before path from one
@@ -223,13 +231,36 @@ pub struct Label {
     pub message: String,
 }
 
-/// How serious a finding is.
+/// How serious a finding is. Each code has one (see
+/// [`Code::severity`](crate::codes::Code)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Severity {
     Note,
     Warning,
     Error,
+}
+
+impl Severity {
+    /// The name used in the JSON output, the human format and `fib explain`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// A place in the user's sources, already resolved: what a finding's facts
+/// point at. Any part may be unknown.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    /// Byte offsets `[start, end)` of the call in the file, when known.
+    pub span: Option<(usize, usize)>,
 }
 
 /// Where one rank stood when a run ended badly.
@@ -243,49 +274,50 @@ pub struct RankState {
     pub line: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<u32>,
+    /// Byte offsets `[start, end)` of the call in the file, when known.
+    #[serde(skip)]
+    pub span: Option<(usize, usize)>,
 }
 
 /// One thing fib found, with a stable code (see [`crate::codes`]).
-#[derive(Clone, Debug, Serialize)]
+///
+/// Findings are made by the rules of [`crate::codes`], one per code, from
+/// the facts of what fib found; the code gives the severity. The fields can
+/// be read (and, for tests, adjusted), but not filled in from outside.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Finding {
-    pub code: &'static str,
-    pub severity: Severity,
+    pub code: &'static Code,
     pub message: String,
     /// The primary location: the call at fault, when known.
     pub file: Option<String>,
     pub line: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub column: Option<u32>,
     /// The primary location's byte span in its file, when known.
-    #[serde(skip)]
     pub span: Option<(usize, usize)>,
     pub rank: Option<usize>,
     /// The replay token of the interleaving that shows the finding
     /// (`fib check ... --replay TOKEN` runs just that interleaving).
     pub replay: Option<String>,
     /// Every rank's state, for deadlocks and run-ending failures.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ranks: Vec<RankState>,
     /// Extra lines: the compiler's or the program's own error output.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// Other places the finding involves (the other sites of a barrier
     /// group, the receive and send of a witness).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<Label>,
     /// What to do about it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
 }
 
 impl Finding {
-    /// A finding with a code, severity and message, and nothing else yet:
-    /// no location, rank, replay token, notes, labels or help.
-    pub fn new(code: &'static str, severity: Severity, message: String) -> Finding {
+    /// A finding of `code` with a message, and nothing else yet: no
+    /// location, rank, replay token, notes, labels or help. Only the rules
+    /// in [`crate::codes`] make findings.
+    pub(crate) fn new(code: &'static Code, message: impl Into<String>) -> Finding {
         Finding {
             code,
-            severity,
-            message,
+            message: message.into(),
             file: None,
             line: None,
             column: None,
@@ -298,27 +330,79 @@ impl Finding {
             help: None,
         }
     }
+
+    /// The same finding, located at `place`.
+    pub(crate) fn at(mut self, place: &Place) -> Finding {
+        self.file = place.file.clone();
+        self.line = place.line;
+        self.column = place.column;
+        self.span = place.span;
+        self
+    }
+
+    /// How serious the finding is: its code's severity.
+    pub fn severity(&self) -> Severity {
+        self.code.severity
+    }
 }
 
-/// Finding codes that mean fib itself failed on a program (exit code 2):
-/// a protocol fault, and a disagreement between the fast barrier method and
-/// `--confirm`.
-pub const TOOL_FAILURE_CODES: &[&str] = &["FIB013", "FIB017"];
+fn is_empty<T>(v: &&[T]) -> bool {
+    v.is_empty()
+}
+
+/// The JSON form of a finding: the code by its name, the severity its code
+/// gives, no byte spans.
+impl Serialize for Finding {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Json<'a> {
+            code: &'static str,
+            severity: Severity,
+            message: &'a str,
+            file: Option<&'a str>,
+            line: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            column: Option<u32>,
+            rank: Option<usize>,
+            replay: Option<&'a str>,
+            #[serde(skip_serializing_if = "is_empty")]
+            ranks: &'a [RankState],
+            #[serde(skip_serializing_if = "is_empty")]
+            notes: &'a [String],
+            #[serde(skip_serializing_if = "is_empty")]
+            labels: &'a [Label],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            help: Option<&'a str>,
+        }
+        Json {
+            code: self.code.code,
+            severity: self.severity(),
+            message: &self.message,
+            file: self.file.as_deref(),
+            line: self.line,
+            column: self.column,
+            rank: self.rank,
+            replay: self.replay.as_deref(),
+            ranks: &self.ranks,
+            notes: &self.notes,
+            labels: &self.labels,
+            help: self.help.as_deref(),
+        }
+        .serialize(serializer)
+    }
+}
 
 impl Report {
     /// The process exit code for this report: 0 when nothing was found, 1
     /// when something was, 2 when fib could not check some program.
     pub fn exit_code(&self) -> i32 {
         let tool_failure = |p: &ProgramReport| {
-            p.outcome.is_tool_failure()
-                || p.findings
-                    .iter()
-                    .any(|f| TOOL_FAILURE_CODES.contains(&f.code))
+            p.outcome.is_tool_failure() || p.findings.iter().any(|f| f.code.tool_failure)
         };
         if self.programs.iter().any(tool_failure) {
             2
         } else if self.programs.iter().any(|p| {
-            p.outcome != Outcome::Ok || p.findings.iter().any(|f| f.severity >= Severity::Warning)
+            p.outcome != Outcome::Ok || p.findings.iter().any(|f| f.severity() >= Severity::Warning)
         }) {
             1
         } else {

@@ -11,10 +11,11 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{assert_snapshot, strip_ansi};
+use fib_report::codes::{BarrierNotCovered, Inputs, IrrelevantBarrier, RelevantBarrier, Rule};
 use fib_report::emit::{human, json};
 use fib_report::{
-    codes, BarrierReport, Buffering, BuildKind, Finding, Label, Outcome, ProgramReport, Report,
-    SiteFact, SiteRef, StaticFacts, Verdict, Witness, WitnessOp,
+    BarrierReport, Buffering, BuildKind, Outcome, ProgramReport, Report, SiteFact, SiteRef,
+    StaticFacts, Verdict, Witness, WitnessOp,
 };
 
 const MAIN: &str = "tests/fixtures/barriers.c";
@@ -40,16 +41,6 @@ fn site(file: &str, line: u32, column: u32) -> SiteRef {
     }
 }
 
-fn label(site: &SiteRef, message: &str) -> Label {
-    Label {
-        file: site.file.clone(),
-        line: site.line,
-        column: site.column,
-        span: site.span,
-        message: message.into(),
-    }
-}
-
 fn op(site: &SiteRef, rank: usize, call: &str) -> WitnessOp {
     WitnessOp {
         file: Some(site.file.clone()),
@@ -57,26 +48,7 @@ fn op(site: &SiteRef, rank: usize, call: &str) -> WitnessOp {
         column: Some(site.column),
         rank,
         call: call.into(),
-    }
-}
-
-/// The finding for a barrier group: code and severity from `code`, the
-/// group's first site as the primary location.
-fn finding(code: &codes::Code, first: &SiteRef, message: &str) -> Finding {
-    Finding {
-        code: code.code,
-        severity: code.severity,
-        message: message.into(),
-        file: Some(first.file.clone()),
-        line: Some(first.line),
-        column: Some(first.column),
-        span: first.span,
-        rank: None,
-        replay: None,
-        ranks: vec![],
-        notes: vec![],
-        labels: vec![],
-        help: None,
+        span: site.span,
     }
 }
 
@@ -91,7 +63,6 @@ fn fact(file: &str, line: u32, column: u32, callee: &str, reasons: &[&str]) -> S
     }
 }
 
-const ALSO: &str = "also part of this barrier group";
 const ARGC: &str = "`if (argc > 1)` at tests/fixtures/barriers.c:32 reads `argc`";
 
 fn sample() -> Report {
@@ -112,32 +83,37 @@ fn sample() -> Report {
     // The group that never ran: it needs a program argument.
     let not_covered = vec![site(MAIN, 36, 13), site(IO, 8, 5)];
 
-    let mut f14 = finding(
-        &codes::FIB014,
-        &irrelevant[0],
-        "irrelevant barrier: its 2 sites can be deleted together",
-    );
-    f14.labels = vec![label(&irrelevant[1], ALSO)];
+    // The rules place each finding at its group's first site and label the
+    // other sites, the receive and the send; the snapshots' wording predates
+    // the rules', so message, notes and help are set by hand.
+    let mut f14 = IrrelevantBarrier {
+        group: irrelevant.clone(),
+        inputs: Inputs::Every,
+        interleavings: 1,
+        ranks: 3,
+        instances: 3,
+        cut: false,
+        note: None,
+    }
+    .finding();
+    f14.message = "irrelevant barrier: its 2 sites can be deleted together".into();
     f14.help = Some("delete lines 13 and 17 of tests/fixtures/barriers.c together".into());
     f14.notes = vec![
         "holds for every input".into(),
         "covered 1 interleaving, 3 ranks, 3 instances".into(),
     ];
 
-    let mut f15 = finding(
-        &codes::FIB015,
-        &relevant[0],
-        "relevant barrier: it keeps a send away from a wildcard receive",
-    );
-    f15.labels = vec![
-        label(&relevant[1], ALSO),
-        label(&relevant[2], ALSO),
-        label(&recv, "wildcard receive (rank 0)"),
-        label(
-            &send,
-            "send (rank 2) this receive could match without the barrier",
-        ),
-    ];
+    let mut f15 = RelevantBarrier {
+        group: relevant.clone(),
+        inputs: Inputs::Every,
+        recv: op(&recv, 0, "MPI_Recv"),
+        send: op(&send, 2, "MPI_Send"),
+        path: path.clone(),
+        replay: "0".into(),
+        note: None,
+    }
+    .finding();
+    f15.message = "relevant barrier: it keeps a send away from a wildcard receive".into();
     f15.help = Some("keep these barrier sites".into());
     f15.notes = vec![
         "holds for every input".into(),
@@ -145,12 +121,13 @@ fn sample() -> Report {
     ];
     f15.replay = Some("0".into());
 
-    let mut f16 = finding(
-        &codes::FIB016,
-        &not_covered[0],
-        "barrier not covered: no site of this group ran",
-    );
-    f16.labels = vec![label(&not_covered[1], ALSO)];
+    let mut f16 = BarrierNotCovered {
+        group: not_covered.clone(),
+        inputs: None,
+        note: None,
+    }
+    .finding();
+    f16.message = "barrier not covered: no site of this group ran".into();
     f16.help = Some("check again with program arguments (after `--`) that reach it".into());
     f16.notes = vec![format!("reached only depending on input: {ARGC}")];
 

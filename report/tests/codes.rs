@@ -1,9 +1,17 @@
-//! Tests of the finding codes: every code is documented in full, codes are
-//! unique and well formed, and lookup ignores case.
+//! Tests of the finding codes: every code is documented in full and has a
+//! rule that makes its findings, codes are unique and well formed, and lookup
+//! ignores case.
 
 use std::collections::HashSet;
 
-use fib_report::codes::{self, SECTIONS};
+use fib_report::codes::{
+    self, Abort, BarrierNotCovered, BufferingDeadlock, BuildFailed, ChoiceAt, Code,
+    CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit, Inputs,
+    InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedRequest, Livelock, LostTrack,
+    MpiError, NoFinalize, Observed, RelevantBarrier, ReplayDiverged, Rule, Timeout,
+    UnreceivedMessage, Unsupported, SECTIONS,
+};
+use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
 #[test]
 fn every_code_has_all_four_sections_in_order() {
@@ -55,4 +63,255 @@ fn explain_prints_the_header_and_the_text() {
     assert!(text.starts_with("FIB009 collective-mismatch (error)\n\nRanks of one communicator"));
     assert!(text.contains("## What to do\n"));
     assert!(fib_report::explain("nope").is_none());
+}
+
+/// One example of every rule, with the code its type declares, and the
+/// finding it makes. An enum rule gives one example per form.
+fn examples() -> Vec<(&'static Code, Finding)> {
+    macro_rules! examples {
+        ($($rule:expr),* $(,)?) => {
+            vec![$(example($rule)),*]
+        };
+    }
+    fn example<R: Rule>(rule: R) -> (&'static Code, Finding) {
+        (R::CODE, rule.finding())
+    }
+    let place = || Place {
+        file: Some("a.c".into()),
+        line: Some(3),
+        column: Some(5),
+        span: Some((20, 30)),
+    };
+    let rank = |rank: usize, call: &str| RankState {
+        rank,
+        call: call.into(),
+        file: Some("a.c".into()),
+        line: Some(10 + rank as u32),
+        column: Some(5),
+        span: None,
+    };
+    let ranks = || vec![rank(0, "MPI_Recv"), rank(1, "MPI_Send")];
+    let site = |line: u32| SiteRef {
+        file: "a.c".into(),
+        line,
+        column: 5,
+        span: None,
+    };
+    let op = |line: u32, rank: usize, call: &str| WitnessOp {
+        file: Some("a.c".into()),
+        line: Some(line),
+        column: Some(5),
+        rank,
+        call: call.into(),
+        span: None,
+    };
+    let replay = || "0".to_string();
+    let stderr = || "oops\n".to_string();
+    examples![
+        Deadlock {
+            ranks: ranks(),
+            replay: replay(),
+        },
+        Crash {
+            rank: 1,
+            signal: 11,
+            place: place(),
+            after_call: true,
+            stderr: stderr(),
+            replay: replay(),
+        },
+        Abort {
+            rank: 0,
+            error_code: 1,
+            place: place(),
+            stderr: stderr(),
+            replay: replay(),
+        },
+        NoFinalize::Exited {
+            rank: 1,
+            status: Some(1),
+            place: place(),
+            last_call: true,
+            stderr: stderr(),
+            replay: replay(),
+        },
+        NoFinalize::LaunchEnded {
+            status: "exited with status: 1".into(),
+            calls: 0,
+            stderr: stderr(),
+            replay: replay(),
+        },
+        Timeout {
+            ranks: vec![rank(0, "MPI_Recv"), rank(1, "running")],
+            replay: replay(),
+        },
+        Unsupported {
+            rank: 0,
+            call: "MPI_Bsend".into(),
+            place: place(),
+            replay: replay(),
+        },
+        BuildFailed {
+            program: "a.c".into(),
+            file: Some("a.c".into()),
+            line: Some(3),
+            output: "a.c:3: error\n".into(),
+        },
+        ReplayDiverged::TooManyChoices { replay: replay() },
+        ReplayDiverged::Diverged {
+            index: 0,
+            expected: Some(ChoiceAt {
+                rank: 0,
+                call: 2,
+                alternatives: 2,
+            }),
+            found: None,
+            place: Place::default(),
+            replay: replay(),
+        },
+        CollectiveMismatch {
+            comm: "MPI_COMM_WORLD".into(),
+            ranks: vec![rank(0, "MPI_Bcast"), rank(1, "MPI_Barrier")],
+            replay: replay(),
+        },
+        Livelock {
+            ranks: vec![rank(0, "MPI_Test"), rank(1, "MPI_Iprobe")],
+            replay: replay(),
+        },
+        ExplorationCut {
+            max_interleavings: 10,
+        },
+        InvalidCall {
+            rank: 0,
+            message: "tag -1".into(),
+            place: place(),
+            replay: replay(),
+        },
+        LostTrack {
+            rank: None,
+            message: "a malformed frame".into(),
+            replay: replay(),
+        },
+        IrrelevantBarrier {
+            group: vec![site(3), site(7)],
+            inputs: Inputs::Every,
+            interleavings: 1,
+            ranks: 2,
+            instances: 2,
+            cut: false,
+            note: None,
+        },
+        RelevantBarrier {
+            group: vec![site(4)],
+            inputs: Inputs::Tested {
+                reason: "argc".into(),
+            },
+            recv: op(3, 0, "MPI_Recv"),
+            send: op(9, 2, "MPI_Send"),
+            path: vec!["rank 0 MPI_Recv at a.c:3".into()],
+            replay: replay(),
+            note: None,
+        },
+        BarrierNotCovered {
+            group: vec![site(5)],
+            inputs: None,
+            note: None,
+        },
+        ConfirmDisagreement {
+            program: "a.c".into(),
+            group: vec![site(4)],
+            fast: Verdict::Irrelevant,
+            removal: Verdict::Relevant,
+            with: Observed::default(),
+            without: Observed::default(),
+        },
+        LeakedRequest {
+            ranks: vec![0],
+            count: 1,
+            call: "MPI_Isend".into(),
+            place: place(),
+            replay: replay(),
+        },
+        LeakedCommunicator {
+            ranks: vec![0, 1],
+            count: 2,
+            call: "MPI_Comm_dup".into(),
+            place: place(),
+            replay: replay(),
+        },
+        UnreceivedMessage {
+            ranks: vec![0],
+            count: 1,
+            call: "MPI_Send".into(),
+            dests: vec![1],
+            place: place(),
+            replay: replay(),
+        },
+        MpiError {
+            rank: 1,
+            call: Some("MPI_Recv".into()),
+            text: "Message truncated".into(),
+            place: place(),
+            replay: replay(),
+        },
+        FailingExit {
+            rank: 0,
+            status: 2,
+            place: place(),
+            stderr: stderr(),
+            replay: replay(),
+        },
+        BufferingDeadlock {
+            ranks: vec![rank(0, "MPI_Send"), rank(1, "MPI_Send")],
+            replay: replay(),
+        },
+    ]
+}
+
+/// The documentation test: every rule's finding carries the rule's code,
+/// that code is listed in `codes::ALL` and documented in full, the finding
+/// shows the code's severity, and every listed code has a rule.
+#[test]
+fn every_rule_has_a_documented_code_and_every_code_a_rule() {
+    let mut covered = HashSet::new();
+    for (code, f) in examples() {
+        assert!(
+            f.code == code,
+            "{}'s rule made a {} finding",
+            code.code,
+            f.code.code
+        );
+        assert!(
+            codes::ALL.contains(&code),
+            "{} is not in codes::ALL",
+            code.code
+        );
+        assert_eq!(codes::lookup(code.code), Some(code));
+        for section in SECTIONS {
+            assert!(
+                code.explanation.contains(&format!("{section}\n")),
+                "{} lacks '{section}'",
+                code.code
+            );
+        }
+        assert_eq!(f.severity(), code.severity);
+        let json = serde_json::to_value(&f).unwrap();
+        assert_eq!(json["code"], code.code);
+        assert_eq!(json["severity"], code.severity.as_str());
+        assert!(!f.message.is_empty(), "{} has no message", code.code);
+        covered.insert(code.code);
+    }
+    for code in codes::ALL {
+        assert!(covered.contains(code.code), "{} has no rule", code.code);
+    }
+}
+
+#[test]
+fn only_lost_track_and_confirm_disagreement_are_tool_failures() {
+    let failures: Vec<&str> = codes::ALL
+        .iter()
+        .filter(|c| c.tool_failure)
+        .map(|c| c.code)
+        .collect();
+    assert_eq!(failures, ["FIB013", "FIB017"]);
 }

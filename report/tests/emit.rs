@@ -6,11 +6,83 @@
 mod common;
 
 use common::{assert_snapshot, strip_ansi};
+use fib_report::codes::{Crash, Deadlock, Rule};
 use fib_report::emit::{human, json};
 use fib_report::{
-    codes, Buffering, BuildKind, Finding, Outcome, ProgramReport, RankState, Report, Severity,
+    Buffering, BuildKind, Finding, Outcome, Place, ProgramReport, RankState, Report, Severity,
     SiteFact, StaticFacts,
 };
+
+/// A deadlock of three ranks, at rank 0's receive, worded by hand.
+fn deadlock_finding() -> Finding {
+    let mut f = Deadlock {
+        ranks: vec![
+            RankState {
+                rank: 0,
+                call: "MPI_Recv".into(),
+                file: Some("tests/fixtures/race.c".into()),
+                line: Some(11),
+                column: Some(9),
+                span: None,
+            },
+            RankState {
+                rank: 1,
+                call: "MPI_Recv".into(),
+                file: Some("tests/fixtures/race.c".into()),
+                line: Some(14),
+                column: None,
+                span: None,
+            },
+            RankState {
+                rank: 2,
+                call: "MPI_Finalize".into(),
+                file: None,
+                line: None,
+                column: None,
+                span: None,
+            },
+        ],
+        replay: "1".into(),
+    }
+    .finding();
+    // The snapshot's wording predates the rule's.
+    f.message = "deadlock: no rank can make progress".into();
+    f
+}
+
+/// A crash of rank 1 at line 7, worded by hand, with the rank's state and a
+/// note of two lines.
+fn crash_finding() -> Finding {
+    let mut f = Crash {
+        rank: 1,
+        signal: libc::SIGABRT,
+        place: Place {
+            file: Some("missing/crash.c".into()),
+            line: Some(7),
+            column: None,
+            span: None,
+        },
+        after_call: true,
+        stderr: String::new(),
+        replay: "0".into(),
+    }
+    .finding();
+    // The snapshot's wording predates the rule's.
+    f.message = "rank 1 was killed by signal 6 (SIGABRT)".into();
+    f.ranks = vec![RankState {
+        rank: 1,
+        call: "killed by SIGABRT".into(),
+        file: None,
+        line: None,
+        column: None,
+        span: None,
+    }];
+    f.notes = vec![
+        "crash: crash.c:7: main: Assertion `from == 1' failed.\n(the program's standard error)"
+            .into(),
+    ];
+    f
+}
 
 fn sample() -> Report {
     let deadlock = ProgramReport {
@@ -19,43 +91,7 @@ fn sample() -> Report {
         buffering: Buffering::Buffered,
         outcome: Outcome::Deadlock,
         interleavings: 2,
-        findings: vec![Finding {
-            code: codes::FIB001.code,
-            severity: codes::FIB001.severity,
-            message: "deadlock: no rank can make progress".into(),
-            file: Some("tests/fixtures/race.c".into()),
-            line: Some(11),
-            column: Some(9),
-            span: None,
-            rank: Some(0),
-            replay: Some("1".into()),
-            ranks: vec![
-                RankState {
-                    rank: 0,
-                    call: "MPI_Recv".into(),
-                    file: Some("tests/fixtures/race.c".into()),
-                    line: Some(11),
-                    column: Some(9),
-                },
-                RankState {
-                    rank: 1,
-                    call: "MPI_Recv".into(),
-                    file: Some("tests/fixtures/race.c".into()),
-                    line: Some(14),
-                    column: None,
-                },
-                RankState {
-                    rank: 2,
-                    call: "MPI_Finalize".into(),
-                    file: None,
-                    line: None,
-                    column: None,
-                },
-            ],
-            notes: vec![],
-            labels: vec![],
-            help: None,
-        }],
+        findings: vec![deadlock_finding()],
         calls: 123,
         build: Some(BuildKind::Built),
         barriers: vec![],
@@ -87,27 +123,7 @@ fn sample() -> Report {
         buffering: Buffering::Zero,
         outcome: Outcome::Crash,
         interleavings: 1,
-        findings: vec![Finding {
-            code: codes::FIB002.code,
-            severity: codes::FIB002.severity,
-            message: "rank 1 was killed by signal 6 (SIGABRT)".into(),
-            file: Some("missing/crash.c".into()),
-            line: Some(7),
-            column: None,
-            span: None,
-            rank: Some(1),
-            replay: Some("0".into()),
-            ranks: vec![RankState {
-                rank: 1,
-                call: "killed by SIGABRT".into(),
-                file: None,
-                line: None,
-                column: None,
-            }],
-            notes: vec!["crash: crash.c:7: main: Assertion `from == 1' failed.\n(the program's standard error)".into()],
-            labels: vec![],
-            help: None,
-        }],
+        findings: vec![crash_finding()],
         calls: 9,
         build: Some(BuildKind::Cached),
         static_facts: None,
@@ -180,5 +196,5 @@ fn json_output() {
 #[test]
 fn exit_code_of_sample_is_one() {
     assert_eq!(sample().exit_code(), 1);
-    assert_eq!(sample().programs[1].findings[0].severity, Severity::Error);
+    assert_eq!(sample().programs[1].findings[0].severity(), Severity::Error);
 }

@@ -1,13 +1,15 @@
 //! FIB001: some interleaving reaches a state where no rank can make progress.
 
-use super::Code;
-use crate::model::Severity;
+use super::common::{at_blocked_ranks, label_other_ranks};
+use super::{Code, Rule};
+use crate::model::{Finding, RankState, Severity};
 
 /// Some interleaving deadlocks.
 pub const FIB001: Code = Code {
     code: "FIB001",
     name: "deadlock",
     severity: Severity::Error,
+    tool_failure: false,
     summary: "In some interleaving every rank that has not finished is blocked in an MPI call that can never complete.",
     explanation: "\
 ## What it means
@@ -46,3 +48,66 @@ expected from each rank, or match sends and receives in the same order on
 both sides.
 ",
 };
+
+/// A deadlock: every rank that has not finished waits in a call that can
+/// never complete.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Deadlock {
+    /// Every rank's state when the run stopped, in rank order (each with
+    /// the span of its call, when known).
+    pub ranks: Vec<RankState>,
+    /// The replay token of the interleaving.
+    pub replay: String,
+}
+
+/// Placed at the first blocked rank; the other blocked ranks' calls are
+/// labelled.
+impl Rule for Deadlock {
+    const CODE: &'static Code = &FIB001;
+
+    fn finding(&self) -> Finding {
+        let mut f = Finding::new(Self::CODE, "");
+        f.replay = Some(self.replay.clone());
+        f.ranks = self.ranks.clone();
+        let blocked = at_blocked_ranks(&mut f);
+        f.message = format!("deadlock: {blocked}");
+        label_other_ranks(&mut f);
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::common::tests::rank;
+
+    #[test]
+    fn names_the_blocked_ranks_and_labels_the_others() {
+        let f = Deadlock {
+            ranks: vec![
+                rank(0, "MPI_Recv", Some(("a.c", 11, 9))),
+                rank(1, "MPI_Send", Some(("a.c", 14, 5))),
+                rank(2, "MPI_Finalize", Some(("a.c", 20, 5))),
+            ],
+            replay: "1.0".into(),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "deadlock: rank 0 in MPI_Recv, rank 1 in MPI_Send"
+        );
+        assert_eq!(
+            (f.file.as_deref(), f.line, f.column, f.rank, f.span),
+            (Some("a.c"), Some(11), Some(9), Some(0), Some((1109, 1150)))
+        );
+        assert_eq!(f.labels.len(), 1);
+        assert_eq!(f.labels[0].message, "rank 1: MPI_Send");
+        assert_eq!(
+            (f.labels[0].line, f.labels[0].span),
+            (14, Some((1405, 1450)))
+        );
+        assert_eq!(f.replay.as_deref(), Some("1.0"));
+        assert_eq!(f.ranks.len(), 3);
+        assert_eq!(f.help, None);
+    }
+}

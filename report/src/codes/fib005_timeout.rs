@@ -1,13 +1,15 @@
 //! FIB005: an interleaving ran past the time limit.
 
-use super::Code;
-use crate::model::Severity;
+use super::common::at_rank;
+use super::{Code, Rule};
+use crate::model::{Finding, RankState, Severity};
 
 /// An interleaving ran past the time limit.
 pub const FIB005: Code = Code {
     code: "FIB005",
     name: "timeout",
     severity: Severity::Error,
+    tool_failure: false,
     summary: "An interleaving ran past the time limit and was stopped.",
     explanation: "\
 ## What it means
@@ -37,3 +39,64 @@ arguments (`fib check FILE.c -n N -- ARGS`) or raise `--timeout`. Otherwise
 replay the token and find the loop the running ranks are stuck in.
 ",
 };
+
+/// An interleaving that ran past the time limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Timeout {
+    /// Every rank's state when the run was stopped (`running` for a rank
+    /// outside MPI), each with the span of its place when known.
+    pub ranks: Vec<RankState>,
+    pub replay: String,
+}
+
+/// Placed at the first rank that was running outside MPI, if any.
+impl Rule for Timeout {
+    const CODE: &'static Code = &FIB005;
+
+    fn finding(&self) -> Finding {
+        let mut f = Finding::new(
+            Self::CODE,
+            "the program ran past the time limit (--timeout)",
+        );
+        f.replay = Some(self.replay.clone());
+        f.ranks = self.ranks.clone();
+        if let Some(s) = self.ranks.iter().find(|s| s.call == "running") {
+            at_rank(&mut f, s);
+            f.message
+                .push_str(&format!("; rank {} was computing, not in MPI", s.rank));
+        }
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::common::tests::rank;
+
+    #[test]
+    fn points_at_the_rank_that_was_computing() {
+        let mut t = Timeout {
+            ranks: vec![
+                rank(0, "MPI_Recv", Some(("a.c", 5, 3))),
+                rank(1, "running", Some(("a.c", 9, 7))),
+            ],
+            replay: "0".into(),
+        };
+        let f = t.finding();
+        assert_eq!(
+            f.message,
+            "the program ran past the time limit (--timeout); rank 1 was computing, not in MPI"
+        );
+        assert_eq!(
+            (f.line, f.column, f.rank, f.span),
+            (Some(9), Some(7), Some(1), Some((907, 950)))
+        );
+        assert_eq!(f.ranks.len(), 2);
+        assert!(f.labels.is_empty());
+        t.ranks.pop();
+        let f = t.finding();
+        assert_eq!(f.message, "the program ran past the time limit (--timeout)");
+        assert_eq!((f.file, f.rank), (None, None));
+    }
+}

@@ -1,13 +1,14 @@
 //! FIB011: exploration stopped at the interleaving limit.
 
-use super::Code;
-use crate::model::Severity;
+use super::{Code, Rule};
+use crate::model::{Finding, Severity};
 
 /// Exploration stopped at `--max-interleavings`.
 pub const FIB011: Code = Code {
     code: "FIB011",
     name: "exploration-cut",
     severity: Severity::Warning,
+    tool_failure: false,
     summary: "fib stopped exploring at the interleaving limit; the rest were not checked.",
     explanation: "\
 ## What it means
@@ -36,3 +37,42 @@ Check with fewer processes or a smaller input, or raise
 source where the program does not need a wildcard also removes choices.
 ",
 };
+
+/// Exploration that stopped at `--max-interleavings`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExplorationCut {
+    /// The limit (`--max-interleavings`).
+    pub max_interleavings: usize,
+}
+
+impl Rule for ExplorationCut {
+    const CODE: &'static Code = &FIB011;
+
+    fn finding(&self) -> Finding {
+        Finding::new(
+            Self::CODE,
+            format!(
+                "stopped after {} interleavings (--max-interleavings); the rest were not explored",
+                self.max_interleavings
+            ),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gives_the_limit() {
+        let f = ExplorationCut {
+            max_interleavings: 50,
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "stopped after 50 interleavings (--max-interleavings); the rest were not explored"
+        );
+        assert_eq!((f.file, f.replay), (None, None));
+    }
+}

@@ -1,13 +1,14 @@
 //! FIB012: an MPI call with arguments MPI does not allow.
 
-use super::Code;
-use crate::model::Severity;
+use super::{Code, Rule};
+use crate::model::{Finding, Place, Severity};
 
 /// An MPI call with invalid arguments.
 pub const FIB012: Code = Code {
     code: "FIB012",
     name: "invalid-call",
     severity: Severity::Error,
+    tool_failure: false,
     summary: "An MPI call names a rank, tag, request or communicator that is not valid.",
     explanation: "\
 ## What it means
@@ -33,3 +34,51 @@ Fix the argument at the reported line; for ranks, compute neighbours modulo
 the communicator's size or use `MPI_PROC_NULL` at the edges.
 ",
 };
+
+/// An MPI call with arguments MPI does not allow.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidCall {
+    pub rank: usize,
+    /// What is wrong with the call, as the engine says it.
+    pub message: String,
+    pub place: Place,
+    pub replay: String,
+}
+
+impl Rule for InvalidCall {
+    const CODE: &'static Code = &FIB012;
+
+    fn finding(&self) -> Finding {
+        let mut f =
+            Finding::new(Self::CODE, format!("invalid MPI call: {}", self.message)).at(&self.place);
+        f.rank = Some(self.rank);
+        f.replay = Some(self.replay.clone());
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn says_what_is_invalid() {
+        let f = InvalidCall {
+            rank: 1,
+            message: "destination 2 is not a rank of MPI_COMM_WORLD".into(),
+            place: Place {
+                file: Some("a.c".into()),
+                line: Some(6),
+                column: Some(5),
+                span: None,
+            },
+            replay: "0".into(),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "invalid MPI call: destination 2 is not a rank of MPI_COMM_WORLD"
+        );
+        assert_eq!((f.line, f.column, f.rank), (Some(6), Some(5), Some(1)));
+    }
+}

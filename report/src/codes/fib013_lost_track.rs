@@ -1,13 +1,14 @@
 //! FIB013: fib lost track of a run.
 
-use super::Code;
-use crate::model::Severity;
+use super::{Code, Rule};
+use crate::model::{Finding, Severity};
 
 /// The scheduler received something it could not interpret.
 pub const FIB013: Code = Code {
     code: "FIB013",
     name: "lost-track",
     severity: Severity::Error,
+    tool_failure: true,
     summary: "fib's scheduler received a message from a rank that it could not interpret.",
     explanation: "\
 ## What it means
@@ -35,3 +36,45 @@ Replay the token to reproduce it. If the program does nothing like the
 example, report it to fib's developers with the program and the command.
 ",
 };
+
+/// A run the scheduler lost track of: a rank broke the protocol.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LostTrack {
+    /// The rank that sent what broke the protocol, when known.
+    pub rank: Option<usize>,
+    /// What was wrong.
+    pub message: String,
+    pub replay: String,
+}
+
+impl Rule for LostTrack {
+    const CODE: &'static Code = &FIB013;
+
+    fn finding(&self) -> Finding {
+        let mut f = Finding::new(
+            Self::CODE,
+            format!("fib lost track of the run: {}", self.message),
+        );
+        f.rank = self.rank;
+        f.replay = Some(self.replay.clone());
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn is_a_tool_failure() {
+        let f = LostTrack {
+            rank: Some(1),
+            message: "a second hello".into(),
+            replay: "0".into(),
+        }
+        .finding();
+        assert_eq!(f.message, "fib lost track of the run: a second hello");
+        assert_eq!((f.rank, f.file), (Some(1), None));
+        assert!(f.code.tool_failure);
+    }
+}

@@ -1,13 +1,15 @@
 //! FIB014: a barrier group that can be deleted.
 
-use super::Code;
-use crate::model::Severity;
+use super::common::{barrier_group, group_lines, Inputs};
+use super::{Code, Rule};
+use crate::model::{Finding, Severity, SiteRef};
 
 /// Deleting every site of the barrier group changes nothing.
 pub const FIB014: Code = Code {
     code: "FIB014",
     name: "irrelevant-barrier",
     severity: Severity::Warning,
+    tool_failure: false,
     summary: "These barrier sites can be deleted together: they order nothing the program's messages depend on.",
     explanation: "\
 ## What it means
@@ -49,3 +51,129 @@ removed and compare. If the verdict holds only for the input tested, check
 the other inputs too.
 ",
 };
+
+/// A barrier group whose deletion changes nothing the program's messages
+/// can do, in the interleavings explored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IrrelevantBarrier {
+    /// The group's sites; the first is the finding's place. At least one.
+    pub group: Vec<SiteRef>,
+    pub inputs: Inputs,
+    /// What the verdict covers: interleavings, ranks, barrier calls.
+    pub interleavings: usize,
+    pub ranks: usize,
+    pub instances: usize,
+    /// Exploration stopped at `--max-interleavings`: the verdict speaks
+    /// only of the interleavings explored.
+    pub cut: bool,
+    /// A note added last (e.g. that the program fails).
+    pub note: Option<String>,
+}
+
+impl Rule for IrrelevantBarrier {
+    const CODE: &'static Code = &FIB014;
+
+    fn finding(&self) -> Finding {
+        let mut f = Finding::new(Self::CODE, "irrelevant barrier: deleting this barrier group changes nothing the program's messages can do");
+        barrier_group(&mut f, &self.group);
+        let (interleavings, ranks, instances) = (self.interleavings, self.ranks, self.instances);
+        f.notes = vec![
+            self.inputs.note(),
+            format!(
+                "checked over {interleavings} interleaving{}, {instances} barrier call{} on {ranks} rank{}",
+                if interleavings == 1 { "" } else { "s" },
+                if instances == 1 { "" } else { "s" },
+                if ranks == 1 { "" } else { "s" },
+            ),
+        ];
+        f.notes.extend(self.note.clone());
+        let delete = if self.group.len() == 1 {
+            format!("delete {}", group_lines(&self.group))
+        } else {
+            format!("delete {} together", group_lines(&self.group))
+        };
+        if self.cut {
+            // Only the explored interleavings showed no use for the group;
+            // one left out might.
+            f.message = "irrelevant barrier in the interleavings explored, which are not all of them (--max-interleavings)".into();
+            f.help = Some(format!(
+                "explore every interleaving (raise --max-interleavings) before deciding; then {delete}"
+            ));
+        } else {
+            f.help = Some(delete);
+        }
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::common::tests::site;
+
+    fn sample() -> IrrelevantBarrier {
+        IrrelevantBarrier {
+            group: vec![site("a.c", 13, 9), site("a.c", 17, 9), site("b.c", 8, 5)],
+            inputs: Inputs::Every,
+            interleavings: 1,
+            ranks: 3,
+            instances: 3,
+            cut: false,
+            note: None,
+        }
+    }
+
+    #[test]
+    fn lists_the_sites_to_delete_together() {
+        let f = sample().finding();
+        assert_eq!(f.message, "irrelevant barrier: deleting this barrier group changes nothing the program's messages can do");
+        assert_eq!(
+            (f.file.as_deref(), f.line, f.column, f.span),
+            (Some("a.c"), Some(13), Some(9), Some((1309, 1350)))
+        );
+        assert_eq!(
+            f.help.as_deref(),
+            Some("delete lines 13, 17 of a.c and line 8 of b.c together")
+        );
+        assert_eq!(f.labels.len(), 2);
+        assert_eq!(f.labels[1].message, "also part of this barrier group");
+        assert_eq!((f.labels[1].line, f.labels[1].span), (8, Some((805, 850))));
+        assert_eq!(
+            f.notes,
+            vec![
+                "the verdict holds for every input: only rank, size and constants decide whether these sites run".to_string(),
+                "checked over 1 interleaving, 3 barrier calls on 3 ranks".to_string(),
+            ]
+        );
+        assert_eq!((f.rank, f.replay), (None, None));
+    }
+
+    #[test]
+    fn one_site_singular_counts_and_a_cut() {
+        let mut b = sample();
+        b.group.truncate(1);
+        b.interleavings = 2;
+        b.ranks = 1;
+        b.instances = 1;
+        b.inputs = Inputs::Tested {
+            reason: "`if (argc > 1)` reads `argc`".into(),
+        };
+        b.cut = true;
+        b.note = Some("the program fails".into());
+        let f = b.finding();
+        assert_eq!(f.message, "irrelevant barrier in the interleavings explored, which are not all of them (--max-interleavings)");
+        assert_eq!(
+            f.help.as_deref(),
+            Some("explore every interleaving (raise --max-interleavings) before deciding; then delete line 13 of a.c")
+        );
+        assert_eq!(
+            f.notes,
+            vec![
+                "the verdict holds for the input tested: `if (argc > 1)` reads `argc`".to_string(),
+                "checked over 2 interleavings, 1 barrier call on 1 rank".to_string(),
+                "the program fails".to_string(),
+            ]
+        );
+        assert!(f.labels.is_empty());
+    }
+}

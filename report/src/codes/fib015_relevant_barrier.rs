@@ -1,13 +1,15 @@
 //! FIB015: a barrier group that decides which send a wildcard receive gets.
 
-use super::Code;
-use crate::model::Severity;
+use super::common::{barrier_group, Inputs};
+use super::{Code, Rule};
+use crate::model::{Finding, Label, Severity, SiteRef, WitnessOp};
 
 /// The barrier group keeps a send away from a wildcard receive.
 pub const FIB015: Code = Code {
     code: "FIB015",
     name: "relevant-barrier",
     severity: Severity::Note,
+    tool_failure: false,
     summary: "This barrier orders a wildcard receive before a send that could otherwise match it; keep it.",
     explanation: "\
 ## What it means
@@ -48,3 +50,119 @@ saying which receive it protects helps the next reader; a specific source or
 tag on the receive would say the same without the wait.
 ",
 };
+
+/// A barrier group that keeps a send away from a wildcard receive.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelevantBarrier {
+    /// The group's sites; the first is the finding's place. At least one.
+    pub group: Vec<SiteRef>,
+    pub inputs: Inputs,
+    /// The wildcard receive, and the send it could match without the group
+    /// (each labelled when its file, line and column are known).
+    pub recv: WitnessOp,
+    pub send: WitnessOp,
+    /// The completes-before path from the receive to the send.
+    pub path: Vec<String>,
+    /// The interleaving that shows it.
+    pub replay: String,
+    /// A note added last (e.g. that the program fails).
+    pub note: Option<String>,
+}
+
+impl Rule for RelevantBarrier {
+    const CODE: &'static Code = &FIB015;
+
+    fn finding(&self) -> Finding {
+        let (recv, send) = (&self.recv, &self.send);
+        let mut f = Finding::new(
+            Self::CODE,
+            format!(
+                "relevant barrier: it keeps rank {}'s {} away from rank {}'s wildcard {}",
+                send.rank, send.call, recv.rank, recv.call
+            ),
+        );
+        barrier_group(&mut f, &self.group);
+        for (op, what) in [
+            (recv, format!("wildcard receive (rank {})", recv.rank)),
+            (
+                send,
+                format!(
+                    "send (rank {}) this receive could match without the barrier",
+                    send.rank
+                ),
+            ),
+        ] {
+            if let (Some(file), Some(line), Some(column)) = (&op.file, op.line, op.column) {
+                f.labels.push(Label {
+                    file: file.clone(),
+                    line,
+                    column,
+                    span: op.span,
+                    message: what,
+                });
+            }
+        }
+        f.notes = vec![
+            self.inputs.note(),
+            format!("ordering: {}", self.path.join(" → ")),
+            format!("shown in interleaving {}", self.replay),
+        ];
+        f.notes.extend(self.note.clone());
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::common::tests::{op, shown, site};
+
+    #[test]
+    fn labels_the_receive_and_the_send() {
+        let (recv, send) = (site("a.c", 21, 9), site("a.c", 29, 9));
+        let mut b = RelevantBarrier {
+            group: vec![site("a.c", 22, 9), site("a.c", 28, 9)],
+            inputs: Inputs::Every,
+            recv: op(&recv, 0, "MPI_Recv"),
+            send: op(&send, 2, "MPI_Send"),
+            path: vec![
+                "rank 0 MPI_Recv at a.c:21".into(),
+                "all ranks meet in the barrier".into(),
+            ],
+            replay: "0".into(),
+            note: None,
+        };
+        let f = b.finding();
+        assert_eq!(
+            f.message,
+            "relevant barrier: it keeps rank 2's MPI_Send away from rank 0's wildcard MPI_Recv"
+        );
+        assert_eq!(
+            (f.line, f.span, f.help.as_deref()),
+            (Some(22), Some((2209, 2250)), None)
+        );
+        let labels: Vec<String> = f.labels.iter().map(shown).collect();
+        assert_eq!(
+            labels,
+            [
+                "a.c:28:9 Some((2809, 2850)) also part of this barrier group",
+                "a.c:21:9 Some((2109, 2150)) wildcard receive (rank 0)",
+                "a.c:29:9 Some((2909, 2950)) send (rank 2) this receive could match without the barrier",
+            ]
+        );
+        assert_eq!(
+            f.notes[1..],
+            [
+                "ordering: rank 0 MPI_Recv at a.c:21 → all ranks meet in the barrier".to_string(),
+                "shown in interleaving 0".to_string(),
+            ]
+        );
+        assert_eq!(f.replay, None);
+        // A send that cannot be placed is not labelled.
+        b.send.column = None;
+        b.note = Some("n".into());
+        let f = b.finding();
+        assert_eq!(f.labels.len(), 2);
+        assert_eq!(f.notes.last().map(String::as_str), Some("n"));
+    }
+}

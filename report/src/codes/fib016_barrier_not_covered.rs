@@ -1,13 +1,15 @@
 //! FIB016: a barrier group that never ran.
 
-use super::Code;
-use crate::model::Severity;
+use super::common::{barrier_group, Inputs};
+use super::{Code, Rule};
+use crate::model::{Finding, Severity, SiteRef};
 
 /// No site of the barrier group ran in any explored interleaving.
 pub const FIB016: Code = Code {
     code: "FIB016",
     name: "barrier-not-covered",
     severity: Severity::Note,
+    tool_failure: false,
     summary: "No site of this barrier group ran in any explored interleaving, so fib cannot say whether it is needed.",
     explanation: "\
 ## What it means
@@ -36,3 +38,64 @@ barrier (program arguments after `--`, another `-n`), or with the
 `fib:` directives of the source file.
 ",
 };
+
+/// A barrier group fib has no verdict to show for: no site ran (or removal
+/// found it relevant, which gives no witness).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BarrierNotCovered {
+    /// The group's sites; the first is the finding's place. At least one.
+    pub group: Vec<SiteRef>,
+    /// For which inputs the verdict holds, for a group that has one (found
+    /// relevant by removal); `None` for a group that never ran.
+    pub inputs: Option<Inputs>,
+    /// A note added last (e.g. that the program fails).
+    pub note: Option<String>,
+}
+
+impl Rule for BarrierNotCovered {
+    const CODE: &'static Code = &FIB016;
+
+    fn finding(&self) -> Finding {
+        let mut f = Finding::new(
+            Self::CODE,
+            "barrier not covered: no interleaving ran it, so fib cannot say whether it is needed",
+        );
+        barrier_group(&mut f, &self.group);
+        f.notes = self.inputs.iter().map(Inputs::note).collect();
+        f.notes.extend(self.note.clone());
+        f.help = Some(
+            "check again with a process count or program arguments (after `--`) that reach it"
+                .into(),
+        );
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::common::tests::site;
+
+    #[test]
+    fn asks_for_an_input_that_reaches_it() {
+        let f = BarrierNotCovered {
+            group: vec![site("a.c", 36, 13), site("b.c", 8, 5)],
+            inputs: None,
+            note: None,
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "barrier not covered: no interleaving ran it, so fib cannot say whether it is needed"
+        );
+        assert_eq!(
+            f.help.as_deref(),
+            Some(
+                "check again with a process count or program arguments (after `--`) that reach it"
+            )
+        );
+        assert_eq!((f.line, f.column), (Some(36), Some(13)));
+        assert_eq!(f.labels.len(), 1);
+        assert!(f.notes.is_empty());
+    }
+}

@@ -1,13 +1,15 @@
 //! FIB018: a nonblocking operation no wait or test completed.
 
-use super::Code;
-use crate::model::Severity;
+use super::common::{leak_message, leak_rank};
+use super::{Code, Rule};
+use crate::model::{Finding, Place, Severity};
 
 /// A request still active at `MPI_Finalize`.
 pub const FIB018: Code = Code {
     code: "FIB018",
     name: "leaked-request",
     severity: Severity::Warning,
+    tool_failure: false,
     summary: "A nonblocking send or receive was never completed by a wait or a test.",
     explanation: "\
 ## What it means
@@ -36,3 +38,70 @@ Complete the request with MPI_Wait (or MPI_Waitall with its siblings) before
 the buffer is reused and before MPI_Finalize.
 ",
 };
+
+/// Requests one call site started and nothing completed, over the ranks and
+/// instances that leaked there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeakedRequest {
+    /// The ranks that leaked there.
+    pub ranks: Vec<usize>,
+    /// How many requests leaked there.
+    pub count: usize,
+    /// The MPI function, such as `MPI_Isend`.
+    pub call: String,
+    pub place: Place,
+    pub replay: String,
+}
+
+impl Rule for LeakedRequest {
+    const CODE: &'static Code = &FIB018;
+
+    fn finding(&self) -> Finding {
+        let what = format!(
+            "the request of this {} is never completed by a wait or test",
+            self.call
+        );
+        let mut f =
+            Finding::new(Self::CODE, leak_message(&self.ranks, &what, self.count)).at(&self.place);
+        f.rank = leak_rank(&self.ranks);
+        f.replay = Some(self.replay.clone());
+        f.help = Some("complete it with MPI_Wait or MPI_Waitall before MPI_Finalize".into());
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_ranks_and_the_count() {
+        let mut l = LeakedRequest {
+            ranks: vec![0, 1, 2],
+            count: 6,
+            call: "MPI_Isend".into(),
+            place: Place {
+                file: Some("a.c".into()),
+                line: Some(5),
+                column: Some(3),
+                span: Some((50, 60)),
+            },
+            replay: "0".into(),
+        };
+        let f = l.finding();
+        assert_eq!(f.message, "ranks 0, 1, 2: the request of this MPI_Isend is never completed by a wait or test (6 times)");
+        assert_eq!((f.line, f.span, f.rank), (Some(5), Some((50, 60)), None));
+        assert_eq!(
+            f.help.as_deref(),
+            Some("complete it with MPI_Wait or MPI_Waitall before MPI_Finalize")
+        );
+        l.ranks = vec![1];
+        l.count = 1;
+        let f = l.finding();
+        assert_eq!(
+            f.message,
+            "rank 1: the request of this MPI_Isend is never completed by a wait or test"
+        );
+        assert_eq!(f.rank, Some(1));
+    }
+}

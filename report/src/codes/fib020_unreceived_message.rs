@@ -1,13 +1,15 @@
 //! FIB020: a message sent and never received.
 
-use super::Code;
-use crate::model::Severity;
+use super::common::{leak_message, leak_rank, list};
+use super::{Code, Rule};
+use crate::model::{Finding, Place, Severity};
 
 /// A send no receive ever matched.
 pub const FIB020: Code = Code {
     code: "FIB020",
     name: "unreceived-message",
     severity: Severity::Warning,
+    tool_failure: false,
     summary: "A message was sent but no receive ever took it before MPI_Finalize.",
     explanation: "\
 ## What it means
@@ -37,3 +39,75 @@ Receive the message on every path, or stop sending it. Check that the tag
 and communicator of the send and the receive agree.
 ",
 };
+
+/// Messages one send site sent and no receive took, over the ranks and
+/// instances that left them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnreceivedMessage {
+    /// The ranks that sent them.
+    pub ranks: Vec<usize>,
+    /// How many messages were left.
+    pub count: usize,
+    /// The MPI function, such as `MPI_Send`.
+    pub call: String,
+    /// Their destinations (world ranks).
+    pub dests: Vec<usize>,
+    pub place: Place,
+    pub replay: String,
+}
+
+impl Rule for UnreceivedMessage {
+    const CODE: &'static Code = &FIB020;
+
+    fn finding(&self) -> Finding {
+        let mut dests = self.dests.clone();
+        dests.sort_unstable();
+        let what = format!(
+            "the message this {} sends to {} is never received",
+            self.call,
+            list("rank", &dests)
+        );
+        let mut f =
+            Finding::new(Self::CODE, leak_message(&self.ranks, &what, self.count)).at(&self.place);
+        f.rank = leak_rank(&self.ranks);
+        f.replay = Some(self.replay.clone());
+        f.help =
+            Some("post a matching receive on every path, or check the tag and communicator".into());
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_sender_and_destinations() {
+        let f = UnreceivedMessage {
+            ranks: vec![0],
+            count: 1,
+            call: "MPI_Send".into(),
+            dests: vec![2, 1],
+            place: Place {
+                file: Some("a.c".into()),
+                line: Some(3),
+                column: Some(9),
+                span: None,
+            },
+            replay: "1".into(),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "rank 0: the message this MPI_Send sends to ranks 1, 2 is never received"
+        );
+        assert_eq!(
+            (f.rank, f.line, f.replay.as_deref()),
+            (Some(0), Some(3), Some("1"))
+        );
+        assert_eq!(
+            f.help.as_deref(),
+            Some("post a matching receive on every path, or check the tag and communicator")
+        );
+    }
+}

@@ -1,13 +1,14 @@
 //! FIB021: the MPI library reported an error for a call.
 
-use super::Code;
-use crate::model::Severity;
+use super::{Code, Rule};
+use crate::model::{Finding, Place, Severity};
 
 /// An MPI call failed inside the MPI library.
 pub const FIB021: Code = Code {
     code: "FIB021",
     name: "mpi-error",
     severity: Severity::Error,
+    tool_failure: false,
     summary: "The MPI library raised an error for an MPI call (such as a message longer than its receive buffer).",
     explanation: "\
 ## What it means
@@ -45,3 +46,64 @@ the receive count at least the largest message that can arrive (MPI_Probe
 and MPI_Get_count tell the size of a message before it is received).
 ",
 };
+
+/// An MPI call the MPI library itself rejected.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MpiError {
+    pub rank: usize,
+    /// The MPI function in progress, when known.
+    pub call: Option<String>,
+    /// The library's error text (surrounding white space is left out).
+    pub text: String,
+    pub place: Place,
+    pub replay: String,
+}
+
+impl Rule for MpiError {
+    const CODE: &'static Code = &FIB021;
+
+    fn finding(&self) -> Finding {
+        let (rank, text) = (self.rank, self.text.trim());
+        let message = match &self.call {
+            Some(c) => format!("rank {rank}: {c} failed in the MPI library: {text}"),
+            None => format!("rank {rank}: an MPI call failed in the MPI library: {text}"),
+        };
+        let mut f = Finding::new(Self::CODE, message).at(&self.place);
+        f.rank = Some(rank);
+        f.replay = Some(self.replay.clone());
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_call_and_gives_the_library_text() {
+        let mut e = MpiError {
+            rank: 1,
+            call: Some("MPI_Recv".into()),
+            text: " Message truncated\n".into(),
+            place: Place {
+                file: Some("a.c".into()),
+                line: Some(8),
+                column: Some(9),
+                span: None,
+            },
+            replay: "0".into(),
+        };
+        let f = e.finding();
+        assert_eq!(
+            f.message,
+            "rank 1: MPI_Recv failed in the MPI library: Message truncated"
+        );
+        assert_eq!((f.rank, f.line, f.column), (Some(1), Some(8), Some(9)));
+        assert!(f.notes.is_empty());
+        e.call = None;
+        assert_eq!(
+            e.finding().message,
+            "rank 1: an MPI call failed in the MPI library: Message truncated"
+        );
+    }
+}

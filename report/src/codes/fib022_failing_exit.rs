@@ -1,13 +1,15 @@
 //! FIB022: a rank finished MPI and then exited with a failing status.
 
-use super::Code;
-use crate::model::Severity;
+use super::common::program_stderr;
+use super::{Code, Rule};
+use crate::model::{Finding, Place, Severity};
 
 /// A non-zero exit status after `MPI_Finalize`.
 pub const FIB022: Code = Code {
     code: "FIB022",
     name: "failing-exit",
     severity: Severity::Error,
+    tool_failure: false,
     summary: "A rank called MPI_Finalize and then exited with a status other than 0.",
     explanation: "\
 ## What it means
@@ -38,3 +40,60 @@ status is intended (a failed self-check), the finding is the check doing its
 job.
 ",
 };
+
+/// A rank that exited with a failing status after `MPI_Finalize`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FailingExit {
+    pub rank: usize,
+    /// The exit status.
+    pub status: i32,
+    /// The rank's last MPI call (its `MPI_Finalize`), when known.
+    pub place: Place,
+    /// The program's standard error, as the launcher passed it on.
+    pub stderr: String,
+    pub replay: String,
+}
+
+impl Rule for FailingExit {
+    const CODE: &'static Code = &FIB022;
+
+    fn finding(&self) -> Finding {
+        let mut f = Finding::new(
+            Self::CODE,
+            format!(
+                "rank {} exited with status {} after MPI_Finalize",
+                self.rank, self.status
+            ),
+        )
+        .at(&self.place);
+        f.rank = Some(self.rank);
+        f.replay = Some(self.replay.clone());
+        f.notes = program_stderr(&self.stderr);
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gives_the_status_and_the_error_output() {
+        let f = FailingExit {
+            rank: 0,
+            status: 1,
+            place: Place {
+                file: Some("a.c".into()),
+                line: Some(20),
+                column: Some(5),
+                span: None,
+            },
+            stderr: "did not converge\n\n".into(),
+            replay: "0".into(),
+        }
+        .finding();
+        assert_eq!(f.message, "rank 0 exited with status 1 after MPI_Finalize");
+        assert_eq!((f.rank, f.line), (Some(0), Some(20)));
+        assert_eq!(f.notes, vec!["did not converge".to_string()]);
+    }
+}

@@ -1,13 +1,15 @@
 //! FIB023: a run that completes only because MPI buffers standard sends.
 
-use super::Code;
-use crate::model::Severity;
+use super::common::{at_blocked_ranks, label_other_ranks};
+use super::{Code, Rule};
+use crate::model::{Finding, RankState, Severity};
 
 /// A deadlock that buffering hides.
 pub const FIB023: Code = Code {
     code: "FIB023",
     name: "buffering-dependent-deadlock",
     severity: Severity::Warning,
+    tool_failure: false,
     summary: "The program completes only because MPI buffers a standard send; without buffering it deadlocks.",
     explanation: "\
 ## What it means
@@ -42,3 +44,63 @@ after the send, or order the calls so that one side receives before it
 sends.
 ",
 };
+
+/// A completed run whose calls deadlock when no standard send is buffered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferingDeadlock {
+    /// Every rank's state in the unbuffered rerun's deadlock, in rank order
+    /// (each with the span of its call, when known).
+    pub ranks: Vec<RankState>,
+    /// The replay token of the buffered run.
+    pub replay: String,
+}
+
+/// Placed at the first blocked rank; the other blocked ranks' calls are
+/// labelled.
+impl Rule for BufferingDeadlock {
+    const CODE: &'static Code = &FIB023;
+
+    fn finding(&self) -> Finding {
+        let mut f = Finding::new(Self::CODE, "");
+        f.replay = Some(self.replay.clone());
+        f.ranks = self.ranks.clone();
+        f.help = Some(
+            "check with --zero-buffer to see the deadlock; exchange with MPI_Sendrecv or nonblocking calls, or order the sends and receives so that one side receives first".into(),
+        );
+        let blocked = at_blocked_ranks(&mut f);
+        f.message = format!(
+            "deadlock without buffering: {blocked}; the program completes only because MPI buffers standard sends"
+        );
+        label_other_ranks(&mut f);
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codes::common::tests::rank;
+
+    #[test]
+    fn names_the_blocked_sends() {
+        let f = BufferingDeadlock {
+            ranks: vec![
+                rank(0, "MPI_Send", Some(("a.c", 7, 5))),
+                rank(1, "MPI_Send", Some(("a.c", 7, 5))),
+            ],
+            replay: "0".into(),
+        }
+        .finding();
+        assert_eq!(f.message, "deadlock without buffering: rank 0 in MPI_Send, rank 1 in MPI_Send; the program completes only because MPI buffers standard sends");
+        assert_eq!(
+            (f.line, f.rank, f.span),
+            (Some(7), Some(0), Some((705, 750)))
+        );
+        assert!(f.labels.is_empty());
+        assert!(f
+            .help
+            .as_deref()
+            .unwrap()
+            .starts_with("check with --zero-buffer"));
+    }
+}

@@ -1,8 +1,17 @@
 //! The finding codes: one file per code, each defining the code's name,
 //! severity, one-line summary and the long explanation that `fib explain CODE`
-//! prints. A code is stable: once published it keeps its meaning.
+//! prints, and its rule: a struct with the facts a finding of that code needs
+//! and the [`Rule::finding`] that words it (message, notes, labels, help,
+//! placement). A code is stable: once published it keeps its meaning. What
+//! several rules share (the placement and labels of deadlock-like findings,
+//! the program's error output, the barrier findings' common parts) is in
+//! `common.rs`.
 
-use crate::model::Severity;
+use std::fmt;
+
+use crate::model::{Finding, Severity};
+
+mod common;
 
 mod fib001_deadlock;
 mod fib002_crash;
@@ -28,29 +37,30 @@ mod fib021_mpi_error;
 mod fib022_failing_exit;
 mod fib023_buffering_deadlock;
 
-pub use fib001_deadlock::FIB001;
-pub use fib002_crash::FIB002;
-pub use fib003_abort::FIB003;
-pub use fib004_no_finalize::FIB004;
-pub use fib005_timeout::FIB005;
-pub use fib006_unsupported::FIB006;
-pub use fib007_build_failed::FIB007;
-pub use fib008_replay_diverged::FIB008;
-pub use fib009_collective_mismatch::FIB009;
-pub use fib010_polling_livelock::FIB010;
-pub use fib011_exploration_cut::FIB011;
-pub use fib012_invalid_call::FIB012;
-pub use fib013_lost_track::FIB013;
-pub use fib014_irrelevant_barrier::FIB014;
-pub use fib015_relevant_barrier::FIB015;
-pub use fib016_barrier_not_covered::FIB016;
-pub use fib017_confirm_disagreement::FIB017;
-pub use fib018_leaked_request::FIB018;
-pub use fib019_leaked_communicator::FIB019;
-pub use fib020_unreceived_message::FIB020;
-pub use fib021_mpi_error::FIB021;
-pub use fib022_failing_exit::FIB022;
-pub use fib023_buffering_deadlock::FIB023;
+pub use common::{barrier_finding, program_stderr, signal_name, Inputs};
+pub use fib001_deadlock::{Deadlock, FIB001};
+pub use fib002_crash::{Crash, FIB002};
+pub use fib003_abort::{Abort, FIB003};
+pub use fib004_no_finalize::{NoFinalize, FIB004};
+pub use fib005_timeout::{Timeout, FIB005};
+pub use fib006_unsupported::{Unsupported, FIB006};
+pub use fib007_build_failed::{BuildFailed, FIB007};
+pub use fib008_replay_diverged::{ChoiceAt, ReplayDiverged, FIB008};
+pub use fib009_collective_mismatch::{CollectiveMismatch, FIB009};
+pub use fib010_polling_livelock::{Livelock, FIB010};
+pub use fib011_exploration_cut::{ExplorationCut, FIB011};
+pub use fib012_invalid_call::{InvalidCall, FIB012};
+pub use fib013_lost_track::{LostTrack, FIB013};
+pub use fib014_irrelevant_barrier::{IrrelevantBarrier, FIB014};
+pub use fib015_relevant_barrier::{RelevantBarrier, FIB015};
+pub use fib016_barrier_not_covered::{BarrierNotCovered, FIB016};
+pub use fib017_confirm_disagreement::{ConfirmDisagreement, Observed, FIB017};
+pub use fib018_leaked_request::{LeakedRequest, FIB018};
+pub use fib019_leaked_communicator::{LeakedCommunicator, FIB019};
+pub use fib020_unreceived_message::{UnreceivedMessage, FIB020};
+pub use fib021_mpi_error::{MpiError, FIB021};
+pub use fib022_failing_exit::{FailingExit, FIB022};
+pub use fib023_buffering_deadlock::{BufferingDeadlock, FIB023};
 
 /// One finding code and its documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,11 +71,34 @@ pub struct Code {
     pub name: &'static str,
     /// The severity findings with this code carry.
     pub severity: Severity,
+    /// Whether a finding with this code means fib itself failed on the
+    /// program (exit code 2) rather than found something about it: a
+    /// protocol fault, a disagreement between the fast barrier method and
+    /// `--confirm`.
+    pub tool_failure: bool,
     /// One sentence saying what the code reports.
     pub summary: &'static str,
     /// The long text, with the sections `## What it means`, `## Why it
     /// matters`, `## Example` and `## What to do`.
     pub explanation: &'static str,
+}
+
+/// The code itself, such as `FIB001`.
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code)
+    }
+}
+
+/// One code's rule: the facts of one finding, and how the finding is worded
+/// and placed. Every code has exactly one rule type (an enum where the code
+/// has several forms); the finding it makes always carries [`Rule::CODE`].
+pub trait Rule {
+    /// The code of the findings this rule makes.
+    const CODE: &'static Code;
+
+    /// The finding these facts make.
+    fn finding(&self) -> Finding;
 }
 
 /// The section headings every explanation has, in this order.

@@ -239,13 +239,13 @@ fn render_spanned(style: &Style, sources: &mut Sources, f: &Finding) -> Option<S
     if let Some(token) = &f.replay {
         notes.push(format!("replay: {token}"));
     }
-    let severity = match f.severity {
+    let severity = match f.severity() {
         Severity::Error => diagnostic::Severity::Error,
         Severity::Warning => diagnostic::Severity::Warning,
         Severity::Note => diagnostic::Severity::Note,
     };
     let diagnostic = Diagnostic::new(severity)
-        .with_code(f.code)
+        .with_code(f.code.code)
         .with_message(&f.message)
         .with_labels(labels)
         .with_notes(notes);
@@ -301,11 +301,11 @@ fn label_line(l: &Label) -> String {
 }
 
 fn render_finding(out: &mut String, style: &Style, sources: &mut Sources, f: &Finding) {
-    let label = format!("{}[{}]", severity_name(f.severity), f.code);
+    let label = format!("{}[{}]", f.severity().as_str(), f.code);
     let _ = writeln!(
         out,
         "{}{}",
-        style.severity(f.severity, &label),
+        style.severity(f.severity(), &label),
         style.bold(&format!(": {}", f.message))
     );
 
@@ -335,7 +335,7 @@ fn render_finding(out: &mut String, style: &Style, sources: &mut Sources, f: &Fi
         }
         match f.column {
             Some(c) if c >= 1 => {
-                let caret = style.severity(f.severity, "^");
+                let caret = style.severity(f.severity(), "^");
                 let _ = writeln!(out, "{pad} {bar} {}{caret}", " ".repeat(c as usize - 1));
             }
             _ => {
@@ -427,19 +427,15 @@ fn totals(report: &Report) -> String {
             .programs
             .iter()
             .flat_map(|p| &p.findings)
-            .filter(|f| f.severity == severity)
+            .filter(|f| f.severity() == severity)
             .count();
         n as u64
     };
     let mut findings = Vec::new();
-    for (severity, word) in [
-        (Severity::Error, "error"),
-        (Severity::Warning, "warning"),
-        (Severity::Note, "note"),
-    ] {
+    for severity in [Severity::Error, Severity::Warning, Severity::Note] {
         let n = count(severity);
         if n > 0 {
-            findings.push(plural(n, word));
+            findings.push(plural(n, severity.as_str()));
         }
     }
     let findings = if findings.is_empty() {
@@ -456,14 +452,6 @@ fn totals(report: &Report) -> String {
     }
     let _ = write!(line, "; {findings}");
     line
-}
-
-fn severity_name(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Note => "note",
-    }
 }
 
 /// `1 call`, `2 calls`.
