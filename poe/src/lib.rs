@@ -2,13 +2,17 @@
 //! relevant interleavings, with no I/O.
 //!
 //! [`engine::Engine`] is one run: it takes each rank's intercepted calls and
-//! answers the ones that wait. [`explore::Explorer`] decides which choices the
-//! next run replays. [`sim`] runs straight-line programs through both without
-//! MPI, for tests and for comparing POE with brute-force enumeration.
+//! answers the ones that wait (its modules split MPI matching, causality and
+//! race detection, and the path of choices the run replays). [`explore`]
+//! decides which choices the next run replays: an [`explore::Strategy`],
+//! either [`explore::DepthFirst`] over every relevant interleaving or
+//! [`explore::Replay`] of one [`Token`], driven by [`explore::explore`].
+//! [`sim`] runs straight-line programs through both without MPI, for tests
+//! and for comparing POE with brute-force enumeration.
 
 pub mod engine;
 pub mod explore;
 pub mod sim;
 
 pub use engine::{Config, Engine, Leak, OpId, RunEnd};
-pub use explore::{Explorer, Token};
+pub use explore::{DepthFirst, Explorer, Replay, Strategy, Token};

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use fib_wire::{Down, Op, Site};
 
 use crate::engine::{Choice, Config, Engine, Fired, Leak, OpRec, Planned, RunEnd};
-use crate::explore::{Explorer, Token};
+use crate::explore::{self as ex, DepthFirst, Ran, Stopped, Token};
 
 /// One step of a simulated rank.
 #[derive(Clone, Debug)]
@@ -96,36 +96,10 @@ fn run(
             // Issue calls until one waits for an answer.
             while !waiting[r] && pc[r] < program[r].len() {
                 let (op, _) = step_op(&program[r][pc[r]]);
-                let op = match op {
-                    Op::Wait { kind, reqs } | Op::Test { kind, reqs } => {
-                        let reqs: Vec<u32> = reqs
-                            .iter()
-                            .copied()
-                            .filter(|q| !released[r].contains(q))
-                            .collect();
-                        if reqs.is_empty() {
-                            // Only null requests: MPI answers at once.
-                            pc[r] += 1;
-                            continue;
-                        }
-                        listed[r] = reqs.clone();
-                        if matches!(op, Op::Wait { .. }) {
-                            Op::Wait { kind: *kind, reqs }
-                        } else {
-                            Op::Test { kind: *kind, reqs }
-                        }
-                    }
-                    Op::Send { req: Some(q), .. }
-                    | Op::Recv {
-                        req: q,
-                        blocking: false,
-                        ..
-                    } => {
-                        // A new request may reuse a released id.
-                        released[r].remove(q);
-                        op.clone()
-                    }
-                    _ => op.clone(),
+                let Some(op) = without_released(op, &mut released[r], &mut listed[r]) else {
+                    // Only null requests: MPI answers at once.
+                    pc[r] += 1;
+                    continue;
                 };
                 let site = site_of(r, pc[r]);
                 let waits = op.expects_reply(cfg.zero_buffer);
@@ -183,6 +157,40 @@ fn run(
     }
 }
 
+/// `op` as the rank makes it: completion calls leave out the requests an
+/// earlier one released (`None` when none is left) and record the rest in
+/// `listed`; a new request may reuse a released id.
+fn without_released(op: &Op, released: &mut HashSet<u32>, listed: &mut Vec<u32>) -> Option<Op> {
+    Some(match op {
+        Op::Wait { kind, reqs } | Op::Test { kind, reqs } => {
+            let reqs: Vec<u32> = reqs
+                .iter()
+                .copied()
+                .filter(|q| !released.contains(q))
+                .collect();
+            if reqs.is_empty() {
+                return None;
+            }
+            *listed = reqs.clone();
+            if matches!(op, Op::Wait { .. }) {
+                Op::Wait { kind: *kind, reqs }
+            } else {
+                Op::Test { kind: *kind, reqs }
+            }
+        }
+        Op::Send { req: Some(q), .. }
+        | Op::Recv {
+            req: q,
+            blocking: false,
+            ..
+        } => {
+            released.remove(q);
+            op.clone()
+        }
+        _ => op.clone(),
+    })
+}
+
 fn step_op(s: &Step) -> (&Op, bool) {
     match s {
         Step::Call(op) => (op, false),
@@ -192,13 +200,17 @@ fn step_op(s: &Step) -> (&Op, bool) {
 
 /// Explores every interleaving of `program` and returns one result per run.
 pub fn explore(program: &Program, cfg: Config, turns: Turns) -> Vec<RunResult> {
-    let mut ex = Explorer::new();
     let mut out = Vec::new();
-    while let Some(plan) = ex.next_plan() {
+    let run = |plan| {
         let r = run_once(program, cfg, plan, turns);
-        ex.finished(&r.choices);
+        let choices = r.choices.clone();
         out.push(r);
-        assert!(out.len() < 1_000_000, "runaway exploration");
-    }
+        Ok::<_, std::convert::Infallible>(Ran {
+            choices,
+            stop: false,
+        })
+    };
+    let Ok(stopped) = ex::explore(&mut DepthFirst::new(), 1_000_000, run);
+    assert_eq!(stopped, Stopped::Exhausted, "runaway exploration");
     out
 }

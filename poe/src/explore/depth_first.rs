@@ -1,16 +1,17 @@
-//! Depth-first exploration of the interleavings of a program: which choices
-//! to replay next, and the replay token that names an interleaving.
+//! Depth-first exploration of the interleavings of a program.
 //!
 //! An interleaving is named by the alternatives taken at its choice points,
-//! in order. After each run the explorer backtracks to the latest choice
-//! point with an alternative not yet taken; the next run replays the choices
+//! in order. After each run the walk backtracks to the latest choice point
+//! with an alternative not yet taken; the next run replays the choices
 //! before it and takes that alternative. Runs never repeat: two runs differ
 //! at their first differing choice point, where they took different
-//! alternatives.
-
-use std::fmt;
+//! alternatives. An [`Alternative::Defer`] is run only when some run woke
+//! it, and not when an ancestor point already explored the same choice
+//! through its own Defer (a sleep set).
 
 use crate::engine::{Alternative, Choice, Planned};
+
+use super::Strategy;
 
 /// A choice point on the current path, with what is known of its subtree.
 struct Entry {
@@ -19,22 +20,22 @@ struct Entry {
     explored: Vec<bool>,
     /// Alternatives to run: the point's own, and the
     /// [`Alternative::Defer`]s that some run in the subtree woke (unless
-    /// [`Explorer::slept`]).
+    /// [`DepthFirst::slept`]).
     wanted: Vec<bool>,
 }
 
-/// Walks the tree of choice sequences.
+/// Walks the tree of choice sequences depth first.
 #[derive(Default)]
-pub struct Explorer {
+pub struct DepthFirst {
     stack: Vec<Entry>,
     started: bool,
     runs: usize,
 }
 
-impl Explorer {
-    /// An explorer that starts at the first interleaving.
-    pub fn new() -> Explorer {
-        Explorer::default()
+impl DepthFirst {
+    /// A walk that starts at the first interleaving.
+    pub fn new() -> DepthFirst {
+        DepthFirst::default()
     }
 
     /// The plan of the next run, or `None` when every interleaving has run.
@@ -124,74 +125,12 @@ impl Explorer {
     }
 }
 
-/// The name of one interleaving: the alternative taken at each choice point.
-/// Written as the positions joined by dots (`1.0.2`), or `-` when the run had
-/// no choice point.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub struct Token(pub Vec<usize>);
-
-impl Token {
-    /// The token of a run that took these choices.
-    pub fn of(choices: &[Choice]) -> Token {
-        Token(choices.iter().map(|c| c.taken).collect())
+impl Strategy for DepthFirst {
+    fn next_plan(&mut self) -> Option<Vec<Planned>> {
+        DepthFirst::next_plan(self)
     }
 
-    /// A plan that replays this token without knowing the choice points.
-    pub fn plan(&self) -> Vec<Planned> {
-        self.0
-            .iter()
-            .map(|&taken| Planned {
-                expect: None,
-                taken,
-            })
-            .collect()
-    }
-}
-
-impl fmt::Display for Token {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.0.is_empty() {
-            return write!(f, "-");
-        }
-        for (i, t) in self.0.iter().enumerate() {
-            if i > 0 {
-                write!(f, ".")?;
-            }
-            write!(f, "{t}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::str::FromStr for Token {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Token, String> {
-        let s = s.trim();
-        if s == "-" || s.is_empty() {
-            return Ok(Token(Vec::new()));
-        }
-        s.split('.')
-            .map(|p| {
-                p.parse::<usize>().map_err(|_| {
-                    format!("`{s}` is not a replay token (expected e.g. `1.0.2` or `-`)")
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Token)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tokens_round_trip() {
-        for s in ["-", "0", "1.0.2"] {
-            assert_eq!(s.parse::<Token>().unwrap().to_string(), s);
-        }
-        assert!("1..2".parse::<Token>().is_err());
-        assert!("x".parse::<Token>().is_err());
+    fn finished(&mut self, choices: &[Choice]) {
+        DepthFirst::finished(self, choices)
     }
 }

@@ -1,0 +1,485 @@
+//! Causality: which choices of the run each event causally follows, and the
+//! race detection built on it. A send (or a request's completion) that an
+//! earlier choice could have taken, had other choices come first, and that
+//! does not follow that choice, wakes the [`Alternative::Defer`] at that
+//! choice point that takes those other choices first.
+//!
+//! What a match follows includes every earlier match of its channel that
+//! non-overtaking puts first; [`Prefix`] keeps those unions per channel and
+//! tag so that long runs stay linear. Which calls could have taken a send is
+//! a question of matching, asked through the closures the engine passes.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use fib_wire::ANY;
+
+use super::model::{Alternative, Choice, OpId, Pair, Peer, Rank};
+
+/// A set of choice indices: the choices of the run an event causally follows.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Deps(Vec<u64>);
+
+impl Deps {
+    fn insert(&mut self, k: usize) {
+        if self.0.len() <= k / 64 {
+            self.0.resize(k / 64 + 1, 0);
+        }
+        self.0[k / 64] |= 1 << (k % 64);
+    }
+
+    fn contains(&self, k: usize) -> bool {
+        self.0.get(k / 64).is_some_and(|w| (w >> (k % 64)) & 1 == 1)
+    }
+
+    fn is_subset(&self, o: &Deps) -> bool {
+        self.0
+            .iter()
+            .enumerate()
+            .all(|(i, w)| w & !o.0.get(i).copied().unwrap_or(0) == 0)
+    }
+
+    fn union(&mut self, o: &Deps) {
+        if self.0.len() < o.0.len() {
+            self.0.resize(o.0.len(), 0);
+        }
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            *a |= b;
+        }
+    }
+}
+
+/// Matched operations of one kind, by program position, with the union of
+/// the match dependencies of every entry up to each: the dependency of all
+/// earlier matches of a channel in one lookup, instead of a scan of the
+/// rank's calls per match (which made long runs quadratic).
+#[derive(Default)]
+struct Prefix(Vec<PrefixEntry>);
+
+struct PrefixEntry {
+    index: usize,
+    /// The entry's own match dependency.
+    own: Rc<Deps>,
+    /// The union of `own` over this entry and every earlier one.
+    upto: Rc<Deps>,
+}
+
+impl Prefix {
+    /// The union of the dependencies of the entries before `index`.
+    fn before(&self, index: usize) -> Option<&Rc<Deps>> {
+        let p = self.0.partition_point(|e| e.index < index);
+        p.checked_sub(1).map(|p| &self.0[p].upto)
+    }
+
+    /// Records the match of the operation at `index` with dependency `own`.
+    fn record(&mut self, index: usize, own: &Rc<Deps>) {
+        let at = self.0.partition_point(|e| e.index < index);
+        // Matches of one key come in program order, so `at` is the end; the
+        // general case only keeps the sums right if they ever did not.
+        let tail: Vec<(usize, Rc<Deps>)> = std::iter::once((index, own.clone()))
+            .chain(self.0.drain(at..).map(|e| (e.index, e.own)))
+            .collect();
+        let mut acc: Rc<Deps> = match at.checked_sub(1) {
+            Some(p) => self.0[p].upto.clone(),
+            None => Rc::default(),
+        };
+        for (index, own) in tail {
+            if !own.is_subset(&acc) {
+                let mut u = Deps::clone(&acc);
+                u.union(&own);
+                acc = Rc::new(u);
+            }
+            self.0.push(PrefixEntry {
+                index,
+                own,
+                upto: acc.clone(),
+            });
+        }
+    }
+}
+
+/// The causal state of one run.
+pub(crate) struct Causality {
+    /// The choices each rank's next call causally follows.
+    dep: Vec<Rc<Deps>>,
+    /// The same for every issued call, at the time it was issued.
+    op_dep: Vec<Vec<Rc<Deps>>>,
+    /// The choices the match of a send or receive causally follows.
+    match_dep: HashMap<OpId, Rc<Deps>>,
+    /// Matched sends per (communicator, sender, receiver, tag), in program
+    /// order (which is the order non-overtaking matches them in), each with
+    /// the union of the match dependencies up to it.
+    sent_deps: HashMap<(u32, Rank, Rank, i32), Prefix>,
+    /// The tags of those sends per (communicator, sender, receiver).
+    sent_tags: HashMap<(u32, Rank, Rank), Vec<i32>>,
+    /// The same for matched receives per (communicator, receiver, source
+    /// filter, tag filter).
+    recv_deps: HashMap<(u32, Rank, Peer, i32), Prefix>,
+}
+
+impl Causality {
+    /// Nothing follows any choice yet.
+    pub(crate) fn new(nprocs: usize) -> Causality {
+        Causality {
+            dep: (0..nprocs).map(|_| Rc::default()).collect(),
+            op_dep: (0..nprocs).map(|_| Vec::new()).collect(),
+            match_dep: HashMap::new(),
+            sent_deps: HashMap::new(),
+            sent_tags: HashMap::new(),
+            recv_deps: HashMap::new(),
+        }
+    }
+
+    /// Rank `r` issued its next call: it follows what the rank follows now.
+    pub(crate) fn issued(&mut self, r: Rank) {
+        self.op_dep[r].push(self.dep[r].clone());
+    }
+
+    /// Adds `d` to the choices rank `r` causally follows.
+    fn learn(&mut self, r: Rank, d: &Deps) {
+        Rc::make_mut(&mut self.dep[r]).union(d);
+    }
+
+    /// Rank `r` continues after the `k`-th choice of the run.
+    pub(crate) fn learn_choice(&mut self, r: Rank, k: usize) {
+        let mut me = Deps::default();
+        me.insert(k);
+        self.learn(r, &me);
+    }
+
+    /// Rank `r` continues after the match of `op`, if it has matched.
+    pub(crate) fn learn_match(&mut self, r: Rank, op: OpId) {
+        if let Some(md) = self.match_dep.get(&op).cloned() {
+            self.learn(r, &md);
+        }
+    }
+
+    /// Rank `r` continues after what `op` followed when it was issued (a
+    /// probe learns of the send it saw).
+    pub(crate) fn learn_issue(&mut self, r: Rank, op: OpId) {
+        let d = self.op_dep[op.rank][op.index].clone();
+        self.learn(r, &d);
+    }
+
+    /// The calls of one collective match set: every member continues after
+    /// what any of them followed.
+    pub(crate) fn join(&mut self, ids: &[OpId]) {
+        let mut all = Deps::default();
+        for id in ids {
+            all.union(&self.op_dep[id.rank][id.index]);
+        }
+        for id in ids {
+            self.learn(id.rank, &all);
+        }
+    }
+
+    /// Records the match of `p` after `choices` choices (the last of which
+    /// made it when `wildcard`), and returns what the match follows: both
+    /// calls, the choice that made it, and the matches that non-overtaking
+    /// puts before it (earlier sends of the sender that the receive accepts,
+    /// earlier receives that accept the send).
+    pub(crate) fn matched(&mut self, p: &Pair, choices: usize, wildcard: bool) -> Rc<Deps> {
+        let mut m = Deps::clone(&self.op_dep[p.send.rank][p.send.index]);
+        m.union(&self.op_dep[p.recv.rank][p.recv.index]);
+        if wildcard {
+            m.insert(choices - 1);
+        }
+        // Before the first choice every dependency set is empty, and so is
+        // what is recorded below.
+        let scan = choices > 0;
+        if scan {
+            self.channel(p, &mut m);
+        }
+        let m = Rc::new(m);
+        if scan {
+            self.record(p, &m);
+        }
+        self.match_dep.insert(p.send, m.clone());
+        self.match_dep.insert(p.recv, m.clone());
+        m
+    }
+
+    /// Adds to `m` the match dependencies of the earlier matches of `p`'s
+    /// channel that non-overtaking puts before it.
+    fn channel(&self, p: &Pair, m: &mut Deps) {
+        // Earlier sends of the sender that the receive accepts.
+        let tags: Vec<i32> = if p.rtag == ANY {
+            self.sent_tags
+                .get(&(p.comm, p.send.rank, p.recv.rank))
+                .cloned()
+                .unwrap_or_default()
+        } else {
+            vec![p.rtag]
+        };
+        for t in tags {
+            if let Some(d) = self
+                .sent_deps
+                .get(&(p.comm, p.send.rank, p.recv.rank, t))
+                .and_then(|x| x.before(p.send.index))
+            {
+                m.union(d);
+            }
+        }
+        // Earlier receives of the receiver that accept the send.
+        for src in [Peer::Rank(p.send.rank), Peer::Any] {
+            for t in [p.tag, ANY] {
+                if let Some(d) = self
+                    .recv_deps
+                    .get(&(p.comm, p.recv.rank, src, t))
+                    .and_then(|x| x.before(p.recv.index))
+                {
+                    m.union(d);
+                }
+            }
+        }
+    }
+
+    /// Adds the match of `p`, which follows `m`, to its channel's prefixes.
+    fn record(&mut self, p: &Pair, m: &Rc<Deps>) {
+        let tags = self
+            .sent_tags
+            .entry((p.comm, p.send.rank, p.recv.rank))
+            .or_default();
+        if !tags.contains(&p.tag) {
+            tags.push(p.tag);
+        }
+        self.sent_deps
+            .entry((p.comm, p.send.rank, p.recv.rank, p.tag))
+            .or_default()
+            .record(p.send.index, m);
+        self.recv_deps
+            .entry((p.comm, p.recv.rank, p.src, p.rtag))
+            .or_default()
+            .record(p.recv.index, m);
+    }
+
+    /// A new send that an earlier wildcard receive or probe accepts, but that
+    /// does not causally follow that choice, could have been its match had
+    /// other choices been taken first. Marks, at that choice point, the
+    /// [`Alternative::Defer`] that takes the first of those choices first.
+    /// `rival(at)`: whether the call `at` that chose could have taken `send`
+    /// under MPI's matching rules.
+    pub(crate) fn send_races(
+        &self,
+        send: OpId,
+        choices: &mut [Choice],
+        rival: impl Fn(OpId) -> bool,
+    ) {
+        let sdep = &self.op_dep[send.rank][send.index];
+        for k in 0..choices.len() {
+            if !sdep.contains(k) && rival(choices[k].fired().0) {
+                wake(choices, k, sdep);
+            }
+        }
+    }
+}
+
+/// A request that completes only now, but does not causally follow an
+/// earlier `MPI_Waitany`/`MPI_Waitsome` (or `MPI_Testany`/`MPI_Testsome`)
+/// choice of its rank whose list holds it, could have been complete when
+/// that call chose had other choices been taken first, and the call could
+/// then have returned it (alone or, for `Waitsome`, with others).
+/// The same race as [`Causality::send_races`], with a completion in place of
+/// a send: `dep` is what the completing match causally follows, and
+/// `lists(at)` whether the call `at` that chose lists the request.
+pub(crate) fn completion_races(dep: &Deps, choices: &mut [Choice], lists: impl Fn(OpId) -> bool) {
+    for k in 0..choices.len() {
+        if !dep.contains(k) && lists(choices[k].fired().0) {
+            wake(choices, k, dep);
+        }
+    }
+}
+
+/// Marks, at choice `k`, the [`Alternative::Defer`] that takes first the
+/// earliest later choice `dep` follows that was open at `k`: exploring
+/// it lets what follows `dep` happen before the call that chose at `k`.
+fn wake(choices: &mut [Choice], k: usize, dep: &Deps) {
+    let point = &choices[k].point;
+    let want = (k + 1..choices.len())
+        .filter(|&m| dep.contains(m))
+        .find_map(|m| {
+            let (mat, malt) = choices[m].fired();
+            point.alternatives.iter().position(|a| match a {
+                Alternative::Defer { at, alt } => *at == mat && **alt == *malt,
+                _ => false,
+            })
+        });
+    if let Some(w) = want {
+        let c = &mut choices[k];
+        if w != c.taken && !c.wake.contains(&w) {
+            c.wake.push(w);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fib_wire::Site;
+
+    use super::*;
+    use crate::engine::model::ChoicePoint;
+
+    fn deps(ks: &[usize]) -> Deps {
+        let mut d = Deps::default();
+        for &k in ks {
+            d.insert(k);
+        }
+        d
+    }
+
+    fn id(rank: usize, index: usize) -> OpId {
+        OpId { rank, index }
+    }
+
+    #[test]
+    fn deps_are_sets_of_choice_indices() {
+        let a = deps(&[1, 70]);
+        assert!(a.contains(70) && a.contains(1) && !a.contains(0) && !a.contains(200));
+        assert!(deps(&[70]).is_subset(&a));
+        assert!(!deps(&[2]).is_subset(&a));
+        assert!(Deps::default().is_subset(&a));
+        let mut b = deps(&[2]);
+        b.union(&a);
+        assert!(b.contains(1) && b.contains(2) && b.contains(70));
+    }
+
+    #[test]
+    fn prefixes_sum_the_entries_before_a_position() {
+        let mut p = Prefix::default();
+        p.record(2, &Rc::new(deps(&[0])));
+        p.record(5, &Rc::new(deps(&[3])));
+        assert!(p.before(2).is_none());
+        assert!(p.before(3).unwrap().contains(0));
+        let upto = p.before(9).unwrap();
+        assert!(upto.contains(0) && upto.contains(3));
+        // Out of order, the sums after the new entry are recomputed.
+        p.record(4, &Rc::new(deps(&[1])));
+        assert!(p.before(5).unwrap().contains(1));
+        assert!(!p.before(4).unwrap().contains(1));
+        assert!(p.before(6).unwrap().contains(3));
+    }
+
+    /// Choice 0 at (0, 0) took a send of rank 1, with a Defer to the choice
+    /// that choice 1 took at (2, 0).
+    fn two_choices() -> Vec<Choice> {
+        let later = Alternative::Send(id(3, 0));
+        vec![
+            Choice {
+                point: ChoicePoint {
+                    at: id(0, 0),
+                    site: Site::default(),
+                    alternatives: vec![
+                        Alternative::Send(id(1, 0)),
+                        Alternative::Defer {
+                            at: id(2, 0),
+                            alt: Box::new(later.clone()),
+                        },
+                    ],
+                },
+                taken: 0,
+                wake: vec![],
+            },
+            Choice {
+                point: ChoicePoint {
+                    at: id(2, 0),
+                    site: Site::default(),
+                    alternatives: vec![later],
+                },
+                taken: 0,
+                wake: vec![],
+            },
+        ]
+    }
+
+    #[test]
+    fn a_rival_send_after_a_later_choice_wakes_the_defer() {
+        let mut c = Causality::new(4);
+        // Rank 3 learned choice 1, then sends.
+        c.learn_choice(3, 1);
+        c.issued(3);
+        let mut choices = two_choices();
+        c.send_races(id(3, 0), &mut choices, |at| at == id(0, 0));
+        assert_eq!(choices[0].wake, vec![1]);
+        // Twice is once.
+        c.send_races(id(3, 0), &mut choices, |at| at == id(0, 0));
+        assert_eq!(choices[0].wake, vec![1]);
+    }
+
+    #[test]
+    fn no_race_with_a_choice_the_send_follows_or_a_call_that_cannot_take_it() {
+        let mut c = Causality::new(4);
+        c.learn_choice(3, 0);
+        c.learn_choice(3, 1);
+        c.issued(3);
+        let mut choices = two_choices();
+        c.send_races(id(3, 0), &mut choices, |_| true);
+        assert!(choices[0].wake.is_empty());
+        let mut c = Causality::new(4);
+        c.learn_choice(3, 1);
+        c.issued(3);
+        c.send_races(id(3, 0), &mut choices, |_| false);
+        assert!(choices[0].wake.is_empty());
+    }
+
+    #[test]
+    fn completions_race_like_sends() {
+        let mut choices = two_choices();
+        completion_races(&deps(&[1]), &mut choices, |at| at == id(0, 0));
+        assert_eq!(choices[0].wake, vec![1]);
+        let mut choices = two_choices();
+        // Nothing later to defer to: no Defer to wake.
+        completion_races(&deps(&[]), &mut choices, |_| true);
+        assert!(choices.iter().all(|c| c.wake.is_empty()));
+    }
+
+    fn pair(send: OpId, recv: OpId, rtag: i32) -> Pair {
+        Pair {
+            send,
+            recv,
+            comm: 0,
+            tag: 4,
+            sync: false,
+            src: Peer::Rank(send.rank),
+            rtag,
+        }
+    }
+
+    #[test]
+    fn a_match_follows_both_calls_its_choice_and_earlier_matches_of_its_channel() {
+        let mut c = Causality::new(2);
+        c.learn_choice(0, 0);
+        c.issued(0); // (0, 0): a send after choice 0
+        c.issued(0); // (0, 1): another
+        c.issued(1); // (1, 0): a receive
+        c.issued(1); // (1, 1): another
+        let m = c.matched(&pair(id(0, 0), id(1, 0), 4), 3, true);
+        assert!(m.contains(0) && m.contains(2) && !m.contains(1));
+        // The second send follows nothing itself, but non-overtaking puts
+        // the first match before it.
+        let mut d = Causality::new(2);
+        d.issued(0);
+        d.issued(0);
+        d.issued(1);
+        d.issued(1);
+        let m = d.matched(&pair(id(0, 0), id(1, 0), 4), 2, true);
+        assert!(m.contains(1));
+        let m2 = d.matched(&pair(id(0, 1), id(1, 1), ANY), 2, false);
+        assert!(m2.contains(1));
+        // The receive's rank learns the match when it is answered.
+        d.learn_match(1, id(1, 1));
+        d.issued(1);
+        assert!(d.op_dep[1][2].contains(1));
+    }
+
+    #[test]
+    fn collective_members_learn_what_any_of_them_followed() {
+        let mut c = Causality::new(3);
+        c.learn_choice(2, 5);
+        for r in 0..3 {
+            c.issued(r);
+        }
+        c.join(&[id(0, 0), id(2, 0)]);
+        assert!(c.dep[0].contains(5));
+        assert!(!c.dep[1].contains(5));
+    }
+}

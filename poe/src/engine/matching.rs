@@ -1,0 +1,1166 @@
+//! MPI's matching rules for one run: which send a receive or probe can take
+//! (non-overtaking included), send/receive pairs, collectives and the
+//! communicators they create, the answers of waits and tests, and the choice
+//! points that remain when every rank waits. [`Matching`] owns every rank's
+//! calls and what became of them; it knows nothing of causality or of the
+//! plan a run replays.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use fib_wire::{self as wire, Down, WaitKind, ANY, PROC_NULL};
+
+use super::model::{
+    accepts, collectives_agree, Alternative, ChoicePoint, CollWhat, Fired, Handles, Kind, Leak,
+    OpId, OpRec, Pair, Peer, Rank, RankView, RunEnd,
+};
+
+/// Up to how many complete requests a `Waitsome`/`Testsome` choice offers
+/// every non-empty subset of them (63 alternatives at 6). Beyond that it
+/// offers only all of them and each one alone (k + 1 alternatives): each
+/// alternative is at least one run, and a loop of such calls multiplies them,
+/// so 2^k - 1 would make a program that waits for many requests at once
+/// unexplorable. The price: past the cap, the outcomes in which the call
+/// returns between 2 and k - 1 of its complete requests are not explored.
+pub const SOME_SUBSETS_UP_TO: usize = 6;
+
+/// What a `Waitsome`/`Testsome` with the complete requests at positions
+/// `done` (ascending) may return: all of them first, so that the first run
+/// returns what is there as it always did, then the smaller subsets, larger
+/// ones first and each size in lexicographic order (only the single requests
+/// beyond [`SOME_SUBSETS_UP_TO`]). The order is part of the replay token.
+fn some_subsets(done: &[u32]) -> Vec<Vec<u32>> {
+    let k = done.len();
+    let mut out: Vec<Vec<u32>> = if k > SOME_SUBSETS_UP_TO {
+        std::iter::once(done.to_vec())
+            .chain(done.iter().map(|&d| vec![d]))
+            .collect()
+    } else {
+        (1u32..1 << k)
+            .map(|mask| {
+                (0..k)
+                    .filter(|&b| mask >> b & 1 == 1)
+                    .map(|b| done[b])
+                    .collect()
+            })
+            .collect()
+    };
+    out.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    out
+}
+
+#[derive(Default)]
+struct RankSt {
+    ops: Vec<OpRec>,
+    blocked: Option<usize>,
+    finalized: bool,
+    reqs: HashMap<u32, usize>,
+    /// Communicators the rank holds and has not freed, with the call that
+    /// created each.
+    held: BTreeMap<u32, usize>,
+}
+
+/// A call whose answer no longer depends on anything still to come.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ready {
+    /// A blocking send or receive that is complete.
+    Complete(OpId),
+    /// A wait or test, with the positions it returns.
+    Wait(OpId, Vec<u32>),
+    /// A probe naming its source, with the send it sees.
+    Probe(OpId, OpId),
+}
+
+/// The MPI state of one run.
+pub(crate) struct Matching {
+    ranks: Vec<RankSt>,
+    comms: HashMap<u32, Vec<Rank>>,
+    next_comm: u32,
+    /// Unmatched sends per (communicator, source, destination), program order.
+    sends: BTreeMap<(u32, Rank, Rank), VecDeque<usize>>,
+    /// Unmatched receives per (communicator, destination), program order.
+    recvs: BTreeMap<(u32, Rank), Vec<usize>>,
+    fired: Vec<Fired>,
+    out: Vec<(Rank, Down)>,
+}
+
+impl Handles for Matching {
+    fn members(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>> {
+        if comm == wire::COMM_SELF {
+            return Some(vec![rank]);
+        }
+        self.comms.get(&comm).cloned()
+    }
+
+    fn request(&self, rank: Rank, req: u32) -> Option<usize> {
+        self.ranks[rank].reqs.get(&req).copied()
+    }
+}
+
+impl Matching {
+    /// `nprocs` ranks that have called nothing, in `MPI_COMM_WORLD`.
+    pub(crate) fn new(nprocs: usize) -> Matching {
+        let mut comms = HashMap::new();
+        comms.insert(wire::COMM_WORLD, (0..nprocs).collect());
+        Matching {
+            ranks: (0..nprocs).map(|_| RankSt::default()).collect(),
+            comms,
+            next_comm: wire::FIRST_USER_COMM,
+            sends: BTreeMap::new(),
+            recvs: BTreeMap::new(),
+            fired: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    /// What the ranks left behind: active requests, communicators not
+    /// freed, sends never received.
+    pub(crate) fn leaks(&self) -> Vec<Leak> {
+        let mut out = Vec::new();
+        for (rank, st) in self.ranks.iter().enumerate() {
+            for &index in st.reqs.values() {
+                out.push(Leak::Request {
+                    op: OpId { rank, index },
+                });
+            }
+            for (&comm, &index) in &st.held {
+                out.push(Leak::Comm {
+                    op: OpId { rank, index },
+                    comm,
+                });
+            }
+        }
+        for (&(_, rank, _), q) in &self.sends {
+            for &index in q {
+                out.push(Leak::Message {
+                    op: OpId { rank, index },
+                });
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// The match sets fired so far.
+    pub(crate) fn fired(&self) -> &[Fired] {
+        &self.fired
+    }
+
+    /// The answers produced since the last call.
+    pub(crate) fn take_out(&mut self) -> Vec<(Rank, Down)> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// Every rank's operations, in program order.
+    pub(crate) fn ops(&self, rank: Rank) -> &[OpRec] {
+        &self.ranks[rank].ops
+    }
+
+    /// The operation `id`.
+    pub(crate) fn op(&self, id: OpId) -> &OpRec {
+        &self.ranks[id.rank].ops[id.index]
+    }
+
+    /// Where every rank stands now.
+    pub(crate) fn rank_views(&self) -> Vec<RankView> {
+        (0..self.ranks.len()).map(|r| self.view(r)).collect()
+    }
+
+    fn view(&self, r: Rank) -> RankView {
+        let st = &self.ranks[r];
+        match st.blocked {
+            Some(i) => RankView {
+                rank: r,
+                call: Some(st.ops[i].name),
+                site: st.ops[i].site,
+                finalized: false,
+            },
+            None => RankView {
+                rank: r,
+                call: None,
+                site: st.ops.last().map(|o| o.site).unwrap_or_default(),
+                finalized: st.finalized,
+            },
+        }
+    }
+
+    fn local_rank(&self, observer: Rank, comm: u32, world: Rank) -> i32 {
+        self.members(observer, comm)
+            .and_then(|m| m.iter().position(|&x| x == world))
+            .map(|p| p as i32)
+            .unwrap_or(PROC_NULL)
+    }
+
+    /// Records the call `rec` of `id`; `waits`: the rank waits for its
+    /// answer. Returns whether it is a send to a rank (which may race with
+    /// earlier choices).
+    pub(crate) fn issue(&mut self, id: OpId, mut rec: OpRec, waits: bool) -> bool {
+        let r = id.rank;
+        match &rec.kind {
+            Kind::Send {
+                dst,
+                comm,
+                sync,
+                req,
+                ..
+            } => {
+                if let Some(q) = req {
+                    self.ranks[r].reqs.insert(*q, id.index);
+                }
+                match dst {
+                    Peer::Rank(d) => {
+                        rec.complete = !sync;
+                        self.sends
+                            .entry((*comm, r, *d))
+                            .or_default()
+                            .push_back(id.index);
+                    }
+                    _ => rec.complete = true,
+                }
+            }
+            Kind::Recv {
+                src,
+                comm,
+                req,
+                blocking,
+                ..
+            } => {
+                if !blocking {
+                    self.ranks[r].reqs.insert(*req, id.index);
+                }
+                if *src == Peer::Null {
+                    rec.complete = true;
+                } else {
+                    self.recvs.entry((*comm, r)).or_default().push(id.index);
+                }
+            }
+            Kind::CommFree { comm } => {
+                rec.complete = true;
+                self.ranks[r].held.remove(comm);
+            }
+            _ => {}
+        }
+        let is_send = matches!(
+            rec.kind,
+            Kind::Send {
+                dst: Peer::Rank(_),
+                ..
+            }
+        );
+        self.ranks[r].ops.push(rec);
+        if waits {
+            self.ranks[r].blocked = Some(id.index);
+        }
+        is_send
+    }
+
+    /// Whether the wildcard receive or probe `at` accepts a message from
+    /// world rank `from` with tag `tag`.
+    fn takes(&self, at: OpId, from: Rank, tag: i32) -> bool {
+        match self.op(at).kind {
+            Kind::Recv { src, tag: t, .. } | Kind::Probe { src, tag: t, .. } => {
+                accepts(src, t, from, tag)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the wildcard receive or probe `at` could have taken the send
+    /// `send` to its rank, had the choices it does not follow been taken
+    /// otherwise: `at` accepts it, and non-overtaking does not give it (or
+    /// `at`) to another call first.
+    pub(crate) fn rival(&self, send: OpId, at: OpId) -> bool {
+        let Kind::Send {
+            dst: Peer::Rank(d),
+            tag,
+            comm,
+            ..
+        } = self.op(send).kind
+        else {
+            return false;
+        };
+        if at.rank != d {
+            return false;
+        }
+        let accepted = match self.op(at).kind {
+            Kind::Recv {
+                src: Peer::Any,
+                tag: t,
+                comm: c,
+                ..
+            }
+            | Kind::Probe {
+                src: Peer::Any,
+                tag: t,
+                comm: c,
+                ..
+            } => c == comm && (t == ANY || t == tag),
+            _ => false,
+        };
+        if !accepted {
+            return false;
+        }
+        // Non-overtaking: the send can reach `at` only if every earlier
+        // send of its sender that `at` accepts goes to an earlier receive.
+        let blocked = self.ranks[send.rank].ops[..send.index].iter().any(|o| {
+            let Kind::Send {
+                dst: Peer::Rank(x),
+                comm: c,
+                tag: t,
+                ..
+            } = o.kind
+            else {
+                return false;
+            };
+            if x != d || c != comm || !self.takes(at, send.rank, t) {
+                return false;
+            }
+            match o.matched {
+                Some(r) => r.index >= at.index,
+                None => !self.ranks[d].ops[..at.index].iter().any(|r| {
+                    r.matched.is_none()
+                        && matches!(r.kind, Kind::Recv { src, tag, comm: rc, .. }
+                                if rc == comm && accepts(src, tag, send.rank, t))
+                }),
+            }
+        });
+        // Nor can it if an earlier receive naming its sender still waits
+        // and has no earlier send of that sender to take first.
+        let claimed = self.ranks[d].ops[..at.index].iter().any(|r| {
+            let Kind::Recv {
+                src: src @ Peer::Rank(_),
+                tag: t,
+                comm: rc,
+                ..
+            } = r.kind
+            else {
+                return false;
+            };
+            r.matched.is_none()
+                && rc == comm
+                && accepts(src, t, send.rank, tag)
+                && !self.ranks[send.rank].ops[..send.index].iter().any(|o| {
+                    o.matched.is_none()
+                        && matches!(o.kind, Kind::Send { dst: Peer::Rank(x), comm: c, tag: st, .. }
+                                if x == d && c == comm && accepts(src, t, send.rank, st))
+                })
+        });
+        !(blocked || claimed)
+    }
+
+    /// Whether `at` is a `Waitany`/`Waitsome` (or test form) of `req`'s rank
+    /// whose list holds `req`.
+    pub(crate) fn lists(&self, at: OpId, req: OpId) -> bool {
+        at.rank == req.rank
+            && matches!(&self.op(at).kind,
+                Kind::Wait { kind: WaitKind::Any | WaitKind::Some, ops, .. }
+                    if ops.contains(&req.index))
+    }
+
+    /// Whether every rank waits for an answer or has finalized.
+    pub(crate) fn all_waiting(&self) -> bool {
+        self.ranks
+            .iter()
+            .all(|st| st.blocked.is_some() || st.finalized)
+    }
+
+    /// Whether every rank waits in `MPI_Finalize`.
+    pub(crate) fn at_finalize(&self) -> bool {
+        !self.ranks.is_empty()
+            && self.ranks.iter().all(|st| {
+                st.blocked
+                    .is_some_and(|i| matches!(st.ops[i].kind, Kind::Finalize))
+            })
+    }
+
+    /// Fires `MPI_Finalize`: a collective over all ranks.
+    pub(crate) fn finalize(&mut self) {
+        let n = self.ranks.len();
+        let ops = (0..n)
+            .map(|r| OpId {
+                rank: r,
+                index: self.ranks[r].blocked.unwrap(),
+            })
+            .collect();
+        self.fired.push(Fired::Collective { ops });
+        for r in 0..n {
+            let st = &mut self.ranks[r];
+            let i = st.blocked.take().unwrap();
+            st.ops[i].complete = true;
+            st.finalized = true;
+            self.out.push((r, Down::Go));
+        }
+    }
+
+    /// The collectives whose every member has arrived, as (communicator,
+    /// members), by communicator (each rank's `MPI_COMM_SELF` apart).
+    pub(crate) fn ready_collectives(&self) -> Vec<(u32, Vec<Rank>)> {
+        let n = self.ranks.len();
+        // Group blocked collective calls by communicator.
+        let mut by_comm: BTreeMap<u32, Vec<Rank>> = BTreeMap::new();
+        for (r, st) in self.ranks.iter().enumerate() {
+            if let Some(i) = st.blocked {
+                if let Kind::Coll { comm, .. } = &st.ops[i].kind {
+                    if *comm == wire::COMM_SELF {
+                        by_comm.entry(u32::MAX - r as u32).or_default().push(r);
+                    } else {
+                        by_comm.entry(*comm).or_default().push(r);
+                    }
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (key, arrived) in by_comm {
+            let (comm, members) = if key >= u32::MAX - n as u32 {
+                (wire::COMM_SELF, arrived.clone())
+            } else {
+                (key, self.comms[&key].clone())
+            };
+            if arrived.len() == members.len() {
+                out.push((comm, members));
+            }
+        }
+        out
+    }
+
+    /// Fires the collective of `comm` that all `members` wait in, and
+    /// returns its calls; or the mismatch, when they disagree on what it is.
+    pub(crate) fn fire_collective(
+        &mut self,
+        comm: u32,
+        members: &[Rank],
+    ) -> Result<Vec<OpId>, RunEnd> {
+        let ids: Vec<OpId> = members
+            .iter()
+            .map(|&r| OpId {
+                rank: r,
+                index: self.ranks[r].blocked.unwrap(),
+            })
+            .collect();
+        let whats: Vec<CollWhat> = ids
+            .iter()
+            .map(|id| match &self.op(*id).kind {
+                Kind::Coll { what, .. } => what.clone(),
+                _ => unreachable!(),
+            })
+            .collect();
+        if !collectives_agree(&whats) {
+            return Err(RunEnd::CollectiveMismatch {
+                comm,
+                calls: ids
+                    .iter()
+                    .map(|id| (*id, self.op(*id).name, self.op(*id).site))
+                    .collect(),
+            });
+        }
+        let answers = self.collective_answers(members, &whats);
+        self.fired.push(Fired::Collective { ops: ids.clone() });
+        for (id, answer) in ids.iter().zip(answers) {
+            let st = &mut self.ranks[id.rank];
+            if let Down::NewComm { id: c } = answer {
+                if c >= 0 {
+                    st.held.insert(c as u32, id.index);
+                }
+            }
+            st.blocked = None;
+            st.ops[id.index].complete = true;
+            self.out.push((id.rank, answer));
+        }
+        Ok(ids)
+    }
+
+    fn collective_answers(&mut self, members: &[Rank], whats: &[CollWhat]) -> Vec<Down> {
+        match &whats[0] {
+            CollWhat::Coll { .. } => vec![Down::Go; members.len()],
+            CollWhat::Dup => {
+                let id = self.new_comm(members.to_vec());
+                vec![Down::NewComm { id: id as i32 }; members.len()]
+            }
+            CollWhat::Split { .. } => {
+                let mut colors: Vec<i32> = whats
+                    .iter()
+                    .filter_map(|w| match w {
+                        CollWhat::Split { color, .. } if *color != wire::UNDEFINED => Some(*color),
+                        _ => None,
+                    })
+                    .collect();
+                colors.sort_unstable();
+                colors.dedup();
+                let mut ids = HashMap::new();
+                for c in colors {
+                    let mut group: Vec<(i32, usize, Rank)> = whats
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, w)| match w {
+                            CollWhat::Split { color, key } if *color == c => {
+                                Some((*key, i, members[i]))
+                            }
+                            _ => None,
+                        })
+                        .collect();
+                    group.sort_unstable();
+                    let id = self.new_comm(group.iter().map(|g| g.2).collect());
+                    ids.insert(c, id as i32);
+                }
+                whats
+                    .iter()
+                    .map(|w| match w {
+                        CollWhat::Split { color, .. } => Down::NewComm {
+                            id: ids.get(color).copied().unwrap_or(-1),
+                        },
+                        _ => unreachable!(),
+                    })
+                    .collect()
+            }
+            CollWhat::Create { members: group } => {
+                let group: Vec<Rank> = group.iter().map(|&g| g as Rank).collect();
+                let id = if group.is_empty() {
+                    -1
+                } else {
+                    self.new_comm(group.clone()) as i32
+                };
+                members
+                    .iter()
+                    .map(|r| Down::NewComm {
+                        id: if group.contains(r) { id } else { -1 },
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    fn new_comm(&mut self, members: Vec<Rank>) -> u32 {
+        let id = self.next_comm;
+        self.next_comm += 1;
+        self.comms.insert(id, members);
+        id
+    }
+
+    /// The earliest unmatched send from `from` to the receive's rank that the
+    /// receive (or probe) accepts, if no receive posted before it would take
+    /// that send. `before` is the receive's position among the unmatched
+    /// receives of its rank and communicator (all of them, for a probe).
+    fn candidate(
+        &self,
+        comm: u32,
+        dst: Rank,
+        from: Rank,
+        src: Peer,
+        tag: i32,
+        before: usize,
+    ) -> Option<usize> {
+        let sends = self.sends.get(&(comm, from, dst))?;
+        let s = sends.iter().copied().find(|&s| {
+            let Kind::Send { tag: t, .. } = self.ranks[from].ops[s].kind else {
+                unreachable!()
+            };
+            accepts(src, tag, from, t)
+        })?;
+        let Kind::Send { tag: t, .. } = self.ranks[from].ops[s].kind else {
+            unreachable!()
+        };
+        let pending = self
+            .recvs
+            .get(&(comm, dst))
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let claimed = pending[..before.min(pending.len())].iter().any(|&r| {
+            let Kind::Recv { src, tag, .. } = self.ranks[dst].ops[r].kind else {
+                unreachable!()
+            };
+            accepts(src, tag, from, t)
+        });
+        (!claimed).then_some(s)
+    }
+
+    /// Every sender a wildcard receive or probe could get a message from now,
+    /// in world-rank order, with its send.
+    fn candidates(&self, comm: u32, dst: Rank, src: Peer, tag: i32, before: usize) -> Vec<OpId> {
+        let members = self.members(dst, comm).unwrap_or_default();
+        let mut from: Vec<Rank> = match src {
+            Peer::Rank(s) => vec![s],
+            Peer::Any => members,
+            Peer::Null => vec![],
+        };
+        from.sort_unstable();
+        from.into_iter()
+            .filter_map(|f| {
+                self.candidate(comm, dst, f, src, tag, before)
+                    .map(|index| OpId { rank: f, index })
+            })
+            .collect()
+    }
+
+    /// A send/receive pair whose receive names its source: such a pair has
+    /// exactly one possible partner.
+    pub(crate) fn named_pair(&self) -> Option<(OpId, OpId)> {
+        for (&(comm, dst), pending) in &self.recvs {
+            for (pos, &ri) in pending.iter().enumerate() {
+                let Kind::Recv { src, tag, .. } = self.ranks[dst].ops[ri].kind else {
+                    unreachable!()
+                };
+                if let Peer::Rank(s) = src {
+                    if let Some(si) = self.candidate(comm, dst, s, src, tag, pos) {
+                        let send = OpId { rank: s, index: si };
+                        let recv = OpId {
+                            rank: dst,
+                            index: ri,
+                        };
+                        return Some((send, recv));
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The send `send` and the receive `recv`, as a pair to match.
+    pub(crate) fn pair(&self, send: OpId, recv: OpId) -> Pair {
+        let (comm, tag, sync) = match self.op(send).kind {
+            Kind::Send {
+                comm, tag, sync, ..
+            } => (comm, tag, sync),
+            _ => unreachable!(),
+        };
+        let (src, rtag) = match self.op(recv).kind {
+            Kind::Recv { src, tag, .. } => (src, tag),
+            _ => unreachable!(),
+        };
+        Pair {
+            send,
+            recv,
+            comm,
+            tag,
+            sync,
+            src,
+            rtag,
+        }
+    }
+
+    /// Matches the pair `p`: the receive completes, and so does a
+    /// synchronous send; the receive's rank is told to post it.
+    pub(crate) fn match_pair(&mut self, p: &Pair, wildcard: bool) {
+        let Pair {
+            send,
+            recv,
+            comm,
+            tag,
+            sync,
+            ..
+        } = *p;
+        let q = self.sends.get_mut(&(comm, send.rank, recv.rank)).unwrap();
+        q.retain(|&i| i != send.index);
+        if q.is_empty() {
+            self.sends.remove(&(comm, send.rank, recv.rank));
+        }
+        let p = self.recvs.get_mut(&(comm, recv.rank)).unwrap();
+        p.retain(|&i| i != recv.index);
+        if p.is_empty() {
+            self.recvs.remove(&(comm, recv.rank));
+        }
+        {
+            let s = &mut self.ranks[send.rank].ops[send.index];
+            s.matched = Some(recv);
+            if sync {
+                s.complete = true;
+            }
+        }
+        let req = {
+            let r = &mut self.ranks[recv.rank].ops[recv.index];
+            r.matched = Some(send);
+            r.complete = true;
+            match r.kind {
+                Kind::Recv { req, .. } => req,
+                _ => unreachable!(),
+            }
+        };
+        let src = self.local_rank(recv.rank, comm, send.rank);
+        self.out.push((recv.rank, Down::PostRecv { req, src, tag }));
+        self.fired.push(Fired::SendRecv {
+            send,
+            recv,
+            wildcard,
+        });
+    }
+
+    /// The answer of the call rank `r` waits in, if it no longer depends on
+    /// anything still to come.
+    pub(crate) fn ready(&self, r: Rank) -> Option<Ready> {
+        let i = self.ranks[r].blocked?;
+        let id = OpId { rank: r, index: i };
+        match &self.ranks[r].ops[i].kind {
+            Kind::Send { .. } | Kind::Recv { .. } => {
+                self.ranks[r].ops[i].complete.then_some(Ready::Complete(id))
+            }
+            Kind::Wait { kind, ops, .. } => {
+                let done: Vec<bool> = ops.iter().map(|&o| self.ranks[r].ops[o].complete).collect();
+                let all = done.iter().all(|&d| d);
+                match kind {
+                    WaitKind::One | WaitKind::All if all => {
+                        Some((0..ops.len() as u32).collect::<Vec<_>>())
+                    }
+                    // One request in the list: nothing to choose.
+                    WaitKind::Any | WaitKind::Some if ops.len() == 1 && all => Some(vec![0]),
+                    _ => None,
+                }
+                .map(|indices| Ready::Wait(id, indices))
+            }
+            Kind::Probe { src, tag, comm, .. } => {
+                if let Peer::Rank(_) = src {
+                    let before = self.recvs.get(&(*comm, r)).map_or(0, Vec::len);
+                    let c = self.candidates(*comm, r, *src, *tag, before);
+                    c.first().map(|s| Ready::Probe(id, *s))
+                } else {
+                    None
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// Rank `r` gets the answer `d` and runs on.
+    pub(crate) fn release(&mut self, r: Rank, d: Down) {
+        self.ranks[r].blocked = None;
+        self.out.push((r, d));
+    }
+
+    /// Whether `op` is a buffered send (complete when issued).
+    pub(crate) fn buffered_send(&self, op: OpId) -> bool {
+        matches!(self.op(op).kind, Kind::Send { sync: false, .. })
+    }
+
+    /// Completes the wait or test `id`, returning the positions `indices` of
+    /// its list: releases their requests. Returns the answer and the
+    /// operations it completed.
+    pub(crate) fn complete_wait(&mut self, id: OpId, indices: Vec<u32>) -> (Down, Vec<OpId>) {
+        let Kind::Wait { ops, .. } = &self.ranks[id.rank].ops[id.index].kind else {
+            unreachable!()
+        };
+        let completed: Vec<usize> = indices.iter().map(|&k| ops[k as usize]).collect();
+        let st = &mut self.ranks[id.rank];
+        for &o in &completed {
+            let req = match st.ops[o].kind {
+                Kind::Send { req, .. } => req,
+                Kind::Recv { req, .. } => Some(req),
+                _ => None,
+            };
+            if let Some(q) = req {
+                st.reqs.remove(&q);
+            }
+        }
+        st.ops[id.index].complete = true;
+        let completed: Vec<OpId> = completed
+            .iter()
+            .map(|&index| OpId {
+                rank: id.rank,
+                index,
+            })
+            .collect();
+        self.fired.push(Fired::Completion {
+            op: id,
+            completed: completed.clone(),
+        });
+        (Down::Done { indices }, completed)
+    }
+
+    /// The probe `probe` sees the send `send`.
+    pub(crate) fn probe(&mut self, probe: OpId, send: OpId) -> Down {
+        let (comm, tag) = match self.op(send).kind {
+            Kind::Send { comm, tag, .. } => (comm, tag),
+            _ => unreachable!(),
+        };
+        self.ranks[probe.rank].ops[probe.index].matched = Some(send);
+        self.ranks[probe.rank].ops[probe.index].complete = true;
+        self.fired.push(Fired::Probe { probe, send });
+        Down::Probed {
+            found: true,
+            src: self.local_rank(probe.rank, comm, send.rank),
+            tag,
+        }
+    }
+
+    /// With every rank waiting: the choice points (wildcard receives and
+    /// probes with candidates, `Waitany`/`Waitsome` with complete requests)
+    /// and the ranks that poll with nothing to find.
+    pub(crate) fn choice_points(&self) -> (Vec<ChoicePoint>, Vec<Rank>) {
+        let mut points: Vec<ChoicePoint> = Vec::new();
+        let mut polls: Vec<Rank> = Vec::new();
+        self.wildcard_points(&mut points);
+        for (r, st) in self.ranks.iter().enumerate() {
+            let Some(i) = st.blocked else { continue };
+            let op = &st.ops[i];
+            let at = OpId { rank: r, index: i };
+            match &op.kind {
+                Kind::Probe {
+                    src,
+                    tag,
+                    comm,
+                    blocking,
+                } => {
+                    let before = self.recvs.get(&(*comm, r)).map_or(0, Vec::len);
+                    let c = self.candidates(*comm, r, *src, *tag, before);
+                    if !c.is_empty() {
+                        points.push(ChoicePoint {
+                            at,
+                            site: op.site,
+                            alternatives: c.into_iter().map(Alternative::Send).collect(),
+                        });
+                    } else if !blocking {
+                        polls.push(r);
+                    }
+                }
+                Kind::Wait { kind, ops, test } => {
+                    let done: Vec<u32> = ops
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &o)| st.ops[o].complete)
+                        .map(|(k, _)| k as u32)
+                        .collect();
+                    // A point even with one complete request: a request
+                    // that completes later may race with it (see
+                    // `causality::completion_races`).
+                    match kind {
+                        WaitKind::Any if !done.is_empty() => points.push(ChoicePoint {
+                            at,
+                            site: op.site,
+                            alternatives: done.into_iter().map(Alternative::Index).collect(),
+                        }),
+                        WaitKind::Some if !done.is_empty() => points.push(ChoicePoint {
+                            at,
+                            site: op.site,
+                            alternatives: some_subsets(&done)
+                                .into_iter()
+                                .map(Alternative::Subset)
+                                .collect(),
+                        }),
+                        _ if *test => polls.push(r),
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        (points, polls)
+    }
+
+    /// The wildcard receives anywhere (pending nonblocking ones included)
+    /// that have candidates.
+    fn wildcard_points(&self, points: &mut Vec<ChoicePoint>) {
+        for (&(comm, dst), pending) in &self.recvs {
+            for (pos, &ri) in pending.iter().enumerate() {
+                let op = &self.ranks[dst].ops[ri];
+                let Kind::Recv { src, tag, .. } = op.kind else {
+                    unreachable!()
+                };
+                if src == Peer::Any {
+                    let c = self.candidates(comm, dst, src, tag, pos);
+                    if !c.is_empty() {
+                        points.push(ChoicePoint {
+                            at: OpId {
+                                rank: dst,
+                                index: ri,
+                            },
+                            site: op.site,
+                            alternatives: c.into_iter().map(Alternative::Send).collect(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Answers every poll in `polls` "not yet".
+    pub(crate) fn fail_polls(&mut self, polls: Vec<Rank>) {
+        for r in polls {
+            let i = self.ranks[r].blocked.take().unwrap();
+            let d = match self.ranks[r].ops[i].kind {
+                Kind::Probe { .. } => Down::Probed {
+                    found: false,
+                    src: PROC_NULL,
+                    tag: ANY,
+                },
+                _ => Down::Done { indices: vec![] },
+            };
+            self.out.push((r, d));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fib_wire::{CollKind, Op, SendMode, Site, COMM_WORLD, UNDEFINED};
+
+    use super::*;
+    use crate::engine::model::{call_name, model};
+
+    /// Models and issues `op` as the next call of `rank`.
+    fn call(m: &mut Matching, rank: Rank, op: Op) -> OpId {
+        let id = OpId {
+            rank,
+            index: m.ops(rank).len(),
+        };
+        let kind = model(m, rank, &op, false).unwrap();
+        let rec = OpRec {
+            site: Site::default(),
+            name: call_name(&op),
+            kind,
+            matched: None,
+            complete: false,
+        };
+        m.issue(id, rec, op.expects_reply(false));
+        id
+    }
+
+    fn send(dest: i32, tag: i32) -> Op {
+        Op::Send {
+            mode: SendMode::Standard,
+            dest,
+            tag,
+            comm: COMM_WORLD,
+            req: None,
+        }
+    }
+
+    fn recv(src: i32, tag: i32, req: u32) -> Op {
+        Op::Recv {
+            src,
+            tag,
+            comm: COMM_WORLD,
+            req,
+            blocking: false,
+        }
+    }
+
+    fn id(rank: usize, index: usize) -> OpId {
+        OpId { rank, index }
+    }
+
+    #[test]
+    fn named_receives_take_sends_in_order() {
+        let mut m = Matching::new(2);
+        let s0 = call(&mut m, 0, send(1, 7));
+        let s1 = call(&mut m, 0, send(1, 7));
+        let r0 = call(&mut m, 1, recv(0, 7, 1));
+        let r1 = call(&mut m, 1, recv(0, ANY, 2));
+        let (s, r) = m.named_pair().unwrap();
+        assert_eq!((s, r), (s0, r0));
+        m.match_pair(&m.pair(s, r), false);
+        assert_eq!(m.named_pair(), Some((s1, r1)));
+        assert_eq!(m.op(r0).matched, Some(s0));
+        assert!(m.op(r0).complete);
+        assert_eq!(
+            m.take_out(),
+            vec![(
+                1,
+                Down::PostRecv {
+                    req: 1,
+                    src: 0,
+                    tag: 7
+                }
+            )]
+        );
+        assert_eq!(
+            m.fired(),
+            &[Fired::SendRecv {
+                send: s0,
+                recv: r0,
+                wildcard: false
+            }]
+        );
+    }
+
+    #[test]
+    fn an_earlier_receive_claims_the_send_it_accepts() {
+        let mut m = Matching::new(3);
+        let _named = call(&mut m, 0, recv(1, 5, 1));
+        let any = call(&mut m, 0, recv(ANY, ANY, 2));
+        let s1 = call(&mut m, 1, send(0, 5));
+        let s2 = call(&mut m, 2, send(0, 9));
+        // Rank 1's send goes to the named receive; the wildcard receive can
+        // only get rank 2's.
+        let (points, polls) = m.choice_points();
+        assert!(polls.is_empty());
+        assert_eq!(points.len(), 1);
+        assert_eq!(points[0].at, any);
+        assert_eq!(points[0].alternatives, vec![Alternative::Send(s2)]);
+        assert_eq!(m.named_pair().map(|p| p.0), Some(s1));
+    }
+
+    #[test]
+    fn a_wildcard_rival_needs_no_earlier_send_in_the_way() {
+        let mut m = Matching::new(2);
+        let any = call(&mut m, 1, recv(ANY, ANY, 1));
+        let first = call(&mut m, 0, send(1, 3));
+        let second = call(&mut m, 0, send(1, 3));
+        assert!(m.rival(first, any));
+        // Non-overtaking: the first send reaches the wildcard receive first.
+        assert!(!m.rival(second, any));
+        let other_tag = call(&mut m, 0, send(0, 3));
+        assert!(!m.rival(other_tag, any));
+    }
+
+    #[test]
+    fn a_full_collective_fires_and_creates_communicators() {
+        let mut m = Matching::new(3);
+        for (r, color) in [(0, 1), (1, UNDEFINED), (2, 1)] {
+            call(
+                &mut m,
+                r,
+                Op::CommSplit {
+                    comm: COMM_WORLD,
+                    color,
+                    key: -(r as i32),
+                },
+            );
+        }
+        let ready = m.ready_collectives();
+        assert_eq!(ready, vec![(COMM_WORLD, vec![0, 1, 2])]);
+        let ids = m.fire_collective(COMM_WORLD, &ready[0].1).unwrap();
+        assert_eq!(ids, vec![id(0, 0), id(1, 0), id(2, 0)]);
+        let out = m.take_out();
+        let new = wire::FIRST_USER_COMM as i32;
+        assert_eq!(
+            out,
+            vec![
+                (0, Down::NewComm { id: new }),
+                (1, Down::NewComm { id: -1 }),
+                (2, Down::NewComm { id: new }),
+            ]
+        );
+        // Keys order the new communicator: rank 2 (key -2) comes first.
+        assert_eq!(m.members(0, new as u32), Some(vec![2, 0]));
+        assert!(m.leaks().contains(&Leak::Comm {
+            op: id(2, 0),
+            comm: new as u32
+        }));
+    }
+
+    #[test]
+    fn disagreeing_collectives_are_a_mismatch() {
+        let mut m = Matching::new(2);
+        call(
+            &mut m,
+            0,
+            Op::Coll {
+                kind: CollKind::Barrier,
+                comm: COMM_WORLD,
+                root: 0,
+            },
+        );
+        call(&mut m, 1, Op::CommDup { comm: COMM_WORLD });
+        let r = m.fire_collective(COMM_WORLD, &[0, 1]);
+        assert!(matches!(
+            r,
+            Err(RunEnd::CollectiveMismatch { comm: COMM_WORLD, ref calls }) if calls.len() == 2
+        ));
+        assert!(m.ready_collectives().len() == 1, "nothing fired");
+    }
+
+    #[test]
+    fn waits_are_ready_when_their_requests_complete() {
+        let mut m = Matching::new(2);
+        let r = call(&mut m, 1, recv(0, 0, 4));
+        let w = call(
+            &mut m,
+            1,
+            Op::Wait {
+                kind: WaitKind::All,
+                reqs: vec![4],
+            },
+        );
+        assert_eq!(m.ready(1), None);
+        let s = call(&mut m, 0, send(1, 0));
+        m.match_pair(&m.pair(s, r), false);
+        assert_eq!(m.ready(1), Some(Ready::Wait(w, vec![0])));
+        let (down, done) = m.complete_wait(w, vec![0]);
+        assert_eq!(down, Down::Done { indices: vec![0] });
+        assert_eq!(done, vec![r]);
+        assert!(m.buffered_send(s));
+        m.release(1, down);
+        assert!(m.leaks().is_empty());
+    }
+
+    #[test]
+    fn waitsome_points_offer_subsets_and_failing_polls_are_listed() {
+        let mut m = Matching::new(2);
+        for q in 1..=2 {
+            call(
+                &mut m,
+                0,
+                Op::Send {
+                    mode: SendMode::Standard,
+                    dest: 1,
+                    tag: 0,
+                    comm: COMM_WORLD,
+                    req: Some(q),
+                },
+            );
+        }
+        let w = call(
+            &mut m,
+            0,
+            Op::Wait {
+                kind: WaitKind::Some,
+                reqs: vec![1, 2],
+            },
+        );
+        call(
+            &mut m,
+            1,
+            Op::Probe {
+                src: 0,
+                tag: 9,
+                comm: COMM_WORLD,
+                blocking: false,
+            },
+        );
+        let (points, polls) = m.choice_points();
+        assert_eq!(polls, vec![1]);
+        assert_eq!(points.len(), 1);
+        assert_eq!(points[0].at, w);
+        assert_eq!(
+            points[0].alternatives,
+            vec![
+                Alternative::Subset(vec![0, 1]),
+                Alternative::Subset(vec![0]),
+                Alternative::Subset(vec![1]),
+            ]
+        );
+        m.fail_polls(polls);
+        assert_eq!(
+            m.take_out(),
+            vec![(
+                1,
+                Down::Probed {
+                    found: false,
+                    src: PROC_NULL,
+                    tag: ANY
+                }
+            )]
+        );
+    }
+
+    #[test]
+    fn subsets_beyond_the_cap_are_all_or_one() {
+        assert_eq!(some_subsets(&[2, 5]), vec![vec![2, 5], vec![2], vec![5]]);
+        let many: Vec<u32> = (0..SOME_SUBSETS_UP_TO as u32 + 1).collect();
+        let s = some_subsets(&many);
+        assert_eq!(s.len(), many.len() + 1);
+        assert_eq!(s[0], many);
+        assert_eq!(some_subsets(&[1, 2, 3]).len(), 7);
+    }
+
+    #[test]
+    fn finalize_needs_every_rank() {
+        let mut m = Matching::new(2);
+        call(&mut m, 0, Op::Finalize);
+        assert!(!m.at_finalize());
+        call(&mut m, 1, Op::Finalize);
+        assert!(m.at_finalize() && m.all_waiting());
+        m.finalize();
+        assert_eq!(m.take_out(), vec![(0, Down::Go), (1, Down::Go)]);
+        assert!(m
+            .rank_views()
+            .iter()
+            .all(|v| v.finalized && v.call.is_none()));
+    }
+}

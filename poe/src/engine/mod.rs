@@ -1,0 +1,540 @@
+//! One run of the POE algorithm: takes the MPI calls of every rank as they
+//! arrive, forms match sets, and answers the calls that wait.
+//!
+//! The engine never touches the outside world. The driver feeds it
+//! [`fib_wire::Up`] messages in whatever order the ranks produce them and
+//! sends on the [`Down`] answers that [`Engine::advance`] returns. Every
+//! decision the engine takes is independent of that arrival order: the
+//! deterministic match sets (collectives, completions, send/receive pairs
+//! with a specific source) have a unique outcome under MPI's non-overtaking
+//! rule, and every real choice (which send a wildcard receive or probe gets,
+//! which request a `Waitany` returns, which requests a `Waitsome` returns, a
+//! poll answered "not yet") is taken only when every rank is blocked, so that
+//! all candidates are known. Choices are taken from a replay prefix when one
+//! is given, which is how [`crate::explore::DepthFirst`] walks the tree of
+//! interleavings.
+//!
+//! [`Engine`] is a facade over three concerns, each with its own state and
+//! module: `matching` (MPI's rules: candidates, non-overtaking, collectives,
+//! completions, choice points), `causality` (which choices each event
+//! follows, race detection) and `path` (the plan, the choices taken,
+//! divergence). The types they share live in `model`. Where a step needs two
+//! concerns, the facade asks one and tells the other.
+
+mod causality;
+mod matching;
+mod model;
+mod path;
+
+use fib_wire::{Down, Op, Site};
+
+use causality::{completion_races, Causality};
+use matching::{Matching, Ready};
+use path::{with_defers, Path};
+
+pub use matching::SOME_SUBSETS_UP_TO;
+pub use model::{
+    call_name, Alternative, Choice, ChoicePoint, CollWhat, Config, Fired, Kind, Leak, OpId, OpRec,
+    Peer, Planned, Rank, RankView, RunEnd,
+};
+
+/// How many rounds of failing polls, with nothing else happening, count as a
+/// livelock.
+const LIVELOCK_ROUNDS: u32 = 10_000;
+
+/// The state of one run of the program under POE.
+pub struct Engine {
+    cfg: Config,
+    /// Every rank's calls and what MPI's rules made of them.
+    matching: Matching,
+    /// What each event causally follows.
+    causality: Causality,
+    /// The plan and the choices taken.
+    path: Path,
+    end: Option<RunEnd>,
+    /// Rounds of failing polls with nothing else happening.
+    false_rounds: u32,
+}
+
+impl Engine {
+    /// A run that takes its choices from `plan` while it lasts and the first
+    /// alternative after that.
+    pub fn new(cfg: Config, plan: Vec<Planned>) -> Engine {
+        Engine {
+            cfg,
+            matching: Matching::new(cfg.nprocs),
+            causality: Causality::new(cfg.nprocs),
+            path: Path::new(plan),
+            end: None,
+            false_rounds: 0,
+        }
+    }
+
+    /// What the ranks left behind, once the run has completed (empty for any
+    /// other ending: a deadlocked run leaves its calls pending by nature).
+    pub fn leaks(&self) -> Vec<Leak> {
+        if self.end != Some(RunEnd::Completed) {
+            return Vec::new();
+        }
+        self.matching.leaks()
+    }
+
+    /// The run's end, once it has one.
+    pub fn end(&self) -> Option<&RunEnd> {
+        self.end.as_ref()
+    }
+
+    /// The choices taken so far.
+    pub fn choices(&self) -> &[Choice] {
+        self.path.choices()
+    }
+
+    /// The match sets fired so far.
+    pub fn fired(&self) -> &[Fired] {
+        self.matching.fired()
+    }
+
+    /// Every rank's operations, in program order.
+    pub fn ops(&self, rank: Rank) -> &[OpRec] {
+        self.matching.ops(rank)
+    }
+
+    /// The operation `id`.
+    pub fn op(&self, id: OpId) -> &OpRec {
+        self.matching.op(id)
+    }
+
+    /// Where every rank stands now.
+    pub fn rank_views(&self) -> Vec<RankView> {
+        self.matching.rank_views()
+    }
+
+    /// Whether the replay plan has been used up (a run that ends before
+    /// reaching all its planned choices diverged).
+    pub fn plan_exhausted(&self) -> bool {
+        self.path.exhausted()
+    }
+
+    /// Takes one intercepted call of `rank`. The call's answer, if it waits
+    /// for one, comes from a later [`Engine::advance`].
+    pub fn call(&mut self, rank: Rank, site: Site, op: Op) {
+        if self.end.is_some() {
+            return;
+        }
+        let index = self.matching.ops(rank).len();
+        let id = OpId { rank, index };
+        match model::model(&self.matching, rank, &op, self.cfg.zero_buffer) {
+            Ok(kind) => {
+                let is_poll = matches!(
+                    kind,
+                    Kind::Wait { test: true, .. }
+                        | Kind::Probe {
+                            blocking: false,
+                            ..
+                        }
+                );
+                if !is_poll {
+                    self.false_rounds = 0;
+                }
+                let rec = OpRec {
+                    site,
+                    name: call_name(&op),
+                    complete: false,
+                    matched: None,
+                    kind,
+                };
+                self.issue(id, rec, op.expects_reply(self.cfg.zero_buffer));
+            }
+            Err(message) => {
+                self.end = Some(RunEnd::Invalid {
+                    op: id,
+                    site,
+                    message: format!("{}: {message}", call_name(&op)),
+                });
+            }
+        }
+    }
+
+    /// Records the call, and wakes the choices a new send races with.
+    fn issue(&mut self, id: OpId, rec: OpRec, waits: bool) {
+        let is_send = self.matching.issue(id, rec, waits);
+        self.causality.issued(id.rank);
+        if is_send {
+            let matching = &self.matching;
+            self.causality
+                .send_races(id, self.path.choices_mut(), |at| matching.rival(id, at));
+        }
+    }
+
+    /// Fires every match set that can fire now and returns the answers to
+    /// send, in order. Sets [`Engine::end`] when the run cannot go on.
+    pub fn advance(&mut self) -> Vec<(Rank, Down)> {
+        if self.end.is_none() {
+            loop {
+                let mut changed = self.fire_collectives();
+                if self.end.is_some() {
+                    break;
+                }
+                changed |= self.fire_send_recv();
+                for r in 0..self.cfg.nprocs {
+                    changed |= self.answer(r);
+                }
+                if changed {
+                    self.false_rounds = 0;
+                    continue;
+                }
+                if self.matching.all_waiting() {
+                    if !self.at_quiescence() {
+                        break;
+                    }
+                    continue;
+                }
+                break;
+            }
+        }
+        self.matching.take_out()
+    }
+
+    /// Collectives (and `MPI_Finalize`) whose every member has arrived.
+    fn fire_collectives(&mut self) -> bool {
+        if self.matching.at_finalize() {
+            // Messages that can still be matched (nonblocking calls never
+            // waited for) are matched first, so that what the run leaves
+            // behind does not depend on when the ranks' calls arrived.
+            if self.fire_send_recv() {
+                return true;
+            }
+            self.matching.finalize();
+            self.end = Some(RunEnd::Completed);
+            return true;
+        }
+        let mut fired = false;
+        for (comm, members) in self.matching.ready_collectives() {
+            match self.matching.fire_collective(comm, &members) {
+                Ok(ids) => {
+                    self.causality.join(&ids);
+                    fired = true;
+                }
+                Err(end) => {
+                    self.end = Some(end);
+                    return fired;
+                }
+            }
+        }
+        fired
+    }
+
+    /// Send/receive pairs whose receive names its source: each has exactly
+    /// one possible partner.
+    fn fire_send_recv(&mut self) -> bool {
+        let mut fired = false;
+        while let Some((send, recv)) = self.matching.named_pair() {
+            self.match_pair(send, recv, false);
+            fired = true;
+        }
+        fired
+    }
+
+    /// Matches `send` with `recv`; `wildcard` when the last choice made it.
+    fn match_pair(&mut self, send: OpId, recv: OpId, wildcard: bool) {
+        let p = self.matching.pair(send, recv);
+        let n = self.path.choices().len();
+        let m = self.causality.matched(&p, n, wildcard);
+        // The receive completes now, and so does a synchronous send.
+        if n > 0 {
+            let matching = &self.matching;
+            let choices = self.path.choices_mut();
+            completion_races(&m, choices, |at| matching.lists(at, recv));
+            if p.sync {
+                completion_races(&m, choices, |at| matching.lists(at, send));
+            }
+        }
+        self.matching.match_pair(&p, wildcard);
+    }
+
+    /// Answers the call `rank` waits in if its answer no longer depends on
+    /// anything still to come.
+    fn answer(&mut self, r: Rank) -> bool {
+        let Some(ready) = self.matching.ready(r) else {
+            return false;
+        };
+        let down = match ready {
+            Ready::Complete(id) => {
+                self.causality.learn_match(r, id);
+                Down::Go
+            }
+            Ready::Wait(id, indices) => self.complete_wait(id, indices),
+            Ready::Probe(id, send) => self.probe_answer(id, send),
+        };
+        self.matching.release(r, down);
+        true
+    }
+
+    fn complete_wait(&mut self, id: OpId, indices: Vec<u32>) -> Down {
+        let (down, completed) = self.matching.complete_wait(id, indices);
+        for o in completed {
+            // A buffered send was complete when issued: what its match
+            // follows is no cause of the completion (and taking it would hide
+            // races of this rank's later sends and completions).
+            if !self.matching.buffered_send(o) {
+                self.causality.learn_match(id.rank, o);
+            }
+        }
+        down
+    }
+
+    fn probe_answer(&mut self, probe: OpId, send: OpId) -> Down {
+        self.causality.learn_issue(probe.rank, send);
+        self.matching.probe(probe, send)
+    }
+
+    /// Every rank waits and nothing deterministic is left: answer failing
+    /// polls, take a choice, or declare the run stuck. Returns whether the
+    /// engine did something.
+    fn at_quiescence(&mut self) -> bool {
+        let (points, polls) = self.matching.choice_points();
+        // Alternatives explored in another branch stay asleep, unless nothing
+        // else is left.
+        let points = self.path.awake(points);
+        let limit = if points.is_empty() {
+            LIVELOCK_ROUNDS
+        } else {
+            1
+        };
+        if !polls.is_empty() && self.false_rounds < limit {
+            self.false_rounds += 1;
+            self.matching.fail_polls(polls);
+            return true;
+        }
+        if let Some(point) = with_defers(points) {
+            self.choose(point);
+            return self.end.is_none();
+        }
+        let ranks = self.rank_views();
+        self.end = Some(if polls.is_empty() {
+            RunEnd::Deadlock { ranks }
+        } else {
+            RunEnd::Livelock { ranks }
+        });
+        false
+    }
+
+    /// Takes a choice at `point` and carries it out.
+    fn choose(&mut self, point: ChoicePoint) {
+        let (at, alt) = match self.path.take(point) {
+            Ok(taken) => taken,
+            Err(end) => {
+                self.end = Some(end);
+                return;
+            }
+        };
+        self.false_rounds = 0;
+        let k = self.path.choices().len() - 1;
+        match (&self.matching.op(at).kind, alt) {
+            (Kind::Recv { .. }, Alternative::Send(send)) => {
+                self.match_pair(send, at, true);
+            }
+            (Kind::Probe { .. }, Alternative::Send(send)) => {
+                self.causality.learn_choice(at.rank, k);
+                let d = self.probe_answer(at, send);
+                self.matching.release(at.rank, d);
+            }
+            (Kind::Wait { .. }, Alternative::Index(i)) => {
+                self.causality.learn_choice(at.rank, k);
+                let d = self.complete_wait(at, vec![i]);
+                self.matching.release(at.rank, d);
+            }
+            (Kind::Wait { .. }, Alternative::Subset(ks)) => {
+                self.causality.learn_choice(at.rank, k);
+                let d = self.complete_wait(at, ks);
+                self.matching.release(at.rank, d);
+            }
+            _ => unreachable!("choice point of an unexpected kind"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fib_wire::{SendMode, ANY, COMM_WORLD};
+
+    use super::*;
+
+    fn cfg(nprocs: usize) -> Config {
+        Config {
+            nprocs,
+            zero_buffer: false,
+        }
+    }
+
+    fn site(line: u32) -> Site {
+        Site { file: 1, line }
+    }
+
+    fn ssend(dest: i32) -> Op {
+        Op::Send {
+            mode: SendMode::Sync,
+            dest,
+            tag: 0,
+            comm: COMM_WORLD,
+            req: None,
+        }
+    }
+
+    fn recv(src: i32) -> Op {
+        Op::Recv {
+            src,
+            tag: ANY,
+            comm: COMM_WORLD,
+            req: 1,
+            blocking: true,
+        }
+    }
+
+    fn id(rank: usize, index: usize) -> OpId {
+        OpId { rank, index }
+    }
+
+    #[test]
+    fn a_named_pair_completes_and_the_run_finalizes() {
+        let mut e = Engine::new(cfg(2), vec![]);
+        e.call(0, site(1), ssend(1));
+        assert!(e.advance().is_empty());
+        e.call(1, site(2), recv(0));
+        let out = e.advance();
+        assert_eq!(
+            out,
+            vec![
+                (
+                    1,
+                    Down::PostRecv {
+                        req: 1,
+                        src: 0,
+                        tag: 0
+                    }
+                ),
+                (0, Down::Go),
+                (1, Down::Go),
+            ]
+        );
+        e.call(0, site(3), Op::Finalize);
+        e.call(1, site(4), Op::Finalize);
+        assert_eq!(e.advance(), vec![(0, Down::Go), (1, Down::Go)]);
+        assert_eq!(e.end(), Some(&RunEnd::Completed));
+        assert!(e.leaks().is_empty());
+        assert!(e.choices().is_empty());
+        assert_eq!(e.fired().len(), 2);
+    }
+
+    /// Ranks 1 and 2 each send to rank 0, which receives from anyone twice.
+    fn wildcard_run(plan: Vec<Planned>) -> Engine {
+        let mut e = Engine::new(cfg(3), plan);
+        e.call(1, site(1), ssend(0));
+        e.call(2, site(2), ssend(0));
+        e.call(0, site(3), recv(ANY));
+        e.advance();
+        e
+    }
+
+    #[test]
+    fn a_wildcard_receive_chooses_only_when_all_wait() {
+        let e = wildcard_run(vec![]);
+        assert_eq!(e.choices().len(), 1);
+        let c = &e.choices()[0];
+        assert_eq!(c.point.at, id(0, 0));
+        assert_eq!(
+            c.point.alternatives,
+            vec![Alternative::Send(id(1, 0)), Alternative::Send(id(2, 0))]
+        );
+        assert_eq!(e.op(id(0, 0)).matched, Some(id(1, 0)));
+        // The plan takes the other send.
+        let e = wildcard_run(vec![Planned {
+            expect: None,
+            taken: 1,
+        }]);
+        assert_eq!(e.op(id(0, 0)).matched, Some(id(2, 0)));
+        assert!(e.plan_exhausted());
+    }
+
+    #[test]
+    fn a_plan_that_expects_another_point_diverges() {
+        let expect = ChoicePoint {
+            at: id(0, 0),
+            site: site(9),
+            alternatives: vec![Alternative::Send(id(1, 0))],
+        };
+        let e = wildcard_run(vec![Planned {
+            expect: Some(expect.clone()),
+            taken: 0,
+        }]);
+        assert!(matches!(
+            e.end(),
+            Some(RunEnd::Divergence { index: 0, expected: Some(x), found: Some(_) }) if *x == expect
+        ));
+    }
+
+    #[test]
+    fn nothing_left_to_match_is_a_deadlock() {
+        let mut e = Engine::new(cfg(2), vec![]);
+        e.call(0, site(1), recv(1));
+        e.call(1, site(2), recv(0));
+        assert!(e.advance().is_empty());
+        let Some(RunEnd::Deadlock { ranks }) = e.end() else {
+            panic!("{:?}", e.end())
+        };
+        assert_eq!(ranks.len(), 2);
+        assert_eq!(ranks[1].call, Some("MPI_Recv"));
+        assert_eq!(ranks[1].site, site(2));
+        assert!(e.leaks().is_empty(), "only a completed run has leaks");
+    }
+
+    #[test]
+    fn a_bad_call_ends_the_run() {
+        let mut e = Engine::new(cfg(2), vec![]);
+        e.call(1, site(5), ssend(4));
+        assert_eq!(
+            e.end(),
+            Some(&RunEnd::Invalid {
+                op: id(1, 0),
+                site: site(5),
+                message: "MPI_Ssend: rank 4 is out of range for a communicator of 2 processes"
+                    .into(),
+            })
+        );
+        e.call(0, site(6), ssend(1));
+        assert!(e.ops(0).is_empty(), "calls after the end are ignored");
+    }
+
+    #[test]
+    fn a_later_send_after_the_choice_wakes_its_defer() {
+        // Ranks 0 and 1 receive from anyone; rank 2 sends to rank 1, then
+        // to rank 0; rank 3 sends to rank 0.
+        let mut e = Engine::new(cfg(4), vec![]);
+        e.call(0, site(1), recv(ANY));
+        e.call(1, site(2), recv(ANY));
+        e.call(2, site(3), ssend(1));
+        e.call(3, site(4), ssend(0));
+        e.advance();
+        assert_eq!(e.choices().len(), 1);
+        e.call(0, site(6), Op::Finalize);
+        e.call(3, site(7), Op::Finalize);
+        e.advance();
+        // Choice 0: rank 0 took rank 3's send, with rank 1's choice as a
+        // Defer; choice 1: rank 1 took rank 2's send.
+        assert_eq!(e.choices().len(), 2);
+        let defer = Alternative::Defer {
+            at: id(1, 0),
+            alt: Box::new(Alternative::Send(id(2, 0))),
+        };
+        assert_eq!(
+            e.choices()[0].point.alternatives,
+            vec![Alternative::Send(id(3, 0)), defer]
+        );
+        assert!(e.choices()[0].wake.is_empty());
+        // Rank 2's second send follows choice 1 and not choice 0, and rank
+        // 0's receive could have taken it: the Defer is woken.
+        e.call(2, site(5), ssend(0));
+        assert_eq!(e.choices()[0].wake, vec![1]);
+        assert!(e.choices()[1].wake.is_empty());
+    }
+}

@@ -1,0 +1,674 @@
+//! The engine's vocabulary: operations as the engine models them (`OpId`,
+//! `Kind`, `OpRec`), what a run records (`Fired`, `Choice`, `RunEnd`,
+//! `Leak`), what a replay follows (`Planned`), and the translation of an
+//! intercepted wire call into a [`Kind`] (world ranks, resolved requests).
+//! Every other engine module uses these types; this one uses none of them.
+
+use fib_wire::{CollKind, Op, SendMode, Site, WaitKind, ANY, PROC_NULL};
+
+/// A world rank.
+pub type Rank = usize;
+
+/// An operation instance: the `index`-th intercepted call of `rank`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct OpId {
+    pub rank: Rank,
+    pub index: usize,
+}
+
+/// The other end of a point-to-point operation, as a world rank.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Peer {
+    Rank(Rank),
+    Any,
+    Null,
+}
+
+/// What a collective-like call does; two ranks' calls on one communicator
+/// must agree on it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CollWhat {
+    Coll { kind: CollKind, root: i32 },
+    Dup,
+    Split { color: i32, key: i32 },
+    Create { members: Vec<u32> },
+}
+
+/// An operation as the engine models it (ranks translated to world ranks,
+/// request ids resolved to the operations they name).
+#[derive(Clone, Debug)]
+pub enum Kind {
+    Send {
+        dst: Peer,
+        tag: i32,
+        comm: u32,
+        sync: bool,
+        req: Option<u32>,
+    },
+    Recv {
+        src: Peer,
+        tag: i32,
+        comm: u32,
+        req: u32,
+        blocking: bool,
+    },
+    /// `MPI_Wait*` (`test == false`) or `MPI_Test*`, on these operations of
+    /// the same rank.
+    Wait {
+        kind: WaitKind,
+        ops: Vec<usize>,
+        test: bool,
+    },
+    Probe {
+        src: Peer,
+        tag: i32,
+        comm: u32,
+        blocking: bool,
+    },
+    Coll {
+        what: CollWhat,
+        comm: u32,
+    },
+    CommFree {
+        comm: u32,
+    },
+    Finalize,
+}
+
+/// One intercepted call and what became of it.
+#[derive(Clone, Debug)]
+pub struct OpRec {
+    pub site: Site,
+    pub name: &'static str,
+    pub kind: Kind,
+    /// For sends and receives: the operation it matched; for probes: the
+    /// send it saw.
+    pub matched: Option<OpId>,
+    /// Whether the operation is complete in MPI's sense (a buffered send is
+    /// complete when issued, a receive when matched).
+    pub complete: bool,
+}
+
+/// A match set the engine fired, in firing order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fired {
+    /// A send and the receive that got it; `wildcard` when the receive was
+    /// an `MPI_ANY_SOURCE` receive whose source POE chose.
+    SendRecv {
+        send: OpId,
+        recv: OpId,
+        wildcard: bool,
+    },
+    /// A probe and the send it reported.
+    Probe { probe: OpId, send: OpId },
+    /// All members' calls of one collective (or `MPI_Finalize`).
+    Collective { ops: Vec<OpId> },
+    /// A wait or test call answered, with the operations it completed.
+    Completion { op: OpId, completed: Vec<OpId> },
+}
+
+/// What a choice point chooses between.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Alternative {
+    /// The send a wildcard receive or probe gets.
+    Send(OpId),
+    /// The position (in the call's request list) a `Waitany`/`Testany` returns.
+    Index(u32),
+    /// The positions (in the call's request list, ascending) a
+    /// `Waitsome`/`Testsome` returns: under other timing it could have found
+    /// any non-empty subset of its complete requests complete (see
+    /// [`SOME_SUBSETS_UP_TO`]).
+    Subset(Vec<u32>),
+    /// Take another choice point's alternative first, leaving this point's
+    /// own choice for later. Explored only when a run showed that doing so
+    /// can give this point a send (or, for a wait, a completed request) it
+    /// could not get otherwise.
+    Defer { at: OpId, alt: Box<Alternative> },
+}
+
+/// A point where POE had more than one thing it could do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChoicePoint {
+    /// The receive, probe or wait call that chooses.
+    pub at: OpId,
+    pub site: Site,
+    pub alternatives: Vec<Alternative>,
+}
+
+/// A choice taken in a run: the point and the alternative's position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Choice {
+    pub point: ChoicePoint,
+    pub taken: usize,
+    /// [`Alternative::Defer`] positions of the point that this run showed
+    /// worth exploring: a send arrived later that the choosing call accepts
+    /// and that does not depend on this choice.
+    pub wake: Vec<usize>,
+}
+
+impl Choice {
+    /// The call that actually chose and what it took, looking through
+    /// [`Alternative::Defer`].
+    pub fn fired(&self) -> (OpId, &Alternative) {
+        match &self.point.alternatives[self.taken] {
+            Alternative::Defer { at, alt } => (*at, alt),
+            a => (self.point.at, a),
+        }
+    }
+}
+
+/// What the engine must follow at the n-th choice point of a replay: the
+/// alternative to take and, when known, the point it expects there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Planned {
+    pub expect: Option<ChoicePoint>,
+    pub taken: usize,
+}
+
+/// Where a rank is, for reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RankView {
+    pub rank: Rank,
+    /// The call it is blocked in, or `None` when it is running.
+    pub call: Option<&'static str>,
+    pub site: Site,
+    pub finalized: bool,
+}
+
+/// How a run ended, as far as the engine can tell.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunEnd {
+    /// Every rank passed `MPI_Finalize`.
+    Completed,
+    /// Nothing can ever match again and some rank waits.
+    Deadlock { ranks: Vec<RankView> },
+    /// Every rank waits or polls, and polls can only keep failing.
+    Livelock { ranks: Vec<RankView> },
+    /// The ranks of a communicator called different collectives.
+    CollectiveMismatch {
+        comm: u32,
+        calls: Vec<(OpId, &'static str, Site)>,
+    },
+    /// A replayed choice point differs from the one recorded.
+    Divergence {
+        index: usize,
+        expected: Option<ChoicePoint>,
+        found: Option<ChoicePoint>,
+    },
+    /// A call the engine cannot accept (unknown request, rank out of range).
+    Invalid {
+        op: OpId,
+        site: Site,
+        message: String,
+    },
+}
+
+/// Something the program left behind in a run that completed: MPI requires
+/// every communication to be complete and (by good practice) every handle
+/// released before `MPI_Finalize`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Leak {
+    /// A nonblocking send or receive that no wait or test completed.
+    Request { op: OpId },
+    /// A communicator never freed; `op` is the call that created it.
+    Comm { op: OpId, comm: u32 },
+    /// A message no receive ever took; `op` is its send.
+    Message { op: OpId },
+}
+
+/// Settings of one run.
+#[derive(Clone, Copy, Debug)]
+pub struct Config {
+    pub nprocs: usize,
+    /// Every standard send is synchronous.
+    pub zero_buffer: bool,
+}
+
+/// Whether a receive or probe for `src` and `tag` accepts a message from
+/// world rank `from` with tag `msg_tag`.
+pub(crate) fn accepts(src: Peer, tag: i32, from: Rank, msg_tag: i32) -> bool {
+    (src == Peer::Any || src == Peer::Rank(from)) && (tag == ANY || tag == msg_tag)
+}
+
+/// A send and the receive that takes it, with what matching and causality
+/// need of both.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pair {
+    pub send: OpId,
+    pub recv: OpId,
+    pub comm: u32,
+    /// The send's tag.
+    pub tag: i32,
+    /// Whether the send completes only when matched.
+    pub sync: bool,
+    /// The receive's source filter.
+    pub src: Peer,
+    /// The receive's tag filter.
+    pub rtag: i32,
+}
+
+/// What modelling a call needs to know of the run so far: communicators and
+/// active requests.
+pub(crate) trait Handles {
+    /// The world ranks of `comm`, as `rank` sees it (`MPI_COMM_SELF` is
+    /// `rank` alone), or `None` for an unknown communicator.
+    fn members(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>>;
+    /// The call of `rank` that created the active request `req`.
+    fn request(&self, rank: Rank, req: u32) -> Option<usize>;
+}
+
+/// The world rank that rank `local` of `comm` is, as `rank` sees it.
+fn world_peer(h: &dyn Handles, rank: Rank, comm: u32, local: i32) -> Result<Peer, String> {
+    match local {
+        ANY => Ok(Peer::Any),
+        PROC_NULL => Ok(Peer::Null),
+        l => {
+            let members = h
+                .members(rank, comm)
+                .ok_or_else(|| format!("unknown communicator {comm}"))?;
+            if l < 0 || l as usize >= members.len() {
+                return Err(format!(
+                    "rank {l} is out of range for a communicator of {} processes",
+                    members.len()
+                ));
+            }
+            Ok(Peer::Rank(members[l as usize]))
+        }
+    }
+}
+
+/// Checks that `rank` belongs to `comm`.
+fn check_comm(h: &dyn Handles, rank: Rank, comm: u32) -> Result<(), String> {
+    match h.members(rank, comm) {
+        Some(m) if m.contains(&rank) => Ok(()),
+        Some(_) => Err(format!(
+            "rank {rank} is not a member of communicator {comm}"
+        )),
+        None => Err(format!("unknown communicator {comm}")),
+    }
+}
+
+/// The call `op` of `rank` as the engine models it, or why the engine cannot
+/// accept it. `zero_buffer`: every standard send is synchronous.
+pub(crate) fn model(
+    h: &dyn Handles,
+    rank: Rank,
+    op: &Op,
+    zero_buffer: bool,
+) -> Result<Kind, String> {
+    Ok(match op {
+        Op::Send { .. } | Op::Recv { .. } | Op::Probe { .. } => {
+            return model_p2p(h, rank, op, zero_buffer)
+        }
+        Op::Wait { kind, reqs } | Op::Test { kind, reqs } => {
+            let ops = reqs
+                .iter()
+                .map(|r| {
+                    h.request(rank, *r)
+                        .ok_or_else(|| format!("request {r} is not active"))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Kind::Wait {
+                kind: *kind,
+                ops,
+                test: matches!(op, Op::Test { .. }),
+            }
+        }
+        Op::Coll { kind, comm, root } => {
+            check_comm(h, rank, *comm)?;
+            Kind::Coll {
+                what: CollWhat::Coll {
+                    kind: *kind,
+                    root: if kind.has_root() { *root } else { 0 },
+                },
+                comm: *comm,
+            }
+        }
+        Op::CommDup { comm } => {
+            check_comm(h, rank, *comm)?;
+            Kind::Coll {
+                what: CollWhat::Dup,
+                comm: *comm,
+            }
+        }
+        Op::CommSplit { comm, color, key } => {
+            check_comm(h, rank, *comm)?;
+            Kind::Coll {
+                what: CollWhat::Split {
+                    color: *color,
+                    key: *key,
+                },
+                comm: *comm,
+            }
+        }
+        Op::CommCreate { comm, members } => {
+            check_comm(h, rank, *comm)?;
+            Kind::Coll {
+                what: CollWhat::Create {
+                    members: members.clone(),
+                },
+                comm: *comm,
+            }
+        }
+        Op::CommFree { comm } => {
+            check_comm(h, rank, *comm)?;
+            Kind::CommFree { comm: *comm }
+        }
+        Op::Finalize => Kind::Finalize,
+    })
+}
+
+/// [`model`] for sends, receives and probes.
+fn model_p2p(h: &dyn Handles, rank: Rank, op: &Op, zero_buffer: bool) -> Result<Kind, String> {
+    Ok(match op {
+        Op::Send {
+            mode,
+            dest,
+            tag,
+            comm,
+            req,
+        } => {
+            check_comm(h, rank, *comm)?;
+            let dst = world_peer(h, rank, *comm, *dest)?;
+            if dst == Peer::Any {
+                return Err("MPI_ANY_SOURCE is not a destination".into());
+            }
+            if *tag < 0 {
+                return Err(format!("tag {tag} is negative"));
+            }
+            Kind::Send {
+                dst,
+                tag: *tag,
+                comm: *comm,
+                sync: *mode == SendMode::Sync || zero_buffer,
+                req: *req,
+            }
+        }
+        Op::Recv {
+            src,
+            tag,
+            comm,
+            req,
+            blocking,
+        } => {
+            check_comm(h, rank, *comm)?;
+            Kind::Recv {
+                src: world_peer(h, rank, *comm, *src)?,
+                tag: *tag,
+                comm: *comm,
+                req: *req,
+                blocking: *blocking,
+            }
+        }
+        Op::Probe {
+            src,
+            tag,
+            comm,
+            blocking,
+        } => {
+            check_comm(h, rank, *comm)?;
+            Kind::Probe {
+                src: world_peer(h, rank, *comm, *src)?,
+                tag: *tag,
+                comm: *comm,
+                blocking: *blocking,
+            }
+        }
+        _ => unreachable!("not a point-to-point call"),
+    })
+}
+
+/// Whether the calls of one collective match set agree on what they do.
+pub(crate) fn collectives_agree(whats: &[CollWhat]) -> bool {
+    let first = &whats[0];
+    whats.iter().all(|w| match (first, w) {
+        (CollWhat::Coll { .. }, CollWhat::Coll { .. })
+        | (CollWhat::Create { .. }, CollWhat::Create { .. }) => w == first,
+        (CollWhat::Dup, CollWhat::Dup) => true,
+        (CollWhat::Split { .. }, CollWhat::Split { .. }) => true,
+        _ => false,
+    })
+}
+
+/// The MPI function a wire operation stands for.
+pub fn call_name(op: &Op) -> &'static str {
+    match op {
+        Op::Send { mode, req, .. } => match (mode, req.is_some()) {
+            (SendMode::Standard, false) => "MPI_Send",
+            (SendMode::Sync, false) => "MPI_Ssend",
+            (SendMode::Standard, true) => "MPI_Isend",
+            (SendMode::Sync, true) => "MPI_Issend",
+        },
+        Op::Recv { blocking, .. } => {
+            if *blocking {
+                "MPI_Recv"
+            } else {
+                "MPI_Irecv"
+            }
+        }
+        Op::Wait { kind, .. } => match kind {
+            WaitKind::One => "MPI_Wait",
+            WaitKind::All => "MPI_Waitall",
+            WaitKind::Any => "MPI_Waitany",
+            WaitKind::Some => "MPI_Waitsome",
+        },
+        Op::Test { kind, .. } => match kind {
+            WaitKind::One => "MPI_Test",
+            WaitKind::All => "MPI_Testall",
+            WaitKind::Any => "MPI_Testany",
+            WaitKind::Some => "MPI_Testsome",
+        },
+        Op::Probe { blocking, .. } => {
+            if *blocking {
+                "MPI_Probe"
+            } else {
+                "MPI_Iprobe"
+            }
+        }
+        Op::Coll { kind, .. } => kind.mpi_name(),
+        Op::CommDup { .. } => "MPI_Comm_dup",
+        Op::CommSplit { .. } => "MPI_Comm_split",
+        Op::CommCreate { .. } => "MPI_Comm_create",
+        Op::CommFree { .. } => "MPI_Comm_free",
+        Op::Finalize => "MPI_Finalize",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two communicators: world (ranks 0..3) and 5 (ranks 2, 0); rank 1
+    /// holds request 7, made by its call 4.
+    struct Fake;
+
+    impl Handles for Fake {
+        fn members(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>> {
+            match comm {
+                fib_wire::COMM_WORLD => Some(vec![0, 1, 2]),
+                fib_wire::COMM_SELF => Some(vec![rank]),
+                5 => Some(vec![2, 0]),
+                _ => None,
+            }
+        }
+
+        fn request(&self, rank: Rank, req: u32) -> Option<usize> {
+            (rank == 1 && req == 7).then_some(4)
+        }
+    }
+
+    fn send(dest: i32, tag: i32, comm: u32) -> Op {
+        Op::Send {
+            mode: SendMode::Standard,
+            dest,
+            tag,
+            comm,
+            req: None,
+        }
+    }
+
+    #[test]
+    fn local_ranks_become_world_ranks() {
+        let k = model(&Fake, 0, &send(0, 3, 5), false).unwrap();
+        assert!(matches!(
+            k,
+            Kind::Send {
+                dst: Peer::Rank(2),
+                tag: 3,
+                comm: 5,
+                sync: false,
+                req: None
+            }
+        ));
+        let recv = Op::Recv {
+            src: ANY,
+            tag: ANY,
+            comm: 0,
+            req: 1,
+            blocking: true,
+        };
+        assert!(matches!(
+            model(&Fake, 1, &recv, false).unwrap(),
+            Kind::Recv {
+                src: Peer::Any,
+                blocking: true,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn zero_buffer_makes_standard_sends_synchronous() {
+        let k = model(&Fake, 0, &send(1, 0, 0), true).unwrap();
+        assert!(matches!(k, Kind::Send { sync: true, .. }));
+    }
+
+    #[test]
+    fn bad_calls_are_refused_with_a_reason() {
+        assert_eq!(
+            model(&Fake, 0, &send(3, 0, 0), false).unwrap_err(),
+            "rank 3 is out of range for a communicator of 3 processes"
+        );
+        assert_eq!(
+            model(&Fake, 0, &send(ANY, 0, 0), false).unwrap_err(),
+            "MPI_ANY_SOURCE is not a destination"
+        );
+        assert_eq!(
+            model(&Fake, 0, &send(1, -4, 0), false).unwrap_err(),
+            "tag -4 is negative"
+        );
+        assert_eq!(
+            model(&Fake, 1, &send(0, 0, 5), false).unwrap_err(),
+            "rank 1 is not a member of communicator 5"
+        );
+        assert_eq!(
+            model(&Fake, 0, &Op::CommFree { comm: 9 }, false).unwrap_err(),
+            "unknown communicator 9"
+        );
+        let wait = Op::Wait {
+            kind: WaitKind::All,
+            reqs: vec![7, 8],
+        };
+        assert_eq!(
+            model(&Fake, 1, &wait, false).unwrap_err(),
+            "request 8 is not active"
+        );
+    }
+
+    #[test]
+    fn waits_resolve_requests_to_calls() {
+        let test = Op::Test {
+            kind: WaitKind::Any,
+            reqs: vec![7],
+        };
+        match model(&Fake, 1, &test, false).unwrap() {
+            Kind::Wait { kind, ops, test } => {
+                assert_eq!((kind, ops, test), (WaitKind::Any, vec![4], true));
+            }
+            k => panic!("{k:?}"),
+        }
+    }
+
+    #[test]
+    fn rootless_collectives_ignore_the_root() {
+        let barrier = Op::Coll {
+            kind: CollKind::Barrier,
+            comm: 0,
+            root: 2,
+        };
+        let Kind::Coll { what, .. } = model(&Fake, 0, &barrier, false).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            what,
+            CollWhat::Coll {
+                kind: CollKind::Barrier,
+                root: 0
+            }
+        );
+    }
+
+    #[test]
+    fn collectives_agree_on_kind_not_on_split_colors() {
+        let split = |color| CollWhat::Split { color, key: 0 };
+        assert!(collectives_agree(&[split(1), split(2)]));
+        assert!(collectives_agree(&[CollWhat::Dup, CollWhat::Dup]));
+        assert!(!collectives_agree(&[CollWhat::Dup, split(1)]));
+        let bcast = |root| CollWhat::Coll {
+            kind: CollKind::Bcast,
+            root,
+        };
+        assert!(!collectives_agree(&[bcast(0), bcast(1)]));
+    }
+
+    #[test]
+    fn acceptance_by_source_and_tag() {
+        assert!(accepts(Peer::Any, ANY, 3, 9));
+        assert!(accepts(Peer::Rank(3), 9, 3, 9));
+        assert!(!accepts(Peer::Rank(2), ANY, 3, 9));
+        assert!(!accepts(Peer::Any, 8, 3, 9));
+    }
+
+    #[test]
+    fn a_deferred_choice_fires_at_the_other_call() {
+        let me = OpId { rank: 0, index: 1 };
+        let other = OpId { rank: 1, index: 2 };
+        let send = OpId { rank: 2, index: 0 };
+        let c = Choice {
+            point: ChoicePoint {
+                at: me,
+                site: Site::default(),
+                alternatives: vec![
+                    Alternative::Send(send),
+                    Alternative::Defer {
+                        at: other,
+                        alt: Box::new(Alternative::Index(3)),
+                    },
+                ],
+            },
+            taken: 1,
+            wake: vec![],
+        };
+        assert_eq!(c.fired(), (other, &Alternative::Index(3)));
+        let c = Choice { taken: 0, ..c };
+        assert_eq!(c.fired(), (me, &Alternative::Send(send)));
+    }
+
+    #[test]
+    fn call_names() {
+        let isend = Op::Send {
+            mode: SendMode::Sync,
+            dest: 0,
+            tag: 0,
+            comm: 0,
+            req: Some(1),
+        };
+        assert_eq!(call_name(&isend), "MPI_Issend");
+        let testsome = Op::Test {
+            kind: WaitKind::Some,
+            reqs: vec![],
+        };
+        assert_eq!(call_name(&testsome), "MPI_Testsome");
+        assert_eq!(call_name(&Op::Finalize), "MPI_Finalize");
+    }
+}

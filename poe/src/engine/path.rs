@@ -1,0 +1,239 @@
+//! The exploration path of one run: the plan it replays, the choices it
+//! takes (from the plan while it lasts, the first alternative after that),
+//! divergence from the plan, and the alternatives that stay asleep because
+//! another branch explored them. [`Path`] knows nothing of MPI: the engine
+//! hands it the choice points that matching found.
+
+use std::collections::HashSet;
+
+use super::model::{Alternative, Choice, ChoicePoint, OpId, Planned, RunEnd};
+
+/// The choices of one run.
+pub(crate) struct Path {
+    plan: Vec<Planned>,
+    choices: Vec<Choice>,
+    /// Alternatives already explored in another branch that this run must not
+    /// take again (the point's own alternatives, after an
+    /// [`Alternative::Defer`]).
+    asleep: HashSet<(OpId, Alternative)>,
+}
+
+impl Path {
+    /// A run that follows `plan`.
+    pub(crate) fn new(plan: Vec<Planned>) -> Path {
+        Path {
+            plan,
+            choices: Vec::new(),
+            asleep: HashSet::new(),
+        }
+    }
+
+    /// The choices taken so far.
+    pub(crate) fn choices(&self) -> &[Choice] {
+        &self.choices
+    }
+
+    /// The same, for marking the alternatives that races wake.
+    pub(crate) fn choices_mut(&mut self) -> &mut [Choice] {
+        &mut self.choices
+    }
+
+    /// Whether the plan has been used up.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.choices.len() >= self.plan.len()
+    }
+
+    /// The points with their asleep alternatives left out (points left with
+    /// none dropped), unless that leaves nothing; in the order of the calls
+    /// that choose.
+    pub(crate) fn awake(&self, points: Vec<ChoicePoint>) -> Vec<ChoicePoint> {
+        let awake: Vec<ChoicePoint> = points
+            .iter()
+            .filter_map(|p| {
+                let alternatives: Vec<Alternative> = p
+                    .alternatives
+                    .iter()
+                    .filter(|a| !self.asleep.contains(&(p.at, (*a).clone())))
+                    .cloned()
+                    .collect();
+                (!alternatives.is_empty()).then(|| ChoicePoint {
+                    alternatives,
+                    ..p.clone()
+                })
+            })
+            .collect();
+        let mut points = if awake.is_empty() { points } else { awake };
+        points.sort_by_key(|p| p.at);
+        points
+    }
+
+    /// Takes the choice at `point` that the plan names (the first
+    /// alternative past the plan): returns the call that chooses and what it
+    /// takes, looking through [`Alternative::Defer`], or the divergence
+    /// when the plan expected another point.
+    pub(crate) fn take(&mut self, point: ChoicePoint) -> Result<(OpId, Alternative), RunEnd> {
+        let n = self.choices.len();
+        let taken = match self.plan.get(n) {
+            Some(p) => {
+                let fits = match &p.expect {
+                    Some(e) => *e == point,
+                    None => p.taken < point.alternatives.len(),
+                };
+                if !fits {
+                    return Err(RunEnd::Divergence {
+                        index: n,
+                        expected: p.expect.clone(),
+                        found: Some(point),
+                    });
+                }
+                p.taken
+            }
+            None => 0,
+        };
+        let choice = Choice {
+            point,
+            taken,
+            wake: Vec::new(),
+        };
+        let (at, alt) = choice.fired();
+        let alt = alt.clone();
+        if at != choice.point.at {
+            // The point's own alternatives were explored in other branches.
+            for a in &choice.point.alternatives {
+                if !matches!(a, Alternative::Defer { .. }) {
+                    self.asleep.insert((choice.point.at, a.clone()));
+                }
+            }
+        }
+        self.choices.push(choice);
+        Ok((at, alt))
+    }
+}
+
+/// The first of `points` (sorted), with the other points' alternatives as
+/// [`Alternative::Defer`]s: to take first when a run shows that this point
+/// can get a send only after them. `None` when there is no point.
+pub(crate) fn with_defers(points: Vec<ChoicePoint>) -> Option<ChoicePoint> {
+    let mut rest = points.into_iter();
+    let mut point = rest.next()?;
+    for p in rest {
+        for a in p.alternatives {
+            point.alternatives.push(Alternative::Defer {
+                at: p.at,
+                alt: Box::new(a),
+            });
+        }
+    }
+    Some(point)
+}
+
+#[cfg(test)]
+mod tests {
+    use fib_wire::Site;
+
+    use super::*;
+
+    fn id(rank: usize, index: usize) -> OpId {
+        OpId { rank, index }
+    }
+
+    fn point(at: OpId, sends: &[OpId]) -> ChoicePoint {
+        ChoicePoint {
+            at,
+            site: Site::default(),
+            alternatives: sends.iter().map(|&s| Alternative::Send(s)).collect(),
+        }
+    }
+
+    #[test]
+    fn past_the_plan_the_first_alternative_is_taken() {
+        let mut p = Path::new(vec![]);
+        assert!(p.exhausted());
+        let (at, alt) = p.take(point(id(0, 0), &[id(1, 0), id(2, 0)])).unwrap();
+        assert_eq!((at, alt), (id(0, 0), Alternative::Send(id(1, 0))));
+        assert_eq!(p.choices().len(), 1);
+        assert_eq!(p.choices()[0].taken, 0);
+    }
+
+    #[test]
+    fn the_plan_is_followed_and_checked() {
+        let pt = point(id(0, 0), &[id(1, 0), id(2, 0)]);
+        let mut p = Path::new(vec![Planned {
+            expect: Some(pt.clone()),
+            taken: 1,
+        }]);
+        assert!(!p.exhausted());
+        assert_eq!(p.take(pt).unwrap().1, Alternative::Send(id(2, 0)));
+        assert!(p.exhausted());
+    }
+
+    #[test]
+    fn another_point_than_planned_is_a_divergence() {
+        let planned = point(id(0, 0), &[id(1, 0)]);
+        let found = point(id(0, 0), &[id(2, 0)]);
+        let mut p = Path::new(vec![Planned {
+            expect: Some(planned.clone()),
+            taken: 0,
+        }]);
+        assert_eq!(
+            p.take(found.clone()),
+            Err(RunEnd::Divergence {
+                index: 0,
+                expected: Some(planned),
+                found: Some(found),
+            })
+        );
+        assert!(p.choices().is_empty());
+    }
+
+    #[test]
+    fn a_token_position_out_of_range_is_a_divergence() {
+        let mut p = Path::new(vec![Planned {
+            expect: None,
+            taken: 2,
+        }]);
+        let r = p.take(point(id(0, 0), &[id(1, 0), id(2, 0)]));
+        assert!(matches!(r, Err(RunEnd::Divergence { index: 0, .. })));
+    }
+
+    #[test]
+    fn defers_merge_the_other_points_and_put_their_own_to_sleep() {
+        let a = point(id(0, 0), &[id(1, 0)]);
+        let b = point(id(2, 5), &[id(1, 1), id(3, 0)]);
+        let merged = with_defers(vec![a.clone(), b]).unwrap();
+        assert_eq!(merged.at, id(0, 0));
+        assert_eq!(merged.alternatives.len(), 3);
+        assert_eq!(
+            merged.alternatives[2],
+            Alternative::Defer {
+                at: id(2, 5),
+                alt: Box::new(Alternative::Send(id(3, 0))),
+            }
+        );
+        assert_eq!(with_defers(vec![]), None);
+        // Taking the Defer fires at the other call; the point's own send
+        // sleeps from then on, unless nothing else is left.
+        let mut p = Path::new(vec![Planned {
+            expect: None,
+            taken: 2,
+        }]);
+        assert_eq!(
+            p.take(merged).unwrap(),
+            (id(2, 5), Alternative::Send(id(3, 0)))
+        );
+        let c = point(id(4, 0), &[id(1, 2)]);
+        assert_eq!(p.awake(vec![a.clone(), c.clone()]), vec![c]);
+        assert_eq!(p.awake(vec![a.clone()]), vec![a]);
+    }
+
+    #[test]
+    fn awake_points_come_in_the_order_of_their_calls() {
+        let p = Path::new(vec![]);
+        let late = point(id(1, 0), &[id(0, 0)]);
+        let early = point(id(0, 3), &[id(1, 1)]);
+        assert_eq!(
+            p.awake(vec![late.clone(), early.clone()]),
+            vec![early, late]
+        );
+    }
+}
