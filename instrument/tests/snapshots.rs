@@ -1,7 +1,8 @@
-//! Snapshot tests of the site table and of the rewritten sources: each
-//! fixture directory holds `NAME.sites.txt` (one line per site) and a
-//! `*.rewritten.*` copy of each file that has sites. `FIB_UPDATE_SNAPSHOTS=1`
-//! rewrites them.
+//! Snapshot tests of the site table and of the rewritten sources: for each
+//! fixture directory `DIR`, `tests/snapshots/` holds `snapshots__DIR.sites.snap`
+//! (one line per site) and a `snapshots__DIR.FILE.rewritten.EXT.snap` copy of
+//! each file that has sites. After an intended change, review the new texts
+//! with `cargo insta review`.
 
 mod common;
 
@@ -37,8 +38,7 @@ fn table(a: &Analysis) -> String {
 /// that rewriting keeps every line's number.
 fn check(dir: &str, files: &[&str]) -> Analysis {
     let a = common::analyze(dir, files);
-    let root = common::fixtures().join(dir);
-    common::snapshot(&root.join(format!("{dir}.sites.txt")), &table(&a));
+    insta::assert_snapshot!(format!("{dir}.sites"), table(&a));
     for (file, text) in &a.files {
         let sites: Vec<&CallSite> = a.sites.sites.iter().filter(|s| &s.file == file).collect();
         if sites.is_empty() {
@@ -54,7 +54,7 @@ fn check(dir: &str, files: &[&str]) -> Analysis {
         let stem = file.file_stem().unwrap().to_string_lossy();
         let ext = file.extension().unwrap().to_string_lossy();
         let name = file.with_file_name(format!("{stem}.rewritten.{ext}"));
-        common::snapshot(&root.join(name), &out);
+        insta::assert_snapshot!(format!("{dir}.{}", name.display()), out);
     }
     a
 }

@@ -2,15 +2,15 @@
 //! with three barrier groups (an irrelevant one with two sites in one file, a
 //! relevant one with its witness, and one that never ran, with a site in a
 //! second file), drawn with their source spans from the fixtures
-//! `tests/fixtures/barriers.c` and `tests/fixtures/barriers_io.c`. Run with
-//! `FIB_UPDATE_SNAPSHOTS=1` to rewrite the snapshots after an intended
-//! change, and review the diff.
+//! `tests/fixtures/barriers.c` and `tests/fixtures/barriers_io.c`. The
+//! expected texts are the `barriers__*.snap` files in `tests/snapshots/`;
+//! after an intended change, review the new texts with `cargo insta review`.
 
 mod common;
 
 use std::collections::BTreeSet;
 
-use common::{assert_snapshot, strip_ansi};
+use common::strip_ansi;
 use fib_report::codes::{BarrierNotCovered, Inputs, IrrelevantBarrier, RelevantBarrier, Rule};
 use fib_report::emit::{human, json};
 use fib_report::{
@@ -202,7 +202,7 @@ fn sample() -> Report {
 
 #[test]
 fn human_plain() {
-    assert_snapshot("barriers.human.txt", &human::render(&sample(), false));
+    insta::assert_snapshot!("human", human::render(&sample(), false));
 }
 
 #[test]
@@ -276,7 +276,7 @@ fn keys(v: &serde_json::Value) -> BTreeSet<&str> {
 #[test]
 fn json_output() {
     let text = json::render(&sample());
-    assert_snapshot("barriers.json.txt", &text);
+    insta::assert_snapshot!("json", &text);
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let barriers = v["programs"][0]["barriers"].as_array().unwrap();
     assert_eq!(barriers.len(), 3);

@@ -1,11 +1,11 @@
 //! Snapshot tests of the output formats on one hand-built report: a
 //! deadlocked program, a crashed one and a correct one. The expected texts
-//! are the files in `tests/snapshots/`; run with `FIB_UPDATE_SNAPSHOTS=1`
-//! to rewrite them after an intended change, and review the diff.
+//! are the `emit__*.snap` files in `tests/snapshots/`; after an intended
+//! change, review the new texts with `cargo insta review`.
 
 mod common;
 
-use common::{assert_snapshot, strip_ansi};
+use common::strip_ansi;
 use fib_report::codes::{Crash, Deadlock, Rule};
 use fib_report::emit::{human, json};
 use fib_report::{
@@ -152,7 +152,7 @@ fn sample() -> Report {
 
 #[test]
 fn human_plain() {
-    assert_snapshot("human.txt", &human::render(&sample(), false));
+    insta::assert_snapshot!("human", human::render(&sample(), false));
 }
 
 #[test]
@@ -173,7 +173,7 @@ fn human_without_source_leaves_out_the_snippet() {
 #[test]
 fn json_output() {
     let text = json::render(&sample());
-    assert_snapshot("report.json.txt", &text);
+    insta::assert_snapshot!("json", &text);
     // The fields the issue promises are there, with the right values.
     let v: serde_json::Value = serde_json::from_str(&text).unwrap();
     let p = &v["programs"][0];

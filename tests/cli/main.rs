@@ -1,6 +1,12 @@
 //! Command-line behaviour of the real `fib` binary under MPICH: exit codes,
 //! bad input, replay tokens, the time limit, Ctrl-C, and that no process of a
-//! run survives it.
+//! run survives it; `findings.rs` holds a snapshot of every runtime finding
+//! as fib prints it.
+//!
+//! The expected texts are the `*.snap` files in `tests/cli/snapshots/`; after
+//! an intended change, review the new texts with `cargo insta review`.
+
+mod findings;
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -356,19 +362,6 @@ fn a_compile_database_supplies_include_paths_and_definitions() {
     );
 }
 
-/// Compares `actual` with `tests/cli/snapshots/NAME`, or rewrites the file
-/// when `FIB_UPDATE_SNAPSHOTS` is set.
-fn assert_snapshot(name: &str, actual: &str) {
-    let path = fixture("snapshots").join(name);
-    if std::env::var_os("FIB_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e} (FIB_UPDATE_SNAPSHOTS=1 writes it)", path.display()));
-    assert_eq!(actual, expected, "snapshot {name} differs");
-}
-
 /// The human report with what varies between runs (times, the cache)
 /// taken out.
 fn stable_human(text: &str) -> String {
@@ -429,12 +422,12 @@ fn barrier_verdicts_render_on_the_source() {
             Some(if name == "never_executed" { 1 } else { 0 }),
             "{name}"
         );
-        assert_snapshot(
-            &format!("{name}.txt"),
-            &stable_human(&String::from_utf8_lossy(&human.stdout)),
+        insta::assert_snapshot!(
+            format!("{name}_human"),
+            stable_human(&String::from_utf8_lossy(&human.stdout))
         );
         let j = run(file, n, true);
-        assert_snapshot(&format!("{name}.json"), &stable_json(json(&j)));
+        insta::assert_snapshot!(format!("{name}_json"), stable_json(json(&j)));
     }
 }
 

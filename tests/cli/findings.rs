@@ -1,0 +1,249 @@
+//! Every runtime finding as fib really prints it: the real `fib` binary on
+//! small C programs under MPICH, one snapshot each of its standard output,
+//! standard error and exit code together.
+//!
+//! What varies from one run to the next is redacted: elapsed times, the
+//! build cache (its directory, and whether a program was built or found
+//! there), process ids and the launcher's lines of the program's standard
+//! error. Where the run ends with a rank dying (a crash or `MPI_Abort`), the
+//! other ranks may or may not have reported their next call before the run
+//! is stopped, so the call count of the summary is redacted too. Everything
+//! else is exact.
+
+use std::path::Path;
+use std::process::Command;
+
+use insta_cmd::assert_cmd_snapshot;
+
+/// `fib check ARGS`, run from the workspace root so that the report names
+/// each program by its path in the repository, with its build cache in
+/// `cache`.
+fn check(cache: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_fib"));
+    cmd.arg("check")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("FIB_CACHE_DIR", cache);
+    cmd
+}
+
+/// `text` as a regular expression that matches it literally.
+fn literal(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Snapshot settings that redact what varies between runs of a check whose
+/// build cache is `cache`.
+fn redacted(cache: &Path) -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    // The cache directory, wherever it shows (the command's environment in
+    // the snapshot's header included).
+    s.add_filter(&literal(cache.to_str().unwrap()), "[CACHE]");
+    s.add_redaction(".env.FIB_CACHE_DIR", "[CACHE]");
+    // Human: the elapsed time that ends a program's summary line, and the
+    // build cache.
+    s.add_filter(r"(?m), \d+\.\d+ s$", ", [ELAPSED] s");
+    s.add_filter("; build cached", "");
+    // JSON: times (`elapsed_ms`, `timing`'s `*_ms` and `fib_us`) and the
+    // build cache.
+    s.add_filter(r#""(\w+_(?:ms|us))": \d+"#, r#""$1": "[TIME]""#);
+    s.add_filter(r#""build": "(?:built|cached)""#, r#""build": "[BUILD]""#);
+    // Process ids, and the notes that quote MPICH's launcher rather than the
+    // program.
+    s.add_filter(r"\bPID \d+", "PID [PID]");
+    s.add_filter(r"(?m)^ *= note: \[(?:mpiexec|proxy)[^\]]*\].*\n", "");
+    s
+}
+
+/// As [`redacted`], and the call count of the summary line too: when a rank
+/// dies, the others may or may not have reported one more call before the
+/// run is stopped.
+fn redacted_calls(cache: &Path) -> insta::Settings {
+    let mut s = redacted(cache);
+    s.add_filter(
+        r"(?m)( — \d+ interleavings?), \d+ calls?,",
+        "$1, [CALLS] calls,",
+    );
+    s
+}
+
+#[test]
+fn deadlock_fib001() {
+    // The wildcard receive takes rank 2's message in the second
+    // interleaving; rank 0's receive from rank 2 then never matches.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "deadlock_fib001",
+            check(
+                cache.path(),
+                &["tests/cli/wildcard_race.c", "-n", "3", "--color", "never"]
+            )
+        );
+    });
+}
+
+#[test]
+fn deadlock_fib001_json() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "deadlock_fib001_json",
+            check(
+                cache.path(),
+                &["tests/cli/wildcard_race.c", "-n", "3", "--format", "json"]
+            )
+        );
+    });
+}
+
+#[test]
+fn crash_fib002() {
+    // A failed assert: SIGABRT on rank 1, with the assert's message.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "crash_fib002",
+            check(
+                cache.path(),
+                &["tests/umpire/assert_fails.c", "-n", "2", "--color", "never"]
+            )
+        );
+    });
+}
+
+#[test]
+fn abort_fib003() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "abort_fib003",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/abort_one_rank.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn timeout_fib005() {
+    // Rank 0 computes forever after a barrier; rank 1 waits in
+    // MPI_Finalize.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "timeout_fib005",
+            check(
+                cache.path(),
+                &[
+                    "tests/cli/spin_forever.c",
+                    "-n",
+                    "2",
+                    "--timeout",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn replay_divergence_fib008() {
+    // The token names two choices; the run has one choice point.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "replay_divergence_fib008",
+            check(
+                cache.path(),
+                &[
+                    "tests/cli/wildcard_race.c",
+                    "-n",
+                    "3",
+                    "--replay",
+                    "0.0",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn leaked_request_fib018() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "leaked_request_fib018",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/leak_isend_never_waited.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn leaked_communicator_fib019() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "leaked_communicator_fib019",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/leak_comm_split_in_loop.c",
+                    "-n",
+                    "4",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn unreceived_message_fib020() {
+    // The message with tag 2 is never received (FIB020), and its send
+    // returns only because MPI buffers it (FIB023).
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "unreceived_message_fib020",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/unreceived_message.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
