@@ -1,16 +1,18 @@
 //! Everything that touches the outside world on the way from a C file to a
-//! verdict: the MPI compiler, `mpiexec`, the scheduler's socket, processes
-//! and time limits. The decisions themselves are the pure [`poe`] engine's.
+//! verdict, in the order a check goes: [`discover`] the sources and their
+//! flags, [`build`] the instrumented program into the cache, [`explore`] its
+//! interleavings (launching `mpiexec` and serving the ranks' socket), all
+//! tied together by [`check`]. The decisions are the pure crates': the
+//! engine's ([`poe`]) while a run goes on, and [`fib_analysis`]'s on what
+//! the runs showed.
 
-pub mod barriers;
-pub mod launch;
-mod leaks;
-pub mod program;
-pub mod server;
-pub mod verify;
+pub mod build;
+pub mod check;
+pub mod discover;
+pub mod explore;
 
-pub use launch::{interrupted, kill_current_run};
-pub use verify::{check, Options};
+pub use check::{check, Options};
+pub use explore::launch::{interrupted, kill_current_run};
 
 /// What kept the driver from doing its job (as opposed to what it found
 /// wrong with the program, which is a finding).

@@ -267,7 +267,8 @@ pub fn cb_graph(ops: &[Vec<OpRec>], fired: &[Fired]) -> CbGraph {
     g
 }
 
-fn is_barrier(ops: &[Vec<OpRec>], members: &[OpId]) -> bool {
+/// Whether a collective match set (its members' operations) is a barrier.
+pub fn is_barrier(ops: &[Vec<OpRec>], members: &[OpId]) -> bool {
     members.first().is_some_and(|m| {
         matches!(
             ops[m.rank][m.index].kind,
@@ -344,19 +345,17 @@ fn rivals(ops: &[Vec<OpRec>], r: OpId) -> Vec<OpId> {
 
 /// Runs the pass on one interleaving, each barrier match set its own group.
 pub fn analyze(ops: &[Vec<OpRec>], fired: &[Fired]) -> Analysis {
-    analyze_grouped(ops, fired, &|members: &[OpId]| {
-        members[0].rank as u64 * 1_000_003 + members[0].index as u64
-    })
+    analyze_grouped(ops, fired, &|members: &[OpId]| members[0])
 }
 
 /// Runs the pass on one interleaving. `group` names the barrier group of a
 /// barrier match set (from its members' calls): deleting a group deletes all
 /// its match sets, so a group is relevant when a pair has a path only through
 /// its match sets, together.
-pub fn analyze_grouped(
+pub fn analyze_grouped<K: Copy + Eq + std::hash::Hash>(
     ops: &[Vec<OpRec>],
     fired: &[Fired],
-    group: &dyn Fn(&[OpId]) -> u64,
+    group: &dyn Fn(&[OpId]) -> K,
 ) -> Analysis {
     let barriers: Vec<(usize, Vec<OpId>)> = fired
         .iter()
@@ -388,8 +387,8 @@ pub fn analyze_grouped(
         return out;
     }
     let g = cb_graph(ops, fired);
-    let group_of: HashMap<usize, u64> = out.barriers.iter().map(|(k, m)| (*k, group(m))).collect();
-    let mut done: HashSet<u64> = HashSet::new();
+    let group_of: HashMap<usize, K> = out.barriers.iter().map(|(k, m)| (*k, group(m))).collect();
+    let mut done: HashSet<K> = HashSet::new();
     for &r in &wildcards {
         for s in rivals(ops, r) {
             // Only R before S can keep S away from R: a send ordered before

@@ -26,8 +26,9 @@ pub fn crash_frame(site: fib_wire::Site, signal: i32) -> [u8; 17] {
     let mut f = [0u8; 17];
     f[0..4].copy_from_slice(&13u32.to_le_bytes());
     f[4] = 5;
-    f[5..9].copy_from_slice(&site.file.to_le_bytes());
-    f[9..13].copy_from_slice(&site.line.to_le_bytes());
+    let (file, line) = site.to_raw();
+    f[5..9].copy_from_slice(&file.to_le_bytes());
+    f[9..13].copy_from_slice(&line.to_le_bytes());
     f[13..17].copy_from_slice(&signal.to_le_bytes());
     f
 }
@@ -115,7 +116,7 @@ mod tests {
 
     #[test]
     fn crash_frame_matches_the_wire_encoding() {
-        let site = fib_wire::Site { file: 7, line: 42 };
+        let site = fib_wire::Site::Line { file: 7, line: 42 };
         let mut out = Vec::new();
         fib_wire::Up::Crash { site, signal: 11 }.encode(&mut out);
         assert_eq!(&crash_frame(site, 11)[..], &out[..]);

@@ -49,10 +49,7 @@ fn files() -> &'static mut Files {
 
 /// The site of the MPI call in progress (or of the last one).
 pub fn current() -> Site {
-    Site {
-        file: FILE.load(Ordering::Relaxed),
-        line: LINE.load(Ordering::Relaxed),
-    }
+    Site::from_raw(FILE.load(Ordering::Relaxed), LINE.load(Ordering::Relaxed))
 }
 
 /// Appends an [`Up::File`] for every file id not yet named to the scheduler.
@@ -114,12 +111,12 @@ pub unsafe extern "C" fn fib_set_site(file: *const c_char, line: c_int) {
 
 /// Records the site of the MPI call about to be made by its id in the
 /// program's site table (instrumented copies call this through
-/// `fib__site(ID)`). Reported as [`fib_wire::SITE_TABLE`] with the id as
-/// line.
+/// `fib__site(ID)`). Reported as [`Site::Table`].
 #[no_mangle]
 pub extern "C" fn fib_set_site_id(id: c_int) {
-    FILE.store(fib_wire::SITE_TABLE, Ordering::Relaxed);
-    LINE.store(id.max(0) as u32, Ordering::Relaxed);
+    let (file, line) = Site::Table(id.max(0) as u32).to_raw();
+    FILE.store(file, Ordering::Relaxed);
+    LINE.store(line, Ordering::Relaxed);
 }
 
 /// The barrier sites the driver asked to delete (`FIB_ELIDE`): entries
@@ -158,17 +155,12 @@ pub fn elided() -> bool {
     if e.ids.is_empty() && e.lines.is_empty() {
         return false;
     }
-    let site = current();
-    if site.file == fib_wire::SITE_TABLE {
-        return e.ids.contains(&site.line);
-    }
-    let f = files();
-    match site
-        .file
-        .checked_sub(1)
-        .and_then(|i| f.paths.get(i as usize))
-    {
-        Some(path) => e.lines.contains(&(path.clone(), site.line)),
-        None => false,
+    match current() {
+        Site::Table(id) => e.ids.contains(&id),
+        Site::Line { file, line } => match files().paths.get(file as usize - 1) {
+            Some(path) => e.lines.contains(&(path.clone(), line)),
+            None => false,
+        },
+        Site::Unknown => false,
     }
 }

@@ -52,7 +52,7 @@ pub enum Turns {
 
 /// Runs `program` once, following `plan`.
 pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns) -> RunResult {
-    let at = |_: usize, pc: usize| Site {
+    let at = |_: usize, pc: usize| Site::Line {
         file: 1,
         line: pc as u32 + 1,
     };

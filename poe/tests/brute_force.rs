@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
 
-use fib_wire::{CollKind, Op, SendMode, WaitKind, ANY, COMM_WORLD};
+use fib_wire::{CollKind, Op, SendMode, Site, WaitKind, ANY, COMM_WORLD};
 use poe::engine::{Fired, Kind, SOME_SUBSETS_UP_TO};
 use poe::sim::{explore, Program, Step, Turns};
 use poe::{Config, OpId, RunEnd};
@@ -423,7 +423,10 @@ fn poe_outcomes(prog: &Prog, zero_buffer: bool) -> (Vec<Outcome>, Vec<String>) {
         // The simulator answers a wait on null requests itself, so the
         // engine's operation indices can fall behind the program's; a call's
         // site line is its position in the program.
-        let call = |o: &OpId| (o.rank, run.ops[o.rank][o.index].site.line as usize - 1);
+        let call = |o: &OpId| match run.ops[o.rank][o.index].site {
+            Site::Line { line, .. } => (o.rank, line as usize - 1),
+            s => panic!("simulated calls have lines, not {s:?}"),
+        };
         let mut map = BTreeMap::new();
         for f in &run.fired {
             match f {

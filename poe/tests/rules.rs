@@ -1102,7 +1102,7 @@ fn leaks_do_not_depend_on_arrival_order() {
 
 #[test]
 fn recorded_calls_rerun_without_buffering_show_the_head_to_head_deadlock() {
-    let at = |line: u32| Site { file: 4, line };
+    let at = |line: u32| Site::Line { file: 4, line };
     let send_to = |d: i32| Op::Send {
         mode: SendMode::Standard,
         dest: d,

@@ -3,8 +3,10 @@
 
 pub mod codes;
 pub mod emit;
+pub mod finding;
 pub mod model;
 
+pub use finding::*;
 pub use model::*;
 
 /// The text `fib explain CODE` prints: the code, its name and severity, its

@@ -26,18 +26,53 @@ pub const COMM_WORLD: u32 = 0;
 pub const COMM_SELF: u32 = 1;
 /// The first id the scheduler hands out for a new communicator.
 pub const FIRST_USER_COMM: u32 = 2;
-/// The file id of a [`Site`] whose line is a site-table id.
-pub const SITE_TABLE: u32 = u32::MAX;
+/// The file word of a [`Site`] on the wire whose line word is a site-table
+/// id (see [`Site::to_raw`]).
+const RAW_TABLE: u32 = u32::MAX;
 /// The environment variable that carries the scheduler's socket path.
 pub const SOCKET_ENV: &str = "FIB_SOCKET";
 
-/// A source location: an id previously named by [`Up::File`] and a line.
-/// File id 0 means "unknown"; file [`SITE_TABLE`] means that `line` is an id
-/// in the program's site table (set by instrumented copies of the sources).
+/// Where a rank's MPI call was made, as the rank knows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Site {
-    pub file: u32,
-    pub line: u32,
+pub enum Site {
+    /// No instrumented call has named its site (a call from an
+    /// uninstrumented library, or before the first one).
+    #[default]
+    Unknown,
+    /// A line of a file previously named by [`Up::File`]: calls produced by
+    /// the program's own macros report the macro use's `__FILE__` and
+    /// `__LINE__`.
+    Line { file: u32, line: u32 },
+    /// An id of the program's site table: instrumented copies of the
+    /// sources name every direct call this way.
+    Table(u32),
+}
+
+impl Site {
+    /// The two words that carry the site on the wire (and in the
+    /// interposition library's atomics): file id 0 is unknown, file id
+    /// `u32::MAX` says the line word is a site-table id.
+    pub fn to_raw(self) -> (u32, u32) {
+        match self {
+            Site::Unknown => (0, 0),
+            Site::Table(id) => (RAW_TABLE, id),
+            Site::Line { file, line } => (file, line),
+        }
+    }
+
+    /// The site two wire words carry (the inverse of [`Site::to_raw`]).
+    pub fn from_raw(file: u32, line: u32) -> Site {
+        match file {
+            0 => Site::Unknown,
+            RAW_TABLE => Site::Table(line),
+            file => Site::Line { file, line },
+        }
+    }
+
+    /// Whether the rank named where the call was made.
+    pub fn is_known(self) -> bool {
+        self != Site::Unknown
+    }
 }
 
 /// How a send completes.
@@ -245,8 +280,9 @@ impl W<'_> {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
     fn site(&mut self, s: Site) {
-        self.u32(s.file);
-        self.u32(s.line);
+        let (file, line) = s.to_raw();
+        self.u32(file);
+        self.u32(line);
     }
     fn list(&mut self, v: &[u32]) {
         self.u32(v.len() as u32);
@@ -292,10 +328,8 @@ impl<'a> R<'a> {
         Ok(self.u8()? != 0)
     }
     fn site(&mut self) -> Result<Site, WireError> {
-        Ok(Site {
-            file: self.u32()?,
-            line: self.u32()?,
-        })
+        let file = self.u32()?;
+        Ok(Site::from_raw(file, self.u32()?))
     }
     fn list(&mut self) -> Result<Vec<u32>, WireError> {
         let n = self.u32()? as usize;
@@ -854,8 +888,22 @@ mod tests {
     }
 
     #[test]
+    fn every_kind_of_site_round_trips_through_its_wire_words() {
+        for site in [
+            Site::Unknown,
+            Site::Table(0),
+            Site::Table(17),
+            Site::Line { file: 1, line: 9 },
+        ] {
+            let (file, line) = site.to_raw();
+            assert_eq!(Site::from_raw(file, line), site);
+        }
+        assert_eq!(Site::from_raw(0, 12), Site::Unknown);
+    }
+
+    #[test]
     fn every_up_message_round_trips() {
-        let site = Site { file: 3, line: 42 };
+        let site = Site::Line { file: 3, line: 42 };
         round_up(Up::Hello {
             rank: 2,
             size: 4,

@@ -368,7 +368,7 @@ mod tests {
     }
 
     fn site(line: u32) -> Site {
-        Site { file: 1, line }
+        Site::Line { file: 1, line }
     }
 
     fn ssend(dest: i32) -> Op {

@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 
 use super::{BarrierNotCovered, IrrelevantBarrier, RelevantBarrier, Rule};
-use crate::model::{BarrierReport, Finding, Label, RankState, SiteRef, Verdict, Witness};
+use crate::finding::{Finding, Label, RankState};
+use crate::model::{BarrierReport, SiteRef, Verdict, Witness};
 
 /// Puts a deadlock-like finding at its first blocked rank (or its first rank
 /// when none is blocked), with that rank's span, and returns the blocked

@@ -2,7 +2,7 @@
 
 use super::common::{at_blocked_ranks, label_other_ranks};
 use super::{Code, Rule};
-use crate::model::{Finding, RankState, Severity};
+use crate::finding::{Finding, RankState, Severity};
 
 /// Some interleaving deadlocks.
 pub const FIB001: Code = Code {

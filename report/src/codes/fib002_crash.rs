@@ -2,7 +2,7 @@
 
 use super::common::{program_stderr, signal_name};
 use super::{Code, Rule};
-use crate::model::{Finding, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// A rank died from a fatal signal.
 pub const FIB002: Code = Code {

@@ -2,7 +2,7 @@
 
 use super::common::program_stderr;
 use super::{Code, Rule};
-use crate::model::{Finding, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// A rank called `MPI_Abort`.
 pub const FIB003: Code = Code {

@@ -2,7 +2,7 @@
 
 use super::common::at_rank;
 use super::{Code, Rule};
-use crate::model::{Finding, RankState, Severity};
+use crate::finding::{Finding, RankState, Severity};
 
 /// An interleaving ran past the time limit.
 pub const FIB005: Code = Code {

@@ -1,7 +1,7 @@
 //! FIB006: the program called an MPI function fib does not model.
 
 use super::{Code, Rule};
-use crate::model::{Finding, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// The program used an MPI function fib does not model.
 pub const FIB006: Code = Code {

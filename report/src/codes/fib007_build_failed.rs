@@ -1,7 +1,7 @@
 //! FIB007: the program did not compile or link.
 
 use super::{Code, Rule};
-use crate::model::{Finding, Severity};
+use crate::finding::{Finding, Severity};
 
 /// The program could not be built.
 pub const FIB007: Code = Code {

@@ -2,7 +2,7 @@
 //! replayed.
 
 use super::{Code, Rule};
-use crate::model::{Finding, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// A replay did not follow the recorded run.
 pub const FIB008: Code = Code {

@@ -3,7 +3,7 @@
 
 use super::common::{at_rank, label_other_ranks};
 use super::{Code, Rule};
-use crate::model::{Finding, RankState, Severity};
+use crate::finding::{Finding, RankState, Severity};
 
 /// The ranks of a communicator disagree about the next collective.
 pub const FIB009: Code = Code {

@@ -2,7 +2,7 @@
 
 use super::common::{at_blocked_ranks, label_other_ranks};
 use super::{Code, Rule};
-use crate::model::{Finding, RankState, Severity};
+use crate::finding::{Finding, RankState, Severity};
 
 /// Polling ranks that can never make progress.
 pub const FIB010: Code = Code {

@@ -1,7 +1,7 @@
 //! FIB011: exploration stopped at the interleaving limit.
 
 use super::{Code, Rule};
-use crate::model::{Finding, Severity};
+use crate::finding::{Finding, Severity};
 
 /// Exploration stopped at `--max-interleavings`.
 pub const FIB011: Code = Code {

@@ -1,7 +1,7 @@
 //! FIB012: an MPI call with arguments MPI does not allow.
 
 use super::{Code, Rule};
-use crate::model::{Finding, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// An MPI call with invalid arguments.
 pub const FIB012: Code = Code {

@@ -1,7 +1,7 @@
 //! FIB013: fib lost track of a run.
 
 use super::{Code, Rule};
-use crate::model::{Finding, Severity};
+use crate::finding::{Finding, Severity};
 
 /// The scheduler received something it could not interpret.
 pub const FIB013: Code = Code {

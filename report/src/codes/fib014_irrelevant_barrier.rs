@@ -2,7 +2,8 @@
 
 use super::common::{barrier_group, group_lines, Inputs};
 use super::{Code, Rule};
-use crate::model::{Finding, Severity, SiteRef};
+use crate::finding::{Finding, Severity};
+use crate::model::SiteRef;
 
 /// Deleting every site of the barrier group changes nothing.
 pub const FIB014: Code = Code {

@@ -2,7 +2,8 @@
 
 use super::common::{barrier_group, Inputs};
 use super::{Code, Rule};
-use crate::model::{Finding, Label, Severity, SiteRef, WitnessOp};
+use crate::finding::{Finding, Label, Severity};
+use crate::model::{SiteRef, WitnessOp};
 
 /// The barrier group keeps a send away from a wildcard receive.
 pub const FIB015: Code = Code {

@@ -2,7 +2,8 @@
 
 use super::common::{barrier_group, Inputs};
 use super::{Code, Rule};
-use crate::model::{Finding, Severity, SiteRef};
+use crate::finding::{Finding, Severity};
+use crate::model::SiteRef;
 
 /// No site of the barrier group ran in any explored interleaving.
 pub const FIB016: Code = Code {

@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 
 use super::{Code, Rule};
-use crate::model::{Finding, Severity, SiteRef, Verdict};
+use crate::finding::{Finding, Severity};
+use crate::model::{SiteRef, Verdict};
 
 /// Proof by removal contradicts the completes-before verdict.
 pub const FIB017: Code = Code {

@@ -2,7 +2,7 @@
 
 use super::common::{leak_message, leak_rank};
 use super::{Code, Rule};
-use crate::model::{Finding, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// A request still active at `MPI_Finalize`.
 pub const FIB018: Code = Code {

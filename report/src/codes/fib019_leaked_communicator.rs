@@ -2,7 +2,7 @@
 
 use super::common::{leak_message, leak_rank};
 use super::{Code, Rule};
-use crate::model::{Finding, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// A communicator still allocated at `MPI_Finalize`.
 pub const FIB019: Code = Code {

@@ -2,7 +2,7 @@
 
 use super::common::{leak_message, leak_rank, list};
 use super::{Code, Rule};
-use crate::model::{Finding, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// A send no receive ever matched.
 pub const FIB020: Code = Code {

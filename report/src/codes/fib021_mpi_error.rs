@@ -1,7 +1,7 @@
 //! FIB021: the MPI library reported an error for a call.
 
 use super::{Code, Rule};
-use crate::model::{Finding, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// An MPI call failed inside the MPI library.
 pub const FIB021: Code = Code {

@@ -2,7 +2,7 @@
 
 use super::common::program_stderr;
 use super::{Code, Rule};
-use crate::model::{Finding, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// A non-zero exit status after `MPI_Finalize`.
 pub const FIB022: Code = Code {

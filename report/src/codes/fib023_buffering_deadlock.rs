@@ -2,7 +2,7 @@
 
 use super::common::{at_blocked_ranks, label_other_ranks};
 use super::{Code, Rule};
-use crate::model::{Finding, RankState, Severity};
+use crate::finding::{Finding, RankState, Severity};
 
 /// A deadlock that buffering hides.
 pub const FIB023: Code = Code {

@@ -7,9 +7,8 @@
 //! the program's error output, the barrier findings' common parts) is in
 //! `common.rs`.
 
-use std::fmt;
-
-use crate::model::{Finding, Severity};
+pub use crate::finding::Code;
+use crate::finding::Finding;
 
 mod common;
 
@@ -61,34 +60,6 @@ pub use fib020_unreceived_message::{UnreceivedMessage, FIB020};
 pub use fib021_mpi_error::{MpiError, FIB021};
 pub use fib022_failing_exit::{FailingExit, FIB022};
 pub use fib023_buffering_deadlock::{BufferingDeadlock, FIB023};
-
-/// One finding code and its documentation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Code {
-    /// The stable code, such as `FIB001`.
-    pub code: &'static str,
-    /// A short kebab-case name, such as `deadlock`.
-    pub name: &'static str,
-    /// The severity findings with this code carry.
-    pub severity: Severity,
-    /// Whether a finding with this code means fib itself failed on the
-    /// program (exit code 2) rather than found something about it: a
-    /// protocol fault, a disagreement between the fast barrier method and
-    /// `--confirm`.
-    pub tool_failure: bool,
-    /// One sentence saying what the code reports.
-    pub summary: &'static str,
-    /// The long text, with the sections `## What it means`, `## Why it
-    /// matters`, `## Example` and `## What to do`.
-    pub explanation: &'static str,
-}
-
-/// The code itself, such as `FIB001`.
-impl fmt::Display for Code {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.code)
-    }
-}
 
 /// One code's rule: the facts of one finding, and how the finding is worded
 /// and placed. Every code has exactly one rule type (an enum where the code

@@ -20,9 +20,8 @@ use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::termcolor::{Buffer, Color, ColorSpec};
 use codespan_reporting::term::{self, Chars, Config, Styles, StylesWriter};
 
-use crate::model::{
-    BarrierReport, Finding, Label, Outcome, ProgramReport, RankState, Report, Severity, Verdict,
-};
+use crate::finding::{Finding, Label, RankState, Severity};
+use crate::model::{BarrierReport, Outcome, ProgramReport, Report, Verdict};
 
 /// ANSI escape sequences, or nothing when colour is off.
 struct Style {

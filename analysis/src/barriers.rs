@@ -1,0 +1,301 @@
+//! Barrier verdicts for one program: groups the barrier sites that matched
+//! each other in any interleaving (a group is what a user deletes), runs the
+//! Fib pass on every interleaving with those groups, and gives each group
+//! its verdict and witness.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use fib::Node;
+use fib_report::codes::barrier_finding;
+use fib_report::{BarrierReport, Finding, Verdict, Witness, WitnessOp};
+use poe::engine::{Fired, OpId};
+
+use crate::sites::Resolver;
+use crate::trace::{Instance, RunTrace};
+
+/// A barrier match set's group in one run's Fib pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum GroupKey {
+    /// The group of the sites, named by its smallest site id.
+    Sites(u32),
+    /// A match set none of whose calls could be placed: a group of its own.
+    Unplaced(OpId),
+}
+
+/// One barrier group and what the fast method concluded about it.
+#[derive(Clone, Debug)]
+pub struct GroupVerdict {
+    /// Its site ids, sorted.
+    pub sites: Vec<u32>,
+    /// The verdict, its witness and the group's sites, as reported.
+    pub report: BarrierReport,
+    /// Why the sites' control flow depends on input (empty when it does
+    /// not).
+    pub reasons: Vec<String>,
+    /// How many ranks and barrier calls the runs covered.
+    pub ranks: usize,
+    pub instances: usize,
+}
+
+/// A group being built: its sites, the instances that ran, and the first
+/// relevant match set found (with the index of the run that showed it).
+#[derive(Default)]
+struct Group {
+    sites: Vec<u32>,
+    instances: HashSet<Instance>,
+    relevant: Option<(fib::Relevant, usize)>,
+}
+
+/// Union-find over site ids, the smaller id the root.
+#[derive(Default)]
+struct Sets(BTreeMap<u32, u32>);
+
+impl Sets {
+    fn find(&mut self, x: u32) -> u32 {
+        let p = *self.0.entry(x).or_insert(x);
+        if p == x {
+            return x;
+        }
+        let r = self.find(p);
+        self.0.insert(x, r);
+        r
+    }
+
+    fn union(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            self.0.insert(ra.max(rb), ra.min(rb));
+        }
+    }
+}
+
+/// The site ids of each barrier match set of a run, by its position in the
+/// run's fired list.
+fn barrier_sites(sites: &Resolver, run: &RunTrace) -> HashMap<usize, Vec<u32>> {
+    let mut per_set = HashMap::new();
+    for (k, f) in run.fired.iter().enumerate() {
+        let Fired::Collective { ops } = f else {
+            continue;
+        };
+        if !fib::is_barrier(&run.ops, ops) {
+            continue;
+        }
+        let ids: Vec<u32> = ops
+            .iter()
+            .filter_map(|o| {
+                let op = &run.ops[o.rank][o.index];
+                sites.id(op.site, op.name, &run.files)
+            })
+            .collect();
+        per_set.insert(k, ids);
+    }
+    per_set
+}
+
+/// Groups the barrier sites, runs the Fib pass on every run, and gives
+/// every group its verdict. `interleavings` is how many runs the
+/// exploration made (the verdict of an irrelevant group says so).
+pub fn classify(sites: &Resolver, runs: &[RunTrace], interleavings: usize) -> Vec<GroupVerdict> {
+    let mut sets = Sets::default();
+    for &b in &sites.analysis().facts.barriers {
+        sets.find(b);
+    }
+    // Barrier sites that matched each other in any run form one group.
+    let per_run: Vec<HashMap<usize, Vec<u32>>> =
+        runs.iter().map(|run| barrier_sites(sites, run)).collect();
+    for ids in per_run.iter().flat_map(HashMap::values) {
+        for w in ids.windows(2) {
+            sets.union(w[0], w[1]);
+        }
+        if let Some(&first) = ids.first() {
+            sets.find(first);
+        }
+    }
+    let mut groups: BTreeMap<u32, Group> = BTreeMap::new();
+    let all: Vec<u32> = sets.0.keys().copied().collect();
+    for s in all {
+        let root = sets.find(s);
+        groups.entry(root).or_default().sites.push(s);
+    }
+    for (i, (run, per_set)) in runs.iter().zip(&per_run).enumerate() {
+        run_pass(sites, &mut sets, &mut groups, i, run, per_set);
+    }
+    groups
+        .into_values()
+        .filter_map(|g| verdict(sites, runs, g, interleavings))
+        .collect()
+}
+
+/// Adds one run to the groups: the barrier instances it ran, and the
+/// groups the Fib pass finds relevant in it.
+fn run_pass(
+    sites: &Resolver,
+    sets: &mut Sets,
+    groups: &mut BTreeMap<u32, Group>,
+    index: usize,
+    run: &RunTrace,
+    per_set: &HashMap<usize, Vec<u32>>,
+) {
+    let inst = run.instances(sites);
+    // The group of each barrier match set of this run, by its first member.
+    let mut keys: HashMap<OpId, GroupKey> = HashMap::new();
+    for (k, ids) in per_set {
+        let (Some(&s), Fired::Collective { ops }) = (ids.first(), &run.fired[*k]) else {
+            continue;
+        };
+        let root = sets.find(s);
+        keys.insert(ops[0], GroupKey::Sites(root));
+        let g = groups
+            .get_mut(&root)
+            .expect("every placed site has a group");
+        g.instances
+            .extend(ops.iter().filter_map(|o| inst[o.rank][o.index]));
+    }
+    let key_of = |members: &[OpId]| -> GroupKey {
+        keys.get(&members[0])
+            .copied()
+            .unwrap_or(GroupKey::Unplaced(members[0]))
+    };
+    for rel in fib::analyze_grouped(&run.ops, &run.fired, &key_of).relevant {
+        let Some(&s) = per_set.get(&rel.barrier).and_then(|ids| ids.first()) else {
+            continue;
+        };
+        let g = groups.get_mut(&sets.find(s)).expect("placed above");
+        g.relevant.get_or_insert((rel, index));
+    }
+}
+
+/// A finished group's verdict; `None` when none of its sites is in the
+/// site table.
+fn verdict(
+    sites: &Resolver,
+    runs: &[RunTrace],
+    g: Group,
+    interleavings: usize,
+) -> Option<GroupVerdict> {
+    let group: Vec<_> = g
+        .sites
+        .iter()
+        .filter_map(|&i| sites.by_id(i))
+        .map(|s| sites.site_ref(s))
+        .collect();
+    if group.is_empty() {
+        return None;
+    }
+    let reasons: Vec<String> = g
+        .sites
+        .iter()
+        .filter_map(|&i| sites.input_reasons(i))
+        .flatten()
+        .collect();
+    let ranks = g
+        .instances
+        .iter()
+        .map(|i| i.rank)
+        .collect::<HashSet<_>>()
+        .len();
+    let instances = g.instances.len();
+    let covered = instances > 0;
+    let (verdict, witness) = match &g.relevant {
+        Some((rel, i)) => (
+            Verdict::Relevant,
+            Some(relevant_witness(sites, &runs[*i], rel)),
+        ),
+        None if covered => (
+            Verdict::Irrelevant,
+            Some(Witness::Irrelevant {
+                interleavings,
+                ranks,
+                instances,
+            }),
+        ),
+        None => (Verdict::NotCovered, None),
+    };
+    Some(GroupVerdict {
+        report: BarrierReport {
+            group,
+            verdict,
+            confirmed: false,
+            all_inputs: reasons.is_empty(),
+            witness,
+        },
+        sites: g.sites,
+        reasons,
+        ranks,
+        instances,
+    })
+}
+
+fn relevant_witness(sites: &Resolver, run: &RunTrace, rel: &fib::Relevant) -> Witness {
+    Witness::Relevant {
+        recv: witness_op(sites, run, rel.recv),
+        send: witness_op(sites, run, rel.send),
+        path: rel.path.iter().map(|n| describe(sites, run, *n)).collect(),
+        replay: run.token.clone(),
+    }
+}
+
+/// An operation of a run as a witness names it.
+fn witness_op(sites: &Resolver, run: &RunTrace, id: OpId) -> WitnessOp {
+    let op = &run.ops[id.rank][id.index];
+    let s = sites.call_site(op.site, op.name, &run.files);
+    WitnessOp {
+        file: s.map(|s| sites.show(&s.file)),
+        line: s.map(|s| s.line),
+        column: s.map(|s| s.column),
+        span: s.map(|s| s.span),
+        rank: id.rank,
+        call: op.name.to_string(),
+    }
+}
+
+/// One step of a witness's ordering path.
+fn describe(sites: &Resolver, run: &RunTrace, n: Node) -> String {
+    match n {
+        Node::Collective(_) => "all ranks meet in the barrier".to_string(),
+        Node::Op(id) => {
+            let w = witness_op(sites, run, id);
+            match (w.file, w.line) {
+                (Some(f), Some(l)) => format!("rank {} {} at {f}:{l}", w.rank, w.call),
+                _ => format!("rank {} {}", w.rank, w.call),
+            }
+        }
+    }
+}
+
+/// The findings that show every group's verdict on its sites. `failing`
+/// says some interleaving of the program fails, `confirmed` that removal
+/// decided the verdicts, `cut` that exploration stopped at the interleaving
+/// limit.
+pub fn findings(
+    groups: &[GroupVerdict],
+    failing: bool,
+    confirmed: bool,
+    cut: bool,
+) -> Vec<Finding> {
+    let note = match (failing, confirmed) {
+        (true, true) => Some("the program fails in some interleaving; these verdicts come from removal (--confirm), since the fast method assumes a program without deadlocks or crashes"),
+        (true, false) => Some("the program fails in some interleaving and the fast method assumes one that does not: check again with --confirm to decide by removal"),
+        _ => None,
+    };
+    groups
+        .iter()
+        .map(|g| barrier_finding(&g.report, &g.reasons, note, cut))
+        .collect()
+}
+
+/// The `FIB_ELIDE` value that deletes a group's sites in the ranks: site
+/// ids, and for a call produced by a macro also the macro use's file and
+/// line (the rank reports those).
+pub fn elide_spec(sites: &Resolver, group: &[u32]) -> String {
+    let mut parts = Vec::new();
+    for &id in group {
+        parts.push(format!("#{id}"));
+        if let Some(s) = sites.by_id(id) {
+            if s.macro_name.is_some() {
+                parts.push(format!("{}:{}", s.file.display(), s.line));
+            }
+        }
+    }
+    parts.join(",")
+}

@@ -1,0 +1,317 @@
+//! Which ending of a run wins. The socket loop reports what it sees — each
+//! rank's hello, calls, reports and end of file, the engine's end, the
+//! launcher's exit, the time limit — and [`Endings`] decides how the run
+//! ended. The first report that explains a failure wins; a rank that dies
+//! without a report is the ending only when nothing read after it explains
+//! it (another rank's crash, abort or MPI error, which the launcher answers
+//! by killing the job).
+
+use fib_wire::{Op, Site};
+use poe::engine::RunEnd;
+
+use crate::record::Ending;
+
+/// What the loop has seen of each rank, and the ending decided so far.
+pub struct Endings {
+    decided: Option<Ending>,
+    hello: Vec<bool>,
+    finalized: Vec<bool>,
+    gone: Vec<bool>,
+    last_site: Vec<Site>,
+    /// Failing exit statuses the ranks reported.
+    exit_status: Vec<Option<i32>>,
+    /// A rank's connection closed before `MPI_Finalize` with no report of
+    /// why: the ending unless a report read after it explains it.
+    quiet: Option<Ending>,
+}
+
+impl Endings {
+    /// Nothing seen yet of a run of `nprocs` ranks.
+    pub fn new(nprocs: usize) -> Endings {
+        Endings {
+            decided: None,
+            hello: vec![false; nprocs],
+            finalized: vec![false; nprocs],
+            gone: vec![false; nprocs],
+            last_site: vec![Site::Unknown; nprocs],
+            exit_status: vec![None; nprocs],
+            quiet: None,
+        }
+    }
+
+    /// The ending, once decided.
+    pub fn decided(&self) -> Option<&Ending> {
+        self.decided.as_ref()
+    }
+
+    /// Takes the decided ending.
+    pub fn take(&mut self) -> Option<Ending> {
+        self.decided.take()
+    }
+
+    fn decide(&mut self, e: Ending) {
+        self.decided.get_or_insert(e);
+    }
+
+    /// Rank `r` connected.
+    pub fn hello(&mut self, r: usize) {
+        self.hello[r] = true;
+    }
+
+    /// Rank `r` made a call.
+    pub fn call(&mut self, r: usize, site: Site, op: &Op) {
+        self.last_site[r] = site;
+        if matches!(op, Op::Finalize) {
+            self.finalized[r] = true;
+        }
+    }
+
+    /// Rank `r` called `MPI_Abort`.
+    pub fn abort(&mut self, r: usize, site: Site, code: i32) {
+        self.decide(Ending::Abort {
+            rank: r,
+            code,
+            site,
+        });
+    }
+
+    /// Rank `r` died of `signal`.
+    pub fn crash(&mut self, r: usize, site: Site, signal: i32) {
+        self.decide(Ending::Crash {
+            rank: r,
+            signal,
+            site,
+        });
+    }
+
+    /// Rank `r` called a function fib does not model.
+    pub fn unsupported(&mut self, r: usize, site: Site, name: String) {
+        self.decide(Ending::Unsupported {
+            rank: r,
+            name,
+            site,
+        });
+    }
+
+    /// The MPI library raised an error in rank `r`'s call.
+    pub fn mpi_error(&mut self, r: usize, site: Site, code: i32, text: String) {
+        self.decide(Ending::MpiError {
+            rank: r,
+            code,
+            text,
+            site,
+        });
+    }
+
+    /// Rank `r` is exiting with a failing status.
+    pub fn exit_status(&mut self, r: usize, site: Site, status: i32) {
+        self.exit_status[r] = Some(status);
+        if self.finalized[r] {
+            self.decide(Ending::BadExit {
+                rank: r,
+                status,
+                site,
+            });
+        }
+    }
+
+    /// A rank (if known) broke the protocol.
+    pub fn protocol(&mut self, rank: Option<usize>, message: String) {
+        self.decide(Ending::Protocol { rank, message });
+    }
+
+    /// Rank `r`'s connection closed; `engine_finalized` says whether the
+    /// engine let it pass `MPI_Finalize`.
+    pub fn eof(&mut self, r: usize, engine_finalized: bool) {
+        self.gone[r] = true;
+        if self.decided.is_some() || self.finalized[r] || engine_finalized {
+            return;
+        }
+        self.quiet.get_or_insert(Ending::NoFinalize {
+            rank: r,
+            site: self.last_site[r],
+            status: self.exit_status[r],
+        });
+    }
+
+    /// Whether a rank died without a report and nothing explains it yet:
+    /// the loop then reads every rank once more and calls
+    /// [`Endings::settle_quiet_exit`].
+    pub fn quiet_exit_pending(&self) -> bool {
+        self.decided.is_none() && self.quiet.is_some()
+    }
+
+    /// Every rank has been read once more after a quiet exit: unless that
+    /// explained it, the quiet exit is the ending.
+    pub fn settle_quiet_exit(&mut self) {
+        if self.decided.is_none() {
+            self.decided = self.quiet.take();
+        }
+    }
+
+    /// The engine's end, if any: a failure ends the run at once; a
+    /// completed run ends once every rank has exited.
+    pub fn engine(&mut self, end: Option<&RunEnd>) {
+        match end {
+            Some(RunEnd::Completed) if self.gone.iter().all(|&g| g) => {
+                self.decide(Ending::Engine(RunEnd::Completed))
+            }
+            Some(RunEnd::Completed) | None => {}
+            Some(e) => self.decide(Ending::Engine(e.clone())),
+        }
+    }
+
+    /// The launcher exited with `status` (after everything the ranks sent
+    /// was read): the run completed if the engine says so; otherwise it
+    /// failed to start if some rank never connected, or the first rank that
+    /// did not finalize exited without doing so.
+    pub fn launcher_exited(&mut self, status: String, engine_completed: bool) {
+        if engine_completed {
+            self.decide(Ending::Engine(RunEnd::Completed));
+        } else if self.hello.iter().any(|&h| !h) {
+            self.decide(Ending::LaunchFailed { status });
+        } else {
+            let r = self.finalized.iter().position(|&f| !f).unwrap_or(0);
+            self.decide(Ending::NoFinalize {
+                rank: r,
+                site: self.last_site[r],
+                status: self.exit_status[r],
+            });
+        }
+    }
+
+    /// The run went past its time limit.
+    pub fn timeout(&mut self) {
+        self.decide(Ending::Timeout);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn barrier() -> Op {
+        Op::Coll {
+            kind: fib_wire::CollKind::Barrier,
+            comm: fib_wire::COMM_WORLD,
+            root: 0,
+        }
+    }
+
+    fn started(n: usize) -> Endings {
+        let mut e = Endings::new(n);
+        for r in 0..n {
+            e.hello(r);
+        }
+        e
+    }
+
+    #[test]
+    fn a_report_read_after_a_quiet_exit_explains_it() {
+        let mut e = started(2);
+        e.call(0, Site::Table(4), &Op::Finalize);
+        e.eof(1, false);
+        assert!(e.quiet_exit_pending());
+        e.crash(0, Site::Table(3), 11);
+        e.settle_quiet_exit();
+        assert_eq!(
+            e.take(),
+            Some(Ending::Crash {
+                rank: 0,
+                signal: 11,
+                site: Site::Table(3)
+            })
+        );
+    }
+
+    #[test]
+    fn an_unexplained_quiet_exit_names_the_rank_and_its_last_call() {
+        let mut e = started(2);
+        e.call(1, Site::Table(7), &Op::Finalize);
+        e.call(0, Site::Table(2), &barrier());
+        e.exit_status(0, Site::Table(2), 3);
+        e.eof(0, false);
+        e.settle_quiet_exit();
+        assert_eq!(
+            e.take(),
+            Some(Ending::NoFinalize {
+                rank: 0,
+                site: Site::Table(2),
+                status: Some(3)
+            })
+        );
+    }
+
+    #[test]
+    fn the_first_failure_wins_and_a_finalized_rank_may_exit() {
+        let mut e = started(3);
+        e.call(2, Site::Table(9), &Op::Finalize);
+        e.eof(2, false);
+        assert!(!e.quiet_exit_pending(), "rank 2 finalized");
+        e.abort(0, Site::Table(1), 4);
+        e.crash(1, Site::Table(2), 6);
+        e.timeout();
+        assert!(matches!(
+            e.take(),
+            Some(Ending::Abort {
+                rank: 0,
+                code: 4,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn a_failing_status_after_finalize_is_a_bad_exit() {
+        let mut e = started(1);
+        e.exit_status(0, Site::Unknown, 2);
+        assert!(
+            e.decided().is_none(),
+            "before MPI_Finalize it is only noted"
+        );
+        e.call(0, Site::Table(5), &Op::Finalize);
+        e.exit_status(0, Site::Table(5), 2);
+        assert_eq!(
+            e.take(),
+            Some(Ending::BadExit {
+                rank: 0,
+                status: 2,
+                site: Site::Table(5)
+            })
+        );
+    }
+
+    #[test]
+    fn a_completed_engine_ends_the_run_once_every_rank_is_gone() {
+        let mut e = started(2);
+        e.engine(Some(&RunEnd::Completed));
+        assert!(e.decided().is_none());
+        e.call(0, Site::Table(1), &Op::Finalize);
+        e.call(1, Site::Table(1), &Op::Finalize);
+        e.eof(0, true);
+        e.eof(1, true);
+        e.engine(Some(&RunEnd::Completed));
+        assert_eq!(e.take(), Some(Ending::Engine(RunEnd::Completed)));
+    }
+
+    #[test]
+    fn a_launcher_that_exits_early_failed_to_start_or_lost_a_rank() {
+        let mut e = Endings::new(2);
+        e.hello(0);
+        e.launcher_exited("exit status: 1".into(), false);
+        assert_eq!(
+            e.take(),
+            Some(Ending::LaunchFailed {
+                status: "exit status: 1".into()
+            })
+        );
+        let mut e = started(2);
+        e.call(0, Site::Table(1), &Op::Finalize);
+        e.call(1, Site::Table(6), &barrier());
+        e.launcher_exited("exit status: 1".into(), false);
+        assert!(matches!(e.take(), Some(Ending::NoFinalize { rank: 1, .. })));
+        let mut e = started(1);
+        e.launcher_exited("exit status: 0".into(), true);
+        assert_eq!(e.take(), Some(Ending::Engine(RunEnd::Completed)));
+    }
+}

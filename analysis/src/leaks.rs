@@ -1,0 +1,103 @@
+//! Findings for what a completed run left behind: requests never completed,
+//! communicators never freed, messages never received. One finding per call
+//! site and kind, over every rank and instance that leaked there.
+
+use std::collections::BTreeMap;
+
+use fib_report::codes::{LeakedCommunicator, LeakedRequest, Rule, UnreceivedMessage};
+use fib_report::Finding;
+use poe::engine::{Kind, Peer};
+use poe::Leak;
+
+use crate::record::RunRecord;
+use crate::sites::Resolver;
+
+/// What a run can leak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum What {
+    Request,
+    Communicator,
+    Message,
+}
+
+/// One site's leaks of one kind.
+#[derive(Default)]
+struct Group {
+    ranks: Vec<usize>,
+    count: usize,
+    /// Destinations of unreceived messages (world ranks).
+    dests: Vec<usize>,
+}
+
+/// The findings for what `rec` left behind; `token` is its replay token.
+pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> {
+    let mut groups: BTreeMap<(What, fib_wire::Site, &'static str), Group> = BTreeMap::new();
+    for leak in &rec.leaks {
+        let (what, op) = match leak {
+            Leak::Request { op } => (What::Request, op),
+            Leak::Comm { op, .. } => (What::Communicator, op),
+            Leak::Message { op } => (What::Message, op),
+        };
+        let o = &rec.ops[op.rank][op.index];
+        let g = groups.entry((what, o.site, o.name)).or_default();
+        if !g.ranks.contains(&op.rank) {
+            g.ranks.push(op.rank);
+        }
+        g.count += 1;
+        if let Kind::Send {
+            dst: Peer::Rank(d), ..
+        } = o.kind
+        {
+            if !g.dests.contains(&d) {
+                g.dests.push(d);
+            }
+        }
+    }
+    groups
+        .into_iter()
+        .map(|((what, site, name), mut g)| {
+            g.ranks.sort_unstable();
+            g.dests.sort_unstable();
+            let place = sites.place(site, name, &rec.files);
+            let (ranks, count, call, replay) =
+                (g.ranks, g.count, name.to_string(), token.to_string());
+            match what {
+                What::Request => LeakedRequest {
+                    ranks,
+                    count,
+                    call,
+                    place,
+                    replay,
+                }
+                .finding(),
+                What::Communicator => LeakedCommunicator {
+                    ranks,
+                    count,
+                    call,
+                    place,
+                    replay,
+                }
+                .finding(),
+                What::Message => UnreceivedMessage {
+                    ranks,
+                    count,
+                    call,
+                    place,
+                    replay,
+                    dests: g.dests,
+                }
+                .finding(),
+            }
+        })
+        .collect()
+}
+
+/// Whether two leak findings are the same (an earlier interleaving already
+/// reported the site and kind).
+pub fn same_leak(a: &Finding, b: &Finding) -> bool {
+    a.code == b.code
+        && a.file == b.file
+        && a.line == b.line
+        && a.column == b.column
+        && a.message == b.message
+}

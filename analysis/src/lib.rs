@@ -1,0 +1,28 @@
+//! The pure layer between exploration and report: run records in, findings
+//! and barrier verdicts out. It decides how a run ended ([`Endings`]), what
+//! each run shows ([`Exploration`]: failures, leaks, deadlocks that
+//! buffering hides), how the barrier sites group and what the Fib pass
+//! concludes about each group ([`barriers`]), and whether removing a group
+//! changes what the program can do ([`confirm`]). Sites are resolved to the
+//! user's source in one place ([`Resolver`]). Like the engine and the Fib
+//! pass, it does no I/O: the driver feeds it what the runs produced.
+
+pub mod barriers;
+pub mod confirm;
+mod ending;
+mod exploration;
+mod facts;
+mod leaks;
+mod record;
+mod runs;
+mod sites;
+mod trace;
+
+pub use barriers::GroupVerdict;
+pub use ending::Endings;
+pub use exploration::{Exploration, Explored, Keep};
+pub use facts::static_facts;
+pub use record::{CallLog, Ending, RunRecord};
+pub use runs::build_failed;
+pub use sites::{FileNames, Resolver};
+pub use trace::{Instance, RunTrace};

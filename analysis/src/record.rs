@@ -1,0 +1,103 @@
+//! What one run of the program produced, as the driver hands it over: how
+//! it ended, what the engine recorded, and what the ranks said.
+
+use fib_wire::Site;
+use poe::engine::{Choice, Fired, OpRec, RankView, RunEnd};
+
+use crate::sites::FileNames;
+
+/// How a run ended, seen from outside the engine too.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    /// The engine ended the run (completed, deadlock, mismatch, ...).
+    Engine(RunEnd),
+    /// A rank died of a signal after its last MPI call at `site`.
+    Crash {
+        rank: usize,
+        signal: i32,
+        site: Site,
+    },
+    /// A rank called `MPI_Abort`.
+    Abort { rank: usize, code: i32, site: Site },
+    /// A rank's process ended without `MPI_Finalize`.
+    NoFinalize {
+        rank: usize,
+        site: Site,
+        /// The exit status, when the rank reported a failing one.
+        status: Option<i32>,
+    },
+    /// A rank passed `MPI_Finalize` and then exited with a failing status
+    /// (`status`, or a fatal signal reported as a crash).
+    BadExit {
+        rank: usize,
+        status: i32,
+        site: Site,
+    },
+    /// A rank called an MPI function fib does not model.
+    Unsupported {
+        rank: usize,
+        name: String,
+        site: Site,
+    },
+    /// The MPI library raised an error in a rank's call at `site`.
+    MpiError {
+        rank: usize,
+        code: i32,
+        text: String,
+        site: Site,
+    },
+    /// The run went past its time limit.
+    Timeout,
+    /// `mpiexec` ended before every rank reached `MPI_Init`.
+    LaunchFailed { status: String },
+    /// A rank sent something the protocol does not allow.
+    Protocol {
+        rank: Option<usize>,
+        message: String,
+    },
+}
+
+impl Ending {
+    /// Whether the run completed.
+    pub fn completed(&self) -> bool {
+        matches!(self, Ending::Engine(RunEnd::Completed))
+    }
+
+    /// Whether a rank failed in a way the launcher reports on stderr (a
+    /// crash, abort, MPI error or bad exit), worth waiting for briefly.
+    pub fn rank_failed(&self) -> bool {
+        matches!(
+            self,
+            Ending::Crash { .. }
+                | Ending::Abort { .. }
+                | Ending::MpiError { .. }
+                | Ending::NoFinalize { .. }
+                | Ending::BadExit { .. }
+        )
+    }
+}
+
+/// Every rank's calls of a run, in order, as the ranks reported them.
+pub type CallLog = Vec<Vec<(Site, fib_wire::Op)>>;
+
+/// Everything one run produced.
+#[derive(Clone, Debug)]
+pub struct RunRecord {
+    pub ending: Ending,
+    pub choices: Vec<Choice>,
+    pub fired: Vec<Fired>,
+    /// Every rank's operations, for the Fib pass and for reports.
+    pub ops: Vec<Vec<OpRec>>,
+    pub ranks: Vec<RankView>,
+    /// File ids named by the ranks.
+    pub files: FileNames,
+    pub calls: u64,
+    pub stderr: String,
+    /// What the ranks left behind, when the run completed.
+    pub leaks: Vec<poe::Leak>,
+    /// Every rank's calls, when the run completed with buffering and none
+    /// of its calls could make the sequence depend on timing: the same
+    /// calls are what the program makes under any buffering, so rerunning
+    /// them in the engine without buffering is exact.
+    pub calls_log: Option<CallLog>,
+}

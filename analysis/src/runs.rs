@@ -1,0 +1,351 @@
+//! What one run shows: the finding its ending is (a deadlock, a crash, a
+//! divergent replay, ...), the outcome it counts as, and whether exploring
+//! further makes sense; and the deadlock the run's calls would reach
+//! without buffering.
+
+use fib_report::codes::Code;
+use fib_report::codes::{
+    self, Abort, BufferingDeadlock, ChoiceAt, CollectiveMismatch, Crash, Deadlock, ExplorationCut,
+    FailingExit, InvalidCall, Livelock, LostTrack, MpiError, NoFinalize, ReplayDiverged, Rule,
+    Timeout, Unsupported,
+};
+use fib_report::{Finding, Outcome, RankState};
+use poe::engine::{ChoicePoint, RankView, RunEnd};
+
+use crate::record::{CallLog, Ending, RunRecord};
+use crate::sites::{FileNames, Resolver};
+
+/// What one run's ending shows.
+pub struct Judged {
+    pub finding: Option<Finding>,
+    pub outcome: Outcome,
+    /// Whether exploring further makes no sense (fib cannot follow the
+    /// program).
+    pub stop: bool,
+    /// The code of the error the run ended with, if any.
+    pub code: Option<&'static Code>,
+}
+
+/// Judges one run, whose replay token is `token`; `short` says a replayed
+/// token named more choices than the run had.
+pub fn judge(sites: &Resolver, rec: &RunRecord, token: &str, short: bool) -> Judged {
+    let (finding, outcome, stop) = ending_finding(sites, rec, token.to_string(), short);
+    Judged {
+        code: finding.as_ref().map(|f| f.code),
+        finding,
+        outcome,
+        stop,
+    }
+}
+
+fn ending_finding(
+    sites: &Resolver,
+    rec: &RunRecord,
+    replay: String,
+    short: bool,
+) -> (Option<Finding>, Outcome, bool) {
+    let files = &rec.files;
+    let place = |site, callee: &str| sites.place(site, callee, files);
+    let stderr = rec.stderr.clone();
+    let (f, outcome, stop) = match &rec.ending {
+        Ending::Engine(RunEnd::Completed) if short => (
+            ReplayDiverged::TooManyChoices { replay }.finding(),
+            Outcome::Unsupported,
+            true,
+        ),
+        Ending::Engine(RunEnd::Completed) => return (None, Outcome::Ok, false),
+        Ending::Engine(end) => return engine_finding(sites, files, end, replay),
+        Ending::Crash { .. }
+        | Ending::Abort { .. }
+        | Ending::MpiError { .. }
+        | Ending::NoFinalize { .. }
+        | Ending::BadExit { .. } => {
+            let f = rank_failure(sites, rec, replay);
+            (f, Outcome::Crash, false)
+        }
+        Ending::Unsupported { rank, name, site } => {
+            let f = Unsupported {
+                rank: *rank,
+                call: name.clone(),
+                place: place(*site, name),
+                replay,
+            };
+            (f.finding(), Outcome::Unsupported, true)
+        }
+        Ending::Timeout => {
+            let f = Timeout {
+                ranks: rank_states(sites, files, &rec.ranks),
+                replay,
+            };
+            (f.finding(), Outcome::Timeout, false)
+        }
+        Ending::LaunchFailed { status } => {
+            let f = NoFinalize::LaunchEnded {
+                status: status.clone(),
+                calls: rec.calls,
+                stderr,
+                replay,
+            };
+            (f.finding(), Outcome::Crash, false)
+        }
+        Ending::Protocol { rank, message } => {
+            let f = LostTrack {
+                rank: *rank,
+                message: message.clone(),
+                replay,
+            };
+            (f.finding(), Outcome::Unsupported, true)
+        }
+    };
+    (Some(f), outcome, stop)
+}
+
+/// The finding of a run in which a rank failed: crashed, aborted, hit an
+/// MPI error, exited without finalizing or with a failing status after.
+fn rank_failure(sites: &Resolver, rec: &RunRecord, replay: String) -> Finding {
+    let files = &rec.files;
+    let place = |site, callee: &str| sites.place(site, callee, files);
+    let stderr = rec.stderr.clone();
+    match &rec.ending {
+        Ending::Crash { rank, signal, site } => {
+            let f = Crash {
+                rank: *rank,
+                signal: *signal,
+                place: place(*site, ""),
+                after_call: site.is_known(),
+                stderr,
+                replay,
+            };
+            f.finding()
+        }
+        Ending::Abort { rank, code, site } => {
+            let f = Abort {
+                rank: *rank,
+                error_code: *code,
+                place: place(*site, "MPI_Abort"),
+                stderr,
+                replay,
+            };
+            f.finding()
+        }
+        Ending::MpiError {
+            rank, text, site, ..
+        } => {
+            let f = MpiError {
+                rank: *rank,
+                call: sites.call_site(*site, "", files).map(|s| s.callee.clone()),
+                text: text.clone(),
+                place: place(*site, ""),
+                replay,
+            };
+            f.finding()
+        }
+        Ending::NoFinalize { rank, site, status } => {
+            let f = NoFinalize::Exited {
+                rank: *rank,
+                status: *status,
+                place: place(*site, ""),
+                last_call: site.is_known(),
+                stderr,
+                replay,
+            };
+            f.finding()
+        }
+        Ending::BadExit { rank, status, site } => {
+            let f = FailingExit {
+                rank: *rank,
+                status: *status,
+                place: place(*site, "MPI_Finalize"),
+                stderr,
+                replay,
+            };
+            f.finding()
+        }
+        other => unreachable!("not a rank failure: {other:?}"),
+    }
+}
+
+/// The finding of a run the engine ended with something other than
+/// completion.
+fn engine_finding(
+    sites: &Resolver,
+    files: &FileNames,
+    end: &RunEnd,
+    replay: String,
+) -> (Option<Finding>, Outcome, bool) {
+    let (f, outcome, stop) = match end {
+        RunEnd::Completed => return (None, Outcome::Ok, false),
+        RunEnd::Deadlock { ranks } => {
+            let ranks = rank_states(sites, files, ranks);
+            (
+                Deadlock { ranks, replay }.finding(),
+                Outcome::Deadlock,
+                false,
+            )
+        }
+        RunEnd::Livelock { ranks } => {
+            let ranks = rank_states(sites, files, ranks);
+            (
+                Livelock { ranks, replay }.finding(),
+                Outcome::Deadlock,
+                false,
+            )
+        }
+        RunEnd::CollectiveMismatch { comm, calls } => {
+            let ranks = calls
+                .iter()
+                .map(|(id, name, site)| {
+                    rank_state(id.rank, name.to_string(), sites.place(*site, name, files))
+                })
+                .collect();
+            let f = CollectiveMismatch {
+                comm: comm_name(*comm),
+                ranks,
+                replay,
+            };
+            (f.finding(), Outcome::Deadlock, false)
+        }
+        RunEnd::Divergence {
+            index,
+            expected,
+            found,
+        } => {
+            let f = ReplayDiverged::Diverged {
+                index: *index,
+                expected: expected.as_ref().map(choice_at),
+                found: found.as_ref().map(choice_at),
+                place: found
+                    .as_ref()
+                    .map(|p| sites.place(p.site, "", files))
+                    .unwrap_or_default(),
+                replay,
+            };
+            (f.finding(), Outcome::Unsupported, true)
+        }
+        RunEnd::Invalid { op, site, message } => {
+            let f = InvalidCall {
+                rank: op.rank,
+                message: message.clone(),
+                place: sites.place(*site, "", files),
+                replay,
+            };
+            (f.finding(), Outcome::Crash, false)
+        }
+    };
+    (Some(f), outcome, stop)
+}
+
+fn choice_at(p: &ChoicePoint) -> ChoiceAt {
+    ChoiceAt {
+        rank: p.at.rank,
+        call: p.at.index,
+        alternatives: p.alternatives.len(),
+    }
+}
+
+fn rank_state(rank: usize, call: String, p: fib_report::Place) -> RankState {
+    RankState {
+        rank,
+        call,
+        file: p.file,
+        line: p.line,
+        column: p.column,
+        span: p.span,
+    }
+}
+
+/// Where every rank stood: the call it was blocked in, or whether it had
+/// finished or was still running.
+fn rank_states(sites: &Resolver, files: &FileNames, views: &[RankView]) -> Vec<RankState> {
+    views
+        .iter()
+        .map(|v| {
+            let p = sites.place(v.site, v.call.unwrap_or(""), files);
+            let call = match (v.call, v.finalized) {
+                (Some(c), _) => c.to_string(),
+                (None, true) => "finished".to_string(),
+                (None, false) => "running".to_string(),
+            };
+            rank_state(v.rank, call, p)
+        })
+        .collect()
+}
+
+fn comm_name(comm: u32) -> String {
+    match comm {
+        fib_wire::COMM_WORLD => "MPI_COMM_WORLD".into(),
+        fib_wire::COMM_SELF => "MPI_COMM_SELF".into(),
+        c => format!("communicator #{c}"),
+    }
+}
+
+/// Reruns the calls of a completed buffered run in the engine without
+/// buffering, and gives the deadlock it shows: the program completed only
+/// because MPI buffered a standard send, which large messages or another
+/// MPI library do not.
+pub fn without_buffering(
+    sites: &Resolver,
+    files: &FileNames,
+    calls: &CallLog,
+    token: &str,
+) -> Option<Finding> {
+    let cfg = poe::Config {
+        nprocs: calls.len(),
+        zero_buffer: true,
+    };
+    let RunEnd::Deadlock { ranks } = poe::sim::rerun_calls(calls, cfg).end else {
+        return None;
+    };
+    let f = BufferingDeadlock {
+        ranks: rank_states(sites, files, &ranks),
+        replay: token.to_string(),
+    };
+    Some(f.finding())
+}
+
+/// Exploration stopped at the interleaving limit.
+pub fn exploration_cut(limit: usize) -> Finding {
+    ExplorationCut {
+        max_interleavings: limit,
+    }
+    .finding()
+}
+
+/// The program did not build.
+pub fn build_failed(
+    program: &str,
+    file: Option<String>,
+    line: Option<u32>,
+    output: &str,
+) -> Finding {
+    codes::BuildFailed {
+        program: program.to_string(),
+        file,
+        line,
+        output: output.to_string(),
+    }
+    .finding()
+}
+
+/// The worse of two outcomes: a program that cannot be built or followed is
+/// worse than one that crashes, deadlocks or times out.
+pub fn worse(a: Outcome, b: Outcome) -> Outcome {
+    let rank = |o: Outcome| match o {
+        Outcome::Ok => 0,
+        Outcome::Timeout => 1,
+        Outcome::Deadlock => 2,
+        Outcome::Crash => 3,
+        Outcome::Unsupported => 4,
+        Outcome::BuildFailed => 5,
+    };
+    if rank(b) > rank(a) {
+        b
+    } else {
+        a
+    }
+}
+
+/// Whether two runs' endings show the same finding (one is reported once).
+pub fn same_run_finding(a: &Finding, b: &Finding) -> bool {
+    a.code == b.code && a.message == b.message && a.ranks == b.ranks
+}

@@ -1,0 +1,54 @@
+//! What an exploration keeps of each run for the Fib pass and for the proof
+//! by removal, and how a run's operations map to instances of the
+//! program's sites.
+
+use poe::engine::{Fired, OpRec};
+
+use crate::sites::{FileNames, Resolver};
+
+/// An operation instance across interleavings (DESIGN's unit of
+/// comparison): rank, site-table id, and how many times the rank made that
+/// call before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Instance {
+    pub rank: usize,
+    pub site: u32,
+    pub occurrence: usize,
+}
+
+/// One interleaving, as the barrier verdicts need it.
+#[derive(Clone, Debug)]
+pub struct RunTrace {
+    /// The replay token of the interleaving.
+    pub token: String,
+    pub ops: Vec<Vec<OpRec>>,
+    pub fired: Vec<Fired>,
+    /// File ids the ranks named.
+    pub files: FileNames,
+}
+
+impl RunTrace {
+    /// Every operation's instance (`None` when it cannot be placed).
+    pub fn instances(&self, sites: &Resolver) -> Vec<Vec<Option<Instance>>> {
+        self.ops
+            .iter()
+            .enumerate()
+            .map(|(rank, list)| {
+                let mut seen: std::collections::HashMap<u32, usize> = Default::default();
+                list.iter()
+                    .map(|op| {
+                        sites.id(op.site, op.name, &self.files).map(|site| {
+                            let n = seen.entry(site).or_insert(0);
+                            *n += 1;
+                            Instance {
+                                rank,
+                                site,
+                                occurrence: *n - 1,
+                            }
+                        })
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}

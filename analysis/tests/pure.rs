@@ -1,0 +1,355 @@
+//! The analysis layer on runs of the simulated engine (no MPI, no
+//! processes): the records a driver would hand over, turned into findings
+//! and barrier verdicts. The simulated ranks report the site of their
+//! call number `pc` as line `pc + 1` of file 1, `p.c`, whose site table
+//! below has one entry per line and MPI function.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use fib_analysis::barriers::{self, GroupVerdict};
+use fib_analysis::{confirm, Ending, Exploration, Explored, FileNames, Keep, Resolver, RunRecord};
+use fib_report::codes::{FIB001, FIB014, FIB015, FIB017, FIB018};
+use fib_report::{Outcome, Verdict, Witness};
+use fib_wire::{CollKind, Op, SendMode, ANY, COMM_WORLD};
+use instrument::{Analysis, CallSite, Dependence, Facts, SiteTable};
+use poe::engine::{Config, RunEnd};
+use poe::sim::{explore, RunResult, Step, Turns};
+
+fn send(dest: i32) -> Step {
+    Step::Call(Op::Send {
+        mode: SendMode::Standard,
+        dest,
+        tag: 0,
+        comm: COMM_WORLD,
+        req: None,
+    })
+}
+
+fn isend(dest: i32, req: u32) -> Step {
+    Step::Call(Op::Send {
+        mode: SendMode::Standard,
+        dest,
+        tag: 0,
+        comm: COMM_WORLD,
+        req: Some(req),
+    })
+}
+
+fn recv(src: i32) -> Step {
+    Step::Call(Op::Recv {
+        src,
+        tag: 0,
+        comm: COMM_WORLD,
+        req: 0,
+        blocking: true,
+    })
+}
+
+fn barrier() -> Step {
+    Step::Call(Op::Coll {
+        kind: CollKind::Barrier,
+        comm: COMM_WORLD,
+        root: 0,
+    })
+}
+
+fn fin() -> Step {
+    Step::Call(Op::Finalize)
+}
+
+/// The site table of `program`: one site per (line, MPI function), column
+/// 5, every site reached whatever the input.
+fn analysis(runs: &[RunResult]) -> Analysis {
+    let mut seen = BTreeSet::new();
+    for run in runs {
+        for ops in &run.ops {
+            for (pc, op) in ops.iter().enumerate() {
+                seen.insert((pc as u32 + 1, op.name));
+            }
+        }
+    }
+    let sites: Vec<CallSite> = seen
+        .into_iter()
+        .enumerate()
+        .map(|(id, (line, callee))| CallSite {
+            id: id as u32,
+            file: PathBuf::from("p.c"),
+            line,
+            column: 5,
+            span: (100 * line as usize, 100 * line as usize + 20),
+            callee: callee.to_string(),
+            args: Vec::new(),
+            function: Some("main".into()),
+            macro_name: None,
+        })
+        .collect();
+    let barriers = sites
+        .iter()
+        .filter(|s| s.callee == "MPI_Barrier")
+        .map(|s| s.id)
+        .collect();
+    let control = sites
+        .iter()
+        .map(|s| (s.id, Dependence::InputIndependent))
+        .collect();
+    Analysis {
+        sites: SiteTable { sites },
+        facts: Facts {
+            barriers,
+            wildcards: Vec::new(),
+            control,
+        },
+        units: Vec::new(),
+        files: Vec::new(),
+    }
+}
+
+fn files() -> FileNames {
+    [(1, "p.c".to_string())].into()
+}
+
+fn record(run: &RunResult) -> RunRecord {
+    RunRecord {
+        ending: Ending::Engine(run.end.clone()),
+        choices: run.choices.clone(),
+        fired: run.fired.clone(),
+        ops: run.ops.clone(),
+        ranks: Vec::new(),
+        files: files(),
+        calls: run.ops.iter().map(|o| o.len() as u64).sum(),
+        stderr: String::new(),
+        leaks: run.leaks.clone(),
+        calls_log: None,
+    }
+}
+
+fn explored(sites: &Resolver, runs: &[RunResult], keep: Keep) -> Explored {
+    let mut e = Exploration::new(sites, keep);
+    for r in runs {
+        e.add(record(r), r.token.to_string(), false);
+    }
+    e.finish()
+}
+
+fn cfg(n: usize) -> Config {
+    Config {
+        nprocs: n,
+        zero_buffer: false,
+    }
+}
+
+const EVERYTHING: Keep = Keep {
+    traces: true,
+    signature: true,
+};
+
+#[test]
+fn a_barrier_between_a_wildcard_and_a_later_send_is_relevant_with_its_witness() {
+    let program = vec![
+        vec![recv(ANY), barrier(), recv(ANY), fin()],
+        vec![send(0), barrier(), fin()],
+        vec![barrier(), send(0), fin()],
+    ];
+    let runs = explore(&program, cfg(3), Turns::Forward);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new("src"));
+    let base = explored(&sites, &runs, EVERYTHING);
+    assert_eq!((base.outcome, base.interleavings), (Outcome::Ok, 1));
+    let groups = barriers::classify(&sites, &base.traces, base.interleavings);
+    // The barriers on lines 1 and 2 match each other: one group.
+    assert_eq!(groups.len(), 1);
+    let g = &groups[0];
+    let lines: Vec<u32> = g.report.group.iter().map(|s| s.line).collect();
+    assert_eq!(lines, vec![1, 2]);
+    assert_eq!(g.report.verdict, Verdict::Relevant);
+    let Some(Witness::Relevant {
+        recv, send, replay, ..
+    }) = &g.report.witness
+    else {
+        panic!("no witness: {:?}", g.report.witness);
+    };
+    assert_eq!(
+        (recv.rank, recv.call.as_str(), recv.line),
+        (0, "MPI_Recv", Some(1))
+    );
+    assert_eq!(
+        (send.rank, send.call.as_str(), send.line),
+        (2, "MPI_Send", Some(2))
+    );
+    assert_eq!(recv.file.as_deref(), Some("src/p.c"));
+    assert_eq!(replay, &runs[0].token.to_string());
+    let found = barriers::findings(&groups, false, false, false);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].code, &FIB015);
+    assert_eq!(
+        found[0].message,
+        "relevant barrier: it keeps rank 2's MPI_Send away from rank 0's wildcard MPI_Recv"
+    );
+}
+
+#[test]
+fn a_barrier_after_all_the_traffic_is_irrelevant_over_every_interleaving() {
+    let program = vec![
+        vec![recv(ANY), recv(ANY), barrier(), fin()],
+        vec![send(0), barrier(), fin()],
+        vec![send(0), barrier(), fin()],
+    ];
+    let runs = explore(&program, cfg(3), Turns::Forward);
+    assert_eq!(runs.len(), 2);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    let base = explored(&sites, &runs, EVERYTHING);
+    let groups = barriers::classify(&sites, &base.traces, base.interleavings);
+    assert_eq!(groups.len(), 1);
+    assert_eq!(groups[0].report.verdict, Verdict::Irrelevant);
+    assert_eq!((groups[0].ranks, groups[0].instances), (3, 3));
+    assert_eq!(
+        groups[0].report.witness,
+        Some(Witness::Irrelevant {
+            interleavings: 2,
+            ranks: 3,
+            instances: 3
+        })
+    );
+    let found = barriers::findings(&groups, false, false, true);
+    assert_eq!(found[0].code, &FIB014);
+    assert!(
+        found[0].message.contains("not all of them"),
+        "a cut exploration says so: {}",
+        found[0].message
+    );
+    // Both wildcard receives' pairings over both runs.
+    assert_eq!(base.signature.pairs.len(), 4);
+}
+
+#[test]
+fn removal_that_changes_the_pairs_overrules_the_fast_method_and_says_so() {
+    let program = vec![
+        vec![recv(ANY), recv(ANY), barrier(), fin()],
+        vec![send(0), barrier(), fin()],
+        vec![send(0), barrier(), fin()],
+    ];
+    let runs = explore(&program, cfg(3), Turns::Forward);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    let base = explored(&sites, &runs, EVERYTHING);
+    let mut groups: Vec<GroupVerdict> =
+        barriers::classify(&sites, &base.traces, base.interleavings);
+    // Pretend removal lost a pairing: the program without the group could
+    // do less, so the group is relevant after all, and the fast method's
+    // "irrelevant" is an internal error on a program that does not fail.
+    let mut without = base.signature.clone();
+    let first = *without.pairs.iter().next().unwrap();
+    without.pairs.remove(&first);
+    let f = confirm::settle(
+        "p.c",
+        &mut groups[0],
+        false,
+        base.interleavings,
+        &base.signature,
+        &without,
+    );
+    assert_eq!(groups[0].report.verdict, Verdict::Relevant);
+    assert!(groups[0].report.confirmed);
+    assert_eq!(f.map(|f| f.code), Some(&FIB017));
+    // The same removal on a program that fails somewhere is no error.
+    let mut groups = barriers::classify(&sites, &base.traces, base.interleavings);
+    let f = confirm::settle("p.c", &mut groups[0], true, 2, &base.signature, &without);
+    assert!(f.is_none());
+    assert_eq!(groups[0].report.verdict, Verdict::Relevant);
+}
+
+#[test]
+fn a_deadlock_is_placed_at_the_first_blocked_rank_and_reported_once() {
+    // Both ranks receive first.
+    let program = vec![vec![recv(1), send(1), fin()], vec![recv(0), send(0), fin()]];
+    let runs = explore(&program, cfg(2), Turns::Forward);
+    assert_eq!(runs.len(), 1);
+    assert!(matches!(runs[0].end, RunEnd::Deadlock { .. }));
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    // The same run twice: one finding, two interleavings.
+    let twice = [runs[0].clone(), runs[0].clone()];
+    let done = explored(&sites, &twice, Keep::default());
+    assert_eq!((done.outcome, done.interleavings), (Outcome::Deadlock, 2));
+    assert_eq!(done.findings.len(), 1);
+    let f = &done.findings[0];
+    assert_eq!(f.code, &FIB001);
+    assert_eq!(
+        f.message,
+        "deadlock: rank 0 in MPI_Recv, rank 1 in MPI_Recv"
+    );
+    assert_eq!(
+        (f.file.as_deref(), f.line, f.column),
+        (Some("p.c"), Some(1), Some(5))
+    );
+    assert_eq!(f.span, Some((100, 120)));
+    assert_eq!(f.rank, Some(0));
+    assert_eq!(
+        f.replay.as_deref(),
+        Some(runs[0].token.to_string().as_str())
+    );
+    assert!(
+        done.traces.is_empty(),
+        "nothing kept that was not asked for"
+    );
+}
+
+#[test]
+fn a_request_never_completed_is_one_leak_per_site() {
+    let program = vec![
+        vec![isend(1, 7), isend(1, 8), recv(1), fin()],
+        vec![recv(0), recv(0), send(0), fin()],
+    ];
+    let runs = explore(&program, cfg(2), Turns::Forward);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    let done = explored(&sites, &runs, Keep::default());
+    assert_eq!(done.outcome, Outcome::Ok);
+    let leaks: Vec<(u32, &str)> = done
+        .findings
+        .iter()
+        .filter(|f| f.code == &FIB018)
+        .map(|f| (f.line.unwrap(), f.message.as_str()))
+        .collect();
+    assert_eq!(
+        leaks,
+        vec![
+            (
+                1,
+                "rank 0: the request of this MPI_Isend is never completed by a wait or test"
+            ),
+            (
+                2,
+                "rank 0: the request of this MPI_Isend is never completed by a wait or test"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_run_the_engine_did_not_finish_is_judged_by_how_it_ended() {
+    let program = vec![vec![fin()], vec![fin()]];
+    let runs = explore(&program, cfg(2), Turns::Forward);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    let mut e = Exploration::new(&sites, Keep::default());
+    let mut rec = record(&runs[0]);
+    rec.ending = Ending::Unsupported {
+        rank: 1,
+        name: "MPI_Bsend".into(),
+        site: fib_wire::Site::Line { file: 1, line: 1 },
+    };
+    assert!(
+        e.add(rec, "0".into(), false),
+        "fib cannot follow the program"
+    );
+    let done = e.finish();
+    assert_eq!(done.outcome, Outcome::Unsupported);
+    assert_eq!(
+        done.findings[0].message,
+        "MPI_Bsend is not supported by fib yet"
+    );
+    assert_eq!(done.findings[0].rank, Some(1));
+}

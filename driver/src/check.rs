@@ -1,0 +1,247 @@
+//! Checks programs: for each one, builds it, explores its interleavings,
+//! gives its barrier groups their verdicts (proving them by removal with
+//! `--confirm`), and assembles its report once everything is known.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use fib_analysis::{barriers, confirm, Explored, GroupVerdict, Keep, Resolver};
+use fib_report::{Buffering, BuildKind, Finding, Outcome, ProgramReport, Report, Timing, Verdict};
+use poe::explore::{DepthFirst, Replay, Strategy};
+use poe::Token;
+
+use crate::discover::{self, Program, Tree};
+use crate::explore::{self, RunSpec};
+use crate::DriverError;
+
+/// How to verify programs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The process count; when `None`, a program's `fib:` directive, else 2.
+    pub nprocs: Option<usize>,
+    pub zero_buffer: bool,
+    /// The time limit of one interleaving.
+    pub timeout: Duration,
+    /// Run only this interleaving.
+    pub replay: Option<Token>,
+    /// Stop exploring after this many interleavings.
+    pub max_interleavings: usize,
+    /// The interposition library (`libfib_interpose.so`).
+    pub interpose: PathBuf,
+    pub mpicc: String,
+    pub mpiexec: String,
+    /// Arguments passed to the program.
+    pub args: Vec<String>,
+    /// Prove each barrier verdict by re-exploring without the group.
+    pub confirm: bool,
+}
+
+/// The process count used when neither `-n` nor a `fib:` directive says.
+pub const DEFAULT_NPROCS: usize = 2;
+
+/// Checks every program under `path` (a source file or a directory). One
+/// program's failure to build or run is reported for that program; the
+/// others are still checked.
+pub fn check(path: &Path, opts: &Options) -> Result<Report, DriverError> {
+    let tree = discover::discover(path, &opts.mpicc)?;
+    let programs = tree.programs()?;
+    if programs.is_empty() {
+        return Err(DriverError::Input(format!(
+            "{}: no program here (no source defines main)",
+            path.display()
+        )));
+    }
+    let mut report = Report::default();
+    for p in &programs {
+        report.programs.push(verify(&tree, p, opts)?);
+    }
+    Ok(report)
+}
+
+/// The report of a program before anything is known of its runs.
+fn empty_report(program: String, nprocs: usize, zero_buffer: bool) -> ProgramReport {
+    ProgramReport {
+        program,
+        nprocs,
+        buffering: if zero_buffer {
+            Buffering::Zero
+        } else {
+            Buffering::Buffered
+        },
+        outcome: Outcome::Ok,
+        interleavings: 0,
+        findings: Vec::new(),
+        calls: 0,
+        build: None,
+        static_facts: None,
+        barriers: Vec::new(),
+        timing: Timing::default(),
+        elapsed_ms: 0,
+    }
+}
+
+/// The barrier verdicts of one program, the findings that show them, and
+/// what they cost.
+struct Barriers {
+    groups: Vec<GroupVerdict>,
+    findings: Vec<Finding>,
+    /// MPI calls of the re-explorations without each group.
+    calls: u64,
+    fib: Duration,
+    confirm: Option<Duration>,
+}
+
+/// Builds and verifies one program of the tree.
+fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramReport, DriverError> {
+    let started = Instant::now();
+    let shown = tree.show(&program.main);
+    let nprocs = opts
+        .nprocs
+        .or(program.directive_nprocs)
+        .unwrap_or(DEFAULT_NPROCS);
+    if nprocs == 0 {
+        return Err(DriverError::Input(format!(
+            "{shown}: the process count must be at least 1"
+        )));
+    }
+    let sites = Resolver::new(&program.analysis, &tree.shown_root);
+    let in_program =
+        |f: &Path| program.sources.iter().any(|s| s == f) || tree.headers.iter().any(|h| h == f);
+    let mut report = empty_report(shown, nprocs, opts.zero_buffer);
+    report.static_facts = Some(fib_analysis::static_facts(&sites, &in_program));
+    let built = match tree.build(program, &opts.mpicc)? {
+        Ok(b) => b,
+        Err(fail) => {
+            report.outcome = Outcome::BuildFailed;
+            report.findings.push(fib_analysis::build_failed(
+                &report.program,
+                fail.file,
+                fail.line,
+                &fail.output,
+            ));
+            report.elapsed_ms = started.elapsed().as_millis() as u64;
+            return Ok(report);
+        }
+    };
+    report.timing.build_ms = started.elapsed().as_millis() as u64;
+    report.build = Some(if built.cached {
+        BuildKind::Cached
+    } else {
+        BuildKind::Built
+    });
+    let spec = RunSpec {
+        mpiexec: &opts.mpiexec,
+        nprocs,
+        exe: &built.exe,
+        args: &opts.args,
+        interpose: &opts.interpose,
+        zero_buffer: opts.zero_buffer,
+        timeout: opts.timeout,
+        elide: None,
+    };
+    let has_barriers = !program.analysis.facts.barriers.is_empty();
+    let phase = Instant::now();
+    let mut strategy: Box<dyn Strategy> = match &opts.replay {
+        Some(t) => Box::new(Replay::new(t.clone())),
+        None => Box::new(DepthFirst::new()),
+    };
+    let keep = Keep {
+        traces: has_barriers,
+        signature: opts.confirm,
+    };
+    let base = explore::explore(
+        &spec,
+        &mut *strategy,
+        opts.max_interleavings,
+        true,
+        &sites,
+        keep,
+    )?;
+    report.timing.explore_ms = phase.elapsed().as_millis() as u64;
+    // Verdicts speak of every interleaving: a replay of one cannot give them.
+    let classify = has_barriers
+        && opts.replay.is_none()
+        && !matches!(base.outcome, Outcome::Unsupported | Outcome::BuildFailed);
+    let verdicts = if classify {
+        Some(judge_barriers(&spec, &sites, &base, opts, &report.program)?)
+    } else {
+        None
+    };
+    report.outcome = base.outcome;
+    report.interleavings = base.interleavings;
+    report.calls = base.calls;
+    report.findings = base.findings;
+    if let Some(v) = verdicts {
+        report.calls += v.calls;
+        report.timing.fib_ms = v.fib.as_millis() as u64;
+        report.timing.fib_us = v.fib.as_micros() as u64;
+        report.timing.confirm_ms = v.confirm.map_or(0, |d| d.as_millis() as u64);
+        report.findings.extend(v.findings);
+        report.barriers = v.groups.into_iter().map(|g| g.report).collect();
+    }
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// The Fib pass over the exploration's runs of `program`, and with
+/// `--confirm` the proof of every verdict by removal.
+fn judge_barriers(
+    spec: &RunSpec,
+    sites: &Resolver,
+    base: &Explored,
+    opts: &Options,
+    program: &str,
+) -> Result<Barriers, DriverError> {
+    let phase = Instant::now();
+    let mut groups = barriers::classify(sites, &base.traces, base.interleavings);
+    let fib = phase.elapsed();
+    let phase = Instant::now();
+    let mut calls = 0;
+    // The fast method assumes a program without deadlocks or crashes: in one
+    // that has them, a barrier can matter through the failure itself, which
+    // only removal sees.
+    let failing = base.outcome != Outcome::Ok;
+    let mut disagreements = Vec::new();
+    if opts.confirm {
+        for g in groups
+            .iter_mut()
+            .filter(|g| g.report.verdict != Verdict::NotCovered)
+        {
+            let removed = RunSpec {
+                elide: Some(barriers::elide_spec(sites, &g.sites)),
+                ..*spec
+            };
+            let keep = Keep {
+                traces: false,
+                signature: true,
+            };
+            let mut strategy = DepthFirst::new();
+            let without = explore::explore(
+                &removed,
+                &mut strategy,
+                opts.max_interleavings,
+                false,
+                sites,
+                keep,
+            )?;
+            calls += without.calls;
+            disagreements.extend(confirm::settle(
+                program,
+                g,
+                failing,
+                base.interleavings,
+                &base.signature,
+                &without.signature,
+            ));
+        }
+    }
+    let mut findings = barriers::findings(&groups, failing, opts.confirm, base.cut);
+    findings.extend(disagreements);
+    Ok(Barriers {
+        groups,
+        findings,
+        calls,
+        fib,
+        confirm: opts.confirm.then(|| phase.elapsed()),
+    })
+}

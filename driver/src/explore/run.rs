@@ -1,0 +1,436 @@
+//! Runs one interleaving: a private Unix socket, one `mpiexec` launch, and an
+//! event loop that feeds every rank's calls to the engine, writes the
+//! engine's answers back, and tells [`Endings`] what it sees until the run
+//! has ended.
+
+use std::collections::HashMap;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use fib_analysis::{CallLog, Ending, Endings, RunRecord};
+use fib_wire::{Down, Frames, Up};
+use mio::net::{UnixListener, UnixStream};
+use mio::{Events, Interest, Poll, Token as MioToken};
+use poe::engine::{Config, Engine, Planned, RunEnd};
+
+use super::launch::{self, Launch, LaunchSpec};
+use crate::DriverError;
+
+/// One interleaving's settings.
+pub struct RunSpec<'a> {
+    pub mpiexec: &'a str,
+    pub nprocs: usize,
+    pub exe: &'a Path,
+    pub args: &'a [String],
+    pub interpose: &'a Path,
+    pub zero_buffer: bool,
+    pub timeout: Duration,
+    /// Barrier sites the ranks must skip, for `--confirm`.
+    pub elide: Option<String>,
+}
+
+const LISTENER: MioToken = MioToken(usize::MAX);
+
+/// How many times the scheduler polls without sleeping after activity.
+const SPIN_POLLS: u32 = 64;
+
+/// How often the loop looks at the launcher while ranks keep it busy.
+const LAUNCHER_CHECK: Duration = Duration::from_millis(100);
+
+struct Conn {
+    stream: UnixStream,
+    frames: Frames,
+    rank: Option<usize>,
+    eof: bool,
+}
+
+/// Runs the program once, following `plan`.
+///
+/// With `log_calls`, a buffered run keeps every rank's calls while they
+/// cannot depend on timing ([`RunRecord::calls_log`]).
+pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRecord, DriverError> {
+    let dir = tempfile::Builder::new()
+        .prefix("fib-run-")
+        .tempdir()
+        .map_err(|e| DriverError::Io("creating a run directory".into(), e))?;
+    launch::register_temp(dir.path());
+    let _forget = launch::Forget(dir.path().to_path_buf());
+    let sock = dir.path().join("s");
+    let mut listener = UnixListener::bind(&sock)
+        .map_err(|e| DriverError::Io(format!("binding {}", sock.display()), e))?;
+    let poll = Poll::new().map_err(|e| DriverError::Io("creating a poller".into(), e))?;
+    poll.registry()
+        .register(&mut listener, LISTENER, Interest::READABLE)
+        .map_err(|e| DriverError::Io("registering the socket".into(), e))?;
+
+    let mut launch = Launch::start(&LaunchSpec {
+        mpiexec: spec.mpiexec,
+        nprocs: spec.nprocs,
+        exe: spec.exe,
+        args: spec.args,
+        interpose: spec.interpose,
+        socket: &sock,
+        zero_buffer: spec.zero_buffer,
+        elide: spec.elide.as_deref(),
+    })?;
+    let engine = Engine::new(
+        Config {
+            nprocs: spec.nprocs,
+            zero_buffer: spec.zero_buffer,
+        },
+        plan,
+    );
+    let mut st = Loop {
+        poll,
+        listener,
+        engine,
+        conns: Vec::new(),
+        by_rank: vec![None; spec.nprocs],
+        files: HashMap::new(),
+        calls: 0,
+        endings: Endings::new(spec.nprocs),
+        log: (log_calls && !spec.zero_buffer).then(|| vec![Vec::new(); spec.nprocs]),
+        buf: vec![0u8; 64 * 1024],
+    };
+    st.serve(&mut launch, Instant::now() + spec.timeout)?;
+    let ending = st.endings.take().expect("the loop ends with an ending");
+    if ending.completed() {
+        launch.finish(Duration::from_secs(5));
+    } else if ending.rank_failed() {
+        // Let the launcher report the failure on stderr, briefly.
+        launch.finish(Duration::from_millis(300));
+    } else {
+        launch.kill();
+    }
+    let stderr = launch.stderr();
+    drop(launch);
+    Ok(st.record(ending, stderr))
+}
+
+/// Whether what a call returns, and so what the program calls next, can
+/// depend on timing: wildcard receives and probes, polls, and the calls
+/// that return some of their requests.
+fn depends_on_timing(op: &fib_wire::Op) -> bool {
+    use fib_wire::{Op, WaitKind};
+    match op {
+        Op::Recv { src, .. } => *src == fib_wire::ANY,
+        Op::Probe { src, blocking, .. } => *src == fib_wire::ANY || !blocking,
+        Op::Test { .. } => true,
+        Op::Wait { kind, .. } => matches!(kind, WaitKind::Any | WaitKind::Some),
+        _ => false,
+    }
+}
+
+/// The event loop's state.
+struct Loop {
+    poll: Poll,
+    listener: UnixListener,
+    engine: Engine,
+    conns: Vec<Conn>,
+    by_rank: Vec<Option<usize>>,
+    files: HashMap<u32, String>,
+    calls: u64,
+    endings: Endings,
+    /// Every rank's calls, kept while their sequence cannot depend on
+    /// timing, to rerun them without buffering (see
+    /// [`RunRecord::calls_log`]).
+    log: Option<CallLog>,
+    buf: Vec<u8>,
+}
+
+impl Loop {
+    /// Serves the ranks until the run has ended.
+    fn serve(&mut self, launch: &mut Launch, deadline: Instant) -> Result<(), DriverError> {
+        let mut events = Events::with_capacity(256);
+        let mut last_check = Instant::now();
+        let mut spins = SPIN_POLLS;
+        while self.endings.decided().is_none() {
+            let now = Instant::now();
+            if now >= deadline {
+                self.endings.timeout();
+                break;
+            }
+            // After activity, look for more a few times without sleeping:
+            // the next message usually follows within microseconds, and a
+            // sleeping scheduler costs a cross-CPU wakeup per message.
+            let wait = if spins < SPIN_POLLS {
+                spins += 1;
+                Duration::ZERO
+            } else {
+                (deadline - now).min(Duration::from_millis(50))
+            };
+            if let Err(e) = self.poll.poll(&mut events, Some(wait)) {
+                if e.kind() != ErrorKind::Interrupted {
+                    return Err(DriverError::Io("polling".into(), e));
+                }
+            }
+            if events.is_empty() && wait.is_zero() {
+                std::thread::yield_now();
+                continue;
+            }
+            if !events.is_empty() {
+                spins = 0;
+            }
+            for ev in events.iter() {
+                if ev.token() == LISTENER {
+                    self.accept()?;
+                } else {
+                    self.read_conn(ev.token().0);
+                }
+            }
+            self.step();
+            if events.is_empty() || last_check.elapsed() >= LAUNCHER_CHECK {
+                last_check = Instant::now();
+                self.check_launcher(launch);
+            }
+        }
+        Ok(())
+    }
+
+    /// Accepts every rank waiting to connect.
+    fn accept(&mut self) -> Result<(), DriverError> {
+        loop {
+            match self.listener.accept() {
+                Ok((mut stream, _)) => {
+                    let t = MioToken(self.conns.len());
+                    self.poll
+                        .registry()
+                        .register(&mut stream, t, Interest::READABLE)
+                        .map_err(|e| DriverError::Io("registering a rank".into(), e))?;
+                    self.conns.push(Conn {
+                        stream,
+                        frames: Frames::default(),
+                        rank: None,
+                        eof: false,
+                    });
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return Ok(()),
+                Err(e) => return Err(DriverError::Io("accepting a rank".into(), e)),
+            }
+        }
+    }
+
+    /// After reading: settles a quiet exit, lets the engine answer, and
+    /// tells [`Endings`] how the engine stands.
+    fn step(&mut self) {
+        if self.endings.quiet_exit_pending() {
+            // A rank died without saying why. Whatever killed it was
+            // reported before it died: read every rank once more so that
+            // the cause wins over the symptom.
+            self.read_all();
+            self.endings.settle_quiet_exit();
+        }
+        if !matches!(self.engine.end(), Some(RunEnd::Completed)) {
+            self.endings.engine(self.engine.end());
+        }
+        let answers = self.engine.advance();
+        self.send(answers);
+        self.endings.engine(self.engine.end());
+    }
+
+    /// Ends the run if the launcher is gone, after taking what the ranks
+    /// still had buffered.
+    fn check_launcher(&mut self, launch: &mut Launch) {
+        if self.endings.decided().is_some() {
+            return;
+        }
+        if let Some(status) = launch.exited() {
+            self.read_all();
+            let completed = matches!(self.engine.end(), Some(RunEnd::Completed));
+            self.endings.launcher_exited(status.to_string(), completed);
+        }
+    }
+
+    fn read_all(&mut self) {
+        for c in 0..self.conns.len() {
+            self.read_conn(c);
+        }
+    }
+
+    /// What the run produced, once it has ended.
+    fn record(mut self, ending: Ending, stderr: String) -> RunRecord {
+        let nprocs = self.by_rank.len();
+        let completed = ending.completed();
+        RunRecord {
+            ending,
+            choices: self.engine.choices().to_vec(),
+            fired: self.engine.fired().to_vec(),
+            ops: (0..nprocs).map(|r| self.engine.ops(r).to_vec()).collect(),
+            ranks: self.engine.rank_views(),
+            files: std::mem::take(&mut self.files),
+            calls: self.calls,
+            stderr,
+            leaks: self.engine.leaks(),
+            calls_log: if completed { self.log.take() } else { None },
+        }
+    }
+
+    fn read_conn(&mut self, c: usize) {
+        loop {
+            if self.conns[c].eof {
+                return;
+            }
+            match self.conns[c].stream.read(&mut self.buf) {
+                Ok(0) => {
+                    self.conns[c].eof = true;
+                    self.handle_frames(c);
+                    self.on_eof(c);
+                    return;
+                }
+                Ok(n) => {
+                    self.conns[c].frames.push(&self.buf[..n]);
+                    self.handle_frames(c);
+                    if n < self.buf.len() {
+                        // A short read emptied the socket; new data will
+                        // raise a new readiness event.
+                        return;
+                    }
+                }
+                Err(e) if e.kind() == ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(_) => {
+                    self.conns[c].eof = true;
+                    self.on_eof(c);
+                    return;
+                }
+            }
+        }
+    }
+
+    fn on_eof(&mut self, c: usize) {
+        if let Some(r) = self.conns[c].rank {
+            let passed = self.engine.rank_views().get(r).is_some_and(|v| v.finalized);
+            self.endings.eof(r, passed);
+        }
+    }
+
+    fn handle_frames(&mut self, c: usize) {
+        loop {
+            let msg = {
+                let Some(body) = self.conns[c].frames.next_body() else {
+                    return;
+                };
+                Up::decode(body)
+            };
+            match msg {
+                Ok(m) => {
+                    if !self.handle(c, m) {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    self.endings.protocol(self.conns[c].rank, e.to_string());
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Handles one message of connection `c`; false when the connection
+    /// broke the protocol.
+    fn handle(&mut self, c: usize, msg: Up) -> bool {
+        let Some(r) = self.conns[c].rank else {
+            return self.hello(c, msg);
+        };
+        match msg {
+            Up::File { id, path } => {
+                self.files.insert(id, path);
+            }
+            Up::Op { site, op } => {
+                self.calls += 1;
+                self.endings.call(r, site, &op);
+                if let Some(log) = &mut self.log {
+                    if depends_on_timing(&op) {
+                        self.log = None;
+                    } else {
+                        log[r].push((site, op.clone()));
+                    }
+                }
+                self.engine.call(r, site, op);
+            }
+            Up::Abort { site, code } => self.endings.abort(r, site, code),
+            Up::Crash { site, signal } => self.endings.crash(r, site, signal),
+            Up::Unsupported { site, name } => self.endings.unsupported(r, site, name),
+            Up::Exit { site, status } => self.endings.exit_status(r, site, status),
+            Up::MpiError { site, code, text } => self.endings.mpi_error(r, site, code, text),
+            m => {
+                self.endings
+                    .protocol(Some(r), format!("unexpected message {m:?}"));
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The first message of a connection, which must say which rank it is.
+    fn hello(&mut self, c: usize, msg: Up) -> bool {
+        let Up::Hello { rank, size, .. } = msg else {
+            self.endings
+                .protocol(None, format!("unexpected message {msg:?}"));
+            return false;
+        };
+        let r = rank as usize;
+        if size as usize != self.by_rank.len()
+            || r >= self.by_rank.len()
+            || self.by_rank[r].is_some()
+        {
+            self.endings.protocol(
+                Some(r),
+                format!(
+                    "rank {r} of {size} said hello to a run of {} processes",
+                    self.by_rank.len()
+                ),
+            );
+            return false;
+        }
+        self.by_rank[r] = Some(c);
+        self.conns[c].rank = Some(r);
+        self.endings.hello(r);
+        true
+    }
+
+    fn send(&mut self, answers: Vec<(usize, Down)>) {
+        if answers.is_empty() {
+            return;
+        }
+        // Group answers per rank, keeping their order, one write per rank.
+        let mut per: Vec<Vec<u8>> = vec![Vec::new(); self.by_rank.len()];
+        for (r, d) in answers {
+            d.encode(&mut per[r]);
+        }
+        for (r, bytes) in per.into_iter().enumerate() {
+            let Some(c) = self.by_rank[r] else { continue };
+            if bytes.is_empty() || self.conns[c].eof {
+                continue;
+            }
+            // A write error means the rank is gone; its end of file tells
+            // the rest.
+            let _ = write_all(&mut self.conns[c].stream, &bytes);
+        }
+    }
+}
+
+/// Writes everything to a non-blocking socket, waiting for room as needed.
+fn write_all(s: &mut UnixStream, mut bytes: &[u8]) -> std::io::Result<()> {
+    while !bytes.is_empty() {
+        match s.write(bytes) {
+            Ok(n) => bytes = &bytes[n..],
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                let mut pfd = libc::pollfd {
+                    fd: s.as_raw_fd(),
+                    events: libc::POLLOUT,
+                    revents: 0,
+                };
+                // SAFETY: one valid pollfd for the duration of the call.
+                unsafe {
+                    libc::poll(&mut pfd, 1, 100);
+                }
+            }
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
