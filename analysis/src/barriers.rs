@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use fib::Node;
-use fib_report::codes::barrier_finding;
+use fib_report::codes::{barrier_finding, BarrierNotReached, Inputs, RelevantByRemoval, Rule};
 use fib_report::{BarrierReport, Finding, Verdict, Witness, WitnessOp};
 use poe::engine::{Fired, OpId};
 
@@ -230,9 +230,23 @@ fn relevant_witness(sites: &Resolver, run: &RunTrace, rel: &fib::Relevant) -> Wi
     Witness::Relevant {
         recv: witness_op(sites, run, rel.recv),
         send: witness_op(sites, run, rel.send),
-        path: rel.path.iter().map(|n| describe(sites, run, *n)).collect(),
+        path: path(sites, run, &rel.path),
         replay: run.token.clone(),
     }
+}
+
+/// A witness's ordering path, one step per call the user wrote (the
+/// operations of one call, such as `MPI_Sendrecv`'s send and wait, are one
+/// step).
+fn path(sites: &Resolver, run: &RunTrace, nodes: &[Node]) -> Vec<String> {
+    let mut steps: Vec<String> = Vec::new();
+    for n in nodes {
+        let step = describe(sites, run, *n);
+        if steps.last() != Some(&step) {
+            steps.push(step);
+        }
+    }
+    steps
 }
 
 /// An operation of a run as a witness names it.
@@ -245,7 +259,7 @@ fn witness_op(sites: &Resolver, run: &RunTrace, id: OpId) -> WitnessOp {
         column: s.map(|s| s.column),
         span: s.map(|s| s.span),
         rank: id.rank,
-        call: op.name.to_string(),
+        call: sites.call_name(op.site, op.name, &run.files),
     }
 }
 
@@ -263,24 +277,49 @@ fn describe(sites: &Resolver, run: &RunTrace, n: Node) -> String {
     }
 }
 
-/// The findings that show every group's verdict on its sites. `failing`
-/// says some interleaving of the program fails, `confirmed` that removal
-/// decided the verdicts, `cut` that exploration stopped at the interleaving
-/// limit.
-pub fn findings(
-    groups: &[GroupVerdict],
-    failing: bool,
-    confirmed: bool,
-    cut: bool,
-) -> Vec<Finding> {
-    let note = match (failing, confirmed) {
+/// What the barrier findings need to know of the exploration.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Context {
+    /// Some interleaving of the program fails.
+    pub failing: bool,
+    /// Removal (`--confirm`) decided the verdicts.
+    pub confirmed: bool,
+    /// Exploration stopped at the interleaving limit.
+    pub cut: bool,
+    /// How every interleaving ended, when none completed (see
+    /// [`Explored::all_failed`](crate::Explored::all_failed)).
+    pub all_failed: Option<&'static str>,
+}
+
+/// The findings that show every group's verdict on its sites.
+pub fn findings(groups: &[GroupVerdict], cx: Context) -> Vec<Finding> {
+    let note = match (cx.failing, cx.confirmed) {
         (true, true) => Some("the program fails in some interleaving; these verdicts come from removal (--confirm), since the fast method assumes a program without deadlocks or crashes"),
         (true, false) => Some("the program fails in some interleaving and the fast method assumes one that does not: check again with --confirm to decide by removal"),
         _ => None,
     };
     groups
         .iter()
-        .map(|g| barrier_finding(&g.report, &g.reasons, note, cut))
+        .map(|g| {
+            let r = &g.report;
+            match (r.verdict, &r.witness, cx.all_failed) {
+                (Verdict::NotCovered, _, Some(failure)) => BarrierNotReached {
+                    group: r.group.clone(),
+                    failure,
+                }
+                .finding(),
+                // Removal does not judge a group that never ran: no note
+                // sends the user there.
+                (Verdict::NotCovered, _, None) => barrier_finding(r, &g.reasons, None, cx.cut),
+                (Verdict::Relevant, None, _) => RelevantByRemoval {
+                    group: r.group.clone(),
+                    inputs: Inputs::of(r.all_inputs, &g.reasons),
+                    note: note.map(str::to_string),
+                }
+                .finding(),
+                _ => barrier_finding(r, &g.reasons, note, cx.cut),
+            }
+        })
         .collect()
 }
 

@@ -20,9 +20,15 @@ pub struct Endings {
     last_site: Vec<Site>,
     /// Failing exit statuses the ranks reported.
     exit_status: Vec<Option<i32>>,
-    /// A rank's connection closed before `MPI_Finalize` with no report of
-    /// why: the ending unless a report read after it explains it.
-    quiet: Option<Ending>,
+    /// The site of each rank's last MPI call when it exited (any MPI call,
+    /// not only those the engine sees), if it said.
+    exit_site: Vec<Option<Site>>,
+    /// Whether each rank said it was exiting (it ended by itself, rather
+    /// than being killed by the launcher).
+    exited: Vec<bool>,
+    /// Ranks whose connection closed before `MPI_Finalize` with no report
+    /// of a failure: the ending unless a report read after it explains it.
+    quiet: Vec<usize>,
 }
 
 impl Endings {
@@ -35,7 +41,9 @@ impl Endings {
             gone: vec![false; nprocs],
             last_site: vec![Site::Unknown; nprocs],
             exit_status: vec![None; nprocs],
-            quiet: None,
+            exit_site: vec![None; nprocs],
+            exited: vec![false; nprocs],
+            quiet: Vec::new(),
         }
     }
 
@@ -103,8 +111,15 @@ impl Endings {
         });
     }
 
-    /// Rank `r` is exiting with a failing status.
+    /// Rank `r` is exiting with `status`, its last MPI call at `site`.
     pub fn exit_status(&mut self, r: usize, site: Site, status: i32) {
+        self.exited[r] = true;
+        if site.is_known() {
+            self.exit_site[r] = Some(site);
+        }
+        if status == 0 {
+            return;
+        }
         self.exit_status[r] = Some(status);
         if self.finalized[r] {
             self.decide(Ending::BadExit {
@@ -127,25 +142,48 @@ impl Endings {
         if self.decided.is_some() || self.finalized[r] || engine_finalized {
             return;
         }
-        self.quiet.get_or_insert(Ending::NoFinalize {
+        self.quiet.push(r);
+    }
+
+    /// Rank `r` ended without `MPI_Finalize`.
+    fn no_finalize(&self, r: usize) -> Ending {
+        Ending::NoFinalize {
             rank: r,
-            site: self.last_site[r],
+            site: self.last_call(r),
             status: self.exit_status[r],
-        });
+        }
+    }
+
+    /// Of the ranks in `candidates`, the one to blame for leaving early: the
+    /// first that ended by itself (the launcher kills the others after it).
+    fn first_to_leave(&self, candidates: &[usize]) -> Option<usize> {
+        candidates
+            .iter()
+            .copied()
+            .find(|&r| self.exited[r])
+            .or(candidates.first().copied())
+    }
+
+    /// The site of rank `r`'s last MPI call: as it said when exiting, else
+    /// its last call the engine saw.
+    fn last_call(&self, r: usize) -> Site {
+        self.exit_site[r].unwrap_or(self.last_site[r])
     }
 
     /// Whether a rank died without a report and nothing explains it yet:
     /// the loop then reads every rank once more and calls
     /// [`Endings::settle_quiet_exit`].
     pub fn quiet_exit_pending(&self) -> bool {
-        self.decided.is_none() && self.quiet.is_some()
+        self.decided.is_none() && !self.quiet.is_empty()
     }
 
     /// Every rank has been read once more after a quiet exit: unless that
     /// explained it, the quiet exit is the ending.
     pub fn settle_quiet_exit(&mut self) {
         if self.decided.is_none() {
-            self.decided = self.quiet.take();
+            self.decided = self
+                .first_to_leave(&self.quiet)
+                .map(|r| self.no_finalize(r));
         }
     }
 
@@ -171,12 +209,11 @@ impl Endings {
         } else if self.hello.iter().any(|&h| !h) {
             self.decide(Ending::LaunchFailed { status });
         } else {
-            let r = self.finalized.iter().position(|&f| !f).unwrap_or(0);
-            self.decide(Ending::NoFinalize {
-                rank: r,
-                site: self.last_site[r],
-                status: self.exit_status[r],
-            });
+            let left: Vec<usize> = (0..self.finalized.len())
+                .filter(|&r| !self.finalized[r])
+                .collect();
+            let r = self.first_to_leave(&left).unwrap_or(0);
+            self.decide(self.no_finalize(r));
         }
     }
 
@@ -259,6 +296,32 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn an_exit_before_finalize_is_shown_at_the_last_mpi_call_the_rank_made() {
+        let mut e = started(2);
+        e.call(0, Site::Table(1), &barrier());
+        // Rank 1 made only calls the engine does not see (MPI_Comm_rank)
+        // and exits with status 0; the launcher then kills rank 0, whose
+        // end of file may be read first.
+        e.eof(0, false);
+        e.exit_status(1, Site::Table(4), 0);
+        e.eof(1, false);
+        e.settle_quiet_exit();
+        assert_eq!(
+            e.take(),
+            Some(Ending::NoFinalize {
+                rank: 1,
+                site: Site::Table(4),
+                status: None
+            })
+        );
+        // Status 0 after MPI_Finalize is no failure.
+        let mut e = started(1);
+        e.call(0, Site::Table(1), &Op::Finalize);
+        e.exit_status(0, Site::Table(1), 0);
+        assert!(e.decided().is_none());
     }
 
     #[test]

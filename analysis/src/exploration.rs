@@ -3,12 +3,27 @@
 //! runs the Fib pass needs, and the signature the proof by removal compares.
 
 use fib_report::{Finding, Outcome};
+use poe::engine::RunEnd;
 
 use crate::confirm::Signature;
-use crate::record::RunRecord;
+use crate::record::{Ending, RunRecord};
 use crate::runs;
 use crate::sites::Resolver;
 use crate::trace::RunTrace;
+
+/// How a run failed to follow the choices its plan named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Diverged {
+    /// At the plan's choice `choice` (from 0) the program offered
+    /// `alternatives` (`None`: it made no choice there).
+    At {
+        choice: usize,
+        alternatives: Option<usize>,
+    },
+    /// The plan named `planned` choices; the program completed after
+    /// `took`.
+    Short { planned: usize, took: usize },
+}
 
 /// What to keep of the runs besides findings.
 #[derive(Clone, Copy, Debug, Default)]
@@ -26,12 +41,32 @@ pub struct Explored {
     /// The worst outcome of any run.
     pub outcome: Outcome,
     pub interleavings: usize,
+    /// How many of them completed.
+    pub completed: usize,
     /// MPI calls intercepted over every run.
     pub calls: u64,
     /// Whether exploration stopped at the interleaving limit.
     pub cut: bool,
+    /// The first run that did not follow its plan, if any.
+    pub diverged: Option<Diverged>,
     pub traces: Vec<RunTrace>,
     pub signature: Signature,
+}
+
+impl Explored {
+    /// How every interleaving ended, as a past participle, when none
+    /// completed: what kept the ranks away from the calls they never made.
+    pub fn all_failed(&self) -> Option<&'static str> {
+        if self.completed > 0 || self.interleavings == 0 {
+            return None;
+        }
+        Some(match self.outcome {
+            Outcome::Deadlock => "deadlocked",
+            Outcome::Timeout => "ran past the time limit",
+            Outcome::Crash => "failed (a rank crashed, aborted or exited early)",
+            _ => "stopped",
+        })
+    }
 }
 
 /// An exploration in progress.
@@ -50,22 +85,30 @@ impl<'a> Exploration<'a> {
                 findings: Vec::new(),
                 outcome: Outcome::Ok,
                 interleavings: 0,
+                completed: 0,
                 calls: 0,
                 cut: false,
+                diverged: None,
                 traces: Vec::new(),
                 signature: Signature::default(),
             },
         }
     }
 
-    /// Adds one run whose replay token is `token`; `short` says the run took
-    /// fewer choices than the replayed token named. Returns whether
-    /// exploration must stop.
-    pub fn add(&mut self, rec: RunRecord, token: String, short: bool) -> bool {
+    /// Adds one run whose replay token is `token`, made to follow a plan of
+    /// `planned` choices. Returns whether exploration must stop.
+    pub fn add(&mut self, rec: RunRecord, token: String, planned: usize) -> bool {
+        // A run that ends before a choice its plan names did not behave as
+        // the run the plan came from.
+        let short = rec.choices.len() < planned;
+        self.note_divergence(&rec, planned);
         self.done.interleavings += 1;
         self.done.calls += rec.calls;
         let judged = runs::judge(self.sites, &rec, &token, short);
         self.done.outcome = runs::worse(self.done.outcome, judged.outcome);
+        if judged.outcome == Outcome::Ok {
+            self.done.completed += 1;
+        }
         if let Some(f) = judged.finding {
             self.push_once(f, runs::same_run_finding);
         }
@@ -94,6 +137,25 @@ impl<'a> Exploration<'a> {
             }
         }
         judged.stop
+    }
+
+    fn note_divergence(&mut self, rec: &RunRecord, planned: usize) {
+        if self.done.diverged.is_some() {
+            return;
+        }
+        self.done.diverged = match &rec.ending {
+            Ending::Engine(RunEnd::Divergence { index, found, .. }) => Some(Diverged::At {
+                choice: *index,
+                alternatives: found.as_ref().map(|p| p.alternatives.len()),
+            }),
+            Ending::Engine(RunEnd::Completed) if rec.choices.len() < planned => {
+                Some(Diverged::Short {
+                    planned,
+                    took: rec.choices.len(),
+                })
+            }
+            _ => None,
+        };
     }
 
     /// Exploration stopped after `limit` interleavings with more to run.

@@ -20,7 +20,7 @@ mod trace;
 
 pub use barriers::GroupVerdict;
 pub use ending::Endings;
-pub use exploration::{Exploration, Explored, Keep};
+pub use exploration::{Diverged, Exploration, Explored, Keep};
 pub use facts::static_facts;
 pub use record::{CallLog, Ending, RunRecord};
 pub use runs::build_failed;

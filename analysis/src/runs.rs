@@ -195,7 +195,8 @@ fn engine_finding(
             let ranks = calls
                 .iter()
                 .map(|(id, name, site)| {
-                    rank_state(id.rank, name.to_string(), sites.place(*site, name, files))
+                    let call = sites.call_name(*site, name, files);
+                    rank_state(id.rank, call, sites.place(*site, name, files))
                 })
                 .collect();
             let f = CollectiveMismatch {
@@ -262,7 +263,7 @@ fn rank_states(sites: &Resolver, files: &FileNames, views: &[RankView]) -> Vec<R
         .map(|v| {
             let p = sites.place(v.site, v.call.unwrap_or(""), files);
             let call = match (v.call, v.finalized) {
-                (Some(c), _) => c.to_string(),
+                (Some(c), _) => sites.call_name(v.site, c, files),
                 (None, true) => "finished".to_string(),
                 (None, false) => "running".to_string(),
             };

@@ -75,6 +75,18 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// The MPI function the user called at a reported site: the site
+    /// table's callee when the site is in it, else the operation's own name
+    /// (`op_name`). A call fib carries out as several operations, such as
+    /// `MPI_Sendrecv` (a send, a receive and a wait), shows as the call the
+    /// user wrote.
+    pub fn call_name(&self, site: Site, op_name: &str, files: &FileNames) -> String {
+        match self.call_site(site, op_name, files) {
+            Some(s) => s.callee.clone(),
+            None => op_name.to_string(),
+        }
+    }
+
     /// The site-table id of a reported site (cached: runs repeat sites).
     pub fn id(&self, site: Site, callee: &str, files: &FileNames) -> Option<u32> {
         let Site::Line { file, line } = site else {

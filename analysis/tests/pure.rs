@@ -127,7 +127,7 @@ fn record(run: &RunResult) -> RunRecord {
 fn explored(sites: &Resolver, runs: &[RunResult], keep: Keep) -> Explored {
     let mut e = Exploration::new(sites, keep);
     for r in runs {
-        e.add(record(r), r.token.to_string(), false);
+        e.add(record(r), r.token.to_string(), r.choices.len());
     }
     e.finish()
 }
@@ -179,7 +179,7 @@ fn a_barrier_between_a_wildcard_and_a_later_send_is_relevant_with_its_witness() 
     );
     assert_eq!(recv.file.as_deref(), Some("src/p.c"));
     assert_eq!(replay, &runs[0].token.to_string());
-    let found = barriers::findings(&groups, false, false, false);
+    let found = barriers::findings(&groups, barriers::Context::default());
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].code, &FIB015);
     assert_eq!(
@@ -212,7 +212,13 @@ fn a_barrier_after_all_the_traffic_is_irrelevant_over_every_interleaving() {
             instances: 3
         })
     );
-    let found = barriers::findings(&groups, false, false, true);
+    let found = barriers::findings(
+        &groups,
+        barriers::Context {
+            cut: true,
+            ..Default::default()
+        },
+    );
     assert_eq!(found[0].code, &FIB014);
     assert!(
         found[0].message.contains("not all of them"),
@@ -342,7 +348,7 @@ fn a_run_the_engine_did_not_finish_is_judged_by_how_it_ended() {
         site: fib_wire::Site::Line { file: 1, line: 1 },
     };
     assert!(
-        e.add(rec, "0".into(), false),
+        e.add(rec, "-".into(), 0),
         "fib cannot follow the program"
     );
     let done = e.finish();

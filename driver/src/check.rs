@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use fib_analysis::{barriers, confirm, Explored, GroupVerdict, Keep, Resolver};
+use fib_analysis::{barriers, confirm, Diverged, Explored, GroupVerdict, Keep, Resolver};
 use fib_report::{Buffering, BuildKind, Finding, Outcome, ProgramReport, Report, Timing, Verdict};
 use poe::explore::{DepthFirst, Replay, Strategy};
 use poe::Token;
@@ -56,6 +56,32 @@ pub fn check(path: &Path, opts: &Options) -> Result<Report, DriverError> {
         report.programs.push(verify(&tree, p, opts)?);
     }
     Ok(report)
+}
+
+/// Why `--replay TOKEN` names no interleaving of the program: the user's
+/// mistake (or a program that changed), not a finding about the program.
+fn not_a_token(token: &Token, d: Diverged, program: &str, nprocs: usize) -> String {
+    let why = match d {
+        Diverged::At {
+            choice,
+            alternatives: Some(n),
+        } => format!(
+            "at its choice {} the program offers alternatives 0 to {}, and the token names {}",
+            choice + 1,
+            n - 1,
+            token.0.get(choice).copied().unwrap_or_default()
+        ),
+        Diverged::At { choice, .. } => format!(
+            "the token names a choice {} that the program never makes",
+            choice + 1
+        ),
+        Diverged::Short { planned, took } => {
+            format!("the token names {planned} choices, and the program makes only {took}")
+        }
+    };
+    format!(
+        "--replay {token}: not an interleaving of {program} with {nprocs} processes: {why} (use a token fib printed for this program, its process count and its arguments)"
+    )
 }
 
 /// The report of a program before anything is known of its runs.
@@ -158,6 +184,14 @@ fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramRepor
         keep,
     )?;
     report.timing.explore_ms = phase.elapsed().as_millis() as u64;
+    if let (Some(token), Some(d)) = (&opts.replay, base.diverged) {
+        return Err(DriverError::Input(not_a_token(
+            token,
+            d,
+            &report.program,
+            nprocs,
+        )));
+    }
     // Verdicts speak of every interleaving: a replay of one cannot give them.
     let classify = has_barriers
         && opts.replay.is_none()
@@ -235,7 +269,13 @@ fn judge_barriers(
             ));
         }
     }
-    let mut findings = barriers::findings(&groups, failing, opts.confirm, base.cut);
+    let cx = barriers::Context {
+        failing,
+        confirmed: opts.confirm,
+        cut: base.cut,
+        all_failed: base.all_failed(),
+    };
+    let mut findings = barriers::findings(&groups, cx);
     findings.extend(disagreements);
     Ok(Barriers {
         groups,

@@ -64,12 +64,10 @@ extern "C" {
     ) -> libc::c_int;
 }
 
-/// Reports a failing exit status, before or after `MPI_Finalize` (after it,
-/// nothing else would tell the scheduler that the program failed).
+/// Reports the exit status and the site of the last MPI call: a failing
+/// status after `MPI_Finalize` is a failure nothing else would tell the
+/// scheduler about, and an exit before it is shown at the rank's last call.
 extern "C" fn on_exit_status(status: libc::c_int, _arg: *mut libc::c_void) {
-    if status == 0 {
-        return;
-    }
     let fd = FD.load(Ordering::Relaxed);
     if fd >= 0 {
         if let Some(l) = try_lib() {

@@ -5,11 +5,11 @@
 use std::collections::HashSet;
 
 use fib_report::codes::{
-    self, Abort, BarrierNotCovered, BufferingDeadlock, BuildFailed, ChoiceAt, Code,
-    CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit, Inputs,
-    InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedRequest, Livelock, LostTrack,
-    MpiError, NoFinalize, Observed, RelevantBarrier, ReplayDiverged, Rule, Timeout,
-    UnreceivedMessage, Unsupported, SECTIONS,
+    self, Abort, BarrierNotCovered, BarrierNotReached, BufferingDeadlock, BuildFailed, ChoiceAt,
+    Code, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit,
+    Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedRequest, Livelock, LostTrack,
+    MpiError, NoFinalize, Observed, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule,
+    Timeout, UnreceivedMessage, Unsupported, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -212,10 +212,19 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             replay: replay(),
             note: None,
         },
+        RelevantByRemoval {
+            group: vec![site(4)],
+            inputs: Inputs::Every,
+            note: None,
+        },
         BarrierNotCovered {
             group: vec![site(5)],
             inputs: None,
             note: None,
+        },
+        BarrierNotReached {
+            group: vec![site(5)],
+            failure: "deadlocked",
         },
         ConfirmDisagreement {
             program: "a.c".into(),

@@ -164,22 +164,39 @@ fn timeout_fib005() {
 }
 
 #[test]
-fn replay_divergence_fib008() {
-    // The token names two choices; the run has one choice point.
+fn no_finalize_fib004() {
     let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "no_finalize_fib004",
+            check(
+                cache.path(),
+                &["tests/cli/exit_early.c", "-n", "2", "--color", "never"]
+            )
+        );
+    });
+}
+
+#[test]
+fn replay_divergence_fib008() {
+    // The program counts its runs in a file: from the second run on it makes
+    // one more call before its wildcard receives, so replaying the first
+    // run's choice for its second alternative finds it elsewhere.
+    let cache = tempfile::tempdir().unwrap();
+    let counter = cache.path().join("runs");
     redacted(cache.path()).bind(|| {
         assert_cmd_snapshot!(
             "replay_divergence_fib008",
             check(
                 cache.path(),
                 &[
-                    "tests/cli/wildcard_race.c",
+                    "tests/cli/changes_between_runs.c",
                     "-n",
                     "3",
-                    "--replay",
-                    "0.0",
                     "--color",
-                    "never"
+                    "never",
+                    "--",
+                    counter.to_str().unwrap(),
                 ]
             )
         );

@@ -94,23 +94,69 @@ fn wildcard_race_deadlocks_in_one_of_two_interleavings_and_replays() {
 }
 
 #[test]
-fn a_replay_token_the_program_cannot_follow_is_reported() {
+fn a_replay_token_the_program_cannot_follow_is_a_usage_error_naming_it() {
     let f = fixture("wildcard_race.c");
-    // The run has one choice point with two alternatives: 5 is not one.
-    let out = fib(&[
-        "check",
-        f.to_str().unwrap(),
-        "-n",
-        "3",
-        "--format",
-        "json",
-        "--replay",
-        "5",
-    ]);
-    assert_eq!(out.status.code(), Some(2));
+    // The run has one choice point with two alternatives: 5 is not one, and
+    // 0.0 names a second choice the program never makes.
+    for (token, why) in [
+        ("5", "offers alternatives 0 to 1, and the token names 5"),
+        (
+            "0.0",
+            "the token names 2 choices, and the program makes only 1",
+        ),
+    ] {
+        let out = fib(&["check", f.to_str().unwrap(), "-n", "3", "--replay", token]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("--replay {token}: not an interleaving of")) && err.contains(why),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "no report for a bad token");
+    }
+}
+
+#[test]
+fn a_witness_names_the_calls_the_program_makes_once_each() {
+    let f = fixture("sendrecv_witness.c");
+    let out = fib(&["check", f.to_str().unwrap(), "--format", "json"]);
     let p = &json(&out)["programs"][0];
-    assert_eq!(p["findings"][0]["code"], "FIB008");
-    assert_eq!(p["outcome"], "unsupported");
+    let b = &p["barriers"][0];
+    assert_eq!(b["verdict"], "relevant");
+    let path: Vec<&str> = b["witness"]["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    let at = |line: u32| format!("sendrecv_witness.c:{line}");
+    assert_eq!(path.len(), 5, "{path:?}");
+    assert!(path[0].starts_with("rank 0 MPI_Recv at") && path[0].ends_with(&at(13)));
+    assert_eq!(path[2], "all ranks meet in the barrier");
+    assert!(path[3].starts_with("rank 2 MPI_Sendrecv at") && path[3].ends_with(&at(23)));
+    assert!(path[4].starts_with("rank 2 MPI_Send at") && path[4].ends_with(&at(24)));
+}
+
+#[test]
+fn an_early_exit_points_at_the_last_call_and_the_barrier_it_kept_from_completing() {
+    let f = fixture("exit_early.c");
+    let out = fib(&["check", f.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["outcome"], "crash");
+    let exit = &p["findings"][0];
+    assert_eq!(exit["code"], "FIB004");
+    assert_eq!(
+        (exit["line"].as_u64(), exit["rank"].as_u64()),
+        (Some(12), Some(1))
+    );
+    let barrier = &p["findings"][1];
+    assert_eq!(barrier["code"], "FIB016");
+    assert_eq!(
+        barrier["message"],
+        "barrier never completed: every interleaving failed (a rank crashed, aborted or exited early) before all ranks reached it"
+    );
+    assert!(!barrier.to_string().contains("--confirm"), "{barrier}");
 }
 
 #[test]

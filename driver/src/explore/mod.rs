@@ -33,10 +33,7 @@ pub fn explore(
         first = false;
         let choices = rec.choices.clone();
         let token = Token::of(&choices).to_string();
-        // A run that ends before a choice its plan names did not behave as
-        // the run the plan came from.
-        let short = choices.len() < planned;
-        let stop = exploration.add(rec, token, short);
+        let stop = exploration.add(rec, token, planned);
         Ok::<_, DriverError>(Ran { choices, stop })
     })?;
     if stopped == Stopped::Limit {

@@ -113,6 +113,33 @@ impl Rule for RelevantBarrier {
     }
 }
 
+/// A barrier group that the proof by removal (`--confirm`) found relevant
+/// in a program that fails in some interleaving, where the fast method has
+/// no witness: deleting the group changes what the program can do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelevantByRemoval {
+    /// The group's sites; the first is the finding's place. At least one.
+    pub group: Vec<SiteRef>,
+    pub inputs: Inputs,
+    /// A note added last (e.g. that the program fails).
+    pub note: Option<String>,
+}
+
+impl Rule for RelevantByRemoval {
+    const CODE: &'static Code = &FIB015;
+
+    fn finding(&self) -> Finding {
+        let mut f = Finding::new(
+            Self::CODE,
+            "relevant barrier: deleting this barrier group changes what the program can do (shown by removal)",
+        );
+        barrier_group(&mut f, &self.group);
+        f.notes.push(self.inputs.note());
+        f.notes.extend(self.note.clone());
+        f
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,10 +72,57 @@ impl Rule for BarrierNotCovered {
     }
 }
 
+/// A barrier group that never completed because every interleaving failed
+/// first: the failure, not the input, kept the ranks from meeting there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BarrierNotReached {
+    /// The group's sites; the first is the finding's place. At least one.
+    pub group: Vec<SiteRef>,
+    /// How every interleaving ended, as a past participle: "deadlocked",
+    /// "crashed", "ran past the time limit".
+    pub failure: &'static str,
+}
+
+impl Rule for BarrierNotReached {
+    const CODE: &'static Code = &FIB016;
+
+    fn finding(&self) -> Finding {
+        let mut f = Finding::new(
+            Self::CODE,
+            format!(
+                "barrier never completed: every interleaving {} before all ranks reached it",
+                self.failure
+            ),
+        );
+        barrier_group(&mut f, &self.group);
+        f.help = Some(
+            "fix the failure reported above first; fib judges this barrier once the program gets past it"
+                .into(),
+        );
+        f
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::codes::common::tests::site;
+
+    #[test]
+    fn a_barrier_a_failure_kept_away_says_so_and_asks_for_the_fix() {
+        let f = BarrierNotReached {
+            group: vec![site("a.c", 10, 5)],
+            failure: "deadlocked",
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "barrier never completed: every interleaving deadlocked before all ranks reached it"
+        );
+        assert!(!f.help.as_deref().unwrap().contains("--confirm"));
+        assert!(f.notes.is_empty());
+        assert_eq!(f.line, Some(10));
+    }
 
     #[test]
     fn asks_for_an_input_that_reaches_it() {
