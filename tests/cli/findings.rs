@@ -264,3 +264,27 @@ fn unreceived_message_fib020() {
         );
     });
 }
+
+#[test]
+fn bundled_examples_human() {
+    // One deadlock (FIB001), one relevant and one irrelevant barrier proven
+    // by removal: what `scripts/example.sh` shows.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "bundled_examples_human",
+            check(cache.path(), &["examples", "--confirm", "--color", "never"])
+        );
+    });
+}
+
+#[test]
+fn bundled_examples_json() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "bundled_examples_json",
+            check(cache.path(), &["examples", "--confirm", "--format", "json"])
+        );
+    });
+}
