@@ -51,17 +51,20 @@ pub fn parse(file: &str, text: &str) -> Vec<Waiver> {
     let mut offset = 0;
     for (i, raw) in text.split_inclusive('\n').enumerate() {
         let line = raw.trim_end_matches(['\n', '\r']);
-        if let Some(w) = parse_line(file, line, i as u32 + 1, offset) {
-            out.push(w);
-        }
+        // The first `fib:` of the line that is a waiver (another may be a
+        // directive such as `fib: -n 3`).
+        let waiver = line
+            .match_indices("fib:")
+            .find_map(|(at, _)| parse_at(file, line, at, i as u32 + 1, offset));
+        out.extend(waiver);
         offset += raw.len();
     }
     out
 }
 
-/// The waiver on one line, which starts at byte `offset` of the file.
-fn parse_line(file: &str, line: &str, number: u32, offset: usize) -> Option<Waiver> {
-    let at = line.find("fib:")?;
+/// The waiver whose `fib:` is at byte `at` of a line, which starts at byte
+/// `offset` of the file.
+fn parse_at(file: &str, line: &str, at: usize, number: u32, offset: usize) -> Option<Waiver> {
     let before = &line[..at];
     // The comment that holds the waiver: the last one opened before it.
     let (start, block) = match (before.rfind("//"), before.rfind("/*")) {
@@ -242,6 +245,14 @@ mod tests {
         assert_eq!(w[2].reason, None);
         assert!(!w[2].alone);
         assert!(w[2].covers(4) && !w[2].covers(5));
+
+        // After a directive on the same line.
+        let w = parse("a.c", "/* fib: -n 3 */ // fib: allow FIB011\n");
+        assert_eq!(w.len(), 1);
+        assert_eq!(
+            (w[0].codes.as_slice(), w[0].column),
+            (&["FIB011".to_string()][..], 17)
+        );
     }
 
     #[test]
