@@ -31,3 +31,27 @@ if ! command -v cargo >/dev/null 2>&1 && [[ ! -x "$HOME/.cargo/bin/cargo" ]]; th
     echo "setup: cargo (Rust) was not found on PATH or in ~/.cargo/bin; install Rust (for example with rustup) and run this again" >&2
     exit 1
 fi
+
+# pre-commit, for the test of the hook in .pre-commit-hooks.yaml, from PyPI.
+# On a fresh Debian 12 python3 has no pip (python3-pip provides it) and is
+# marked externally managed (PEP 668), which PIP_BREAK_SYSTEM_PACKAGES lets
+# a root install go past; elsewhere (a virtualenv, pyenv) it changes nothing.
+if ! pre-commit --version >/dev/null 2>&1; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        if [[ $(id -u) -ne 0 ]]; then
+            echo "setup: installing python3-pip needs root; run this script as root" >&2
+            exit 1
+        fi
+        echo "setup: installing python3-pip"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends python3-pip
+    fi
+    echo "setup: installing pre-commit"
+    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --root-user-action=ignore pre-commit
+    hash -r
+    if ! pre-commit --version >/dev/null 2>&1; then
+        echo "setup: pre-commit was installed but is not on PATH (python3 -m pip show -f pre-commit says where)" >&2
+        exit 1
+    fi
+fi

@@ -38,13 +38,16 @@ enum Format {
 
 #[derive(Parser)]
 struct CheckArgs {
-    /// A C/C++ source file, or a directory whose programs (each source that
-    /// defines main, with the other sources of its directory) are all checked.
-    path: PathBuf,
-    /// Number of MPI processes (default: a program's `fib: -n N` comment,
-    /// else 2).
-    #[arg(short = 'n', long = "nprocs")]
-    nprocs: Option<usize>,
+    /// C/C++ source files or directories. A directory's programs (each
+    /// source that defines main, with the other sources of its directory)
+    /// are all checked; a file's program once, however often it is named.
+    #[arg(required = true, num_args = 1..)]
+    paths: Vec<PathBuf>,
+    /// Number of MPI processes, or several (`-n 2,4,8`: each program is
+    /// checked at each). Default: `fib.toml`, a program's `fib: -n N`
+    /// comment, else 2.
+    #[arg(short = 'n', long = "nprocs", value_delimiter = ',')]
+    nprocs: Vec<usize>,
     /// Make every standard send synchronous, to find deadlocks that depend
     /// on MPI buffering.
     #[arg(long)]
@@ -52,15 +55,15 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
-    /// Time limit of one interleaving, in seconds.
-    #[arg(long, default_value_t = 60.0)]
-    timeout: f64,
+    /// Time limit of one interleaving, in seconds [default: 60].
+    #[arg(long)]
+    timeout: Option<f64>,
     /// Run only the interleaving this token names (as printed with a finding).
     #[arg(long)]
     replay: Option<String>,
-    /// Stop after exploring this many interleavings.
-    #[arg(long, default_value_t = 10_000)]
-    max_interleavings: usize,
+    /// Stop after exploring this many interleavings [default: 10000].
+    #[arg(long)]
+    max_interleavings: Option<usize>,
     /// Prove every barrier verdict by removal: re-explore the program with
     /// each barrier group deleted and compare what its messages can do.
     #[arg(long)]
@@ -68,6 +71,14 @@ struct CheckArgs {
     /// Colour the human output: auto, always or never.
     #[arg(long, default_value = "auto")]
     color: String,
+    /// Fail only on findings this baseline file (from --write-baseline)
+    /// does not list; the known ones are left out of the report.
+    #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
+    baseline: Option<PathBuf>,
+    /// Write the findings (after waivers) to FILE as a baseline, and exit
+    /// 0 unless a program could not be checked.
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
     /// Arguments for the program.
     #[arg(last = true)]
     args: Vec<String>,
@@ -125,29 +136,39 @@ fn interpose_lib() -> Result<PathBuf> {
 }
 
 fn check(args: CheckArgs) -> Result<i32> {
-    if args.nprocs == Some(0) {
+    if args.nprocs.contains(&0) {
         bail!("-n must be at least 1");
     }
-    if !args.path.exists() {
-        bail!("{}: no such file or directory", args.path.display());
+    if let Some(t) = args.timeout {
+        if t.is_nan() || t <= 0.0 {
+            bail!("--timeout must be a positive number of seconds");
+        }
     }
-    if args.timeout.is_nan() || args.timeout <= 0.0 {
-        bail!("--timeout must be a positive number of seconds");
+    for path in &args.paths {
+        if !path.exists() {
+            bail!("{}: no such file or directory", path.display());
+        }
     }
     let replay = match &args.replay {
         Some(t) => Some(t.parse::<poe::Token>().map_err(anyhow::Error::msg)?),
         None => None,
     };
-    let opts = fib_driver::Options {
-        nprocs: args.nprocs,
+    // Read before the check, so that a bad file stops fib at once.
+    let baseline = match &args.baseline {
+        Some(file) => Some(fib_driver::workflow::read_baseline(file)?),
+        None => None,
+    };
+    let request = fib_driver::Request {
+        paths: args.paths.clone(),
+        nprocs: args.nprocs.clone(),
         zero_buffer: args.zero_buffer,
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout: args.timeout.map(Duration::from_secs_f64),
         replay,
         max_interleavings: args.max_interleavings,
         interpose: interpose_lib()?,
         mpicc: std::env::var("FIB_MPICC").unwrap_or_else(|_| "mpicc.mpich".into()),
         mpiexec: std::env::var("FIB_MPIEXEC").unwrap_or_else(|_| "mpiexec.mpich".into()),
-        args: args.args.clone(),
+        args: (!args.args.is_empty()).then(|| args.args.clone()),
         confirm: args.confirm,
     };
     ctrlc::set_handler(|| {
@@ -157,7 +178,7 @@ fn check(args: CheckArgs) -> Result<i32> {
     })
     .context("installing the interrupt handler")?;
 
-    let report = fib_driver::check(&args.path, &opts);
+    let checked = fib_driver::check_paths(&request);
     if fib_driver::interrupted() {
         // The handler is killing the run and exits with 130; what the run
         // saw of its own death is not a result.
@@ -165,7 +186,15 @@ fn check(args: CheckArgs) -> Result<i32> {
             std::thread::park();
         }
     }
-    let report = report.with_context(|| format!("checking {}", args.path.display()))?;
+    let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+    let fib_driver::Checked { mut report, notes } =
+        checked.with_context(|| format!("checking {}", shown.join(" ")))?;
+    for note in notes {
+        eprintln!("fib: {note}");
+    }
+    if let (Some(b), Some(file)) = (&baseline, &args.baseline) {
+        fib_driver::workflow::apply_baseline(b, file, &mut report);
+    }
     let text = match args.format {
         Format::Json => fib_report::emit::json::render(&report),
         Format::Human => {
@@ -180,6 +209,21 @@ fn check(args: CheckArgs) -> Result<i32> {
     print_out(&text);
     if !text.ends_with('\n') {
         print_out("\n");
+    }
+    if let Some(file) = &args.write_baseline {
+        let n = fib_driver::workflow::write_baseline(file, &report)?;
+        eprintln!(
+            "fib: wrote {} to the baseline {}",
+            if n == 1 {
+                "1 finding".to_string()
+            } else {
+                format!("{n} findings")
+            },
+            file.display()
+        );
+        // Recording what is there is not failing on it; only a program fib
+        // could not check still fails.
+        return Ok(if report.exit_code() == 2 { 2 } else { 0 });
     }
     Ok(report.exit_code())
 }

@@ -347,10 +347,7 @@ fn a_run_the_engine_did_not_finish_is_judged_by_how_it_ended() {
         name: "MPI_Bsend".into(),
         site: fib_wire::Site::Line { file: 1, line: 1 },
     };
-    assert!(
-        e.add(rec, "-".into(), 0),
-        "fib cannot follow the program"
-    );
+    assert!(e.add(rec, "-".into(), 0), "fib cannot follow the program");
     let done = e.finish();
     assert_eq!(done.outcome, Outcome::Unsupported);
     assert_eq!(

@@ -103,6 +103,7 @@ fn empty_report(program: String, nprocs: usize, zero_buffer: bool) -> ProgramRep
         barriers: Vec::new(),
         timing: Timing::default(),
         elapsed_ms: 0,
+        workflow: Default::default(),
     }
 }
 
@@ -118,7 +119,11 @@ struct Barriers {
 }
 
 /// Builds and verifies one program of the tree.
-fn verify(tree: &Tree, program: &Program, opts: &Options) -> Result<ProgramReport, DriverError> {
+pub(crate) fn verify(
+    tree: &Tree,
+    program: &Program,
+    opts: &Options,
+) -> Result<ProgramReport, DriverError> {
     let started = Instant::now();
     let shown = tree.show(&program.main);
     let nprocs = opts

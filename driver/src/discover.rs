@@ -27,9 +27,9 @@ pub struct Tree {
     pub sources: Vec<PathBuf>,
     /// Every header of the tree, relative to `root`.
     pub headers: Vec<PathBuf>,
-    /// When the user named one file: that file (only its program is
-    /// checked).
-    pub only: Option<PathBuf>,
+    /// When the user named files: the sources with main whose programs are
+    /// checked (none: every program of the tree).
+    pub only: Option<Vec<PathBuf>>,
 }
 
 /// One program: a source with `main`, the sources linked with it, and what
@@ -64,53 +64,100 @@ pub(crate) fn is_cxx(p: &Path) -> bool {
 
 /// Finds the sources under `path` (a file or a directory) and analyses them.
 pub fn discover(path: &Path, mpicc: &str) -> Result<Tree, DriverError> {
-    let (root, only) = if path.is_dir() {
-        (path.to_path_buf(), None)
-    } else {
-        let parent = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        (parent.to_path_buf(), path.file_name().map(PathBuf::from))
-    };
-    let (mut sources, mut headers) = walk(&root)?;
-    if let Some(only) = &only {
-        if !is_source(only) {
-            return Err(DriverError::Input(format!(
-                "{}: not a C or C++ source (.c, .cc, .cpp, .cxx)",
-                path.display()
-            )));
-        }
-        // A single file is checked with the sources of its directory that
-        // do not define main (its helpers), and nothing else.
-        let helpers: Vec<PathBuf> = sources
-            .iter()
-            .filter(|s| *s != only && s.parent() == Some(Path::new("")))
-            .filter(|s| {
-                std::fs::read_to_string(root.join(s))
-                    .map(|t| !defines_main(&t))
-                    .unwrap_or(false)
-            })
-            .cloned()
-            .collect();
-        sources = std::iter::once(only.clone()).chain(helpers).collect();
+    if path.is_dir() {
+        return discover_in(path, None, mpicc, &|_| false);
     }
-    sources.sort();
-    headers.sort();
-    if sources.is_empty() {
+    let (root, name) = split_file(path);
+    if !is_source(&name) {
         return Err(DriverError::Input(format!(
-            "{}: no C or C++ sources here",
+            "{}: not a C or C++ source (.c, .cc, .cpp, .cxx)",
             path.display()
         )));
     }
-    let flags = compile_flags(&root, &sources, mpicc)?;
+    discover_in(&root, Some(&[name]), mpicc, &|_| false)
+}
+
+/// A file's directory (`.` when it has none) and its name.
+pub fn split_file(path: &Path) -> (PathBuf, PathBuf) {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    (
+        parent.to_path_buf(),
+        path.file_name().map(PathBuf::from).unwrap_or_default(),
+    )
+}
+
+/// Whether `p` is a header fib copies beside the sources.
+pub fn is_header(p: &Path) -> bool {
+    has_ext(p, HEADER_EXT)
+}
+
+/// Finds the sources under the directory `root` and analyses them, leaving
+/// out those `excluded` says (paths relative to `root`). With `named`
+/// (files directly in `root`), only their programs are checked: a named
+/// source that defines main is one; a named source that does not, or a
+/// named header, stands for every program of `root` (each source there
+/// that defines main). Each is linked with the sources of `root` that do
+/// not define main.
+pub fn discover_in(
+    root: &Path,
+    named: Option<&[PathBuf]>,
+    mpicc: &str,
+    excluded: &dyn Fn(&Path) -> bool,
+) -> Result<Tree, DriverError> {
+    let (mut sources, mut headers) = walk(root)?;
+    sources.retain(|s| !excluded(s));
+    let only = match named {
+        None => None,
+        Some(named) => {
+            let text = |rel: &Path| std::fs::read_to_string(root.join(rel)).unwrap_or_default();
+            let top = |s: &&PathBuf| s.parent() == Some(Path::new(""));
+            let mains: Vec<PathBuf> = sources
+                .iter()
+                .filter(top)
+                .filter(|s| defines_main(&text(s)))
+                .cloned()
+                .collect();
+            let mut only: Vec<PathBuf> = Vec::new();
+            for n in named {
+                if is_source(n) && defines_main(&text(n)) {
+                    only.push(n.clone());
+                } else {
+                    only.extend(mains.iter().cloned());
+                }
+            }
+            only.sort();
+            only.dedup();
+            // Linked with the sources of the directory that do not define
+            // main (its helpers), and nothing else.
+            let helpers: Vec<PathBuf> = sources
+                .iter()
+                .filter(top)
+                .filter(|s| !only.contains(s) && !defines_main(&text(s)))
+                .cloned()
+                .collect();
+            sources = only.iter().cloned().chain(helpers).collect();
+            Some(only)
+        }
+    };
+    sources.sort();
+    headers.sort();
+    if sources.is_empty() && only.is_none() {
+        return Err(DriverError::Input(format!(
+            "{}: no C or C++ sources here",
+            root.display()
+        )));
+    }
+    let flags = compile_flags(root, &sources, mpicc)?;
     let shown_root = if root == Path::new(".") {
         PathBuf::new()
     } else {
-        root.clone()
+        root.to_path_buf()
     };
     Ok(Tree {
-        root,
+        root: root.to_path_buf(),
         shown_root,
         flags,
         sources,
@@ -218,7 +265,7 @@ impl Tree {
         let mains: Vec<&PathBuf> = self
             .sources
             .iter()
-            .filter(|s| self.only.as_ref().is_none_or(|o| o == *s))
+            .filter(|s| self.only.as_ref().is_none_or(|o| o.contains(s)))
             .filter(|s| defines_main(&text(s)))
             .collect();
         let mut out = Vec::new();

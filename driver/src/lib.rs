@@ -2,17 +2,21 @@
 //! verdict, in the order a check goes: [`discover`] the sources and their
 //! flags, [`build`] the instrumented program into the cache, [`explore`] its
 //! interleavings (launching `mpiexec` and serving the ranks' socket), all
-//! tied together by [`check`]. The decisions are the pure crates': the
+//! tied together by [`check`]; [`workflow`] checks several paths with each
+//! tree's [`config`] (`fib.toml`), waivers and baselines. The decisions are the pure crates': the
 //! engine's ([`poe`]) while a run goes on, and [`fib_analysis`]'s on what
 //! the runs showed.
 
 pub mod build;
 pub mod check;
+pub mod config;
 pub mod discover;
 pub mod explore;
+pub mod workflow;
 
 pub use check::{check, Options};
 pub use explore::launch::{interrupted, kill_current_run};
+pub use workflow::{check_paths, Checked, Request};
 
 /// What kept the driver from doing its job (as opposed to what it found
 /// wrong with the program, which is a finding).

@@ -122,6 +122,9 @@ pub struct Finding {
     pub labels: Vec<Label>,
     /// What to do about it.
     pub help: Option<String>,
+    /// The severity the configuration gives this finding instead of its
+    /// code's (`[severity]` in `fib.toml`); `None` almost always.
+    severity_override: Option<Severity>,
 }
 
 impl Finding {
@@ -142,6 +145,7 @@ impl Finding {
             notes: Vec::new(),
             labels: Vec::new(),
             help: None,
+            severity_override: None,
         }
     }
 
@@ -154,9 +158,22 @@ impl Finding {
         self
     }
 
-    /// How serious the finding is: its code's severity.
+    /// How serious the finding is: its code's severity, unless the
+    /// configuration overrides it.
     pub fn severity(&self) -> Severity {
-        self.code.severity
+        self.severity_override.unwrap_or(self.code.severity)
+    }
+
+    /// Gives the finding another severity than its code's. Only the
+    /// configuration step (`[severity]` in `fib.toml`, see
+    /// [`crate::overrides::apply`]) calls this.
+    pub fn override_severity(&mut self, severity: Severity) {
+        self.severity_override = Some(severity);
+    }
+
+    /// Whether the configuration changed the finding's severity.
+    pub fn severity_overridden(&self) -> bool {
+        self.severity_override.is_some()
     }
 }
 
@@ -164,8 +181,8 @@ fn is_empty<T>(v: &&[T]) -> bool {
     v.is_empty()
 }
 
-/// The JSON form of a finding: the code by its name, the severity its code
-/// gives, no byte spans.
+/// The JSON form of a finding: the code by its name, its severity (the
+/// code's, or the configuration's override), no byte spans.
 impl Serialize for Finding {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]

@@ -1,10 +1,16 @@
 //! Findings and how they are shown: the report model, the finding codes with
-//! their explanations, and one emitter per output format.
+//! their explanations, and one emitter per output format; and what a project
+//! does with findings: waivers in its sources, a baseline of known findings,
+//! severity overrides, the view across process counts.
 
+pub mod baseline;
 pub mod codes;
+pub mod counts;
 pub mod emit;
 pub mod finding;
 pub mod model;
+pub mod overrides;
+pub mod waivers;
 
 pub use finding::*;
 pub use model::*;

@@ -87,6 +87,58 @@ pub struct ProgramReport {
     pub timing: Timing,
     /// Wall-clock time of the whole verification, in milliseconds.
     pub elapsed_ms: u64,
+    /// What the workflow steps (waivers, severity overrides, a baseline)
+    /// took out of `findings`; its counts appear in the JSON only when not
+    /// zero.
+    #[serde(flatten)]
+    pub workflow: Workflow,
+}
+
+/// What happened to a program's findings after its check: the waivers that
+/// suppressed some, the findings a baseline already knew, those the
+/// configuration turned off. Empty unless one of them applied.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Workflow {
+    /// The program's source files, as shown (where its waivers are looked
+    /// for); not part of the JSON.
+    #[serde(skip)]
+    pub sources: Vec<String>,
+    /// The findings a waiver suppressed; the JSON gives how many.
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "count")]
+    pub waived: Vec<Waived>,
+    /// How many findings a baseline (`--baseline`) already knew.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub baselined: usize,
+    /// How many findings the configuration turned off (`"off"` under
+    /// `[severity]`).
+    #[serde(skip)]
+    pub off: usize,
+}
+
+impl Workflow {
+    /// Whether some finding of the program was taken out.
+    pub fn suppressed_any(&self) -> bool {
+        !self.waived.is_empty() || self.baselined > 0 || self.off > 0
+    }
+}
+
+/// A finding a waiver suppressed, as the summary mentions it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waived {
+    /// The code, such as `FIB014`.
+    pub code: &'static str,
+    pub file: String,
+    pub line: u32,
+    /// The waiver's reason, when it gives one.
+    pub reason: Option<String>,
+}
+
+fn count<S: serde::Serializer>(v: &[Waived], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(v.len() as u64)
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Where a checked program's executable came from.
@@ -223,14 +275,23 @@ pub struct BarrierReport {
 impl Report {
     /// The process exit code for this report: 0 when nothing was found, 1
     /// when something was, 2 when fib could not check some program.
+    ///
+    /// A program whose run failed (a deadlock, a crash) counts through the
+    /// findings that say so; once a waiver, a baseline or the configuration
+    /// has taken out or lowered some of its findings, only what is left
+    /// counts.
     pub fn exit_code(&self) -> i32 {
         let tool_failure = |p: &ProgramReport| {
             p.outcome.is_tool_failure() || p.findings.iter().any(|f| f.code.tool_failure)
         };
+        let adjusted = |p: &ProgramReport| {
+            p.workflow.suppressed_any() || p.findings.iter().any(|f| f.severity_overridden())
+        };
         if self.programs.iter().any(tool_failure) {
             2
         } else if self.programs.iter().any(|p| {
-            p.outcome != Outcome::Ok || p.findings.iter().any(|f| f.severity() >= Severity::Warning)
+            (p.outcome != Outcome::Ok && !adjusted(p))
+                || p.findings.iter().any(|f| f.severity() >= Severity::Warning)
         }) {
             1
         } else {

@@ -194,6 +194,7 @@ fn sample() -> Report {
         barriers,
         timing: Default::default(),
         elapsed_ms: 180,
+        workflow: Default::default(),
     };
     Report {
         programs: vec![program],

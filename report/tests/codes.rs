@@ -9,7 +9,7 @@ use fib_report::codes::{
     Code, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit,
     Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedRequest, Livelock, LostTrack,
     MpiError, NoFinalize, Observed, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule,
-    Timeout, UnreceivedMessage, Unsupported, SECTIONS,
+    Timeout, UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -44,7 +44,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(seen.insert(code.code), "{} appears twice", code.code);
         assert_eq!(code.code, format!("FIB{:03}", i + 1));
     }
-    assert_eq!(codes::ALL.len(), 23);
+    assert_eq!(codes::ALL.len(), 24);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -273,6 +273,13 @@ fn examples() -> Vec<(&'static Code, Finding)> {
         BufferingDeadlock {
             ranks: vec![rank(0, "MPI_Send"), rank(1, "MPI_Send")],
             replay: replay(),
+        },
+        UnusedWaiver {
+            place: place(),
+            unused: vec!["FIB014".into()],
+            unknown: vec![],
+            partly_used: false,
+            reason: None,
         },
     ]
 }

@@ -116,6 +116,7 @@ fn sample() -> Report {
             }],
         }),
         elapsed_ms: 410,
+        workflow: Default::default(),
     };
     let crash = ProgramReport {
         program: "missing/crash.c".into(),
@@ -130,6 +131,7 @@ fn sample() -> Report {
         barriers: vec![],
         timing: Default::default(),
         elapsed_ms: 1234,
+        workflow: Default::default(),
     };
     let ok = ProgramReport {
         program: "ring.c".into(),
@@ -144,6 +146,7 @@ fn sample() -> Report {
         barriers: vec![],
         timing: Default::default(),
         elapsed_ms: 52,
+        workflow: Default::default(),
     };
     Report {
         programs: vec![deadlock, crash, ok],

@@ -35,6 +35,7 @@ mod fib020_unreceived_message;
 mod fib021_mpi_error;
 mod fib022_failing_exit;
 mod fib023_buffering_deadlock;
+mod fib024_unused_waiver;
 
 pub use common::{barrier_finding, program_stderr, signal_name, Inputs};
 pub use fib001_deadlock::{Deadlock, FIB001};
@@ -60,6 +61,7 @@ pub use fib020_unreceived_message::{UnreceivedMessage, FIB020};
 pub use fib021_mpi_error::{MpiError, FIB021};
 pub use fib022_failing_exit::{FailingExit, FIB022};
 pub use fib023_buffering_deadlock::{BufferingDeadlock, FIB023};
+pub use fib024_unused_waiver::{UnusedWaiver, FIB024};
 
 /// One code's rule: the facts of one finding, and how the finding is worded
 /// and placed. Every code has exactly one rule type (an enum where the code
@@ -84,7 +86,7 @@ pub const SECTIONS: [&str; 4] = [
 pub const ALL: &[&Code] = &[
     &FIB001, &FIB002, &FIB003, &FIB004, &FIB005, &FIB006, &FIB007, &FIB008, &FIB009, &FIB010,
     &FIB011, &FIB012, &FIB013, &FIB014, &FIB015, &FIB016, &FIB017, &FIB018, &FIB019, &FIB020,
-    &FIB021, &FIB022, &FIB023,
+    &FIB021, &FIB022, &FIB023, &FIB024,
 ];
 
 /// The code named `code`, ignoring case (`fib001` finds `FIB001`).

@@ -89,6 +89,11 @@ pub fn render_with_sources(
         render_program(&mut out, &style, &mut sources, program);
         out.push('\n');
     }
+    let counts = crate::counts::render_human(&crate::counts::counts(report));
+    if !counts.is_empty() {
+        out.push_str(&counts);
+        out.push('\n');
+    }
     out.push_str(&style.bold(&totals(report)));
     out.push('\n');
     out
@@ -183,6 +188,20 @@ fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &Pr
     }
     if !p.barriers.is_empty() {
         let _ = writeln!(out, "  {}", barrier_summary(&p.barriers));
+    }
+    for w in &p.workflow.waived {
+        let reason = w
+            .reason
+            .as_ref()
+            .map_or(String::new(), |r| format!(" — {r}"));
+        let _ = writeln!(out, "  waived: {} at {}:{}{reason}", w.code, w.file, w.line);
+    }
+    if p.workflow.baselined > 0 {
+        let _ = writeln!(
+            out,
+            "  baseline: {} left out",
+            plural(p.workflow.baselined as u64, "known finding")
+        );
     }
     for finding in &p.findings {
         out.push('\n');
@@ -450,6 +469,18 @@ fn totals(report: &Report) -> String {
         let _ = write!(line, ": {}", outcomes.join(", "));
     }
     let _ = write!(line, "; {findings}");
+    let waived: usize = report
+        .programs
+        .iter()
+        .map(|p| p.workflow.waived.len())
+        .sum();
+    if waived > 0 {
+        let _ = write!(line, "; {waived} waived");
+    }
+    let known: usize = report.programs.iter().map(|p| p.workflow.baselined).sum();
+    if known > 0 {
+        let _ = write!(line, "; {known} known (baseline)");
+    }
     line
 }
 

@@ -1,14 +1,30 @@
 //! The machine-readable format: the report model as pretty-printed JSON,
-//! with fields in the order [`crate::model`] declares them.
+//! with fields in the order [`crate::model`] declares them, and after the
+//! programs, when some program was checked at several process counts, the
+//! view across counts ([`crate::counts`]).
 
-use crate::model::Report;
+use serde::Serialize;
+
+use crate::counts::{counts, ProgramCounts};
+use crate::model::{ProgramReport, Report};
+
+#[derive(Serialize)]
+struct Json<'a> {
+    programs: &'a [ProgramReport],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    counts: Vec<ProgramCounts>,
+}
 
 /// The report as pretty JSON, ending in a newline.
 pub fn render(report: &Report) -> String {
+    let json = Json {
+        programs: &report.programs,
+        counts: counts(report),
+    };
     // The model holds only strings, numbers, enums and vectors, so
     // serialising it cannot fail.
     let mut out =
-        serde_json::to_string_pretty(report).expect("the report model always serialises to JSON");
+        serde_json::to_string_pretty(&json).expect("the report model always serialises to JSON");
     out.push('\n');
     out
 }

@@ -1,0 +1,498 @@
+//! `fib.toml`: the settings a project keeps at the top of its checked tree.
+//! [`parse`] turns the file's text into typed [`Settings`] (unknown keys and
+//! bad values are errors naming the file, the key and the line); [`load`]
+//! reads the file when there is one.
+//!
+//! ```toml
+//! nprocs = [2, 4]                 # or one count: nprocs = 3
+//! timeout = 30                    # seconds per interleaving
+//! max_interleavings = 5000
+//! zero_buffer = false
+//! confirm = true
+//! mpi = "mpich"
+//! ignore = ["legacy/**", "*_scratch.c"]
+//!
+//! [severity]
+//! FIB014 = "error"                # or "warning", "note", "off"
+//!
+//! [programs."solver/main.c"]
+//! nprocs = 4
+//! args = ["--size", "16"]
+//! timeout = 120
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use fib_report::codes::{self, Code};
+use fib_report::overrides::Level;
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use crate::DriverError;
+
+/// The name of the configuration file.
+pub const FILE_NAME: &str = "fib.toml";
+
+/// The file as written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    #[serde(default, deserialize_with = "counts")]
+    nprocs: Option<Vec<usize>>,
+    timeout: Option<f64>,
+    max_interleavings: Option<usize>,
+    #[serde(default)]
+    ignore: Vec<String>,
+    zero_buffer: Option<bool>,
+    confirm: Option<bool>,
+    #[serde(default)]
+    severity: BTreeMap<String, String>,
+    mpi: Option<String>,
+    #[serde(default)]
+    programs: BTreeMap<String, RawProgram>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProgram {
+    #[serde(default, deserialize_with = "counts")]
+    nprocs: Option<Vec<usize>>,
+    args: Option<Vec<String>>,
+    timeout: Option<f64>,
+}
+
+/// A process count or a list of them.
+fn counts<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<usize>>, D::Error> {
+    struct Counts;
+    impl<'de> Visitor<'de> for Counts {
+        type Value = Vec<usize>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a process count or a list of process counts")
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Vec<usize>, E> {
+            usize::try_from(v)
+                .map(|n| vec![n])
+                .map_err(|_| E::custom(format!("{v} is not a process count")))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Vec<usize>, E> {
+            Ok(vec![v as usize])
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<usize>, A::Error> {
+            let mut out = Vec::new();
+            while let Some(n) = seq.next_element::<usize>()? {
+                out.push(n);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_any(Counts).map(Some)
+}
+
+/// The settings of one `fib.toml`, checked.
+#[derive(Debug, Default)]
+pub struct Settings {
+    /// Where the file is (for messages).
+    pub file: PathBuf,
+    /// The default process counts (`nprocs`).
+    pub nprocs: Option<Vec<usize>>,
+    pub timeout: Option<Duration>,
+    pub max_interleavings: Option<usize>,
+    pub zero_buffer: Option<bool>,
+    pub confirm: Option<bool>,
+    /// Paths (relative to the file's directory) left out of discovery.
+    pub ignore: GlobSet,
+    /// `[severity]`: codes and what their findings become.
+    pub severity: Vec<(&'static Code, Level)>,
+    /// `[programs."path"]`, by the path relative to the file's directory.
+    pub programs: BTreeMap<PathBuf, ProgramSettings>,
+}
+
+/// The settings of one program (`[programs."path/to/prog.c"]`).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct ProgramSettings {
+    pub nprocs: Option<Vec<usize>>,
+    pub args: Option<Vec<String>>,
+    pub timeout: Option<Duration>,
+}
+
+impl Settings {
+    /// Whether the path `rel` (relative to the file's directory) is left
+    /// out: it, or a directory it is in, matches an `ignore` glob.
+    pub fn ignores(&self, rel: &Path) -> bool {
+        rel.ancestors()
+            .filter(|a| !a.as_os_str().is_empty())
+            .any(|a| self.ignore.is_match(a))
+    }
+
+    /// The settings of the program whose main source is `rel`.
+    pub fn program(&self, rel: &Path) -> Option<&ProgramSettings> {
+        self.programs.get(rel)
+    }
+}
+
+/// A `fib.toml` that cannot be used: where and why.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: String,
+    pub line: Option<usize>,
+    /// The key at fault, dotted (`programs."a.c".nprocs`), when known.
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, ": `{key}`")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// Reads `fib.toml` in `root`, if there is one.
+pub fn load(root: &Path) -> Result<Option<Settings>, DriverError> {
+    let file = root.join(FILE_NAME);
+    if !file.is_file() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| DriverError::Io(format!("reading {}", file.display()), e))?;
+    parse(&text, &file)
+        .map(Some)
+        .map_err(|e| DriverError::Input(e.to_string()))
+}
+
+/// The settings `text` (the contents of `file`) gives.
+pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
+    let shown = file.display().to_string();
+    let raw: Raw = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_number(text, s.start));
+        ConfigError {
+            file: shown.clone(),
+            line,
+            key: e.span().and_then(|s| key_at(text, s.start)),
+            message: e.message().trim().to_string(),
+        }
+    })?;
+    let err = |table: Option<&str>, key: &str, message: String| ConfigError {
+        file: shown.clone(),
+        line: line_of(text, table, key),
+        key: Some(match table {
+            Some(t) => format!("{t}.{key}"),
+            None => key.to_string(),
+        }),
+        message,
+    };
+    let check_counts = |table: Option<&str>, counts: &Option<Vec<usize>>| match counts {
+        Some(c) if c.is_empty() => Err(err(table, "nprocs", "the list of counts is empty".into())),
+        Some(c) if c.contains(&0) => Err(err(
+            table,
+            "nprocs",
+            "a process count must be at least 1".into(),
+        )),
+        _ => Ok(()),
+    };
+    let check_timeout = |table: Option<&str>, t: Option<f64>| match t {
+        Some(t) if !(t.is_finite() && t > 0.0) => Err(err(
+            table,
+            "timeout",
+            "the time limit must be a positive number of seconds".into(),
+        )),
+        t => Ok(t.map(Duration::from_secs_f64)),
+    };
+
+    check_counts(None, &raw.nprocs)?;
+    let timeout = check_timeout(None, raw.timeout)?;
+    if raw.max_interleavings == Some(0) {
+        return Err(err(None, "max_interleavings", "must be at least 1".into()));
+    }
+    if let Some(mpi) = &raw.mpi {
+        if !mpi.eq_ignore_ascii_case("mpich") {
+            let message = if mpi.to_ascii_lowercase().replace([' ', '-', '_'], "") == "openmpi" {
+                "Open MPI is not supported yet; fib runs programs under MPICH (mpi = \"mpich\")"
+                    .to_string()
+            } else {
+                format!(
+                    "`{mpi}` is not supported: fib runs programs under MPICH (mpi = \"mpich\"); Open MPI is not supported yet"
+                )
+            };
+            return Err(err(None, "mpi", message));
+        }
+    }
+    let mut globs = GlobSetBuilder::new();
+    for g in &raw.ignore {
+        let glob = GlobBuilder::new(g.trim_end_matches('/'))
+            .literal_separator(true)
+            .build()
+            .map_err(|e| err(None, "ignore", format!("`{g}`: {}", e.kind())))?;
+        globs.add(glob);
+        if !g.contains('/') {
+            // A bare pattern matches a file or directory name anywhere.
+            if let Ok(anywhere) = GlobBuilder::new(&format!("**/{g}"))
+                .literal_separator(true)
+                .build()
+            {
+                globs.add(anywhere);
+            }
+        }
+    }
+    let ignore = globs
+        .build()
+        .map_err(|e| err(None, "ignore", e.to_string()))?;
+    let mut severity = Vec::new();
+    for (code, level) in &raw.severity {
+        let Some(c) = codes::lookup(code) else {
+            return Err(err(
+                Some("severity"),
+                code,
+                format!("`{code}` is no finding code (codes look like FIB014)"),
+            ));
+        };
+        let Some(l) = Level::parse(level) else {
+            return Err(err(
+                Some("severity"),
+                code,
+                format!("\"{level}\" is not a severity: use \"error\", \"warning\", \"note\" or \"off\""),
+            ));
+        };
+        severity.push((c, l));
+    }
+    let mut programs = BTreeMap::new();
+    for (path, p) in &raw.programs {
+        let table = format!("programs.\"{path}\"");
+        check_counts(Some(&table), &p.nprocs)?;
+        let timeout = check_timeout(Some(&table), p.timeout)?;
+        let rel: PathBuf = Path::new(path)
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect();
+        programs.insert(
+            rel,
+            ProgramSettings {
+                nprocs: p.nprocs.clone(),
+                args: p.args.clone(),
+                timeout,
+            },
+        );
+    }
+    Ok(Settings {
+        file: file.to_path_buf(),
+        nprocs: raw.nprocs,
+        timeout,
+        max_interleavings: raw.max_interleavings,
+        zero_buffer: raw.zero_buffer,
+        confirm: raw.confirm,
+        ignore,
+        severity,
+        programs,
+    })
+}
+
+/// The 1-based line of byte `offset` in `text`.
+fn line_number(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// The dotted key of the line holding byte `offset`: the key before its
+/// `=` (under the table in effect), or the table a `[header]` names.
+fn key_at(text: &str, offset: usize) -> Option<String> {
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[start..].lines().next().unwrap_or("").trim();
+    if let Some(h) = header(line) {
+        return Some(h);
+    }
+    let key = line.split('=').next()?.trim();
+    if key.is_empty() {
+        return None;
+    }
+    let table = text[..start].lines().rev().find_map(|l| header(l.trim()));
+    Some(match table {
+        Some(t) => format!("{t}.{key}"),
+        None => key.to_string(),
+    })
+}
+
+/// The table a `[header]` line names.
+fn header(line: &str) -> Option<String> {
+    let inner = line.strip_prefix('[')?.split(']').next()?;
+    Some(inner.trim_matches('[').trim().to_string())
+}
+
+/// The line where `key` is set in `table` (`None`: the top level), as
+/// `key = ...` or a dotted `table.key = ...`.
+fn line_of(text: &str, table: Option<&str>, key: &str) -> Option<usize> {
+    let norm = |s: &str| s.replace([' ', '\t'], "");
+    let mut current: Option<String> = None;
+    for (i, l) in text.lines().enumerate() {
+        let t = l.trim();
+        if let Some(h) = header(t) {
+            current = Some(norm(&h));
+            continue;
+        }
+        let Some(k) = t.split('=').next().map(norm) else {
+            continue;
+        };
+        if !t.contains('=') {
+            continue;
+        }
+        let bare = |k: &str| k.trim_matches('"').to_string();
+        let here = match (&current, table) {
+            (None, None) => bare(&k) == key,
+            (Some(c), Some(tb)) => *c == norm(tb) && bare(&k) == key,
+            (None, Some(tb)) => k == format!("{}.{key}", norm(tb)),
+            (Some(_), None) => false,
+        };
+        if here {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fib_report::Severity;
+
+    fn parse_str(text: &str) -> Result<Settings, ConfigError> {
+        parse(text, Path::new("tree/fib.toml"))
+    }
+
+    #[test]
+    fn every_key() {
+        let s = parse_str(
+            r#"
+nprocs = [2, 4]
+timeout = 30
+max_interleavings = 500
+ignore = ["legacy", "gen/*.c"]
+zero_buffer = true
+confirm = false
+mpi = "mpich"
+
+[severity]
+FIB014 = "error"
+fib020 = "off"
+
+[programs."./solver/main.c"]
+nprocs = 3
+args = ["-v"]
+timeout = 1.5
+"#,
+        )
+        .unwrap();
+        assert_eq!(s.nprocs, Some(vec![2, 4]));
+        assert_eq!(s.timeout, Some(Duration::from_secs(30)));
+        assert_eq!(s.max_interleavings, Some(500));
+        assert_eq!((s.zero_buffer, s.confirm), (Some(true), Some(false)));
+        assert_eq!(
+            s.severity,
+            vec![
+                (&codes::FIB014, Level::Show(Severity::Error)),
+                (&codes::FIB020, Level::Off)
+            ]
+        );
+        let p = s.program(Path::new("solver/main.c")).unwrap();
+        assert_eq!(p.nprocs, Some(vec![3]));
+        assert_eq!(p.args, Some(vec!["-v".to_string()]));
+        assert_eq!(p.timeout, Some(Duration::from_millis(1500)));
+        assert!(s.ignores(Path::new("legacy/old.c")));
+        assert!(
+            s.ignores(Path::new("src/legacy/old.c")),
+            "a bare name anywhere"
+        );
+        assert!(s.ignores(Path::new("gen/x.c")));
+        assert!(
+            !s.ignores(Path::new("gen/sub/x.c")),
+            "* stays in its directory"
+        );
+        assert!(!s.ignores(Path::new("solver/main.c")));
+    }
+
+    #[test]
+    fn an_empty_file_sets_nothing() {
+        let s = parse_str("").unwrap();
+        assert_eq!(s.nprocs, None);
+        assert!(s.severity.is_empty() && s.programs.is_empty());
+        assert!(!s.ignores(Path::new("a.c")));
+    }
+
+    #[test]
+    fn an_unknown_key_names_the_file_the_key_and_the_line() {
+        let e = parse_str("nprocs = 2\nnproc = 4\n").unwrap_err();
+        assert_eq!(e.file, "tree/fib.toml");
+        assert_eq!(e.line, Some(2));
+        assert_eq!(e.key.as_deref(), Some("nproc"));
+        assert!(e.message.starts_with("unknown field `nproc`"), "{e}");
+        assert!(e
+            .to_string()
+            .starts_with("tree/fib.toml:2: `nproc`: unknown field `nproc`"));
+
+        let e = parse_str("[programs.\"a.c\"]\nnprocs = 2\nargz = []\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (Some(3), Some("programs.\"a.c\".argz"))
+        );
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let e = parse_str("timeout = \"long\"\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (Some(1), Some("timeout")));
+        assert!(e.message.contains("invalid type"), "{e}");
+
+        let e = parse_str("nprocs = [2, \"x\"]\n").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("nprocs"));
+
+        let e = parse_str("\nnprocs = [2, 0]\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tree/fib.toml:2: `nprocs`: a process count must be at least 1"
+        );
+
+        let e = parse_str("[severity]\nFIB014 = \"loud\"\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tree/fib.toml:2: `severity.FIB014`: \"loud\" is not a severity: use \"error\", \"warning\", \"note\" or \"off\""
+        );
+        let e = parse_str("[severity]\nFIB999 = \"note\"\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (Some(2), Some("severity.FIB999"))
+        );
+
+        let e = parse_str("[programs.\"a.c\"]\ntimeout = -1\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (Some(2), Some("programs.\"a.c\".timeout"))
+        );
+
+        let e = parse_str("ignore = [\"a/[b\"]\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (Some(1), Some("ignore")));
+    }
+
+    #[test]
+    fn only_mpich_is_accepted() {
+        assert!(parse_str("mpi = \"MPICH\"").is_ok());
+        let e = parse_str("mpi = \"openmpi\"").unwrap_err();
+        assert_eq!(e.key.as_deref(), Some("mpi"));
+        assert!(e.message.contains("Open MPI is not supported yet"), "{e}");
+        let e = parse_str("mpi = \"intel\"").unwrap_err();
+        assert!(e.message.contains("Open MPI is not supported yet"), "{e}");
+    }
+
+    #[test]
+    fn a_syntax_error_gives_the_line() {
+        let e = parse_str("nprocs = 2\n[severity\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+    }
+}

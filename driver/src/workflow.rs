@@ -1,0 +1,319 @@
+//! One `fib check PATH...` as a project runs it: several paths (each
+//! file's program checked once), each tree's `fib.toml`, several process
+//! counts, then the waivers in the sources and the configuration's severity
+//! overrides; and the baseline file, read and written here. The decisions
+//! are the pure modules' of `fib_report` (`waivers`, `overrides`,
+//! `baseline`); this module reads the files they need.
+
+use std::collections::HashSet;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use fib_report::baseline::Baseline;
+use fib_report::{overrides, waivers, Report};
+use poe::Token;
+
+use crate::check::{verify, Options, DEFAULT_NPROCS};
+use crate::config::{self, Settings};
+use crate::discover::{self, Program};
+use crate::DriverError;
+
+/// The default time limit of one interleaving.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+/// The default limit on interleavings.
+pub const DEFAULT_MAX_INTERLEAVINGS: usize = 10_000;
+
+/// What the command line asks for. `None` (or empty) where the command line
+/// says nothing, so that `fib.toml` can.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// Files and directories to check: at least one.
+    pub paths: Vec<PathBuf>,
+    /// Process counts (`-n 2,4`); empty when not given.
+    pub nprocs: Vec<usize>,
+    pub zero_buffer: bool,
+    pub timeout: Option<Duration>,
+    pub replay: Option<Token>,
+    pub max_interleavings: Option<usize>,
+    pub confirm: bool,
+    /// Arguments for the programs (after `--`); `None` when none are given.
+    pub args: Option<Vec<String>>,
+    pub interpose: PathBuf,
+    pub mpicc: String,
+    pub mpiexec: String,
+}
+
+/// What a check found, and what fib has to tell about the paths themselves
+/// (a file left out by `ignore`, a header no program uses).
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub report: Report,
+    pub notes: Vec<String>,
+}
+
+/// The paths of one tree: its root, and the files named in it (none when
+/// the directory itself was named).
+struct Group {
+    root: PathBuf,
+    /// The root as canonicalised, to recognise it when named twice.
+    key: PathBuf,
+    whole: bool,
+    /// File names in `root`, with the path as the user gave it.
+    named: Vec<(PathBuf, PathBuf)>,
+}
+
+/// Checks every program `req.paths` name, each once, at each of its
+/// process counts; then applies the waivers of their sources and each
+/// tree's severity overrides.
+pub fn check_paths(req: &Request) -> Result<Checked, DriverError> {
+    let mut groups: Vec<Group> = Vec::new();
+    for path in &req.paths {
+        if !path.exists() {
+            return Err(DriverError::Input(format!(
+                "{}: no such file or directory",
+                path.display()
+            )));
+        }
+        let (root, name) = if path.is_dir() {
+            (path.clone(), None)
+        } else {
+            let (root, name) = discover::split_file(path);
+            (root, Some(name))
+        };
+        let key = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
+        let at = match groups.iter().position(|g| g.key == key) {
+            Some(at) => at,
+            None => {
+                groups.push(Group {
+                    root,
+                    key,
+                    whole: false,
+                    named: Vec::new(),
+                });
+                groups.len() - 1
+            }
+        };
+        match name {
+            None => groups[at].whole = true,
+            Some(name) => groups[at].named.push((name, path.clone())),
+        }
+    }
+
+    let mut checked = Checked::default();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    for g in &groups {
+        let settings = config::load(&g.root)?.unwrap_or_default();
+        let mut named = Vec::new();
+        for (name, given) in &g.named {
+            if !discover::is_source(name) && !discover::is_header(name) {
+                return Err(DriverError::Input(format!(
+                    "{}: not a C or C++ source (.c, .cc, .cpp, .cxx) or header",
+                    given.display()
+                )));
+            }
+            if settings.ignores(name) {
+                checked.notes.push(format!(
+                    "{}: left out by `ignore` in {}",
+                    given.display(),
+                    settings.file.display()
+                ));
+            } else {
+                named.push(name.clone());
+            }
+        }
+        if !g.whole && named.is_empty() {
+            continue;
+        }
+        let tree = discover::discover_in(
+            &g.root,
+            (!g.whole).then_some(named.as_slice()),
+            &req.mpicc,
+            &|rel| settings.ignores(rel),
+        )?;
+        for key in settings.programs.keys() {
+            if !g.root.join(key).is_file() {
+                return Err(DriverError::Input(format!(
+                    "{}: `programs.\"{}\"`: no such file in {}",
+                    settings.file.display(),
+                    key.display(),
+                    if g.root == Path::new(".") {
+                        "this directory".to_string()
+                    } else {
+                        g.root.display().to_string()
+                    }
+                )));
+            }
+        }
+        let programs = tree.programs()?;
+        if programs.is_empty() {
+            if g.whole {
+                return Err(DriverError::Input(format!(
+                    "{}: no program here (no source defines main)",
+                    g.root.display()
+                )));
+            }
+            for (name, given) in &g.named {
+                if named.contains(name) {
+                    checked.notes.push(format!(
+                        "{}: no program in its directory uses it; nothing to check",
+                        given.display()
+                    ));
+                }
+            }
+            continue;
+        }
+        let mut report = Report::default();
+        for p in &programs {
+            let id = std::fs::canonicalize(g.root.join(&p.main))
+                .unwrap_or_else(|_| g.root.join(&p.main));
+            if !seen.insert(id) {
+                continue;
+            }
+            let sources: Vec<String> = p.sources.iter().map(|s| tree.show(s)).collect();
+            for opts in options(req, &settings, p) {
+                let mut r = verify(&tree, p, &opts)?;
+                r.workflow.sources = sources.clone();
+                report.programs.push(r);
+            }
+        }
+        waivers::apply(&mut report, &mut read, req.replay.is_none());
+        for p in &mut report.programs {
+            overrides::apply(p, &settings.severity);
+        }
+        checked.report.programs.extend(report.programs);
+    }
+    if checked.report.programs.is_empty() && checked.notes.is_empty() {
+        return Err(DriverError::Input(format!(
+            "{}: no program here (no source defines main)",
+            req.paths[0].display()
+        )));
+    }
+    Ok(checked)
+}
+
+/// A file's text, by the path a report shows it with.
+fn read(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+/// The options of each check of `program`, one per process count: the
+/// command line first, then the program's `[programs."..."]` table, its
+/// `fib:` directive (for the count), the file's top level, the defaults.
+fn options(req: &Request, s: &Settings, program: &Program) -> Vec<Options> {
+    let own = s.program(&program.main).cloned().unwrap_or_default();
+    let counts = if !req.nprocs.is_empty() {
+        req.nprocs.clone()
+    } else if let Some(n) = own.nprocs {
+        n
+    } else if let Some(n) = program.directive_nprocs {
+        vec![n]
+    } else if let Some(n) = &s.nprocs {
+        n.clone()
+    } else {
+        vec![DEFAULT_NPROCS]
+    };
+    let mut unique = Vec::new();
+    for n in counts {
+        if !unique.contains(&n) {
+            unique.push(n);
+        }
+    }
+    unique
+        .into_iter()
+        .map(|n| Options {
+            nprocs: Some(n),
+            zero_buffer: req.zero_buffer || s.zero_buffer.unwrap_or(false),
+            timeout: req
+                .timeout
+                .or(own.timeout)
+                .or(s.timeout)
+                .unwrap_or(DEFAULT_TIMEOUT),
+            replay: req.replay.clone(),
+            max_interleavings: req
+                .max_interleavings
+                .or(s.max_interleavings)
+                .unwrap_or(DEFAULT_MAX_INTERLEAVINGS),
+            interpose: req.interpose.clone(),
+            mpicc: req.mpicc.clone(),
+            mpiexec: req.mpiexec.clone(),
+            args: req.args.clone().or(own.args.clone()).unwrap_or_default(),
+            confirm: req.confirm || s.confirm.unwrap_or(false),
+        })
+        .collect()
+}
+
+/// How the baseline stored in `file` names the program shown as `program`:
+/// its path relative to the baseline file's directory, with `/`.
+fn baseline_name(file: &Path, program: &str) -> String {
+    let abs = |p: &Path| {
+        std::fs::canonicalize(p).unwrap_or_else(|_| {
+            std::env::current_dir()
+                .map(|d| d.join(p))
+                .unwrap_or_else(|_| p.to_path_buf())
+        })
+    };
+    let dir = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let rel = relative(&abs(Path::new(program)), &abs(dir));
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// `path` relative to `base` (both absolute), with `..` where needed.
+fn relative(path: &Path, base: &Path) -> PathBuf {
+    let p: Vec<Component> = path.components().collect();
+    let b: Vec<Component> = base.components().collect();
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let mut out = PathBuf::new();
+    for _ in common..b.len() {
+        out.push("..");
+    }
+    for c in &p[common..] {
+        out.push(c.as_os_str());
+    }
+    out
+}
+
+/// Reads the baseline in `file`; an error names the file.
+pub fn read_baseline(file: &Path) -> Result<Baseline, DriverError> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| DriverError::Io(format!("reading the baseline {}", file.display()), e))?;
+    Baseline::parse(&text)
+        .map_err(|e| DriverError::Input(format!("{}: not a fib baseline: {e}", file.display())))
+}
+
+/// Takes out of `report` the findings the baseline (read from `file`)
+/// knows.
+pub fn apply_baseline(baseline: &Baseline, file: &Path, report: &mut Report) {
+    baseline.apply(report, &|p| baseline_name(file, p), &mut read);
+}
+
+/// Writes every finding of `report` to `file` as a baseline; returns how
+/// many findings it holds.
+pub fn write_baseline(file: &Path, report: &Report) -> Result<usize, DriverError> {
+    let b = Baseline::of(report, &|p| baseline_name(file, p), &mut read);
+    std::fs::write(file, b.to_json())
+        .map_err(|e| DriverError::Io(format!("writing the baseline {}", file.display()), e))?;
+    Ok(b.findings.iter().map(|e| e.count).sum())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_climb_where_needed() {
+        assert_eq!(
+            relative(Path::new("/r/src/a.c"), Path::new("/r")),
+            PathBuf::from("src/a.c")
+        );
+        assert_eq!(
+            relative(Path::new("/r/src/a.c"), Path::new("/r/ci")),
+            PathBuf::from("../src/a.c")
+        );
+    }
+}
