@@ -99,8 +99,10 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
     if ending.completed() {
         launch.finish(Duration::from_secs(5));
     } else if ending.rank_failed() {
-        // Let the launcher report the failure on stderr, briefly.
-        launch.finish(Duration::from_millis(300));
+        // Let the launcher pass on the program's own report of the failure
+        // (an assertion's message, MPI_Abort's line): it exits as soon as it
+        // has, and a loaded machine can take a while.
+        launch.finish(Duration::from_secs(3));
     } else {
         launch.kill();
     }
