@@ -7,6 +7,7 @@
 //! an intended change, review the new texts with `cargo insta review`.
 
 mod findings;
+mod formats;
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
