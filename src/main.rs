@@ -34,6 +34,10 @@ enum Command {
 enum Format {
     Human,
     Json,
+    /// A SARIF 2.1.0 log, for code-scanning services.
+    Sarif,
+    /// GitHub Actions workflow commands: one annotation per finding.
+    Github,
 }
 
 #[derive(Parser)]
@@ -197,6 +201,8 @@ fn check(args: CheckArgs) -> Result<i32> {
     }
     let text = match args.format {
         Format::Json => fib_report::emit::json::render(&report),
+        Format::Sarif => fib_report::emit::sarif::render(&report),
+        Format::Github => fib_report::emit::github::render(&report),
         Format::Human => {
             let color = match args.color.as_str() {
                 "always" => true,

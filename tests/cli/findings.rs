@@ -18,7 +18,7 @@ use insta_cmd::assert_cmd_snapshot;
 /// `fib check ARGS`, run from the workspace root so that the report names
 /// each program by its path in the repository, with its build cache in
 /// `cache`.
-fn check(cache: &Path, args: &[&str]) -> Command {
+pub(crate) fn check(cache: &Path, args: &[&str]) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fib"));
     cmd.arg("check")
         .args(args)
@@ -41,7 +41,7 @@ fn literal(text: &str) -> String {
 
 /// Snapshot settings that redact what varies between runs of a check whose
 /// build cache is `cache`.
-fn redacted(cache: &Path) -> insta::Settings {
+pub(crate) fn redacted(cache: &Path) -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     // The cache directory, wherever it shows (the command's environment in
     // the snapshot's header included).

@@ -7,6 +7,7 @@
 //! an intended change, review the new texts with `cargo insta review`.
 
 mod findings;
+mod formats;
 mod workflow;
 
 use std::path::PathBuf;
