@@ -34,6 +34,8 @@ enum Command {
 enum Format {
     Human,
     Json,
+    /// A self-contained HTML page (with `-o`, for a browser).
+    Html,
 }
 
 #[derive(Parser)]
@@ -52,6 +54,9 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
+    /// Write the report to this file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
     /// Time limit of one interleaving, in seconds.
     #[arg(long, default_value_t = 60.0)]
     timeout: f64,
@@ -166,20 +171,27 @@ fn check(args: CheckArgs) -> Result<i32> {
         }
     }
     let report = report.with_context(|| format!("checking {}", args.path.display()))?;
-    let text = match args.format {
+    let mut text = match args.format {
         Format::Json => fib_report::emit::json::render(&report),
+        Format::Html => fib_report::emit::html::render(&report),
         Format::Human => {
             let color = match args.color.as_str() {
                 "always" => true,
                 "never" => false,
+                // A file is not a terminal.
+                _ if args.output.is_some() => false,
                 _ => std::io::IsTerminal::is_terminal(&std::io::stdout()),
             };
             fib_report::emit::human::render(&report, color)
         }
     };
-    print_out(&text);
     if !text.ends_with('\n') {
-        print_out("\n");
+        text.push('\n');
+    }
+    match &args.output {
+        Some(path) => std::fs::write(path, &text)
+            .with_context(|| format!("writing the report to {}", path.display()))?,
+        None => print_out(&text),
     }
     Ok(report.exit_code())
 }

@@ -196,10 +196,11 @@ fn verdict(
         .len();
     let instances = g.instances.len();
     let covered = instances > 0;
-    let (verdict, witness) = match &g.relevant {
+    let (verdict, witness, timeline) = match &g.relevant {
         Some((rel, i)) => (
             Verdict::Relevant,
             Some(relevant_witness(sites, &runs[*i], rel)),
+            Some(crate::timeline::witness(sites, &runs[*i], rel)),
         ),
         None if covered => (
             Verdict::Irrelevant,
@@ -208,8 +209,9 @@ fn verdict(
                 ranks,
                 instances,
             }),
+            None,
         ),
-        None => (Verdict::NotCovered, None),
+        None => (Verdict::NotCovered, None, None),
     };
     Some(GroupVerdict {
         report: BarrierReport {
@@ -218,6 +220,7 @@ fn verdict(
             confirmed: false,
             all_inputs: reasons.is_empty(),
             witness,
+            timeline,
         },
         sites: g.sites,
         reasons,
@@ -263,7 +266,8 @@ fn describe(sites: &Resolver, run: &RunTrace, n: Node) -> String {
     }
 }
 
-/// The findings that show every group's verdict on its sites. `failing`
+/// The findings that show every group's verdict on its sites (a relevant
+/// group's with the picture of its witness's run). `failing`
 /// says some interleaving of the program fails, `confirmed` that removal
 /// decided the verdicts, `cut` that exploration stopped at the interleaving
 /// limit.
@@ -280,7 +284,10 @@ pub fn findings(
     };
     groups
         .iter()
-        .map(|g| barrier_finding(&g.report, &g.reasons, note, cut))
+        .map(|g| {
+            barrier_finding(&g.report, &g.reasons, note, cut)
+                .with_timeline(g.report.timeline.clone())
+        })
         .collect()
 }
 

@@ -6,6 +6,8 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+use crate::timeline::Timeline;
+
 /// One finding code and its documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Code {
@@ -122,6 +124,9 @@ pub struct Finding {
     pub labels: Vec<Label>,
     /// What to do about it.
     pub help: Option<String>,
+    /// The space-time picture of the run that shows it (deadlock-like
+    /// findings, relevant barriers), for the HTML report; never serialised.
+    pub timeline: Option<Timeline>,
 }
 
 impl Finding {
@@ -142,7 +147,14 @@ impl Finding {
             notes: Vec::new(),
             labels: Vec::new(),
             help: None,
+            timeline: None,
         }
+    }
+
+    /// The same finding with the picture of the run that shows it.
+    pub fn with_timeline(mut self, timeline: Option<Timeline>) -> Finding {
+        self.timeline = timeline;
+        self
     }
 
     /// The same finding, located at `place`.

@@ -5,6 +5,7 @@ pub mod codes;
 pub mod emit;
 pub mod finding;
 pub mod model;
+pub mod timeline;
 
 pub use finding::*;
 pub use model::*;

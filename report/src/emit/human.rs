@@ -11,15 +11,13 @@
 //! read, or whose span does not fit the file, falls back to the same plain
 //! drawing.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::ops::Range;
 
 use codespan_reporting::diagnostic::{self, Diagnostic};
-use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::termcolor::{Buffer, Color, ColorSpec};
 use codespan_reporting::term::{self, Chars, Config, Styles, StylesWriter};
 
+use super::sources::Sources;
 use crate::finding::{Finding, Label, RankState, Severity};
 use crate::model::{BarrierReport, Outcome, ProgramReport, Report, Verdict};
 
@@ -79,11 +77,7 @@ pub fn render_with_sources(
     load: &mut dyn FnMut(&str) -> Option<String>,
 ) -> String {
     let style = Style { color };
-    let mut sources = Sources {
-        load,
-        ids: HashMap::new(),
-        files: SimpleFiles::new(),
-    };
+    let mut sources = Sources::new(load);
     let mut out = String::new();
     for program in &report.programs {
         render_program(&mut out, &style, &mut sources, program);
@@ -92,52 +86,6 @@ pub fn render_with_sources(
     out.push_str(&style.bold(&totals(report)));
     out.push('\n');
     out
-}
-
-/// Source files read so far, each at most once per rendering, kept in the
-/// file database codespan draws from.
-struct Sources<'a> {
-    load: &'a mut dyn FnMut(&str) -> Option<String>,
-    /// The codespan file id of each path asked for, or `None` when it could
-    /// not be read.
-    ids: HashMap<String, Option<usize>>,
-    files: SimpleFiles<String, String>,
-}
-
-impl Sources<'_> {
-    /// The file id of `path`, reading it the first time.
-    fn id(&mut self, path: &str) -> Option<usize> {
-        if let Some(id) = self.ids.get(path) {
-            return *id;
-        }
-        let id = (self.load)(path).map(|text| self.files.add(path.to_string(), text));
-        self.ids.insert(path.to_string(), id);
-        id
-    }
-
-    /// Line `line` (1-based) of `path`, as displayed: tabs expanded and
-    /// trailing white space removed.
-    fn line(&mut self, path: &str, line: u32) -> Option<String> {
-        let id = self.id(path)?;
-        let text = self.files.get(id).ok()?.source();
-        let text = text
-            .lines()
-            .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
-        Some(text.replace('\t', "    ").trim_end().to_string())
-    }
-
-    /// The file id of `path` and the byte range `span`, when the file can be
-    /// read and the span lies inside it on character boundaries.
-    fn span(&mut self, path: &str, span: (usize, usize)) -> Option<(usize, Range<usize>)> {
-        let id = self.id(path)?;
-        let text = self.files.get(id).ok()?.source();
-        let (start, end) = span;
-        let fits = start <= end
-            && end <= text.len()
-            && text.is_char_boundary(start)
-            && text.is_char_boundary(end);
-        fits.then_some((id, start..end))
-    }
 }
 
 fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &ProgramReport) {
@@ -195,7 +143,7 @@ fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &Pr
 
 /// `barriers: 4 groups — 1 relevant, 2 irrelevant, 1 not covered`, with
 /// `, confirmed by removal` when `--confirm` confirmed every verdict.
-fn barrier_summary(barriers: &[BarrierReport]) -> String {
+pub(crate) fn barrier_summary(barriers: &[BarrierReport]) -> String {
     let count = |verdict: Verdict| barriers.iter().filter(|b| b.verdict == verdict).count();
     let mut line = format!(
         "barriers: {} — {} relevant, {} irrelevant, {} not covered",
@@ -295,7 +243,7 @@ fn codespan_styles() -> Styles {
 
 /// `file.c:17:9: also part of this barrier group`, for a label drawn
 /// without its source.
-fn label_line(l: &Label) -> String {
+pub(crate) fn label_line(l: &Label) -> String {
     format!("{}:{}:{}: {}", l.file, l.line, l.column, l.message)
 }
 
@@ -383,7 +331,7 @@ fn location(f: &Finding) -> Option<String> {
 
 /// `rank 0: blocked in MPI_Recv at file.c:12`, `rank 2: waiting in
 /// MPI_Finalize`, or `rank 1: exited` for a state that is not an MPI call.
-fn rank_state(r: &RankState) -> String {
+pub(crate) fn rank_state(r: &RankState) -> String {
     let mut s = if r.call == "MPI_Finalize" {
         // A rank in MPI_Finalize has finished its part; it is not at fault.
         format!("rank {}: waiting in {}", r.rank, r.call)
@@ -405,7 +353,7 @@ fn rank_state(r: &RankState) -> String {
 }
 
 /// `2 programs checked: 1 ok, 1 deadlock; 1 error`.
-fn totals(report: &Report) -> String {
+pub(crate) fn totals(report: &Report) -> String {
     const ORDER: [Outcome; 6] = [
         Outcome::Ok,
         Outcome::Deadlock,
@@ -454,7 +402,7 @@ fn totals(report: &Report) -> String {
 }
 
 /// `1 call`, `2 calls`.
-fn plural(n: u64, word: &str) -> String {
+pub(crate) fn plural(n: u64, word: &str) -> String {
     if n == 1 {
         format!("1 {word}")
     } else {
