@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what fib needs on a Debian 12 machine, as root: MPICH with its
-# development files, and libclang for the crates that read MPI's headers.
+# development files, libclang for the crates that read MPI's headers, and
+# Chromium, which the HTML report's test loads the report in (headless).
 # Safe to run again: it installs only what is missing and prints nothing
 # when everything is already there.
 set -euo pipefail
 
-packages=(mpich libmpich-dev libclang-14-dev clang-14 pkg-config)
+packages=(mpich libmpich-dev libclang-14-dev clang-14 pkg-config chromium)
 
 missing=()
 for p in "${packages[@]}"; do

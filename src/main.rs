@@ -25,7 +25,7 @@ struct Cli {
 enum Command {
     /// Build MPI C/C++ programs, run each under the POE scheduler over every
     /// relevant interleaving, and report what can go wrong.
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Print the documentation of a finding code (e.g. `fib explain FIB001`).
     Explain { code: String },
 }
@@ -38,6 +38,8 @@ enum Format {
     Sarif,
     /// GitHub Actions workflow commands: one annotation per finding.
     Github,
+    /// A self-contained HTML page (with `-o`, for a browser).
+    Html,
 }
 
 #[derive(Parser)]
@@ -59,6 +61,9 @@ struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     format: Format,
+    /// Write the report to this file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
     /// Time limit of one interleaving, in seconds [default: 60].
     #[arg(long)]
     timeout: Option<f64>,
@@ -108,7 +113,7 @@ fn run() -> Result<i32> {
             }
             None => bail!("unknown finding code `{code}` (codes look like FIB001)"),
         },
-        Command::Check(args) => check(args),
+        Command::Check(args) => check(*args),
     }
 }
 
@@ -199,22 +204,29 @@ fn check(args: CheckArgs) -> Result<i32> {
     if let (Some(b), Some(file)) = (&baseline, &args.baseline) {
         fib_driver::workflow::apply_baseline(b, file, &mut report);
     }
-    let text = match args.format {
+    let mut text = match args.format {
         Format::Json => fib_report::emit::json::render(&report),
         Format::Sarif => fib_report::emit::sarif::render(&report),
         Format::Github => fib_report::emit::github::render(&report),
+        Format::Html => fib_report::emit::html::render(&report),
         Format::Human => {
             let color = match args.color.as_str() {
                 "always" => true,
                 "never" => false,
+                // A file is not a terminal.
+                _ if args.output.is_some() => false,
                 _ => std::io::IsTerminal::is_terminal(&std::io::stdout()),
             };
             fib_report::emit::human::render(&report, color)
         }
     };
-    print_out(&text);
     if !text.ends_with('\n') {
-        print_out("\n");
+        text.push('\n');
+    }
+    match &args.output {
+        Some(path) => std::fs::write(path, &text)
+            .with_context(|| format!("writing the report to {}", path.display()))?,
+        None => print_out(&text),
     }
     if let Some(file) = &args.write_baseline {
         let n = fib_driver::workflow::write_baseline(file, &report)?;

@@ -196,10 +196,11 @@ fn verdict(
         .len();
     let instances = g.instances.len();
     let covered = instances > 0;
-    let (verdict, witness) = match &g.relevant {
+    let (verdict, witness, timeline) = match &g.relevant {
         Some((rel, i)) => (
             Verdict::Relevant,
             Some(relevant_witness(sites, &runs[*i], rel)),
+            Some(crate::timeline::witness(sites, &runs[*i], rel)),
         ),
         None if covered => (
             Verdict::Irrelevant,
@@ -208,8 +209,9 @@ fn verdict(
                 ranks,
                 instances,
             }),
+            None,
         ),
-        None => (Verdict::NotCovered, None),
+        None => (Verdict::NotCovered, None, None),
     };
     Some(GroupVerdict {
         report: BarrierReport {
@@ -218,6 +220,7 @@ fn verdict(
             confirmed: false,
             all_inputs: reasons.is_empty(),
             witness,
+            timeline,
         },
         sites: g.sites,
         reasons,
@@ -317,7 +320,7 @@ pub fn findings(groups: &[GroupVerdict], cx: Context) -> Vec<Finding> {
                     note: note.map(str::to_string),
                 }
                 .finding(),
-                _ => barrier_finding(r, &g.reasons, note, cx.cut),
+                _ => barrier_finding(r, &g.reasons, note, cx.cut).with_timeline(r.timeline.clone()),
             }
         })
         .collect()

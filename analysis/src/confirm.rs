@@ -105,6 +105,8 @@ pub fn settle(
             }),
             _ => None,
         };
+        // The picture showed the fast method's witness, which is gone.
+        b.timeline = None;
     }
     b.confirmed = true;
     disagreement

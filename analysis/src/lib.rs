@@ -16,6 +16,7 @@ mod leaks;
 mod record;
 mod runs;
 mod sites;
+pub mod timeline;
 mod trace;
 
 pub use barriers::GroupVerdict;

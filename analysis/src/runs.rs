@@ -14,6 +14,7 @@ use poe::engine::{ChoicePoint, RankView, RunEnd};
 
 use crate::record::{CallLog, Ending, RunRecord};
 use crate::sites::{FileNames, Resolver};
+use crate::timeline;
 
 /// What one run's ending shows.
 pub struct Judged {
@@ -54,7 +55,7 @@ fn ending_finding(
             true,
         ),
         Ending::Engine(RunEnd::Completed) => return (None, Outcome::Ok, false),
-        Ending::Engine(end) => return engine_finding(sites, files, end, replay),
+        Ending::Engine(end) => return engine_finding(sites, rec, end, replay),
         Ending::Crash { .. }
         | Ending::Abort { .. }
         | Ending::MpiError { .. }
@@ -166,27 +167,34 @@ fn rank_failure(sites: &Resolver, rec: &RunRecord, replay: String) -> Finding {
 }
 
 /// The finding of a run the engine ended with something other than
-/// completion.
+/// completion; a deadlock, livelock or collective mismatch with the
+/// picture of the run.
 fn engine_finding(
     sites: &Resolver,
-    files: &FileNames,
+    rec: &RunRecord,
     end: &RunEnd,
     replay: String,
 ) -> (Option<Finding>, Outcome, bool) {
+    let files = &rec.files;
+    let stuck = |views| Some(timeline::stuck(sites, files, &rec.ops, &rec.fired, views));
     let (f, outcome, stop) = match end {
         RunEnd::Completed => return (None, Outcome::Ok, false),
-        RunEnd::Deadlock { ranks } => {
-            let ranks = rank_states(sites, files, ranks);
+        RunEnd::Deadlock { ranks: views } => {
+            let ranks = rank_states(sites, files, views);
             (
-                Deadlock { ranks, replay }.finding(),
+                Deadlock { ranks, replay }
+                    .finding()
+                    .with_timeline(stuck(views)),
                 Outcome::Deadlock,
                 false,
             )
         }
-        RunEnd::Livelock { ranks } => {
-            let ranks = rank_states(sites, files, ranks);
+        RunEnd::Livelock { ranks: views } => {
+            let ranks = rank_states(sites, files, views);
             (
-                Livelock { ranks, replay }.finding(),
+                Livelock { ranks, replay }
+                    .finding()
+                    .with_timeline(stuck(views)),
                 Outcome::Deadlock,
                 false,
             )
@@ -204,7 +212,13 @@ fn engine_finding(
                 ranks,
                 replay,
             };
-            (f.finding(), Outcome::Deadlock, false)
+            let ids: Vec<_> = calls.iter().map(|(id, _, _)| *id).collect();
+            let picture = timeline::mismatch(sites, files, &rec.ops, &rec.fired, &ids);
+            (
+                f.finding().with_timeline(Some(picture)),
+                Outcome::Deadlock,
+                false,
+            )
         }
         RunEnd::Divergence {
             index,
@@ -294,14 +308,16 @@ pub fn without_buffering(
         nprocs: calls.len(),
         zero_buffer: true,
     };
-    let RunEnd::Deadlock { ranks } = poe::sim::rerun_calls(calls, cfg).end else {
+    let rerun = poe::sim::rerun_calls(calls, cfg);
+    let RunEnd::Deadlock { ranks } = &rerun.end else {
         return None;
     };
     let f = BufferingDeadlock {
-        ranks: rank_states(sites, files, &ranks),
+        ranks: rank_states(sites, files, ranks),
         replay: token.to_string(),
     };
-    Some(f.finding())
+    let picture = timeline::stuck(sites, files, &rerun.ops, &rerun.fired, ranks);
+    Some(f.finding().with_timeline(Some(picture)))
 }
 
 /// Exploration stopped at the interleaving limit.

@@ -8,8 +8,10 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use fib_analysis::barriers::{self, GroupVerdict};
+use fib_analysis::timeline::CALLS_PER_RANK;
 use fib_analysis::{confirm, Ending, Exploration, Explored, FileNames, Keep, Resolver, RunRecord};
-use fib_report::codes::{FIB001, FIB014, FIB015, FIB017, FIB018};
+use fib_report::codes::{FIB001, FIB014, FIB015, FIB017, FIB018, FIB023};
+use fib_report::timeline::{At, LinkKind, Role, Timeline};
 use fib_report::{Outcome, Verdict, Witness};
 use fib_wire::{CollKind, Op, SendMode, ANY, COMM_WORLD};
 use instrument::{Analysis, CallSite, Dependence, Facts, SiteTable};
@@ -355,4 +357,241 @@ fn a_run_the_engine_did_not_finish_is_judged_by_how_it_ended() {
         "MPI_Bsend is not supported by fib yet"
     );
     assert_eq!(done.findings[0].rank, Some(1));
+}
+
+/// The marks of a picture's lane `rank`: (index, call, line, role).
+fn marks(t: &Timeline, rank: usize) -> Vec<(usize, &str, Option<u32>, Role)> {
+    t.lanes[rank]
+        .marks
+        .iter()
+        .map(|m| (m.index, m.call.as_str(), m.line, m.role))
+        .collect()
+}
+
+fn at(rank: usize, index: usize) -> At {
+    At { rank, index }
+}
+
+#[test]
+fn a_relevant_barrier_carries_the_picture_of_its_witness_run() {
+    let program = vec![
+        vec![recv(ANY), barrier(), recv(ANY), fin()],
+        vec![send(0), barrier(), fin()],
+        vec![barrier(), send(0), fin()],
+    ];
+    let runs = explore(&program, cfg(3), Turns::Forward);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new("src"));
+    let base = explored(&sites, &runs, EVERYTHING);
+    let groups = barriers::classify(&sites, &base.traces, base.interleavings);
+    let t = groups[0]
+        .report
+        .timeline
+        .as_ref()
+        .expect("a relevant group has a picture");
+    assert_eq!(t.lanes.len(), 3, "one lane per rank");
+    assert_eq!(t.omitted(), 0);
+    assert_eq!(
+        marks(t, 0),
+        vec![
+            (0, "MPI_Recv", Some(1), Role::WitnessRecv),
+            (1, "MPI_Barrier", Some(2), Role::WitnessBarrier),
+            (2, "MPI_Recv", Some(3), Role::Plain),
+            (3, "MPI_Finalize", Some(4), Role::Plain),
+        ]
+    );
+    assert_eq!(t.lanes[0].marks[0].peer.as_deref(), Some("from any"));
+    assert_eq!(t.lanes[0].marks[0].file.as_deref(), Some("src/p.c"));
+    assert_eq!(
+        marks(t, 2),
+        vec![
+            (0, "MPI_Barrier", Some(1), Role::WitnessBarrier),
+            (1, "MPI_Send", Some(2), Role::WitnessSend),
+            (2, "MPI_Finalize", Some(3), Role::Plain),
+        ]
+    );
+    let link = |kind: LinkKind| -> Vec<(&[At], bool)> {
+        t.links
+            .iter()
+            .filter(|l| l.kind == kind)
+            .map(|l| (l.ends.as_slice(), l.highlight))
+            .collect()
+    };
+    // Rank 1's send went to the first wildcard receive, rank 2's to the
+    // second; the barrier is on the path, MPI_Finalize is not.
+    assert_eq!(
+        link(LinkKind::Message { wildcard: true }),
+        vec![
+            (&[at(1, 0), at(0, 0)][..], false),
+            (&[at(2, 1), at(0, 2)][..], false)
+        ]
+    );
+    assert_eq!(
+        link(LinkKind::Collective),
+        vec![
+            (&[at(0, 1), at(1, 1), at(2, 0)][..], true),
+            (&[at(0, 3), at(1, 2), at(2, 2)][..], false)
+        ]
+    );
+    assert_eq!(
+        link(LinkKind::Rival),
+        vec![(&[at(2, 1), at(0, 0)][..], true)]
+    );
+    // Receive, its barrier call, across the barrier to rank 2, its send.
+    assert_eq!(t.path, vec![at(0, 0), at(0, 1), at(2, 0), at(2, 1)]);
+    // The finding that shows the verdict carries the same picture, and the
+    // JSON of the report does not.
+    let found = barriers::findings(&groups, barriers::Context::default());
+    assert_eq!(found[0].timeline.as_ref(), Some(t));
+    let json = serde_json::to_string(&groups[0].report).unwrap();
+    assert!(
+        !json.contains("timeline") && !json.contains("WitnessRecv"),
+        "{json}"
+    );
+    let json = serde_json::to_string(&found[0]).unwrap();
+    assert!(!json.contains("timeline"), "{json}");
+}
+
+#[test]
+fn removal_that_overrules_a_relevant_verdict_drops_its_picture() {
+    let program = vec![
+        vec![recv(ANY), barrier(), recv(ANY), fin()],
+        vec![send(0), barrier(), fin()],
+        vec![barrier(), send(0), fin()],
+    ];
+    let runs = explore(&program, cfg(3), Turns::Forward);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    let base = explored(&sites, &runs, EVERYTHING);
+    let mut groups = barriers::classify(&sites, &base.traces, base.interleavings);
+    assert!(groups[0].report.timeline.is_some());
+    // Removal finds nothing changed: the group is irrelevant after all.
+    confirm::settle(
+        "p.c",
+        &mut groups[0],
+        false,
+        1,
+        &base.signature,
+        &base.signature,
+    );
+    assert_eq!(groups[0].report.verdict, Verdict::Irrelevant);
+    assert_eq!(groups[0].report.timeline, None);
+}
+
+#[test]
+fn a_deadlock_carries_the_picture_of_its_blocked_ranks() {
+    // Rank 2 finishes; ranks 0 and 1 receive from each other first.
+    let program = vec![
+        vec![send(2), recv(1), send(1), fin()],
+        vec![recv(0), send(0), fin()],
+        vec![recv(0), fin()],
+    ];
+    let runs = explore(&program, cfg(3), Turns::Forward);
+    assert!(matches!(runs[0].end, RunEnd::Deadlock { .. }));
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    let done = explored(&sites, &runs, Keep::default());
+    let f = &done.findings[0];
+    assert_eq!(f.code, &FIB001);
+    let t = f.timeline.as_ref().expect("a deadlock has a picture");
+    assert_eq!(t.lanes.len(), 3);
+    assert_eq!(
+        marks(t, 0),
+        vec![
+            (0, "MPI_Send", Some(1), Role::Plain),
+            (1, "MPI_Recv", Some(2), Role::Blocked),
+        ]
+    );
+    assert_eq!(marks(t, 1), vec![(0, "MPI_Recv", Some(1), Role::Blocked)]);
+    assert_eq!(
+        marks(t, 2),
+        vec![
+            (0, "MPI_Recv", Some(1), Role::Plain),
+            (1, "MPI_Finalize", Some(2), Role::Waiting),
+        ]
+    );
+    assert_eq!(t.lanes[0].marks[0].peer.as_deref(), Some("to 2"));
+    assert_eq!(t.lanes[1].marks[0].peer.as_deref(), Some("from 0"));
+    assert_eq!(t.links.len(), 1);
+    assert_eq!(t.links[0].kind, LinkKind::Message { wildcard: false });
+    assert_eq!(t.links[0].ends, vec![at(0, 0), at(2, 0)]);
+    assert!(t.path.is_empty());
+}
+
+#[test]
+fn a_long_run_is_drawn_as_a_window_around_the_blocked_calls() {
+    // 300 messages from rank 1 to rank 0, then both receive.
+    let mut r0: Vec<Step> = (0..300).map(|_| recv(1)).collect();
+    r0.push(recv(1));
+    let mut r1: Vec<Step> = (0..300).map(|_| send(0)).collect();
+    r1.push(recv(0));
+    let program = vec![r0, r1];
+    let runs = explore(&program, cfg(2), Turns::Forward);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    let done = explored(&sites, &runs, Keep::default());
+    let t = done.findings[0].timeline.as_ref().unwrap();
+    for (rank, lane) in t.lanes.iter().enumerate() {
+        assert_eq!(lane.total, 301);
+        assert_eq!(lane.marks.len(), CALLS_PER_RANK, "rank {rank}");
+        let last = lane.marks.last().unwrap();
+        assert_eq!((last.index, last.role), (300, Role::Blocked));
+        assert_eq!(lane.marks[0].index, 301 - CALLS_PER_RANK);
+    }
+    assert_eq!(t.omitted(), 2 * (301 - CALLS_PER_RANK));
+    // Only messages between drawn calls are linked: rank 1's last 39 sends
+    // went to rank 0's last 39 receives.
+    assert_eq!(t.links.len(), CALLS_PER_RANK - 1);
+    assert!(t
+        .links
+        .iter()
+        .all(|l| l.ends.iter().all(|&e| t.find(e).is_some())));
+    // The columns keep every receive right of its send.
+    let cols = t.columns();
+    for l in &t.links {
+        let (s, r) = (t.find(l.ends[0]).unwrap(), t.find(l.ends[1]).unwrap());
+        assert!(cols[r.0][r.1] > cols[s.0][s.1]);
+    }
+}
+
+#[test]
+fn a_deadlock_hidden_by_buffering_carries_the_picture_of_the_rerun() {
+    // Head to head: each rank sends to the other before receiving.
+    let program = vec![vec![send(1), recv(1), fin()], vec![send(0), recv(0), fin()]];
+    let runs = explore(&program, cfg(2), Turns::Forward);
+    assert_eq!(runs[0].end, RunEnd::Completed);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    let mut rec = record(&runs[0]);
+    rec.calls_log = Some(
+        program
+            .iter()
+            .map(|steps| {
+                steps
+                    .iter()
+                    .enumerate()
+                    .map(|(pc, s)| {
+                        let Step::Call(op) = s else { unreachable!() };
+                        let site = fib_wire::Site::Line {
+                            file: 1,
+                            line: pc as u32 + 1,
+                        };
+                        (site, op.clone())
+                    })
+                    .collect()
+            })
+            .collect(),
+    );
+    let mut e = Exploration::new(&sites, Keep::default());
+    e.add(rec, "0".into(), 0);
+    let done = e.finish();
+    let f = done
+        .findings
+        .iter()
+        .find(|f| f.code == &FIB023)
+        .expect("the rerun deadlocks");
+    let t = f.timeline.as_ref().unwrap();
+    assert_eq!(marks(t, 0), vec![(0, "MPI_Send", Some(1), Role::Blocked)]);
+    assert_eq!(marks(t, 1), vec![(0, "MPI_Send", Some(1), Role::Blocked)]);
+    assert!(t.links.is_empty());
 }

@@ -249,6 +249,7 @@ mod tests {
                 confirmed: false,
                 all_inputs: true,
                 witness: None,
+                timeline: None,
             }],
             timing: Timing::default(),
             elapsed_ms: 0,

@@ -6,6 +6,8 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+use crate::timeline::Timeline;
+
 /// One finding code and its documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Code {
@@ -125,6 +127,9 @@ pub struct Finding {
     /// The severity the configuration gives this finding instead of its
     /// code's (`[severity]` in `fib.toml`); `None` almost always.
     severity_override: Option<Severity>,
+    /// The space-time picture of the run that shows it (deadlock-like
+    /// findings, relevant barriers), for the HTML report; never serialised.
+    pub timeline: Option<Timeline>,
 }
 
 impl Finding {
@@ -146,7 +151,14 @@ impl Finding {
             labels: Vec::new(),
             help: None,
             severity_override: None,
+            timeline: None,
         }
+    }
+
+    /// The same finding with the picture of the run that shows it.
+    pub fn with_timeline(mut self, timeline: Option<Timeline>) -> Finding {
+        self.timeline = timeline;
+        self
     }
 
     /// The same finding, located at `place`.

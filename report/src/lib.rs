@@ -10,6 +10,7 @@ pub mod emit;
 pub mod finding;
 pub mod model;
 pub mod overrides;
+pub mod timeline;
 pub mod waivers;
 
 pub use finding::*;

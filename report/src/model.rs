@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::finding::{Finding, Severity};
+use crate::timeline::Timeline;
 
 /// Everything one `fib check` run found.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -270,6 +271,10 @@ pub struct BarrierReport {
     pub all_inputs: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub witness: Option<Witness>,
+    /// The picture of the witness's run, for a relevant verdict the fast
+    /// method found (for the HTML report; never serialised).
+    #[serde(skip)]
+    pub timeline: Option<Timeline>,
 }
 
 impl Report {

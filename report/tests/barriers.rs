@@ -142,6 +142,7 @@ fn sample() -> Report {
                 ranks: 3,
                 instances: 3,
             }),
+            timeline: None,
         },
         BarrierReport {
             group: relevant,
@@ -154,6 +155,7 @@ fn sample() -> Report {
                 path,
                 replay: "0".into(),
             }),
+            timeline: None,
         },
         BarrierReport {
             group: not_covered,
@@ -161,6 +163,7 @@ fn sample() -> Report {
             confirmed: false,
             all_inputs: false,
             witness: None,
+            timeline: None,
         },
     ];
 

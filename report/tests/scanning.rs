@@ -93,6 +93,7 @@ fn program(name: &str, outcome: Outcome, findings: Vec<Finding>) -> ProgramRepor
         barriers: vec![],
         timing: Default::default(),
         elapsed_ms: 321,
+        workflow: Default::default(),
     }
 }
 

@@ -448,6 +448,7 @@ pub(crate) mod tests {
             confirmed: false,
             all_inputs,
             witness,
+            timeline: None,
         }
     }
 

@@ -162,7 +162,7 @@ fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &Pr
 
 /// `barriers: 4 groups — 1 relevant, 2 irrelevant, 1 not covered`, with
 /// `, confirmed by removal` when `--confirm` confirmed every verdict.
-fn barrier_summary(barriers: &[BarrierReport]) -> String {
+pub(crate) fn barrier_summary(barriers: &[BarrierReport]) -> String {
     let count = |verdict: Verdict| barriers.iter().filter(|b| b.verdict == verdict).count();
     let mut line = format!(
         "barriers: {} — {} relevant, {} irrelevant, {} not covered",
@@ -262,7 +262,7 @@ fn codespan_styles() -> Styles {
 
 /// `file.c:17:9: also part of this barrier group`, for a label drawn
 /// without its source.
-fn label_line(l: &Label) -> String {
+pub(crate) fn label_line(l: &Label) -> String {
     format!("{}:{}:{}: {}", l.file, l.line, l.column, l.message)
 }
 
@@ -410,7 +410,7 @@ pub(crate) fn totals(report: &Report) -> String {
 }
 
 /// `1 call`, `2 calls`.
-fn plural(n: u64, word: &str) -> String {
+pub(crate) fn plural(n: u64, word: &str) -> String {
     if n == 1 {
         format!("1 {word}")
     } else {

@@ -7,6 +7,7 @@
 //! code-scanning formats count it ([`Extent`]), and how a rank's state reads.
 
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod sarif;

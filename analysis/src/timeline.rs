@@ -1,0 +1,263 @@
+//! The space-time pictures of runs ([`Timeline`]): from a run's operations
+//! and match sets, one lane per rank with a window of its calls around the
+//! ones the picture is about, the match sets between drawn calls, and the
+//! roles of the calls at issue: where a deadlock's ranks were blocked, a
+//! relevant barrier's witness (wildcard receive, barrier, rival send).
+
+use std::collections::{HashMap, HashSet};
+
+use fib::Node;
+use fib_report::timeline::{self, At, Lane, Link, LinkKind, Mark, Role, Timeline};
+use poe::engine::{Fired, Kind, OpId, OpRec, Peer, RankView};
+
+use crate::sites::{FileNames, Resolver};
+use crate::trace::RunTrace;
+
+/// At most this many calls of each rank are drawn.
+pub const CALLS_PER_RANK: usize = 40;
+
+/// One run's record, as the pictures need it.
+struct Run<'r> {
+    ops: &'r [Vec<OpRec>],
+    fired: &'r [Fired],
+    files: &'r FileNames,
+}
+
+/// The picture of a run that ended with its ranks stuck (a deadlock or a
+/// polling livelock): each rank's blocking call marked (`MPI_Finalize` as
+/// waiting), the calls before it drawn.
+pub fn stuck(
+    sites: &Resolver,
+    files: &FileNames,
+    ops: &[Vec<OpRec>],
+    fired: &[Fired],
+    views: &[RankView],
+) -> Timeline {
+    let mut roles = HashMap::new();
+    for v in views {
+        let Some(call) = v.call else { continue };
+        let Some(index) = ops
+            .get(v.rank)
+            .and_then(|list| list.iter().rposition(|o| o.name == call))
+        else {
+            continue;
+        };
+        let role = if call == "MPI_Finalize" {
+            Role::Waiting
+        } else {
+            Role::Blocked
+        };
+        roles.insert(
+            OpId {
+                rank: v.rank,
+                index,
+            },
+            role,
+        );
+    }
+    let run = Run { ops, fired, files };
+    build(sites, &run, &roles, &HashSet::new(), None)
+}
+
+/// The picture of a run whose ranks called different collectives on one
+/// communicator: those calls marked as blocked.
+pub fn mismatch(
+    sites: &Resolver,
+    files: &FileNames,
+    ops: &[Vec<OpRec>],
+    fired: &[Fired],
+    calls: &[OpId],
+) -> Timeline {
+    let roles = calls.iter().map(|&id| (id, Role::Blocked)).collect();
+    let run = Run { ops, fired, files };
+    build(sites, &run, &roles, &HashSet::new(), None)
+}
+
+/// The picture of a relevant barrier's witness run: the wildcard receive,
+/// the barrier's calls and the rival send marked, the ordering path's
+/// match sets highlighted, and the match the barrier prevents drawn as a
+/// rival link from the send to the receive.
+pub fn witness(sites: &Resolver, trace: &RunTrace, rel: &fib::Relevant) -> Timeline {
+    let mut roles: HashMap<OpId, Role> = HashMap::new();
+    let mut sets: HashSet<usize> = HashSet::new();
+    sets.insert(rel.barrier);
+    for n in &rel.path {
+        match *n {
+            Node::Op(id) => {
+                roles.insert(id, Role::OnPath);
+            }
+            Node::Collective(k) => {
+                sets.insert(k);
+            }
+        }
+    }
+    for &k in &sets {
+        if let Some(Fired::Collective { ops }) = trace.fired.get(k) {
+            let role = if k == rel.barrier {
+                Role::WitnessBarrier
+            } else {
+                Role::OnPath
+            };
+            for &id in ops {
+                roles.insert(id, role);
+            }
+        }
+    }
+    roles.insert(rel.recv, Role::WitnessRecv);
+    roles.insert(rel.send, Role::WitnessSend);
+    let run = Run {
+        ops: &trace.ops,
+        fired: &trace.fired,
+        files: &trace.files,
+    };
+    let mut t = build(sites, &run, &roles, &sets, Some((rel.send, rel.recv)));
+    t.path = path(&trace.fired, &rel.path)
+        .into_iter()
+        .map(|id| At {
+            rank: id.rank,
+            index: id.index,
+        })
+        .collect();
+    t
+}
+
+/// The calls of an ordering path, in order: each operation, and for a
+/// collective its call on the rank the path comes from and its call on the
+/// rank the path goes on to.
+fn path(fired: &[Fired], nodes: &[Node]) -> Vec<OpId> {
+    let mut out: Vec<OpId> = Vec::new();
+    for (i, n) in nodes.iter().enumerate() {
+        match *n {
+            Node::Op(id) => out.push(id),
+            Node::Collective(k) => {
+                let Some(Fired::Collective { ops }) = fired.get(k) else {
+                    continue;
+                };
+                let from = out.last().map(|o| o.rank);
+                let to = nodes[i + 1..].iter().find_map(|n| match n {
+                    Node::Op(id) => Some(id.rank),
+                    Node::Collective(_) => None,
+                });
+                for rank in [from, to].into_iter().flatten() {
+                    if let Some(&m) = ops.iter().find(|o| o.rank == rank) {
+                        out.push(m);
+                    }
+                }
+            }
+        }
+    }
+    out.dedup();
+    out
+}
+
+/// The picture: per rank the window of calls around those with a role,
+/// the match sets all of whose calls are drawn (those in `sets`, and
+/// messages between two calls with a role, highlighted), and the `rival`
+/// (send, receive) link.
+fn build(
+    sites: &Resolver,
+    run: &Run,
+    roles: &HashMap<OpId, Role>,
+    sets: &HashSet<usize>,
+    rival: Option<(OpId, OpId)>,
+) -> Timeline {
+    let lanes: Vec<Lane> = run
+        .ops
+        .iter()
+        .enumerate()
+        .map(|(rank, list)| {
+            let focus: Vec<usize> = roles
+                .keys()
+                .filter(|id| id.rank == rank)
+                .map(|id| id.index)
+                .collect();
+            let marks = timeline::window(list.len(), &focus, CALLS_PER_RANK)
+                .into_iter()
+                .map(|index| {
+                    let op = &list[index];
+                    let place = sites.place(op.site, op.name, run.files);
+                    Mark {
+                        index,
+                        call: op.name.to_string(),
+                        file: place.file,
+                        line: place.line,
+                        peer: peer(&op.kind),
+                        role: roles
+                            .get(&OpId { rank, index })
+                            .copied()
+                            .unwrap_or(Role::Plain),
+                    }
+                })
+                .collect();
+            Lane {
+                rank,
+                total: list.len(),
+                marks,
+            }
+        })
+        .collect();
+    let at = |id: OpId| At {
+        rank: id.rank,
+        index: id.index,
+    };
+    let mut t = Timeline {
+        lanes,
+        links: Vec::new(),
+        path: Vec::new(),
+    };
+    for (k, f) in run.fired.iter().enumerate() {
+        let (kind, ends, on_path) = match f {
+            Fired::SendRecv {
+                send,
+                recv,
+                wildcard,
+            } => (
+                LinkKind::Message {
+                    wildcard: *wildcard,
+                },
+                vec![*send, *recv],
+                roles.contains_key(send) && roles.contains_key(recv),
+            ),
+            Fired::Probe { probe, send } => (
+                LinkKind::Probe,
+                vec![*send, *probe],
+                roles.contains_key(send) && roles.contains_key(probe),
+            ),
+            Fired::Collective { ops } => (LinkKind::Collective, ops.clone(), sets.contains(&k)),
+            Fired::Completion { .. } => continue,
+        };
+        let ends: Vec<At> = ends.into_iter().map(at).collect();
+        if ends.iter().all(|&a| t.find(a).is_some()) {
+            t.links.push(Link {
+                kind,
+                ends,
+                highlight: on_path && !sets.is_empty(),
+            });
+        }
+    }
+    if let Some((send, recv)) = rival {
+        let ends = vec![at(send), at(recv)];
+        if ends.iter().all(|&a| t.find(a).is_some()) {
+            t.links.push(Link {
+                kind: LinkKind::Rival,
+                ends,
+                highlight: true,
+            });
+        }
+    }
+    t
+}
+
+/// `to 2`, `from any`: the other end a point-to-point call names.
+fn peer(kind: &Kind) -> Option<String> {
+    let show = |p: &Peer| match p {
+        Peer::Rank(r) => r.to_string(),
+        Peer::Any => "any".to_string(),
+        Peer::Null => "null".to_string(),
+    };
+    match kind {
+        Kind::Send { dst, .. } => Some(format!("to {}", show(dst))),
+        Kind::Recv { src, .. } | Kind::Probe { src, .. } => Some(format!("from {}", show(src))),
+        _ => None,
+    }
+}
