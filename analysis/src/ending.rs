@@ -204,8 +204,13 @@ impl Endings {
     /// failed to start if some rank never connected, or the first rank that
     /// did not finalize exited without doing so.
     pub fn launcher_exited(&mut self, status: String, engine_completed: bool) {
+        // A rank that ended by itself before finalizing is why the launcher
+        // ended the others, even those that had not reached MPI_Init yet.
+        let left = (0..self.exited.len()).find(|&r| self.exited[r] && !self.finalized[r]);
         if engine_completed {
             self.decide(Ending::Engine(RunEnd::Completed));
+        } else if let Some(r) = left {
+            self.decide(self.no_finalize(r));
         } else if self.hello.iter().any(|&h| !h) {
             self.decide(Ending::LaunchFailed { status });
         } else {
@@ -322,6 +327,25 @@ mod tests {
         e.call(0, Site::Table(1), &Op::Finalize);
         e.exit_status(0, Site::Table(1), 0);
         assert!(e.decided().is_none());
+    }
+
+    #[test]
+    fn a_rank_that_left_early_explains_a_launch_that_never_finished() {
+        // Rank 1 initialized and exited; the launcher killed rank 0 before
+        // it reached MPI_Init.
+        let mut e = Endings::new(2);
+        e.hello(1);
+        e.exit_status(1, Site::Table(2), 0);
+        e.eof(1, false);
+        e.launcher_exited("exit status: 1".into(), false);
+        assert_eq!(
+            e.take(),
+            Some(Ending::NoFinalize {
+                rank: 1,
+                site: Site::Table(2),
+                status: None
+            })
+        );
     }
 
     #[test]

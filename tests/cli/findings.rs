@@ -165,8 +165,10 @@ fn timeout_fib005() {
 
 #[test]
 fn no_finalize_fib004() {
+    // Rank 0 may or may not report its barrier before the launcher ends the
+    // run that rank 1 left: the call count is redacted.
     let cache = tempfile::tempdir().unwrap();
-    redacted(cache.path()).bind(|| {
+    redacted_calls(cache.path()).bind(|| {
         assert_cmd_snapshot!(
             "no_finalize_fib004",
             check(

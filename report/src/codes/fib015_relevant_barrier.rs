@@ -20,8 +20,8 @@ completes before a send that targets it is issued, and the only ordering
 between the two passes through this barrier group. Without the group, that
 send could match the receive, so the program's messages could match
 differently. The finding labels the barrier, the wildcard receive and the
-send, and its notes give the ordering path and the replay token of the
-interleaving.
+send, its notes give the ordering path, and its replay token names the
+interleaving that shows it.
 
 ## Why it matters
 
@@ -106,8 +106,8 @@ impl Rule for RelevantBarrier {
         f.notes = vec![
             self.inputs.note(),
             format!("ordering: {}", self.path.join(" → ")),
-            format!("shown in interleaving {}", self.replay),
         ];
+        f.replay = Some(self.replay.clone());
         f.notes.extend(self.note.clone());
         f
     }
@@ -180,12 +180,9 @@ mod tests {
         );
         assert_eq!(
             f.notes[1..],
-            [
-                "ordering: rank 0 MPI_Recv at a.c:21 → all ranks meet in the barrier".to_string(),
-                "shown in interleaving 0".to_string(),
-            ]
+            ["ordering: rank 0 MPI_Recv at a.c:21 → all ranks meet in the barrier".to_string(),]
         );
-        assert_eq!(f.replay, None);
+        assert_eq!(f.replay.as_deref(), Some("0"), "the witness's interleaving");
         // A send that cannot be placed is not labelled.
         b.send.column = None;
         b.note = Some("n".into());

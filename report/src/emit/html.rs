@@ -259,26 +259,12 @@ fn program_section(out: &mut String, sources: &mut Sources, i: usize, p: &Progra
         out.push_str("<p class=\"quiet\">Nothing found.</p>\n");
     }
     for (j, f) in p.findings.iter().enumerate() {
-        // A relevant barrier's interleaving is its witness's.
-        let witness_replay = p.barriers.iter().find_map(|b| match &b.witness {
-            Some(Witness::Relevant { replay, .. }) if group_finding(p, b) == Some(j) => {
-                Some(replay.as_str())
-            }
-            _ => None,
-        });
-        finding(out, sources, p, &format!("p{i}-f{j}"), f, witness_replay);
+        finding(out, sources, p, &format!("p{i}-f{j}"), f);
     }
     out.push_str("</section>\n");
 }
 
-fn finding(
-    out: &mut String,
-    sources: &mut Sources,
-    p: &ProgramReport,
-    id: &str,
-    f: &Finding,
-    witness_replay: Option<&str>,
-) {
+fn finding(out: &mut String, sources: &mut Sources, p: &ProgramReport, id: &str, f: &Finding) {
     let sev = f.severity().as_str();
     let _ = write!(
         out,
@@ -308,7 +294,7 @@ fn finding(
         }
         out.push_str("</ul>\n");
     }
-    let token = f.replay.as_deref().or(witness_replay);
+    let token = f.replay.as_deref();
     if let Some(token) = token {
         let _ = writeln!(
             out,
