@@ -77,6 +77,10 @@ struct CheckArgs {
     /// each barrier group deleted and compare what its messages can do.
     #[arg(long)]
     confirm: bool,
+    /// Run a program that calls MPI functions fib does not model anyway
+    /// (they are still reported as FIB006); by default it is not run.
+    #[arg(long)]
+    run_unsupported: bool,
     /// Colour the human output: auto, always or never.
     #[arg(long, default_value = "auto")]
     color: String,
@@ -179,6 +183,7 @@ fn check(args: CheckArgs) -> Result<i32> {
         mpiexec: std::env::var("FIB_MPIEXEC").unwrap_or_else(|_| "mpiexec.mpich".into()),
         args: (!args.args.is_empty()).then(|| args.args.clone()),
         confirm: args.confirm,
+        run_unsupported: args.run_unsupported,
     };
     ctrlc::set_handler(|| {
         fib_driver::kill_current_run();

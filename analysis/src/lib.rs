@@ -16,6 +16,7 @@ mod leaks;
 mod record;
 mod runs;
 mod sites;
+mod support;
 pub mod timeline;
 mod trace;
 
@@ -26,4 +27,5 @@ pub use facts::static_facts;
 pub use record::{CallLog, Ending, RunRecord};
 pub use runs::build_failed;
 pub use sites::{FileNames, Resolver};
+pub use support::{unmodelled_calls, unmodelled_findings};
 pub use trace::{Instance, RunTrace};

@@ -65,10 +65,11 @@ fn ending_finding(
             (f, Outcome::Crash, false)
         }
         Ending::Unsupported { rank, name, site } => {
-            let f = Unsupported {
+            let f = Unsupported::Reached {
                 rank: *rank,
                 call: name.clone(),
                 place: place(*site, name),
+                scope: crate::support::scope(name),
                 replay,
             };
             (f.finding(), Outcome::Unsupported, true)

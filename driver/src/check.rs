@@ -1,5 +1,7 @@
-//! Checks programs: for each one, builds it, explores its interleavings,
-//! gives its barrier groups their verdicts (proving them by removal with
+//! Checks programs: for each one, looks for calls to MPI functions fib does
+//! not model (such a program is reported and not run, unless
+//! `--run-unsupported`), builds it, explores its interleavings, gives its
+//! barrier groups their verdicts (proving them by removal with
 //! `--confirm`), and assembles its report once everything is known.
 
 use std::path::{Path, PathBuf};
@@ -34,6 +36,9 @@ pub struct Options {
     pub args: Vec<String>,
     /// Prove each barrier verdict by re-exploring without the group.
     pub confirm: bool,
+    /// Run a program that calls MPI functions fib does not model anyway
+    /// (`--run-unsupported`); by default such a program is not run.
+    pub run_unsupported: bool,
 }
 
 /// The process count used when neither `-n` nor a `fib:` directive says.
@@ -140,6 +145,15 @@ pub(crate) fn verify(
         |f: &Path| program.sources.iter().any(|s| s == f) || tree.headers.iter().any(|h| h == f);
     let mut report = empty_report(shown, nprocs, opts.zero_buffer);
     report.static_facts = Some(fib_analysis::static_facts(&sites, &in_program));
+    // Every call to a function fib does not model, found before running:
+    // such a program is neither built nor run unless the user asks.
+    let unmodelled = fib_analysis::unmodelled_calls(&sites);
+    if !unmodelled.is_empty() && !opts.run_unsupported {
+        report.outcome = Outcome::Unsupported;
+        report.findings = fib_analysis::unmodelled_findings(&sites, &unmodelled, None);
+        report.elapsed_ms = started.elapsed().as_millis() as u64;
+        return Ok(report);
+    }
     let built = match tree.build(program, &opts.mpicc)? {
         Ok(b) => b,
         Err(fail) => {
@@ -210,6 +224,10 @@ pub(crate) fn verify(
     report.interleavings = base.interleavings;
     report.calls = base.calls;
     report.findings = base.findings;
+    if !unmodelled.is_empty() {
+        let listed = fib_analysis::unmodelled_findings(&sites, &unmodelled, Some(&report.findings));
+        report.findings.splice(0..0, listed);
+    }
     if let Some(v) = verdicts {
         report.calls += v.calls;
         report.timing.fib_ms = v.fib.as_millis() as u64;

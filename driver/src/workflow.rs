@@ -36,6 +36,8 @@ pub struct Request {
     pub replay: Option<Token>,
     pub max_interleavings: Option<usize>,
     pub confirm: bool,
+    /// Run programs that call MPI functions fib does not model anyway.
+    pub run_unsupported: bool,
     /// Arguments for the programs (after `--`); `None` when none are given.
     pub args: Option<Vec<String>>,
     pub interpose: PathBuf,
@@ -238,6 +240,7 @@ fn options(req: &Request, s: &Settings, program: &Program) -> Vec<Options> {
             mpiexec: req.mpiexec.clone(),
             args: req.args.clone().or(own.args.clone()).unwrap_or_default(),
             confirm: req.confirm || s.confirm.unwrap_or(false),
+            run_unsupported: req.run_unsupported,
         })
         .collect()
 }

@@ -1,8 +1,12 @@
-//! The MPI functions fib does not model ([`fib_wire::UNSUPPORTED`]). Each is
-//! defined without arguments (it never looks at them): it reports
-//! [`fib_wire::Up::Unsupported`] with the current site and waits for the
-//! scheduler to end the run, instead of letting MPI run a call that would
-//! make the scheduler's picture of the run wrong.
+//! The MPI functions fib does not model ([`fib_wire::UNSUPPORTED`]), one
+//! wrapper each, defined from the list itself
+//! ([`fib_wire::unsupported_functions!`]). Each wrapper is defined without
+//! arguments: it never looks at them, and every one of these functions
+//! returns `int` in MPICH's headers (a test below checks it), so ignoring
+//! the arguments the caller passed is safe in the C calling convention. It
+//! reports [`fib_wire::Up::Unsupported`] with the current site and waits for
+//! the scheduler to end the run, instead of letting MPI run a call that
+//! would make the scheduler's picture of the run wrong.
 
 use std::os::raw::c_int;
 
@@ -29,95 +33,85 @@ macro_rules! unsupported {
                 report(stringify!($name))
             }
         )*
-
-        /// The names defined above, to check them against the wire crate.
-        #[cfg(test)]
-        const NAMES: &[&str] = &[$(stringify!($name)),*];
     };
 }
 
-unsupported!(
-    MPI_Bsend,
-    MPI_Rsend,
-    MPI_Ibsend,
-    MPI_Irsend,
-    MPI_Send_init,
-    MPI_Ssend_init,
-    MPI_Bsend_init,
-    MPI_Rsend_init,
-    MPI_Recv_init,
-    MPI_Start,
-    MPI_Startall,
-    MPI_Sendrecv_replace,
-    MPI_Request_free,
-    MPI_Cancel,
-    MPI_Improbe,
-    MPI_Mprobe,
-    MPI_Mrecv,
-    MPI_Imrecv,
-    MPI_Gatherv,
-    MPI_Scatterv,
-    MPI_Allgatherv,
-    MPI_Alltoallv,
-    MPI_Alltoallw,
-    MPI_Reduce_scatter,
-    MPI_Reduce_scatter_block,
-    MPI_Scan,
-    MPI_Exscan,
-    MPI_Ibarrier,
-    MPI_Ibcast,
-    MPI_Ireduce,
-    MPI_Iallreduce,
-    MPI_Igather,
-    MPI_Iscatter,
-    MPI_Iallgather,
-    MPI_Ialltoall,
-    MPI_Comm_create_group,
-    MPI_Comm_split_type,
-    MPI_Comm_idup,
-    MPI_Intercomm_create,
-    MPI_Intercomm_merge,
-    MPI_Cart_create,
-    MPI_Cart_sub,
-    MPI_Graph_create,
-    MPI_Dist_graph_create,
-    MPI_Dist_graph_create_adjacent,
-    MPI_Comm_spawn,
-    MPI_Win_create,
-    MPI_Win_allocate,
-    MPI_Win_fence,
-    MPI_Put,
-    MPI_Get,
-    MPI_Accumulate,
-    MPI_Isendrecv,
-    MPI_Isendrecv_replace,
-    MPI_Request_get_status,
-    MPI_Psend_init,
-    MPI_Precv_init,
-    MPI_Neighbor_allgather,
-    MPI_Neighbor_alltoall,
-    MPI_Ineighbor_allgather,
-    MPI_Ineighbor_alltoall,
-    MPI_Send_c,
-    MPI_Ssend_c,
-    MPI_Isend_c,
-    MPI_Issend_c,
-    MPI_Recv_c,
-    MPI_Irecv_c,
-    MPI_Sendrecv_c,
-    MPI_Bcast_c,
-    MPI_Reduce_c,
-    MPI_Allreduce_c,
-    MPI_Gather_c,
-    MPI_Scatter_c,
-    MPI_Allgather_c,
-    MPI_Alltoall_c,
-);
+fib_wire::unsupported_functions!(unsupported);
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+    use std::process::Command;
+
+    use fib_wire::{INTERCEPTED, PASS_THROUGH, UNSUPPORTED};
+
+    /// Every function MPICH's `mpi.h` (through `mpi_proto.h`) and `mpio.h`
+    /// declare, with its return type, read from the headers of the MPI
+    /// compiler (`FIB_MPICC`, else `mpicc.mpich`).
+    fn mpich_functions() -> BTreeMap<String, String> {
+        let mpicc = std::env::var("FIB_MPICC").unwrap_or_else(|_| "mpicc.mpich".into());
+        let out = Command::new(&mpicc)
+            .arg("-show")
+            .output()
+            .expect("running the MPI compiler");
+        let show = String::from_utf8_lossy(&out.stdout);
+        let dirs: Vec<&str> = show
+            .split_whitespace()
+            .filter_map(|w| w.strip_prefix("-I"))
+            .collect();
+        let mut found = BTreeMap::new();
+        for header in ["mpi_proto.h", "mpio.h"] {
+            let text = dirs
+                .iter()
+                .find_map(|d| std::fs::read_to_string(format!("{d}/{header}")).ok())
+                .unwrap_or_else(|| panic!("{header} not found in {dirs:?}"));
+            for line in text.lines() {
+                let mut words = line.split_whitespace();
+                let (Some(ret), Some(rest)) = (words.next(), words.next()) else {
+                    continue;
+                };
+                let Some(name) = rest.split('(').next().filter(|n| n.starts_with("MPI_")) else {
+                    continue;
+                };
+                if rest.contains('(') {
+                    found.insert(name.to_string(), ret.to_string());
+                }
+            }
+        }
+        found
+    }
+
     #[test]
-    fn the_unsupported_list_matches_the_wire_crate() {
-        assert_eq!(super::NAMES, fib_wire::UNSUPPORTED);
+    fn every_wrapped_function_is_declared_by_mpich_and_returns_int() {
+        let declared = mpich_functions();
+        for name in UNSUPPORTED {
+            assert_eq!(
+                declared.get(*name).map(String::as_str),
+                Some("int"),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_lists_cover_every_function_mpich_declares_and_nothing_else() {
+        let declared = mpich_functions();
+        assert!(declared.len() > 500, "{} functions", declared.len());
+        let listed: Vec<&str> = INTERCEPTED
+            .iter()
+            .chain(UNSUPPORTED)
+            .chain(PASS_THROUGH)
+            .copied()
+            .collect();
+        let missing: Vec<&String> = declared
+            .keys()
+            .filter(|n| !listed.contains(&n.as_str()))
+            .collect();
+        assert!(missing.is_empty(), "not classified: {missing:?}");
+        let unknown: Vec<&&str> = listed
+            .iter()
+            .filter(|n| !declared.contains_key(**n))
+            .collect();
+        assert!(unknown.is_empty(), "not in MPICH: {unknown:?}");
     }
 }

@@ -9,7 +9,7 @@ use fib_report::codes::{
     Code, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit,
     Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedRequest, Livelock, LostTrack,
     MpiError, NoFinalize, Observed, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule,
-    Timeout, UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
+    Scope, Timeout, UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -145,11 +145,18 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             ranks: vec![rank(0, "MPI_Recv"), rank(1, "running")],
             replay: replay(),
         },
-        Unsupported {
+        Unsupported::Reached {
             rank: 0,
             call: "MPI_Bsend".into(),
             place: place(),
+            scope: Scope::NotYet,
             replay: replay(),
+        },
+        Unsupported::Listed {
+            call: "MPI_Put".into(),
+            place: place(),
+            scope: Scope::OneSided,
+            ran: false,
         },
         BuildFailed {
             program: "a.c".into(),

@@ -290,3 +290,19 @@ fn bundled_examples_json() {
         );
     });
 }
+
+#[test]
+fn unsupported_fib006() {
+    // Calls fib does not model on a path no run takes: named before
+    // running, and the program is not run.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "unsupported_fib006",
+            check(
+                cache.path(),
+                &["tests/cli/unsupported_paths.c", "--color", "never"]
+            )
+        );
+    });
+}

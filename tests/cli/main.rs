@@ -8,6 +8,7 @@
 
 mod findings;
 mod formats;
+mod unsupported;
 mod workflow;
 
 use std::path::PathBuf;

@@ -11,8 +11,16 @@
 //! ([`Down`]) answer them. A rank sends every intercepted call as
 //! [`Up::Op`]; it waits for an answer only for the calls that block (see
 //! [`Op::expects_reply`]).
+//!
+//! Which MPI functions fib models, refuses or lets through is decided here
+//! too, once, by [`support()`] over the lists [`INTERCEPTED`],
+//! [`UNSUPPORTED`] and [`PASS_THROUGH`].
 
 use std::fmt;
+
+mod support;
+
+pub use support::{support, Support, Why, INTERCEPTED, PASS_THROUGH, UNSUPPORTED};
 
 /// `MPI_ANY_SOURCE` or `MPI_ANY_TAG` on the wire.
 pub const ANY: i32 = -1;
@@ -740,127 +748,6 @@ impl Frames {
     }
 }
 
-/// The MPI functions the interposition library models; each is reported to
-/// the scheduler as an [`Op`] (or handled in the library, for `MPI_Init*` and
-/// `MPI_Abort`).
-pub const INTERCEPTED: &[&str] = &[
-    "MPI_Init",
-    "MPI_Init_thread",
-    "MPI_Finalize",
-    "MPI_Abort",
-    "MPI_Send",
-    "MPI_Ssend",
-    "MPI_Isend",
-    "MPI_Issend",
-    "MPI_Recv",
-    "MPI_Irecv",
-    "MPI_Sendrecv",
-    "MPI_Wait",
-    "MPI_Waitall",
-    "MPI_Waitany",
-    "MPI_Waitsome",
-    "MPI_Test",
-    "MPI_Testall",
-    "MPI_Testany",
-    "MPI_Testsome",
-    "MPI_Probe",
-    "MPI_Iprobe",
-    "MPI_Barrier",
-    "MPI_Bcast",
-    "MPI_Reduce",
-    "MPI_Allreduce",
-    "MPI_Gather",
-    "MPI_Scatter",
-    "MPI_Allgather",
-    "MPI_Alltoall",
-    "MPI_Comm_dup",
-    "MPI_Comm_split",
-    "MPI_Comm_create",
-    "MPI_Comm_free",
-];
-
-/// MPI functions that communicate, match or create communicators in ways fib
-/// does not model yet. The interposition library reports a call to any of
-/// them as [`Up::Unsupported`] instead of letting it through, because letting
-/// it through would make the scheduler's picture of the run wrong.
-pub const UNSUPPORTED: &[&str] = &[
-    "MPI_Bsend",
-    "MPI_Rsend",
-    "MPI_Ibsend",
-    "MPI_Irsend",
-    "MPI_Send_init",
-    "MPI_Ssend_init",
-    "MPI_Bsend_init",
-    "MPI_Rsend_init",
-    "MPI_Recv_init",
-    "MPI_Start",
-    "MPI_Startall",
-    "MPI_Sendrecv_replace",
-    "MPI_Request_free",
-    "MPI_Cancel",
-    "MPI_Improbe",
-    "MPI_Mprobe",
-    "MPI_Mrecv",
-    "MPI_Imrecv",
-    "MPI_Gatherv",
-    "MPI_Scatterv",
-    "MPI_Allgatherv",
-    "MPI_Alltoallv",
-    "MPI_Alltoallw",
-    "MPI_Reduce_scatter",
-    "MPI_Reduce_scatter_block",
-    "MPI_Scan",
-    "MPI_Exscan",
-    "MPI_Ibarrier",
-    "MPI_Ibcast",
-    "MPI_Ireduce",
-    "MPI_Iallreduce",
-    "MPI_Igather",
-    "MPI_Iscatter",
-    "MPI_Iallgather",
-    "MPI_Ialltoall",
-    "MPI_Comm_create_group",
-    "MPI_Comm_split_type",
-    "MPI_Comm_idup",
-    "MPI_Intercomm_create",
-    "MPI_Intercomm_merge",
-    "MPI_Cart_create",
-    "MPI_Cart_sub",
-    "MPI_Graph_create",
-    "MPI_Dist_graph_create",
-    "MPI_Dist_graph_create_adjacent",
-    "MPI_Comm_spawn",
-    "MPI_Win_create",
-    "MPI_Win_allocate",
-    "MPI_Win_fence",
-    "MPI_Put",
-    "MPI_Get",
-    "MPI_Accumulate",
-    "MPI_Isendrecv",
-    "MPI_Isendrecv_replace",
-    "MPI_Request_get_status",
-    "MPI_Psend_init",
-    "MPI_Precv_init",
-    "MPI_Neighbor_allgather",
-    "MPI_Neighbor_alltoall",
-    "MPI_Ineighbor_allgather",
-    "MPI_Ineighbor_alltoall",
-    "MPI_Send_c",
-    "MPI_Ssend_c",
-    "MPI_Isend_c",
-    "MPI_Issend_c",
-    "MPI_Recv_c",
-    "MPI_Irecv_c",
-    "MPI_Sendrecv_c",
-    "MPI_Bcast_c",
-    "MPI_Reduce_c",
-    "MPI_Allreduce_c",
-    "MPI_Gather_c",
-    "MPI_Scatter_c",
-    "MPI_Allgather_c",
-    "MPI_Alltoall_c",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1008,18 +895,6 @@ mod tests {
         assert!(Up::decode(&[3, 1, 2]).is_err());
         assert!(Up::decode(&[99]).is_err());
         assert!(Down::decode(&[4, 255, 255, 255, 255]).is_err());
-    }
-
-    #[test]
-    fn no_function_is_both_intercepted_and_unsupported() {
-        for f in INTERCEPTED {
-            assert!(!UNSUPPORTED.contains(f), "{f}");
-        }
-        let mut all: Vec<_> = INTERCEPTED.iter().chain(UNSUPPORTED).collect();
-        let n = all.len();
-        all.sort();
-        all.dedup();
-        assert_eq!(all.len(), n, "a name is listed twice");
     }
 
     #[test]

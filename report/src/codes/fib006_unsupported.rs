@@ -1,64 +1,148 @@
-//! FIB006: the program called an MPI function fib does not model.
+//! FIB006: the program calls an MPI function fib does not model.
 
 use super::{Code, Rule};
 use crate::finding::{Finding, Place, Severity};
 
-/// The program used an MPI function fib does not model.
+/// The program uses an MPI function fib does not model.
 pub const FIB006: Code = Code {
     code: "FIB006",
     name: "unsupported-mpi-call",
     severity: Severity::Error,
     tool_failure: false,
     summary:
-        "The program called an MPI function that fib does not model, so it could not be verified.",
+        "The program calls an MPI function that fib does not model, so it could not be verified.",
     explanation: "\
 ## What it means
 
-The program called an MPI function that communicates, matches messages or
-creates communicators in a way fib's scheduler does not model yet, such as
-MPI_Bsend, persistent requests, MPI_Gatherv or one-sided communication. fib
-stopped that run rather than let the call through, because the call would
-have made the scheduler's picture of the program wrong.
+The program calls an MPI function that communicates, matches messages,
+synchronises, or creates or completes requests or communicators in a way
+fib's scheduler does not model yet, such as MPI_Bsend, persistent requests,
+MPI_Gatherv, scans or nonblocking collectives. One-sided communication
+(MPI_Win_*, MPI_Put, MPI_Get, MPI_Accumulate, ...) and dynamic process
+management (MPI_Comm_spawn, MPI_Comm_connect, ...) are out of fib's scope
+for now.
+
+fib finds these calls before running anything, in the list of every MPI
+call of the program, and reports each one at its line, whether or not a
+run would reach it; it then does not run the program (outcome
+`unsupported`). With `--run-unsupported` it runs the program anyway: the
+calls are still reported, and a run that reaches one of them stops there
+and reports it with its rank and replay token, because letting the call
+through would make the scheduler's picture of the program wrong.
+
+Local calls (MPI_Comm_rank, MPI_Wtime, datatypes, groups, info objects,
+attributes, error handlers, ...) are not reported: MPI runs them untouched.
 
 ## Why it matters
 
 fib cannot tell anything about a program it cannot model: this is a limit of
-fib, not a bug in the program. fib exits with code 2.
+fib, not a bug in the program. Without `--run-unsupported`, fib exits with
+code 2.
 
 ## Example
 
-    MPI_Bsend(buf, n, MPI_INT, 1, 0, MPI_COMM_WORLD);   /* not modelled */
+    if (argc > 5)
+        MPI_Bsend(buf, n, MPI_INT, 1, 0, MPI_COMM_WORLD);   /* not modelled */
 
 ## What to do
 
 Check the list of supported functions in the README. Where the program has a
 choice, use a modelled function (MPI_Send instead of MPI_Bsend, MPI_Gather
 instead of MPI_Gatherv with equal counts) to verify the rest of the logic.
+When the call sits on a path your runs do not take, `--run-unsupported`
+checks the rest of the program; a `fib: allow FIB006` comment on the line
+then keeps the finding out of the exit code.
 ",
 };
 
+/// Why fib does not model a function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// fib does not model it yet.
+    NotYet,
+    /// One-sided communication: out of scope for now.
+    OneSided,
+    /// Dynamic process management: out of scope for now.
+    DynamicProcesses,
+}
+
 /// A call to an MPI function fib does not model.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unsupported {
-    pub rank: usize,
-    /// The MPI function, such as `MPI_Bsend`.
-    pub call: String,
-    pub place: Place,
-    pub replay: String,
+pub enum Unsupported {
+    /// A call found in the program's site table before running. `ran` says
+    /// whether the program was run anyway (`--run-unsupported`), in which
+    /// case no run reached the call (a run that did reports it as
+    /// [`Unsupported::Reached`]).
+    Listed {
+        /// The MPI function, such as `MPI_Bsend`.
+        call: String,
+        place: Place,
+        scope: Scope,
+        ran: bool,
+    },
+    /// A run reached the call, which stopped it.
+    Reached {
+        rank: usize,
+        call: String,
+        place: Place,
+        scope: Scope,
+        replay: String,
+    },
+}
+
+/// `MPI_Put is not supported by fib yet: one-sided communication is out of
+/// scope for now`.
+fn message(call: &str, scope: Scope) -> String {
+    let why = match scope {
+        Scope::NotYet => "",
+        Scope::OneSided => ": one-sided communication is out of scope for now",
+        Scope::DynamicProcesses => ": dynamic process management is out of scope for now",
+    };
+    format!("{call} is not supported by fib yet{why}")
 }
 
 impl Rule for Unsupported {
     const CODE: &'static Code = &FIB006;
 
     fn finding(&self) -> Finding {
-        let mut f = Finding::new(
-            Self::CODE,
-            format!("{} is not supported by fib yet", self.call),
-        )
-        .at(&self.place);
-        f.rank = Some(self.rank);
-        f.replay = Some(self.replay.clone());
-        f
+        match self {
+            Unsupported::Listed {
+                call,
+                place,
+                scope,
+                ran,
+            } => {
+                let mut f = Finding::new(Self::CODE, message(call, *scope)).at(place);
+                if *ran {
+                    f.notes.push(
+                        "found before running; the program was run anyway (--run-unsupported), and no run reached this call"
+                            .to_string(),
+                    );
+                } else {
+                    f.notes.push(
+                        "found before running: fib does not run a program that calls a function it does not model, whether or not a run would reach the call"
+                            .to_string(),
+                    );
+                    f.help = Some(
+                        "use a function fib models, or check the rest of the program with --run-unsupported"
+                            .to_string(),
+                    );
+                }
+                f
+            }
+            Unsupported::Reached {
+                rank,
+                call,
+                place,
+                scope,
+                replay,
+            } => {
+                let mut f = Finding::new(Self::CODE, message(call, *scope)).at(place);
+                f.rank = Some(*rank);
+                f.replay = Some(replay.clone());
+                f
+            }
+        }
     }
 }
 
@@ -66,21 +150,58 @@ impl Rule for Unsupported {
 mod tests {
     use super::*;
 
+    fn place() -> Place {
+        Place {
+            file: Some("a.c".into()),
+            line: Some(3),
+            column: Some(1),
+            span: Some((30, 40)),
+        }
+    }
+
     #[test]
-    fn names_the_function() {
-        let f = Unsupported {
+    fn a_reached_call_names_the_function_rank_and_token() {
+        let f = Unsupported::Reached {
             rank: 0,
             call: "MPI_Bsend".into(),
-            place: Place {
-                file: Some("a.c".into()),
-                line: Some(3),
-                column: Some(1),
-                span: Some((30, 40)),
-            },
+            place: place(),
+            scope: Scope::NotYet,
             replay: "0".into(),
         }
         .finding();
         assert_eq!(f.message, "MPI_Bsend is not supported by fib yet");
         assert_eq!((f.line, f.span, f.rank), (Some(3), Some((30, 40)), Some(0)));
+        assert_eq!(f.replay.as_deref(), Some("0"));
+    }
+
+    #[test]
+    fn a_listed_call_says_it_was_found_before_running_and_has_no_rank() {
+        let f = Unsupported::Listed {
+            call: "MPI_Put".into(),
+            place: place(),
+            scope: Scope::OneSided,
+            ran: false,
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "MPI_Put is not supported by fib yet: one-sided communication is out of scope for now"
+        );
+        assert_eq!((f.line, f.rank, f.replay.as_deref()), (Some(3), None, None));
+        assert!(f.notes[0].starts_with("found before running: fib does not run"));
+        assert!(f.help.as_deref().unwrap().contains("--run-unsupported"));
+
+        let f = Unsupported::Listed {
+            call: "MPI_Comm_spawn".into(),
+            place: place(),
+            scope: Scope::DynamicProcesses,
+            ran: true,
+        }
+        .finding();
+        assert!(f
+            .message
+            .ends_with("dynamic process management is out of scope for now"));
+        assert!(f.notes[0].contains("no run reached this call"));
+        assert_eq!(f.help, None);
     }
 }
