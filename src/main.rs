@@ -4,17 +4,21 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
+use fib_driver::{Phase, Progress, Status};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 #[derive(Parser)]
 #[command(
     name = "fib",
     version,
     about = "Verifies MPI programs: deadlocks, crashes, and which barriers they can do without",
-    after_help = "Exit codes: 0 nothing found, 1 something found, 2 fib could not check a program."
+    after_help = "Exit codes: 0 nothing found, 1 something found, 2 fib could not check a program, 130 interrupted (Ctrl-C)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -92,6 +96,10 @@ struct CheckArgs {
     /// 0 unless a program could not be checked.
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
+    /// Show no progress line on standard error (there is none when standard
+    /// error is not a terminal).
+    #[arg(long)]
+    no_progress: bool,
     /// Arguments for the program.
     #[arg(last = true)]
     args: Vec<String>,
@@ -185,24 +193,49 @@ fn check(args: CheckArgs) -> Result<i32> {
         confirm: args.confirm,
         run_unsupported: args.run_unsupported,
     };
-    ctrlc::set_handler(|| {
-        fib_driver::kill_current_run();
-        eprintln!("fib: interrupted");
-        std::process::exit(130);
+    let line =
+        (!args.no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(Line::new);
+    let bar = line.as_ref().map(|l| l.bar.clone());
+    // The first Ctrl-C stops the check, which then reports what it found;
+    // the second exits at once.
+    static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
+    ctrlc::set_handler(move || {
+        if INTERRUPTS.fetch_add(1, Ordering::SeqCst) == 0 {
+            // The line goes for good: the check only winds up from here.
+            if let Some(bar) = &bar {
+                bar.finish_and_clear();
+            }
+            eprintln!("fib: interrupted; stopping (Ctrl-C again to quit at once)");
+            fib_driver::interrupt();
+        } else {
+            if let Some(bar) = &bar {
+                bar.finish_and_clear();
+            }
+            fib_driver::kill_current_run();
+            eprintln!("fib: interrupted");
+            std::process::exit(130);
+        }
     })
     .context("installing the interrupt handler")?;
 
-    let checked = fib_driver::check_paths(&request);
-    if fib_driver::interrupted() {
-        // The handler is killing the run and exits with 130; what the run
-        // saw of its own death is not a result.
-        loop {
-            std::thread::park();
-        }
+    let checked = match &line {
+        Some(line) => fib_driver::check_paths(&request, line),
+        None => fib_driver::check_paths(&request, &fib_driver::Silent),
+    };
+    if let Some(line) = &line {
+        line.bar.finish_and_clear();
+    }
+    if checked.is_err() && fib_driver::interrupted() {
+        // What failed was cut short by the interrupt; it says nothing.
+        eprintln!("fib: interrupted");
+        return Ok(130);
     }
     let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
     let fib_driver::Checked { mut report, notes } =
         checked.with_context(|| format!("checking {}", shown.join(" ")))?;
+    if report.interrupted {
+        eprintln!("fib: interrupted; the report holds what was found before");
+    }
     for note in notes {
         eprintln!("fib: {note}");
     }
@@ -234,6 +267,13 @@ fn check(args: CheckArgs) -> Result<i32> {
         None => print_out(&text),
     }
     if let Some(file) = &args.write_baseline {
+        if report.interrupted {
+            eprintln!(
+                "fib: the baseline {} was not written: an interrupted check does not show every finding",
+                file.display()
+            );
+            return Ok(report.exit_code());
+        }
         let n = fib_driver::workflow::write_baseline(file, &report)?;
         eprintln!(
             "fib: wrote {} to the baseline {}",
@@ -249,4 +289,166 @@ fn check(args: CheckArgs) -> Result<i32> {
         return Ok(if report.exit_code() == 2 { 2 } else { 0 });
     }
     Ok(report.exit_code())
+}
+
+/// The progress line on standard error: the program being checked, its
+/// phase, interleavings done and known to be left, and the time spent on
+/// the program so far.
+struct Line {
+    bar: ProgressBar,
+    /// The program (and process count) the line speaks of, to restart the
+    /// clock when the next one starts.
+    current: Mutex<Option<(String, usize)>>,
+}
+
+impl Line {
+    fn new() -> Line {
+        let target = ProgressDrawTarget::term_like(Box::new(Margin(console::Term::stderr())));
+        let bar = ProgressBar::with_draw_target(None, target);
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {wide_msg} {elapsed:>4}")
+                .expect("a valid progress template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(120));
+        Line {
+            bar,
+            current: Mutex::new(None),
+        }
+    }
+}
+
+/// Standard error, a few columns narrower than it is: the line then leaves
+/// room at its end for the `^C` the terminal echoes, which would otherwise
+/// wrap and leave the line behind when it is cleared.
+#[derive(Debug)]
+struct Margin(console::Term);
+
+impl TermLike for Margin {
+    fn width(&self) -> u16 {
+        self.0.size().1.saturating_sub(4).max(20)
+    }
+    fn height(&self) -> u16 {
+        self.0.size().0
+    }
+    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_up(n)
+    }
+    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_down(n)
+    }
+    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_right(n)
+    }
+    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+        self.0.move_cursor_left(n)
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.0.write_line(s)
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        self.0.write_str(s)
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        self.0.clear_line()
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl Progress for Line {
+    fn update(&self, status: &Status) {
+        let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (status.program.clone(), status.nprocs);
+        if current.as_ref() != Some(&key) {
+            self.bar.reset_elapsed();
+            *current = Some(key);
+        }
+        self.bar.set_message(describe(status));
+    }
+}
+
+/// The text of the progress line (without the spinner and the clock):
+/// `a.c (4 ranks): exploring, 12 interleavings done, 30 known pending`.
+fn describe(status: &Status) -> String {
+    let ranks = if status.nprocs == 1 { "rank" } else { "ranks" };
+    let mut line = format!("{} ({} {ranks}): ", status.program, status.nprocs);
+    match status.phase {
+        Phase::Building => {
+            line.push_str("building");
+            return line;
+        }
+        Phase::Exploring => line.push_str("exploring"),
+        Phase::Confirming { group, groups } => {
+            line.push_str(&format!("confirming group {group} of {groups}"))
+        }
+    }
+    let done = status.done;
+    line.push_str(&format!(
+        ", {done} interleaving{} done",
+        if done == 1 { "" } else { "s" }
+    ));
+    if let Some(p) = status.pending {
+        line.push_str(&format!(", {p} known pending"));
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(phase: Phase, done: usize, pending: Option<usize>) -> Status {
+        Status {
+            program: "tests/a.c".into(),
+            nprocs: 4,
+            phase,
+            done,
+            pending,
+        }
+    }
+
+    #[test]
+    fn the_line_names_the_program_its_phase_and_the_interleavings() {
+        assert_eq!(
+            describe(&status(Phase::Building, 0, None)),
+            "tests/a.c (4 ranks): building"
+        );
+        assert_eq!(
+            describe(&status(Phase::Exploring, 1, Some(30))),
+            "tests/a.c (4 ranks): exploring, 1 interleaving done, 30 known pending"
+        );
+        assert_eq!(
+            describe(&status(
+                Phase::Confirming {
+                    group: 2,
+                    groups: 3
+                },
+                12,
+                None
+            )),
+            "tests/a.c (4 ranks): confirming group 2 of 3, 12 interleavings done"
+        );
+    }
+
+    #[test]
+    fn a_hidden_line_takes_updates_and_restarts_its_clock_per_program() {
+        let line = Line {
+            bar: ProgressBar::hidden(),
+            current: Mutex::new(None),
+        };
+        line.update(&status(Phase::Exploring, 3, Some(2)));
+        assert_eq!(
+            line.bar.message(),
+            "tests/a.c (4 ranks): exploring, 3 interleavings done, 2 known pending"
+        );
+        let mut other = status(Phase::Building, 0, None);
+        other.program = "tests/b.c".into();
+        line.update(&other);
+        assert_eq!(line.bar.message(), "tests/b.c (4 ranks): building");
+        assert_eq!(
+            line.current.lock().unwrap().clone(),
+            Some(("tests/b.c".to_string(), 4))
+        );
+    }
 }

@@ -6,7 +6,9 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use fib::Node;
-use fib_report::codes::{barrier_finding, BarrierNotReached, Inputs, RelevantByRemoval, Rule};
+use fib_report::codes::{
+    barrier_finding, BarrierNotReached, BarrierUndecided, Inputs, RelevantByRemoval, Rule,
+};
 use fib_report::{BarrierReport, Finding, Verdict, Witness, WitnessOp};
 use poe::engine::{Fired, OpId};
 
@@ -292,6 +294,26 @@ pub struct Context {
     /// How every interleaving ended, when none completed (see
     /// [`Explored::all_failed`](crate::Explored::all_failed)).
     pub all_failed: Option<&'static str>,
+    /// The interleavings run before the user interrupted the check, when
+    /// they did (see [`undecided`]).
+    pub interrupted: Option<usize>,
+}
+
+/// The verdicts an interrupted exploration can give: a group a run showed
+/// relevant keeps its verdict and witness (a witness is a proof), every
+/// other one is [`Verdict::Undecided`], since a run not made could show it
+/// relevant (or, for one not covered, reach it). Relevance found by removal
+/// stands too: removal found a difference in runs that were made.
+pub fn undecided(groups: &mut [GroupVerdict]) {
+    for g in groups {
+        let b = &mut g.report;
+        if b.verdict != Verdict::Relevant {
+            b.verdict = Verdict::Undecided;
+            b.witness = None;
+            b.timeline = None;
+            b.confirmed = false;
+        }
+    }
 }
 
 /// The findings that show every group's verdict on its sites.
@@ -306,6 +328,11 @@ pub fn findings(groups: &[GroupVerdict], cx: Context) -> Vec<Finding> {
         .map(|g| {
             let r = &g.report;
             match (r.verdict, &r.witness, cx.all_failed) {
+                (Verdict::Undecided, _, _) => BarrierUndecided {
+                    group: r.group.clone(),
+                    interleavings: cx.interrupted.unwrap_or_default(),
+                }
+                .finding(),
                 (Verdict::NotCovered, _, Some(failure)) => BarrierNotReached {
                     group: r.group.clone(),
                     failure,

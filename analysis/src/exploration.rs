@@ -47,6 +47,9 @@ pub struct Explored {
     pub calls: u64,
     /// Whether exploration stopped at the interleaving limit.
     pub cut: bool,
+    /// Whether the user interrupted exploration: `interleavings` runs were
+    /// made, and the one in progress is not among them.
+    pub interrupted: bool,
     /// The first run that did not follow its plan, if any.
     pub diverged: Option<Diverged>,
     pub traces: Vec<RunTrace>,
@@ -88,6 +91,7 @@ impl<'a> Exploration<'a> {
                 completed: 0,
                 calls: 0,
                 cut: false,
+                interrupted: false,
                 diverged: None,
                 traces: Vec::new(),
                 signature: Signature::default(),
@@ -162,6 +166,12 @@ impl<'a> Exploration<'a> {
     pub fn cut(&mut self, limit: usize) {
         self.done.cut = true;
         self.done.findings.push(runs::exploration_cut(limit));
+    }
+
+    /// The user interrupted exploration; the run in progress was thrown
+    /// away, so nothing of it is added.
+    pub fn interrupt(&mut self) {
+        self.done.interrupted = true;
     }
 
     /// The results.

@@ -595,3 +595,71 @@ fn a_deadlock_hidden_by_buffering_carries_the_picture_of_the_rerun() {
     assert_eq!(marks(t, 1), vec![(0, "MPI_Send", Some(1), Role::Blocked)]);
     assert!(t.links.is_empty());
 }
+
+#[test]
+fn an_interrupted_exploration_decides_only_what_a_witness_proves() {
+    // Two interleavings, and a barrier after all the traffic: after the
+    // first one, nothing showed the barrier needed, but that is no verdict.
+    let program = vec![
+        vec![recv(ANY), recv(ANY), barrier(), fin()],
+        vec![send(0), barrier(), fin()],
+        vec![send(0), barrier(), fin()],
+    ];
+    let runs = explore(&program, cfg(3), Turns::Forward);
+    assert_eq!(runs.len(), 2);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    let mut e = Exploration::new(&sites, EVERYTHING);
+    e.add(record(&runs[0]), runs[0].token.to_string(), 0);
+    e.interrupt();
+    let base = e.finish();
+    assert!(base.interrupted);
+    assert_eq!(base.interleavings, 1);
+    let mut groups = barriers::classify(&sites, &base.traces, base.interleavings);
+    assert_eq!(groups[0].report.verdict, Verdict::Irrelevant);
+    barriers::undecided(&mut groups);
+    assert_eq!(groups[0].report.verdict, Verdict::Undecided);
+    assert_eq!(groups[0].report.witness, None);
+    let found = barriers::findings(
+        &groups,
+        barriers::Context {
+            interrupted: Some(1),
+            ..Default::default()
+        },
+    );
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].code.code, "FIB016");
+    assert_eq!(
+        found[0].message,
+        "barrier not decided: interrupted after 1 interleaving"
+    );
+
+    // A relevant verdict's witness is a proof however few runs were made.
+    let program = vec![
+        vec![recv(ANY), barrier(), recv(ANY), fin()],
+        vec![send(0), barrier(), fin()],
+        vec![barrier(), send(0), fin()],
+    ];
+    let runs = explore(&program, cfg(3), Turns::Forward);
+    let a = analysis(&runs);
+    let sites = Resolver::new(&a, Path::new(""));
+    let mut e = Exploration::new(&sites, EVERYTHING);
+    e.add(record(&runs[0]), runs[0].token.to_string(), 0);
+    e.interrupt();
+    let base = e.finish();
+    let mut groups = barriers::classify(&sites, &base.traces, base.interleavings);
+    barriers::undecided(&mut groups);
+    assert_eq!(groups[0].report.verdict, Verdict::Relevant);
+    assert!(matches!(
+        groups[0].report.witness,
+        Some(Witness::Relevant { .. })
+    ));
+    let found = barriers::findings(
+        &groups,
+        barriers::Context {
+            interrupted: Some(1),
+            ..Default::default()
+        },
+    );
+    assert_eq!(found[0].code, &FIB015);
+}

@@ -95,6 +95,11 @@ impl Tree {
         let _forget = launch::Forget(work.path().to_path_buf());
         let out = self.compile(program, mpicc, &inputs, work.path())?;
         if !out.status.success() {
+            if launch::interrupted() {
+                // Ctrl-C reaches the compiler too: its failure says nothing
+                // about the program.
+                return Err(DriverError::Interrupted);
+            }
             let instrumented = String::from_utf8_lossy(&out.stderr).into_owned();
             return self.failure(program, mpicc, instrumented).map(Err);
         }

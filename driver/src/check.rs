@@ -2,7 +2,9 @@
 //! not model (such a program is reported and not run, unless
 //! `--run-unsupported`), builds it, explores its interleavings, gives its
 //! barrier groups their verdicts (proving them by removal with
-//! `--confirm`), and assembles its report once everything is known.
+//! `--confirm`), and assembles its report once everything is known, or once
+//! the user interrupts it (from what is known then). Its progress goes to a
+//! [`Progress`] the caller gives.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -14,6 +16,7 @@ use poe::Token;
 
 use crate::discover::{self, Program, Tree};
 use crate::explore::{self, RunSpec};
+use crate::progress::{Phase, Progress, Silent, Tracker};
 use crate::DriverError;
 
 /// How to verify programs.
@@ -58,7 +61,7 @@ pub fn check(path: &Path, opts: &Options) -> Result<Report, DriverError> {
     }
     let mut report = Report::default();
     for p in &programs {
-        report.programs.push(verify(&tree, p, opts)?);
+        report.programs.push(verify(&tree, p, opts, &Silent)?);
     }
     Ok(report)
 }
@@ -108,6 +111,7 @@ fn empty_report(program: String, nprocs: usize, zero_buffer: bool) -> ProgramRep
         barriers: Vec::new(),
         timing: Timing::default(),
         elapsed_ms: 0,
+        interrupted: false,
         workflow: Default::default(),
     }
 }
@@ -119,15 +123,22 @@ struct Barriers {
     findings: Vec<Finding>,
     /// MPI calls of the re-explorations without each group.
     calls: u64,
+    /// The user interrupted a re-exploration; the groups not yet settled
+    /// keep the fast method's verdicts.
+    interrupted: bool,
     fib: Duration,
     confirm: Option<Duration>,
 }
 
-/// Builds and verifies one program of the tree.
+/// Builds and verifies one program of the tree, telling `progress` how it
+/// goes. [`DriverError::Interrupted`] when the user interrupted fib before
+/// a single interleaving ran (nothing to report); an interrupt after that
+/// gives the report of the runs made, marked `interrupted`.
 pub(crate) fn verify(
     tree: &Tree,
     program: &Program,
     opts: &Options,
+    progress: &dyn Progress,
 ) -> Result<ProgramReport, DriverError> {
     let started = Instant::now();
     let shown = tree.show(&program.main);
@@ -143,6 +154,7 @@ pub(crate) fn verify(
     let sites = Resolver::new(&program.analysis, &tree.shown_root);
     let in_program =
         |f: &Path| program.sources.iter().any(|s| s == f) || tree.headers.iter().any(|h| h == f);
+    let mut tracker = Tracker::new(progress, &shown, nprocs);
     let mut report = empty_report(shown, nprocs, opts.zero_buffer);
     report.static_facts = Some(fib_analysis::static_facts(&sites, &in_program));
     // Every call to a function fib does not model, found before running:
@@ -185,6 +197,7 @@ pub(crate) fn verify(
         elide: None,
     };
     let has_barriers = !program.analysis.facts.barriers.is_empty();
+    tracker.phase(Phase::Exploring);
     let phase = Instant::now();
     let mut strategy: Box<dyn Strategy> = match &opts.replay {
         Some(t) => Box::new(Replay::new(t.clone())),
@@ -201,8 +214,12 @@ pub(crate) fn verify(
         true,
         &sites,
         keep,
+        &mut tracker,
     )?;
     report.timing.explore_ms = phase.elapsed().as_millis() as u64;
+    if base.interrupted && base.interleavings == 0 {
+        return Err(DriverError::Interrupted);
+    }
     if let (Some(token), Some(d)) = (&opts.replay, base.diverged) {
         return Err(DriverError::Input(not_a_token(
             token,
@@ -216,10 +233,18 @@ pub(crate) fn verify(
         && opts.replay.is_none()
         && !matches!(base.outcome, Outcome::Unsupported | Outcome::BuildFailed);
     let verdicts = if classify {
-        Some(judge_barriers(&spec, &sites, &base, opts, &report.program)?)
+        Some(judge_barriers(
+            &spec,
+            &sites,
+            &base,
+            opts,
+            &report.program,
+            &mut tracker,
+        )?)
     } else {
         None
     };
+    report.interrupted = base.interrupted || verdicts.as_ref().is_some_and(|v| v.interrupted);
     report.outcome = base.outcome;
     report.interleavings = base.interleavings;
     report.calls = base.calls;
@@ -241,17 +266,35 @@ pub(crate) fn verify(
 }
 
 /// The Fib pass over the exploration's runs of `program`, and with
-/// `--confirm` the proof of every verdict by removal.
+/// `--confirm` the proof of every verdict by removal. After an interrupt,
+/// only what the runs made prove: no group is called irrelevant.
 fn judge_barriers(
     spec: &RunSpec,
     sites: &Resolver,
     base: &Explored,
     opts: &Options,
     program: &str,
+    tracker: &mut Tracker,
 ) -> Result<Barriers, DriverError> {
     let phase = Instant::now();
     let mut groups = barriers::classify(sites, &base.traces, base.interleavings);
     let fib = phase.elapsed();
+    if base.interrupted {
+        barriers::undecided(&mut groups);
+        let cx = barriers::Context {
+            failing: base.outcome != Outcome::Ok,
+            interrupted: Some(base.interleavings),
+            ..Default::default()
+        };
+        return Ok(Barriers {
+            findings: barriers::findings(&groups, cx),
+            groups,
+            calls: 0,
+            interrupted: true,
+            fib,
+            confirm: None,
+        });
+    }
     let phase = Instant::now();
     let mut calls = 0;
     // The fast method assumes a program without deadlocks or crashes: in one
@@ -259,11 +302,21 @@ fn judge_barriers(
     // only removal sees.
     let failing = base.outcome != Outcome::Ok;
     let mut disagreements = Vec::new();
+    let mut interrupted = false;
     if opts.confirm {
-        for g in groups
+        let covered = groups
+            .iter()
+            .filter(|g| g.report.verdict != Verdict::NotCovered)
+            .count();
+        for (k, g) in groups
             .iter_mut()
             .filter(|g| g.report.verdict != Verdict::NotCovered)
+            .enumerate()
         {
+            tracker.phase(Phase::Confirming {
+                group: k + 1,
+                groups: covered,
+            });
             let removed = RunSpec {
                 elide: Some(barriers::elide_spec(sites, &g.sites)),
                 ..*spec
@@ -280,8 +333,15 @@ fn judge_barriers(
                 false,
                 sites,
                 keep,
+                tracker,
             )?;
             calls += without.calls;
+            if without.interrupted {
+                // Removal saw only part of the program without the group:
+                // this group and the ones after it keep the fast verdicts.
+                interrupted = true;
+                break;
+            }
             disagreements.extend(confirm::settle(
                 program,
                 g,
@@ -292,11 +352,23 @@ fn judge_barriers(
             ));
         }
     }
+    if interrupted && failing {
+        // In a failing program the fast method's verdicts stand only once
+        // removal has settled them; an unsettled "irrelevant" is no verdict.
+        for g in groups
+            .iter_mut()
+            .filter(|g| !g.report.confirmed && g.report.verdict == Verdict::Irrelevant)
+        {
+            g.report.verdict = Verdict::Undecided;
+            g.report.witness = None;
+        }
+    }
     let cx = barriers::Context {
         failing,
         confirmed: opts.confirm,
         cut: base.cut,
         all_failed: base.all_failed(),
+        interrupted: interrupted.then_some(base.interleavings),
     };
     let mut findings = barriers::findings(&groups, cx);
     findings.extend(disagreements);
@@ -304,6 +376,7 @@ fn judge_barriers(
         groups,
         findings,
         calls,
+        interrupted,
         fib,
         confirm: opts.confirm.then(|| phase.elapsed()),
     })

@@ -12,10 +12,12 @@ pub mod check;
 pub mod config;
 pub mod discover;
 pub mod explore;
+pub mod progress;
 pub mod workflow;
 
 pub use check::{check, Options};
-pub use explore::launch::{interrupted, kill_current_run};
+pub use explore::launch::{interrupt, interrupted, kill_current_run};
+pub use progress::{Phase, Progress, Silent, Status};
 pub use workflow::{check_paths, Checked, Request};
 
 /// What kept the driver from doing its job (as opposed to what it found
@@ -30,7 +32,8 @@ pub enum DriverError {
     Instrument(instrument::InstrumentError),
     /// The path given cannot be checked.
     Input(String),
-    /// The user interrupted fib.
+    /// The user interrupted fib before the work in progress gave anything
+    /// to report (the program is then listed as not checked).
     Interrupted,
 }
 

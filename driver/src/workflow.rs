@@ -10,12 +10,14 @@ use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use fib_report::baseline::Baseline;
-use fib_report::{overrides, waivers, Report};
+use fib_report::{overrides, waivers, NotChecked, Report};
 use poe::Token;
 
 use crate::check::{verify, Options, DEFAULT_NPROCS};
 use crate::config::{self, Settings};
 use crate::discover::{self, Program};
+use crate::explore::launch;
+use crate::progress::Progress;
 use crate::DriverError;
 
 /// The default time limit of one interleaving.
@@ -65,9 +67,14 @@ struct Group {
 }
 
 /// Checks every program `req.paths` name, each once, at each of its
-/// process counts; then applies the waivers of their sources and each
-/// tree's severity overrides.
-pub fn check_paths(req: &Request) -> Result<Checked, DriverError> {
+/// process counts, telling `progress` how each check goes; then applies the
+/// waivers of their sources and each tree's severity overrides.
+///
+/// Once the user interrupts fib ([`launch::interrupt`]), the check in
+/// progress reports what it has, the ones after it are listed in
+/// [`Report::not_checked`], and the report is marked
+/// [`Report::interrupted`].
+pub fn check_paths(req: &Request, progress: &dyn Progress) -> Result<Checked, DriverError> {
     let mut groups: Vec<Group> = Vec::new();
     for path in &req.paths {
         if !path.exists() {
@@ -104,6 +111,21 @@ pub fn check_paths(req: &Request) -> Result<Checked, DriverError> {
     let mut checked = Checked::default();
     let mut seen: HashSet<PathBuf> = HashSet::new();
     for g in &groups {
+        if launch::interrupted() {
+            // Not even looked at: name what the user named.
+            let given: Vec<&PathBuf> = if g.whole {
+                vec![&g.root]
+            } else {
+                g.named.iter().map(|(_, given)| given).collect()
+            };
+            for path in given {
+                checked.report.not_checked.push(NotChecked {
+                    program: path.display().to_string(),
+                    nprocs: None,
+                });
+            }
+            continue;
+        }
         let settings = config::load(&g.root)?.unwrap_or_default();
         let mut named = Vec::new();
         for (name, given) in &g.named {
@@ -173,18 +195,36 @@ pub fn check_paths(req: &Request) -> Result<Checked, DriverError> {
             }
             let sources: Vec<String> = p.sources.iter().map(|s| tree.show(s)).collect();
             for opts in options(req, &settings, p) {
-                let mut r = verify(&tree, p, &opts)?;
-                r.workflow.sources = sources.clone();
-                report.programs.push(r);
+                let not_checked = || NotChecked {
+                    program: tree.show(&p.main),
+                    nprocs: opts.nprocs,
+                };
+                if launch::interrupted() {
+                    checked.report.not_checked.push(not_checked());
+                    continue;
+                }
+                match verify(&tree, p, &opts, progress) {
+                    Ok(mut r) => {
+                        r.workflow.sources = sources.clone();
+                        report.programs.push(r);
+                    }
+                    Err(DriverError::Interrupted) => checked.report.not_checked.push(not_checked()),
+                    Err(e) => return Err(e),
+                }
             }
         }
-        waivers::apply(&mut report, &mut read, req.replay.is_none());
+        // A waiver whose finding an unfinished check did not reach yet is
+        // not unused.
+        let complete = req.replay.is_none() && !launch::interrupted();
+        waivers::apply(&mut report, &mut read, complete);
         for p in &mut report.programs {
             overrides::apply(p, &settings.severity);
         }
         checked.report.programs.extend(report.programs);
     }
-    if checked.report.programs.is_empty() && checked.notes.is_empty() {
+    checked.report.interrupted = launch::interrupted();
+    if checked.report.programs.is_empty() && checked.notes.is_empty() && !checked.report.interrupted
+    {
         return Err(DriverError::Input(format!(
             "{}: no program here (no source defines main)",
             req.paths[0].display()

@@ -197,6 +197,8 @@ mod tests {
 
     fn report(findings: Vec<Finding>) -> Report {
         Report {
+            interrupted: false,
+            not_checked: Vec::new(),
             programs: vec![ProgramReport {
                 program: "src/a.c".into(),
                 nprocs: 2,
@@ -210,6 +212,7 @@ mod tests {
                 barriers: vec![],
                 timing: Timing::default(),
                 elapsed_ms: 0,
+                interrupted: false,
                 workflow: Workflow::default(),
             }],
         }

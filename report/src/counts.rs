@@ -185,6 +185,7 @@ pub fn render_human(counts: &[ProgramCounts]) -> String {
                         Verdict::Relevant => "relevant",
                         Verdict::Irrelevant => "irrelevant",
                         Verdict::NotCovered => "not covered",
+                        Verdict::Undecided => "not decided",
                     };
                     format!("{verdict} at {}", at_counts(&v.nprocs, &p.nprocs))
                 })
@@ -253,6 +254,7 @@ mod tests {
             }],
             timing: Timing::default(),
             elapsed_ms: 0,
+            interrupted: false,
             workflow: Workflow::default(),
         }
     }
@@ -260,6 +262,8 @@ mod tests {
     #[test]
     fn one_count_has_no_view() {
         let r = Report {
+            interrupted: false,
+            not_checked: Vec::new(),
             programs: vec![
                 program("p.c", 2, true, Verdict::Relevant),
                 program("q.c", 3, false, Verdict::Relevant),
@@ -272,6 +276,8 @@ mod tests {
     #[test]
     fn findings_and_verdicts_by_count() {
         let r = Report {
+            interrupted: false,
+            not_checked: Vec::new(),
             programs: vec![
                 program("p.c", 2, false, Verdict::Irrelevant),
                 program("p.c", 3, true, Verdict::Relevant),

@@ -9,7 +9,30 @@ use crate::timeline::Timeline;
 /// Everything one `fib check` run found.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Report {
+    /// The user interrupted the check: the report holds what was gathered
+    /// before (absent from the JSON otherwise).
+    #[serde(skip_serializing_if = "is_false")]
+    pub interrupted: bool,
     pub programs: Vec<ProgramReport>,
+    /// The checks an interrupt kept from starting (or from running a
+    /// single interleaving), in the order they would have run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_checked: Vec<NotChecked>,
+}
+
+/// A check that did not happen because the user interrupted fib first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NotChecked {
+    /// The program's main source, or the path given on the command line
+    /// when fib had not yet looked for its programs.
+    pub program: String,
+    /// The process count it would have run with, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nprocs: Option<usize>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// How a program's verification ended, over all the interleavings explored.
@@ -88,6 +111,11 @@ pub struct ProgramReport {
     pub timing: Timing,
     /// Wall-clock time of the whole verification, in milliseconds.
     pub elapsed_ms: u64,
+    /// The user interrupted this program's check: `interleavings` counts
+    /// the runs made before, findings speak of them, and no barrier group
+    /// is called irrelevant (absent from the JSON otherwise).
+    #[serde(skip_serializing_if = "is_false")]
+    pub interrupted: bool,
     /// What the workflow steps (waivers, severity overrides, a baseline)
     /// took out of `findings`; its counts appear in the JSON only when not
     /// zero.
@@ -217,6 +245,9 @@ pub enum Verdict {
     Irrelevant,
     /// No site of the group ran in any explored interleaving.
     NotCovered,
+    /// The check was interrupted before it could decide: no run so far
+    /// showed the group relevant, and one not run might.
+    Undecided,
 }
 
 /// An operation named in a witness.
@@ -279,13 +310,18 @@ pub struct BarrierReport {
 
 impl Report {
     /// The process exit code for this report: 0 when nothing was found, 1
-    /// when something was, 2 when fib could not check some program.
+    /// when something was, 2 when fib could not check some program, 130
+    /// when the user interrupted the check.
     ///
     /// A program whose run failed (a deadlock, a crash) counts through the
     /// findings that say so; once a waiver, a baseline or the configuration
     /// has taken out or lowered some of its findings, only what is left
     /// counts.
     pub fn exit_code(&self) -> i32 {
+        if self.interrupted {
+            // What the shell reports for a command stopped by SIGINT.
+            return 130;
+        }
         let tool_failure = |p: &ProgramReport| {
             p.outcome.is_tool_failure() || p.findings.iter().any(|f| f.code.tool_failure)
         };

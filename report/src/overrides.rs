@@ -78,6 +78,7 @@ mod tests {
             barriers: vec![],
             timing: Timing::default(),
             elapsed_ms: 0,
+            interrupted: false,
             workflow: Workflow::default(),
         }
     }
@@ -96,6 +97,8 @@ mod tests {
         apply(&mut p, &[(&FIB024, Level::Off)]);
         assert_eq!(serde_json::to_string(&p).unwrap(), before, "untouched");
         let mut r = Report {
+            interrupted: false,
+            not_checked: Vec::new(),
             programs: vec![p.clone()],
         };
         assert_eq!(r.exit_code(), 1);
@@ -112,6 +115,8 @@ mod tests {
     #[test]
     fn off_takes_findings_out() {
         let mut r = Report {
+            interrupted: false,
+            not_checked: Vec::new(),
             programs: vec![report()],
         };
         r.programs[0].outcome = Outcome::Deadlock;

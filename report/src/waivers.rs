@@ -312,6 +312,7 @@ mod tests {
             barriers: vec![],
             timing: Timing::default(),
             elapsed_ms: 0,
+            interrupted: false,
             workflow: Workflow {
                 sources: vec!["a.c".into()],
                 ..Workflow::default()
@@ -331,6 +332,8 @@ int main() {
     #[test]
     fn covered_findings_leave_and_unused_codes_are_reported_once_per_count() {
         let mut report = Report {
+            interrupted: false,
+            not_checked: Vec::new(),
             programs: vec![program(2, &[2, 4, 5]), program(3, &[5])],
         };
         apply(
@@ -381,6 +384,8 @@ int main() {
     fn a_waiver_used_at_one_count_is_used() {
         // Line 2's finding appears only at 3 ranks: its waiver is used.
         let mut report = Report {
+            interrupted: false,
+            not_checked: Vec::new(),
             programs: vec![program(2, &[4, 5]), program(3, &[2, 4, 5])],
         };
         apply(&mut report, &mut |_| Some(SOURCE.into()), true);
@@ -397,6 +402,8 @@ int main() {
     #[test]
     fn a_replay_reports_no_unused_waiver() {
         let mut report = Report {
+            interrupted: false,
+            not_checked: Vec::new(),
             programs: vec![program(2, &[])],
         };
         apply(&mut report, &mut |_| Some(SOURCE.into()), false);
@@ -409,7 +416,10 @@ int main() {
             let mut p = program(2, &[]);
             p.outcome = outcome;
             p.interleavings = 0;
-            let mut report = Report { programs: vec![p] };
+            let mut report = Report {
+                programs: vec![p],
+                ..Report::default()
+            };
             apply(&mut report, &mut |_| Some(SOURCE.into()), true);
             assert!(report.programs[0].findings.is_empty(), "{outcome:?}");
         }

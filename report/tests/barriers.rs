@@ -197,9 +197,12 @@ fn sample() -> Report {
         barriers,
         timing: Default::default(),
         elapsed_ms: 180,
+        interrupted: false,
         workflow: Default::default(),
     };
     Report {
+        interrupted: false,
+        not_checked: Vec::new(),
         programs: vec![program],
     }
 }

@@ -5,11 +5,12 @@
 use std::collections::HashSet;
 
 use fib_report::codes::{
-    self, Abort, BarrierNotCovered, BarrierNotReached, BufferingDeadlock, BuildFailed, ChoiceAt,
-    Code, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit,
-    Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedRequest, Livelock, LostTrack,
-    MpiError, NoFinalize, Observed, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule,
-    Scope, Timeout, UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
+    self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferingDeadlock,
+    BuildFailed, ChoiceAt, Code, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock,
+    ExplorationCut, FailingExit, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator,
+    LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, Observed, RelevantBarrier,
+    RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, UnreceivedMessage, Unsupported,
+    UnusedWaiver, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -232,6 +233,10 @@ fn examples() -> Vec<(&'static Code, Finding)> {
         BarrierNotReached {
             group: vec![site(5)],
             failure: "deadlocked",
+        },
+        BarrierUndecided {
+            group: vec![site(5)],
+            interleavings: 3,
         },
         ConfirmDisagreement {
             program: "a.c".into(),

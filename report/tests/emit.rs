@@ -116,6 +116,7 @@ fn sample() -> Report {
             }],
         }),
         elapsed_ms: 410,
+        interrupted: false,
         workflow: Default::default(),
     };
     let crash = ProgramReport {
@@ -131,6 +132,7 @@ fn sample() -> Report {
         barriers: vec![],
         timing: Default::default(),
         elapsed_ms: 1234,
+        interrupted: false,
         workflow: Default::default(),
     };
     let ok = ProgramReport {
@@ -146,9 +148,12 @@ fn sample() -> Report {
         barriers: vec![],
         timing: Default::default(),
         elapsed_ms: 52,
+        interrupted: false,
         workflow: Default::default(),
     };
     Report {
+        interrupted: false,
+        not_checked: Vec::new(),
         programs: vec![deadlock, crash, ok],
     }
 }

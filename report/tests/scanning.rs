@@ -93,6 +93,7 @@ fn program(name: &str, outcome: Outcome, findings: Vec<Finding>) -> ProgramRepor
         barriers: vec![],
         timing: Default::default(),
         elapsed_ms: 321,
+        interrupted: false,
         workflow: Default::default(),
     }
 }
@@ -216,6 +217,8 @@ fn barrier_findings() -> Vec<Finding> {
 
 fn sample() -> Report {
     Report {
+        interrupted: false,
+        not_checked: Vec::new(),
         programs: vec![
             program(RACE, Outcome::Deadlock, vec![deadlock(), leak()]),
             program("missing/crash.c", Outcome::Crash, vec![crash()]),
@@ -523,6 +526,8 @@ fn sarif_columns_count_utf16_code_units() {
     g.column = Some(12);
     g.span = None;
     let report = Report {
+        interrupted: false,
+        not_checked: Vec::new(),
         programs: vec![program("u.c", Outcome::Ok, vec![f, g])],
     };
     let mut source = |_: &str| Some(text.to_string());
@@ -555,6 +560,8 @@ fn sarif_uris() {
     let mut g = build_failure();
     g.file = Some("/abs/dir/a.c".into());
     let report = Report {
+        interrupted: false,
+        not_checked: Vec::new(),
         programs: vec![program("a.c", Outcome::BuildFailed, vec![f, g])],
     };
     let log = render_sarif(&report);
@@ -647,6 +654,8 @@ fn github_multi_line_call_has_lines_only() {
     f.column = Some(1);
     f.span = Some((start, text.rfind(')').unwrap() + 1));
     let report = Report {
+        interrupted: false,
+        not_checked: Vec::new(),
         programs: vec![program("m.c", Outcome::Ok, vec![f])],
     };
     let mut source = |_: &str| Some(text.to_string());

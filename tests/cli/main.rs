@@ -234,7 +234,7 @@ fn a_run_past_the_time_limit_is_a_timeout_and_leaves_no_process() {
 fn ctrl_c_stops_the_run_and_leaves_no_process() {
     let m = marker("interrupt");
     let f = fixture("spin_forever.c");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fib"))
+    let child = Command::new(env!("CARGO_BIN_EXE_fib"))
         .args([
             "check",
             f.to_str().unwrap(),
@@ -242,10 +242,12 @@ fn ctrl_c_stops_the_run_and_leaves_no_process() {
             "2",
             "--timeout",
             "120",
+            "--color",
+            "never",
             "--",
             &m,
         ])
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -260,9 +262,115 @@ fn ctrl_c_stops_the_run_and_leaves_no_process() {
     unsafe {
         libc::kill(child.id() as i32, libc::SIGINT);
     }
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130));
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
     assert_eq!(processes_with(&m), Vec::<String>::new());
+    // The run the interrupt killed is no finding: not one interleaving
+    // finished, so the program is listed as not checked.
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.trim_end().lines().last(),
+        Some(
+            format!(
+                "0 programs checked; no findings; interrupted; not checked: {} (2 ranks)",
+                f.display()
+            )
+            .as_str()
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("FIB0"), "{text}");
+}
+
+#[test]
+fn ctrl_c_reports_what_the_interleavings_before_it_showed() {
+    // interrupt_me.c finishes its first interleaving, then in the second
+    // creates the file named by its argument and computes forever.
+    let m = marker("partial");
+    let dir = tempfile::tempdir().unwrap();
+    let flag = dir.path().join(&m);
+    let first = fixture("interrupt_me.c");
+    let second = fixture("wildcard_race.c");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args([
+            "check",
+            first.to_str().unwrap(),
+            second.to_str().unwrap(),
+            "--timeout",
+            "120",
+            "--format",
+            "json",
+            "--",
+            flag.to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(120);
+    while !flag.exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "fib ended before the second interleaving"
+        );
+        assert!(
+            Instant::now() < until,
+            "the second interleaving never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert_eq!(processes_with(&m), Vec::<String>::new());
+    let v = json(&out);
+    assert_eq!(v["interrupted"], true);
+    let programs = v["programs"].as_array().unwrap();
+    assert_eq!(programs.len(), 1, "{v}");
+    let p = &programs[0];
+    assert!(p["program"].as_str().unwrap().ends_with("interrupt_me.c"));
+    assert_eq!(p["interrupted"], true);
+    assert_eq!(p["interleavings"], 1);
+    // The killed run is no timeout or crash; the one that finished found
+    // nothing wrong.
+    assert_eq!(p["outcome"], "ok");
+    // The barrier looked irrelevant in the one interleaving that ran: that
+    // is no verdict.
+    let verdicts: Vec<&str> = p["barriers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["undecided"]);
+    let findings: Vec<(&str, &str)> = p["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["code"].as_str().unwrap(), f["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        findings,
+        [(
+            "FIB016",
+            "barrier not decided: interrupted after 1 interleaving"
+        )]
+    );
+    let not_checked = v["not_checked"].as_array().unwrap();
+    assert_eq!(not_checked.len(), 1, "{v}");
+    assert!(not_checked[0]["program"]
+        .as_str()
+        .unwrap()
+        .ends_with("wildcard_race.c"));
+    assert_eq!(not_checked[0]["nprocs"], 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("fib: interrupted; stopping (Ctrl-C again to quit at once)"),
+        "{err}"
+    );
 }
 
 /// `fib` with its build cache in a directory of the test's own.

@@ -1,6 +1,8 @@
 //! Starts `mpiexec` in a process group of its own and makes sure nothing it
 //! started outlives the run: on success, failure, timeout or interrupt the
-//! whole group is killed.
+//! whole group is killed. Holds the interrupt flag: the CLI's signal
+//! handler calls [`interrupt`], and the check, on its own thread, sees
+//! [`interrupted`], stops, and reports what it gathered.
 
 use std::io::Read;
 use std::path::Path;
@@ -18,9 +20,10 @@ static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
 /// Set once the user interrupted fib; no run starts after that.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Whether [`kill_current_run`] has been called. A run that ends because
-/// the interrupt killed it is not a finding; the caller should stop without
-/// reporting.
+/// Whether [`interrupt`] (or [`kill_current_run`]) has been called. No run
+/// starts after that; the run in progress ends without a record (how the
+/// interrupt killed it is not a finding), and the check reports what the
+/// runs before it showed.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
 }
@@ -48,16 +51,25 @@ impl Drop for Forget {
     }
 }
 
-/// Kills the process group of the run in progress, if any, and removes its
-/// temporary directories. Safe to call from a signal-handling thread; the
-/// CLI calls it on Ctrl-C before exiting.
-pub fn kill_current_run() {
+/// Stops the check: sets the flag [`interrupted`] reads and kills the
+/// process group of the run in progress, if any, with every descendant.
+/// The check's thread notices, throws the run away and reports what it has.
+/// Safe to call from a signal-handling thread; the CLI calls it on the
+/// first Ctrl-C.
+pub fn interrupt() {
     // First, so that whatever sees the killed processes die also sees why.
     INTERRUPTED.store(true, Ordering::SeqCst);
     let g = CURRENT_GROUP.swap(0, Ordering::SeqCst);
     if g > 0 {
         kill_tree(g);
     }
+}
+
+/// [`interrupt`], then removes the temporary directories of the run in
+/// progress, for a process about to exit without unwinding (the CLI's
+/// second Ctrl-C).
+pub fn kill_current_run() {
+    interrupt();
     let dirs = std::mem::take(&mut *TEMP_DIRS.lock().unwrap());
     for d in dirs {
         let _ = std::fs::remove_dir_all(d);

@@ -50,6 +50,10 @@ struct Conn {
 ///
 /// With `log_calls`, a buffered run keeps every rank's calls while they
 /// cannot depend on timing ([`RunRecord::calls_log`]).
+///
+/// A run the user interrupts ends as [`Served::Interrupted`]: its processes
+/// are killed and it returns [`DriverError::Interrupted`], never a record,
+/// so that how it died is never taken for something the program did.
 pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRecord, DriverError> {
     let dir = tempfile::Builder::new()
         .prefix("fib-run-")
@@ -94,7 +98,11 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
         log: (log_calls && !spec.zero_buffer).then(|| vec![Vec::new(); spec.nprocs]),
         buf: vec![0u8; 64 * 1024],
     };
-    st.serve(&mut launch, Instant::now() + spec.timeout)?;
+    let served = st.serve(&mut launch, Instant::now() + spec.timeout)?;
+    if served == Served::Interrupted {
+        launch.kill();
+        return Err(DriverError::Interrupted);
+    }
     let ending = st.endings.take().expect("the loop ends with an ending");
     if ending.completed() {
         launch.finish(Duration::from_secs(5));
@@ -108,6 +116,11 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
     }
     let stderr = launch.stderr();
     drop(launch);
+    if launch::interrupted() {
+        // The interrupt came while the run was being wound up, and may have
+        // killed what the ending speaks of.
+        return Err(DriverError::Interrupted);
+    }
     Ok(st.record(ending, stderr))
 }
 
@@ -123,6 +136,15 @@ fn depends_on_timing(op: &fib_wire::Op) -> bool {
         Op::Wait { kind, .. } => matches!(kind, WaitKind::Any | WaitKind::Some),
         _ => false,
     }
+}
+
+/// How serving a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Served {
+    /// [`Endings`] decided how the run ended.
+    Ended,
+    /// The user interrupted fib: the run has no ending to report.
+    Interrupted,
 }
 
 /// The event loop's state.
@@ -143,12 +165,17 @@ struct Loop {
 }
 
 impl Loop {
-    /// Serves the ranks until the run has ended.
-    fn serve(&mut self, launch: &mut Launch, deadline: Instant) -> Result<(), DriverError> {
+    /// Serves the ranks until the run has ended or the user interrupts
+    /// fib (the interrupt handler kills the run's processes; the loop sees
+    /// the flag within one poll).
+    fn serve(&mut self, launch: &mut Launch, deadline: Instant) -> Result<Served, DriverError> {
         let mut events = Events::with_capacity(256);
         let mut last_check = Instant::now();
         let mut spins = SPIN_POLLS;
         while self.endings.decided().is_none() {
+            if launch::interrupted() {
+                return Ok(Served::Interrupted);
+            }
             let now = Instant::now();
             if now >= deadline {
                 self.endings.timeout();
@@ -188,7 +215,11 @@ impl Loop {
                 self.check_launcher(launch);
             }
         }
-        Ok(())
+        Ok(if launch::interrupted() {
+            Served::Interrupted
+        } else {
+            Served::Ended
+        })
     }
 
     /// Accepts every rank waiting to connect.

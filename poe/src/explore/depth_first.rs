@@ -123,6 +123,27 @@ impl DepthFirst {
     pub fn runs(&self) -> usize {
         self.runs
     }
+
+    /// How many runs the walk knows it still has to hand out, not counting
+    /// one handed out and not yet finished: the first run before the walk
+    /// starts, then every wanted alternative not yet taken on the current
+    /// path. A lower bound: the runs still to come can reveal choice points
+    /// below, and wake [`Alternative::Defer`]s.
+    pub fn pending(&self) -> usize {
+        if !self.started {
+            return 1;
+        }
+        self.stack
+            .iter()
+            .map(|e| {
+                e.wanted
+                    .iter()
+                    .zip(&e.explored)
+                    .filter(|&(&w, &x)| w && !x)
+                    .count()
+            })
+            .sum()
+    }
 }
 
 impl Strategy for DepthFirst {
@@ -132,5 +153,9 @@ impl Strategy for DepthFirst {
 
     fn finished(&mut self, choices: &[Choice]) {
         DepthFirst::finished(self, choices)
+    }
+
+    fn pending(&self) -> Option<usize> {
+        Some(DepthFirst::pending(self))
     }
 }

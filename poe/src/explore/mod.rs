@@ -25,6 +25,11 @@ pub trait Strategy {
     fn next_plan(&mut self) -> Option<Vec<Planned>>;
     /// What the run just made took (its plan, then first alternatives).
     fn finished(&mut self, choices: &[Choice]);
+    /// How many runs the strategy knows it still has to hand out (not
+    /// counting one handed out and not yet finished), when it can tell.
+    fn pending(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// What one run of [`explore`]'s closure reports.
@@ -53,9 +58,22 @@ pub enum Stopped {
 pub fn explore<S: Strategy + ?Sized, E>(
     strategy: &mut S,
     limit: usize,
+    run: impl FnMut(Vec<Planned>) -> Result<Ran, E>,
+) -> Result<Stopped, E> {
+    explore_watched(strategy, limit, run, |_, _| {})
+}
+
+/// [`explore`], telling `watch` where it stands before the first run and
+/// after each: how many runs were made, and how many the strategy knows it
+/// still has to hand out ([`Strategy::pending`]).
+pub fn explore_watched<S: Strategy + ?Sized, E>(
+    strategy: &mut S,
+    limit: usize,
     mut run: impl FnMut(Vec<Planned>) -> Result<Ran, E>,
+    mut watch: impl FnMut(usize, Option<usize>),
 ) -> Result<Stopped, E> {
     let mut runs = 0usize;
+    watch(runs, strategy.pending());
     loop {
         let Some(plan) = strategy.next_plan() else {
             return Ok(Stopped::Exhausted);
@@ -66,6 +84,7 @@ pub fn explore<S: Strategy + ?Sized, E>(
         let ran = run(plan)?;
         runs += 1;
         strategy.finished(&ran.choices);
+        watch(runs, strategy.pending());
         if ran.stop {
             return Ok(Stopped::Asked);
         }
@@ -162,6 +181,67 @@ mod tests {
         let next = woken.next_plan().unwrap();
         assert_eq!(next.len(), 1);
         assert_eq!(next[0].taken, 1);
+    }
+
+    #[test]
+    fn depth_first_counts_the_runs_it_still_wants() {
+        let mut walk = DepthFirst::new();
+        // Before the walk starts, the first run is pending.
+        assert_eq!(walk.pending(), 1);
+        let plan = walk.next_plan().unwrap();
+        assert_eq!(walk.pending(), 0, "the run handed out is not pending");
+        // The first run meets a point with 2 alternatives, then one with 3:
+        // 1 + 2 alternatives not taken.
+        walk.finished(&tree(&plan));
+        assert_eq!(walk.pending(), 3);
+        let mut seen = vec![walk.pending()];
+        while let Some(plan) = walk.next_plan() {
+            walk.finished(&tree(&plan));
+            seen.push(walk.pending());
+        }
+        assert_eq!(seen, vec![3, 2, 1, 0]);
+        assert_eq!(Strategy::pending(&walk), Some(0));
+    }
+
+    #[test]
+    fn the_watcher_sees_runs_made_and_runs_pending() {
+        let mut seen = Vec::new();
+        let stopped = explore_watched(
+            &mut DepthFirst::new(),
+            100,
+            |plan| {
+                Ok::<_, ()>(Ran {
+                    choices: tree(&plan),
+                    stop: false,
+                })
+            },
+            |runs, pending| seen.push((runs, pending)),
+        );
+        assert_eq!(stopped, Ok(Stopped::Exhausted));
+        assert_eq!(
+            seen,
+            vec![
+                (0, Some(1)),
+                (1, Some(3)),
+                (2, Some(2)),
+                (3, Some(1)),
+                (4, Some(0))
+            ]
+        );
+        // A replay cannot tell.
+        let mut seen = Vec::new();
+        let _ = explore_watched(
+            &mut Replay::new(Token::default()),
+            1,
+            |_| {
+                Ok::<_, ()>(Ran {
+                    choices: vec![],
+                    stop: false,
+                })
+            },
+            |runs, pending| seen.push((runs, pending)),
+        );
+        assert_eq!(seen, vec![(0, None), (1, None)]);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! FIB016: a barrier group that never ran.
+//! FIB016: a barrier group fib has no verdict for: it never ran, every
+//! interleaving failed before it, or the check was interrupted first.
 
 use super::common::{barrier_group, Inputs};
 use super::{Code, Rule};
@@ -20,6 +21,13 @@ process count and the interleavings fib explored, no rank reached the call.
 fib judges barriers by what they order in real runs, so it has nothing to
 judge this one by: it is neither relevant nor irrelevant.
 
+The same code reports a group that never completed because every
+interleaving deadlocked or crashed before all ranks reached it, and a group
+left undecided because the check was interrupted (Ctrl-C): the
+interleavings run so far showed no use for it, but one not run could, so
+fib does not call it irrelevant. (A group that a run showed relevant stays
+relevant when the check is interrupted: its witness is a proof.)
+
 ## Why it matters
 
 A barrier that did not run may still matter with another input or another
@@ -36,7 +44,9 @@ number of ranks. Calling it irrelevant would be a guess.
 
 Check the program again with an input or a process count that reaches the
 barrier (program arguments after `--`, another `-n`), or with the
-`fib:` directives of the source file.
+`fib:` directives of the source file. For an interrupted check, let the
+check run to the end (lower `--max-interleavings` to bound it; a cut
+exploration still gives each group a verdict, marked as partial).
 ",
 };
 
@@ -103,6 +113,37 @@ impl Rule for BarrierNotReached {
     }
 }
 
+/// A barrier group the check was interrupted before deciding: no run so
+/// far showed it relevant, and one not run might.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BarrierUndecided {
+    /// The group's sites; the first is the finding's place. At least one.
+    pub group: Vec<SiteRef>,
+    /// The interleavings run before the interrupt.
+    pub interleavings: usize,
+}
+
+impl Rule for BarrierUndecided {
+    const CODE: &'static Code = &FIB016;
+
+    fn finding(&self) -> Finding {
+        let n = self.interleavings;
+        let mut f = Finding::new(
+            Self::CODE,
+            format!(
+                "barrier not decided: interrupted after {n} interleaving{}",
+                if n == 1 { "" } else { "s" }
+            ),
+        );
+        barrier_group(&mut f, &self.group);
+        f.notes = vec![
+            "none of the interleavings run so far needed it, but one not run yet could: it is not called irrelevant".into(),
+        ];
+        f.help = Some("check again and let the check finish to decide".into());
+        f
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +163,34 @@ mod tests {
         assert!(!f.help.as_deref().unwrap().contains("--confirm"));
         assert!(f.notes.is_empty());
         assert_eq!(f.line, Some(10));
+    }
+
+    #[test]
+    fn an_interrupted_group_is_not_decided_and_says_after_how_much() {
+        let f = BarrierUndecided {
+            group: vec![site("a.c", 12, 5), site("a.c", 20, 5)],
+            interleavings: 1,
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "barrier not decided: interrupted after 1 interleaving"
+        );
+        assert!(!f.message.contains("irrelevant"));
+        assert_eq!((f.line, f.labels.len()), (Some(12), 1));
+        let f = BarrierUndecided {
+            group: vec![site("a.c", 12, 5)],
+            interleavings: 7,
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "barrier not decided: interrupted after 7 interleavings"
+        );
+        assert_eq!(
+            f.help.as_deref(),
+            Some("check again and let the check finish to decide")
+        );
     }
 
     #[test]

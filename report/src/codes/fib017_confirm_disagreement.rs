@@ -70,6 +70,7 @@ fn verdict_name(v: Verdict) -> &'static str {
         Verdict::Relevant => "relevant",
         Verdict::Irrelevant => "irrelevant",
         Verdict::NotCovered => "not covered",
+        Verdict::Undecided => "not decided",
     }
 }
 

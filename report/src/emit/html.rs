@@ -91,6 +91,7 @@ fn verdict_badge(v: Verdict) -> String {
         Verdict::Relevant => ("relevant", "relevant: keep"),
         Verdict::Irrelevant => ("irrelevant", "irrelevant: can be deleted"),
         Verdict::NotCovered => ("not-covered", "not covered"),
+        Verdict::Undecided => ("not-covered", "not decided: interrupted"),
     };
     format!("<span class=\"badge {class}\">{text}</span>")
 }
@@ -195,6 +196,9 @@ fn barriers_table(out: &mut String, report: &Report) {
                     plural(*ranks as u64, "rank"),
                 ),
                 None if b.verdict == Verdict::NotCovered => "no site ran".to_string(),
+                None if b.verdict == Verdict::Undecided => {
+                    "the check was interrupted before it could decide".to_string()
+                }
                 None => "removal changes what the messages can do".to_string(),
             };
             let verdict = match group_finding(p, b) {
@@ -1107,6 +1111,8 @@ mod tests {
         .finding()
         .with_timeline(Some(t));
         Report {
+            interrupted: false,
+            not_checked: Vec::new(),
             programs: vec![ProgramReport {
                 program: "my prog's/a<b>.c".into(),
                 nprocs: 2,
@@ -1120,6 +1126,7 @@ mod tests {
                 barriers: Vec::new(),
                 timing: Timing::default(),
                 elapsed_ms: 1234,
+                interrupted: false,
                 workflow: Default::default(),
             }],
         }

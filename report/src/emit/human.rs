@@ -100,11 +100,16 @@ fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &Pr
     };
     let _ = writeln!(
         out,
-        "{} ({}, {}): {} — {}, {}, {:.2} s",
+        "{} ({}, {}): {}{} — {}, {}, {:.2} s",
         style.bold(&p.program),
         plural(p.nprocs as u64, "rank"),
         buffering,
         style.outcome(p.outcome),
+        if p.interrupted {
+            " so far, interrupted"
+        } else {
+            ""
+        },
         plural(p.interleavings as u64, "interleaving"),
         plural(p.calls, "call"),
         p.elapsed_ms as f64 / 1000.0,
@@ -171,6 +176,10 @@ pub(crate) fn barrier_summary(barriers: &[BarrierReport]) -> String {
         count(Verdict::Irrelevant),
         count(Verdict::NotCovered),
     );
+    let undecided = count(Verdict::Undecided);
+    if undecided > 0 {
+        let _ = write!(line, ", {undecided} not decided");
+    }
     if barriers.iter().all(|b| b.confirmed) {
         line.push_str(", confirmed by removal");
     }
@@ -405,6 +414,34 @@ pub(crate) fn totals(report: &Report) -> String {
     let known: usize = report.programs.iter().map(|p| p.workflow.baselined).sum();
     if known > 0 {
         let _ = write!(line, "; {known} known (baseline)");
+    }
+    if report.interrupted {
+        let _ = write!(line, "; {}", interruption(report));
+    }
+    line
+}
+
+/// What an interrupted check left undone: `interrupted after 5
+/// interleavings of a.c; not checked: b.c (2 ranks), src/`.
+pub(crate) fn interruption(report: &Report) -> String {
+    let mut line = match report.programs.iter().find(|p| p.interrupted) {
+        Some(p) => format!(
+            "interrupted after {} of {}",
+            plural(p.interleavings as u64, "interleaving"),
+            p.program
+        ),
+        None => "interrupted".to_string(),
+    };
+    if !report.not_checked.is_empty() {
+        let names: Vec<String> = report
+            .not_checked
+            .iter()
+            .map(|n| match n.nprocs {
+                Some(k) => format!("{} ({})", n.program, plural(k as u64, "rank")),
+                None => n.program.clone(),
+            })
+            .collect();
+        let _ = write!(line, "; not checked: {}", names.join(", "));
     }
     line
 }

@@ -6,11 +6,15 @@
 use serde::Serialize;
 
 use crate::counts::{counts, ProgramCounts};
-use crate::model::{ProgramReport, Report};
+use crate::model::{NotChecked, ProgramReport, Report};
 
 #[derive(Serialize)]
 struct Json<'a> {
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    interrupted: bool,
     programs: &'a [ProgramReport],
+    #[serde(skip_serializing_if = "<[NotChecked]>::is_empty")]
+    not_checked: &'a [NotChecked],
     #[serde(skip_serializing_if = "Vec::is_empty")]
     counts: Vec<ProgramCounts>,
 }
@@ -18,7 +22,9 @@ struct Json<'a> {
 /// The report as pretty JSON, ending in a newline.
 pub fn render(report: &Report) -> String {
     let json = Json {
+        interrupted: report.interrupted,
         programs: &report.programs,
+        not_checked: &report.not_checked,
         counts: counts(report),
     };
     // The model holds only strings, numbers, enums and vectors, so

@@ -62,7 +62,7 @@ pub fn render_with_sources(
         .collect();
     let exit_code = report.exit_code();
     let invocation = Invocation::builder()
-        .execution_successful(exit_code != 2)
+        .execution_successful(matches!(exit_code, 0 | 1))
         .exit_code(i64::from(exit_code))
         .build();
     let run = Run::builder()
