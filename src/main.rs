@@ -231,8 +231,9 @@ fn check(args: CheckArgs) -> Result<i32> {
         return Ok(130);
     }
     let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-    let fib_driver::Checked { mut report, notes } =
-        checked.with_context(|| format!("checking {}", shown.join(" ")))?;
+    let fib_driver::Checked {
+        mut report, notes, ..
+    } = checked.with_context(|| format!("checking {}", shown.join(" ")))?;
     if report.interrupted {
         eprintln!("fib: interrupted; the report holds what was found before");
     }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use fib_analysis::{barriers, confirm, Diverged, Explored, GroupVerdict, Keep, Resolver};
 use fib_report::{Buffering, BuildKind, Finding, Outcome, ProgramReport, Report, Timing, Verdict};
+use instrument::CallSite;
 use poe::explore::{DepthFirst, Replay, Strategy};
 use poe::Token;
 
@@ -160,14 +161,76 @@ pub(crate) fn verify(
     // Every call to a function fib does not model, found before running:
     // such a program is neither built nor run unless the user asks.
     let unmodelled = fib_analysis::unmodelled_calls(&sites);
-    if !unmodelled.is_empty() && !opts.run_unsupported {
+    let built = if !unmodelled.is_empty() && !opts.run_unsupported {
         report.outcome = Outcome::Unsupported;
         report.findings = fib_analysis::unmodelled_findings(&sites, &unmodelled, None);
+        None
+    } else {
+        build(tree, program, opts, &mut report)?
+    };
+    let Some(exe) = built else {
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
-    }
-    let built = match tree.build(program, &opts.mpicc)? {
-        Ok(b) => b,
+    };
+    report.timing.build_ms = started.elapsed().as_millis() as u64;
+    let spec = RunSpec {
+        mpiexec: &opts.mpiexec,
+        nprocs,
+        exe: &exe,
+        args: &opts.args,
+        interpose: &opts.interpose,
+        zero_buffer: opts.zero_buffer,
+        timeout: opts.timeout,
+        elide: None,
+    };
+    let has_barriers = !program.analysis.facts.barriers.is_empty();
+    let phase = Instant::now();
+    let base = explore_program(
+        &spec,
+        &sites,
+        opts,
+        has_barriers,
+        &mut tracker,
+        &report.program,
+    )?;
+    report.timing.explore_ms = phase.elapsed().as_millis() as u64;
+    // Verdicts speak of every interleaving: a replay of one cannot give them.
+    let classify = has_barriers
+        && opts.replay.is_none()
+        && !matches!(base.outcome, Outcome::Unsupported | Outcome::BuildFailed);
+    let verdicts = match classify {
+        true => Some(judge_barriers(
+            &spec,
+            &sites,
+            &base,
+            opts,
+            &report.program,
+            &mut tracker,
+        )?),
+        false => None,
+    };
+    fill(&mut report, base, verdicts, &sites, &unmodelled);
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// Builds the program, noting in `report` how; `None` when it did not
+/// build (the report then says why).
+fn build(
+    tree: &Tree,
+    program: &Program,
+    opts: &Options,
+    report: &mut ProgramReport,
+) -> Result<Option<PathBuf>, DriverError> {
+    match tree.build(program, &opts.mpicc)? {
+        Ok(b) => {
+            report.build = Some(if b.cached {
+                BuildKind::Cached
+            } else {
+                BuildKind::Built
+            });
+            Ok(Some(b.exe))
+        }
         Err(fail) => {
             report.outcome = Outcome::BuildFailed;
             report.findings.push(fib_analysis::build_failed(
@@ -176,29 +239,22 @@ pub(crate) fn verify(
                 fail.line,
                 &fail.output,
             ));
-            report.elapsed_ms = started.elapsed().as_millis() as u64;
-            return Ok(report);
+            Ok(None)
         }
-    };
-    report.timing.build_ms = started.elapsed().as_millis() as u64;
-    report.build = Some(if built.cached {
-        BuildKind::Cached
-    } else {
-        BuildKind::Built
-    });
-    let spec = RunSpec {
-        mpiexec: &opts.mpiexec,
-        nprocs,
-        exe: &built.exe,
-        args: &opts.args,
-        interpose: &opts.interpose,
-        zero_buffer: opts.zero_buffer,
-        timeout: opts.timeout,
-        elide: None,
-    };
-    let has_barriers = !program.analysis.facts.barriers.is_empty();
+    }
+}
+
+/// Explores the program's interleavings (or replays the one `--replay`
+/// names).
+fn explore_program(
+    spec: &RunSpec,
+    sites: &Resolver,
+    opts: &Options,
+    has_barriers: bool,
+    tracker: &mut Tracker,
+    program: &str,
+) -> Result<Explored, DriverError> {
     tracker.phase(Phase::Exploring);
-    let phase = Instant::now();
     let mut strategy: Box<dyn Strategy> = match &opts.replay {
         Some(t) => Box::new(Replay::new(t.clone())),
         None => Box::new(DepthFirst::new()),
@@ -207,16 +263,8 @@ pub(crate) fn verify(
         traces: has_barriers,
         signature: opts.confirm,
     };
-    let base = explore::explore(
-        &spec,
-        &mut *strategy,
-        opts.max_interleavings,
-        true,
-        &sites,
-        keep,
-        &mut tracker,
-    )?;
-    report.timing.explore_ms = phase.elapsed().as_millis() as u64;
+    let limit = opts.max_interleavings;
+    let base = explore::explore(spec, &mut *strategy, limit, true, sites, keep, tracker)?;
     if base.interrupted && base.interleavings == 0 {
         return Err(DriverError::Interrupted);
     }
@@ -224,33 +272,29 @@ pub(crate) fn verify(
         return Err(DriverError::Input(not_a_token(
             token,
             d,
-            &report.program,
-            nprocs,
+            program,
+            spec.nprocs,
         )));
     }
-    // Verdicts speak of every interleaving: a replay of one cannot give them.
-    let classify = has_barriers
-        && opts.replay.is_none()
-        && !matches!(base.outcome, Outcome::Unsupported | Outcome::BuildFailed);
-    let verdicts = if classify {
-        Some(judge_barriers(
-            &spec,
-            &sites,
-            &base,
-            opts,
-            &report.program,
-            &mut tracker,
-        )?)
-    } else {
-        None
-    };
+    Ok(base)
+}
+
+/// The report of a program once explored: what the exploration and the
+/// barrier verdicts found, the calls fib does not model first.
+fn fill(
+    report: &mut ProgramReport,
+    base: Explored,
+    verdicts: Option<Barriers>,
+    sites: &Resolver,
+    unmodelled: &[&CallSite],
+) {
     report.interrupted = base.interrupted || verdicts.as_ref().is_some_and(|v| v.interrupted);
     report.outcome = base.outcome;
     report.interleavings = base.interleavings;
     report.calls = base.calls;
     report.findings = base.findings;
     if !unmodelled.is_empty() {
-        let listed = fib_analysis::unmodelled_findings(&sites, &unmodelled, Some(&report.findings));
+        let listed = fib_analysis::unmodelled_findings(sites, unmodelled, Some(&report.findings));
         report.findings.splice(0..0, listed);
     }
     if let Some(v) = verdicts {
@@ -261,8 +305,6 @@ pub(crate) fn verify(
         report.findings.extend(v.findings);
         report.barriers = v.groups.into_iter().map(|g| g.report).collect();
     }
-    report.elapsed_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
 }
 
 /// The Fib pass over the exploration's runs of `program`, and with
@@ -296,62 +338,15 @@ fn judge_barriers(
         });
     }
     let phase = Instant::now();
-    let mut calls = 0;
     // The fast method assumes a program without deadlocks or crashes: in one
     // that has them, a barrier can matter through the failure itself, which
     // only removal sees.
     let failing = base.outcome != Outcome::Ok;
-    let mut disagreements = Vec::new();
-    let mut interrupted = false;
-    if opts.confirm {
-        let covered = groups
-            .iter()
-            .filter(|g| g.report.verdict != Verdict::NotCovered)
-            .count();
-        for (k, g) in groups
-            .iter_mut()
-            .filter(|g| g.report.verdict != Verdict::NotCovered)
-            .enumerate()
-        {
-            tracker.phase(Phase::Confirming {
-                group: k + 1,
-                groups: covered,
-            });
-            let removed = RunSpec {
-                elide: Some(barriers::elide_spec(sites, &g.sites)),
-                ..*spec
-            };
-            let keep = Keep {
-                traces: false,
-                signature: true,
-            };
-            let mut strategy = DepthFirst::new();
-            let without = explore::explore(
-                &removed,
-                &mut strategy,
-                opts.max_interleavings,
-                false,
-                sites,
-                keep,
-                tracker,
-            )?;
-            calls += without.calls;
-            if without.interrupted {
-                // Removal saw only part of the program without the group:
-                // this group and the ones after it keep the fast verdicts.
-                interrupted = true;
-                break;
-            }
-            disagreements.extend(confirm::settle(
-                program,
-                g,
-                failing,
-                base.interleavings,
-                &base.signature,
-                &without.signature,
-            ));
-        }
-    }
+    let removal = match opts.confirm {
+        true => confirm_groups(spec, sites, base, opts, program, tracker, &mut groups)?,
+        false => Removal::default(),
+    };
+    let interrupted = removal.interrupted;
     if interrupted && failing {
         // In a failing program the fast method's verdicts stand only once
         // removal has settled them; an unsettled "irrelevant" is no verdict.
@@ -371,13 +366,82 @@ fn judge_barriers(
         interrupted: interrupted.then_some(base.interleavings),
     };
     let mut findings = barriers::findings(&groups, cx);
-    findings.extend(disagreements);
+    findings.extend(removal.disagreements);
     Ok(Barriers {
         groups,
         findings,
-        calls,
+        calls: removal.calls,
         interrupted,
         fib,
         confirm: opts.confirm.then(|| phase.elapsed()),
     })
+}
+
+/// What the proof by removal did.
+#[derive(Default)]
+struct Removal {
+    /// MPI calls of the re-explorations.
+    calls: u64,
+    /// Groups on which the fast method and removal disagree (FIB017).
+    disagreements: Vec<Finding>,
+    /// The user interrupted it: the groups not reached keep the fast
+    /// verdicts.
+    interrupted: bool,
+}
+
+/// `--confirm`: re-explores the program without each covered group and
+/// settles its verdict with what removal shows.
+fn confirm_groups(
+    spec: &RunSpec,
+    sites: &Resolver,
+    base: &Explored,
+    opts: &Options,
+    program: &str,
+    tracker: &mut Tracker,
+    groups: &mut [GroupVerdict],
+) -> Result<Removal, DriverError> {
+    let mut out = Removal::default();
+    let failing = base.outcome != Outcome::Ok;
+    let covered = groups
+        .iter()
+        .filter(|g| g.report.verdict != Verdict::NotCovered)
+        .count();
+    for (k, g) in groups
+        .iter_mut()
+        .filter(|g| g.report.verdict != Verdict::NotCovered)
+        .enumerate()
+    {
+        tracker.phase(Phase::Confirming {
+            group: k + 1,
+            groups: covered,
+        });
+        let removed = RunSpec {
+            elide: Some(barriers::elide_spec(sites, &g.sites)),
+            ..*spec
+        };
+        let keep = Keep {
+            traces: false,
+            signature: true,
+        };
+        let mut strategy = DepthFirst::new();
+        let limit = opts.max_interleavings;
+        let without =
+            explore::explore(&removed, &mut strategy, limit, false, sites, keep, tracker)?;
+        out.calls += without.calls;
+        if without.interrupted {
+            // Removal saw only part of the program without the group: this
+            // group and the ones after it keep the fast verdicts.
+            out.interrupted = true;
+            break;
+        }
+        out.disagreements.extend(confirm::settle(
+            program,
+            g,
+            failing,
+            base.interleavings,
+            &base.signature,
+            &without.signature,
+        ));
+    }
+    Ok(out)
 }

@@ -182,94 +182,26 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
             message: e.message().trim().to_string(),
         }
     })?;
-    let err = |table: Option<&str>, key: &str, message: String| ConfigError {
-        file: shown.clone(),
-        line: line_of(text, table, key),
-        key: Some(match table {
-            Some(t) => format!("{t}.{key}"),
-            None => key.to_string(),
-        }),
-        message,
-    };
-    let check_counts = |table: Option<&str>, counts: &Option<Vec<usize>>| match counts {
-        Some(c) if c.is_empty() => Err(err(table, "nprocs", "the list of counts is empty".into())),
-        Some(c) if c.contains(&0) => Err(err(
-            table,
-            "nprocs",
-            "a process count must be at least 1".into(),
-        )),
-        _ => Ok(()),
-    };
-    let check_timeout = |table: Option<&str>, t: Option<f64>| match t {
-        Some(t) if !(t.is_finite() && t > 0.0) => Err(err(
-            table,
-            "timeout",
-            "the time limit must be a positive number of seconds".into(),
-        )),
-        t => Ok(t.map(Duration::from_secs_f64)),
-    };
-
-    check_counts(None, &raw.nprocs)?;
-    let timeout = check_timeout(None, raw.timeout)?;
+    let cx = Cx { text, shown };
+    cx.counts(None, &raw.nprocs)?;
+    let timeout = cx.timeout(None, raw.timeout)?;
     if raw.max_interleavings == Some(0) {
-        return Err(err(None, "max_interleavings", "must be at least 1".into()));
+        return Err(cx.err(None, "max_interleavings", "must be at least 1".into()));
     }
     if let Some(mpi) = &raw.mpi {
-        if !mpi.eq_ignore_ascii_case("mpich") {
-            let message = if mpi.to_ascii_lowercase().replace([' ', '-', '_'], "") == "openmpi" {
-                "Open MPI is not supported yet; fib runs programs under MPICH (mpi = \"mpich\")"
-                    .to_string()
-            } else {
-                format!(
-                    "`{mpi}` is not supported: fib runs programs under MPICH (mpi = \"mpich\"); Open MPI is not supported yet"
-                )
-            };
-            return Err(err(None, "mpi", message));
-        }
+        check_mpi(mpi).map_err(|m| cx.err(None, "mpi", m))?;
     }
-    let mut globs = GlobSetBuilder::new();
-    for g in &raw.ignore {
-        let glob = GlobBuilder::new(g.trim_end_matches('/'))
-            .literal_separator(true)
-            .build()
-            .map_err(|e| err(None, "ignore", format!("`{g}`: {}", e.kind())))?;
-        globs.add(glob);
-        if !g.contains('/') {
-            // A bare pattern matches a file or directory name anywhere.
-            if let Ok(anywhere) = GlobBuilder::new(&format!("**/{g}"))
-                .literal_separator(true)
-                .build()
-            {
-                globs.add(anywhere);
-            }
-        }
-    }
-    let ignore = globs
-        .build()
-        .map_err(|e| err(None, "ignore", e.to_string()))?;
+    let ignore = ignore_set(&raw.ignore).map_err(|m| cx.err(None, "ignore", m))?;
     let mut severity = Vec::new();
     for (code, level) in &raw.severity {
-        let Some(c) = codes::lookup(code) else {
-            return Err(err(
-                Some("severity"),
-                code,
-                format!("`{code}` is no finding code (codes look like FIB014)"),
-            ));
-        };
-        let Some(l) = Level::parse(level) else {
-            return Err(err(
-                Some("severity"),
-                code,
-                format!("\"{level}\" is not a severity: use \"error\", \"warning\", \"note\" or \"off\""),
-            ));
-        };
-        severity.push((c, l));
+        let s = severity_of(code, level).map_err(|m| cx.err(Some("severity"), code, m))?;
+        severity.push(s);
     }
     let mut programs = BTreeMap::new();
     for (path, p) in &raw.programs {
         let table = format!("programs.\"{path}\"");
-        check_counts(Some(&table), &p.nprocs)?;
-        let timeout = check_timeout(Some(&table), p.timeout)?;
+        cx.counts(Some(&table), &p.nprocs)?;
+        let timeout = cx.timeout(Some(&table), p.timeout)?;
         let rel: PathBuf = Path::new(path)
             .components()
             .filter(|c| !matches!(c, std::path::Component::CurDir))
@@ -294,6 +226,108 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
         severity,
         programs,
     })
+}
+
+/// The file being parsed, for errors that name a key and its line.
+struct Cx<'a> {
+    text: &'a str,
+    shown: String,
+}
+
+impl Cx<'_> {
+    /// An error about `key` (of `table`, if not at the top level).
+    fn err(&self, table: Option<&str>, key: &str, message: String) -> ConfigError {
+        ConfigError {
+            file: self.shown.clone(),
+            line: line_of(self.text, table, key),
+            key: Some(match table {
+                Some(t) => format!("{t}.{key}"),
+                None => key.to_string(),
+            }),
+            message,
+        }
+    }
+
+    fn counts(&self, table: Option<&str>, counts: &Option<Vec<usize>>) -> Result<(), ConfigError> {
+        match counts {
+            Some(c) if c.is_empty() => {
+                Err(self.err(table, "nprocs", "the list of counts is empty".into()))
+            }
+            Some(c) if c.contains(&0) => {
+                Err(self.err(table, "nprocs", "a process count must be at least 1".into()))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn timeout(
+        &self,
+        table: Option<&str>,
+        t: Option<f64>,
+    ) -> Result<Option<Duration>, ConfigError> {
+        match t {
+            Some(t) if !(t.is_finite() && t > 0.0) => Err(self.err(
+                table,
+                "timeout",
+                "the time limit must be a positive number of seconds".into(),
+            )),
+            t => Ok(t.map(Duration::from_secs_f64)),
+        }
+    }
+}
+
+/// Only MPICH is supported.
+fn check_mpi(mpi: &str) -> Result<(), String> {
+    if mpi.eq_ignore_ascii_case("mpich") {
+        return Ok(());
+    }
+    Err(
+        if mpi.to_ascii_lowercase().replace([' ', '-', '_'], "") == "openmpi" {
+            "Open MPI is not supported yet; fib runs programs under MPICH (mpi = \"mpich\")"
+                .to_string()
+        } else {
+            format!(
+                "`{mpi}` is not supported: fib runs programs under MPICH (mpi = \"mpich\"); Open MPI is not supported yet"
+            )
+        },
+    )
+}
+
+/// The `ignore` patterns as one set: a pattern without `/` matches a file
+/// or directory name anywhere.
+fn ignore_set(patterns: &[String]) -> Result<GlobSet, String> {
+    let mut globs = GlobSetBuilder::new();
+    for g in patterns {
+        let glob = GlobBuilder::new(g.trim_end_matches('/'))
+            .literal_separator(true)
+            .build()
+            .map_err(|e| format!("`{g}`: {}", e.kind()))?;
+        globs.add(glob);
+        if !g.contains('/') {
+            if let Ok(anywhere) = GlobBuilder::new(&format!("**/{g}"))
+                .literal_separator(true)
+                .build()
+            {
+                globs.add(anywhere);
+            }
+        }
+    }
+    globs.build().map_err(|e| e.to_string())
+}
+
+/// One `[severity]` entry.
+fn severity_of(code: &str, level: &str) -> Result<(&'static Code, Level), String> {
+    let Some(c) = codes::lookup(code) else {
+        return Err(format!(
+            "`{code}` is no finding code (codes look like FIB014)"
+        ));
+    };
+    let Some(l) = Level::parse(level) else {
+        return Err(format!(
+            "\"{level}\" is not a severity: use \"error\", \"warning\", \"note\" or \"off\""
+        ));
+    };
+    Ok((c, l))
 }
 
 /// The 1-based line of byte `offset` in `text`.

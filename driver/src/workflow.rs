@@ -53,6 +53,9 @@ pub struct Request {
 pub struct Checked {
     pub report: Report,
     pub notes: Vec<String>,
+    /// The main sources already checked (canonical paths): a program named
+    /// twice is checked once.
+    seen: HashSet<PathBuf>,
 }
 
 /// The paths of one tree: its root, and the files named in it (none when
@@ -75,8 +78,26 @@ struct Group {
 /// [`Report::not_checked`], and the report is marked
 /// [`Report::interrupted`].
 pub fn check_paths(req: &Request, progress: &dyn Progress) -> Result<Checked, DriverError> {
+    let groups = group_paths(&req.paths)?;
+    let mut checked = Checked::default();
+    for g in &groups {
+        check_group(req, progress, g, &mut checked)?;
+    }
+    checked.report.interrupted = launch::interrupted();
+    if checked.report.programs.is_empty() && checked.notes.is_empty() && !checked.report.interrupted
+    {
+        return Err(DriverError::Input(format!(
+            "{}: no program here (no source defines main)",
+            req.paths[0].display()
+        )));
+    }
+    Ok(checked)
+}
+
+/// The paths given, grouped by the tree (directory) they belong to.
+fn group_paths(paths: &[PathBuf]) -> Result<Vec<Group>, DriverError> {
     let mut groups: Vec<Group> = Vec::new();
-    for path in &req.paths {
+    for path in paths {
         if !path.exists() {
             return Err(DriverError::Input(format!(
                 "{}: no such file or directory",
@@ -108,129 +129,143 @@ pub fn check_paths(req: &Request, progress: &dyn Progress) -> Result<Checked, Dr
         }
     }
 
-    let mut checked = Checked::default();
-    let mut seen: HashSet<PathBuf> = HashSet::new();
-    for g in &groups {
-        if launch::interrupted() {
-            // Not even looked at: name what the user named.
-            let given: Vec<&PathBuf> = if g.whole {
-                vec![&g.root]
-            } else {
-                g.named.iter().map(|(_, given)| given).collect()
-            };
-            for path in given {
-                checked.report.not_checked.push(NotChecked {
-                    program: path.display().to_string(),
-                    nprocs: None,
-                });
-            }
-            continue;
+    Ok(groups)
+}
+
+/// Checks one group of the paths given (one tree), adding to `checked`.
+fn check_group(
+    req: &Request,
+    progress: &dyn Progress,
+    g: &Group,
+    checked: &mut Checked,
+) -> Result<(), DriverError> {
+    if launch::interrupted() {
+        // Not even looked at: name what the user named.
+        let given: Vec<&PathBuf> = if g.whole {
+            vec![&g.root]
+        } else {
+            g.named.iter().map(|(_, given)| given).collect()
+        };
+        for path in given {
+            checked.report.not_checked.push(NotChecked {
+                program: path.display().to_string(),
+                nprocs: None,
+            });
         }
-        let settings = config::load(&g.root)?.unwrap_or_default();
-        let mut named = Vec::new();
-        for (name, given) in &g.named {
-            if !discover::is_source(name) && !discover::is_header(name) {
-                return Err(DriverError::Input(format!(
-                    "{}: not a C or C++ source (.c, .cc, .cpp, .cxx) or header",
-                    given.display()
-                )));
-            }
-            if settings.ignores(name) {
-                checked.notes.push(format!(
-                    "{}: left out by `ignore` in {}",
-                    given.display(),
-                    settings.file.display()
-                ));
-            } else {
-                named.push(name.clone());
-            }
+        return Ok(());
+    }
+    let settings = config::load(&g.root)?.unwrap_or_default();
+    let mut named = Vec::new();
+    for (name, given) in &g.named {
+        if !discover::is_source(name) && !discover::is_header(name) {
+            return Err(DriverError::Input(format!(
+                "{}: not a C or C++ source (.c, .cc, .cpp, .cxx) or header",
+                given.display()
+            )));
         }
-        if !g.whole && named.is_empty() {
-            continue;
+        if settings.ignores(name) {
+            checked.notes.push(format!(
+                "{}: left out by `ignore` in {}",
+                given.display(),
+                settings.file.display()
+            ));
+        } else {
+            named.push(name.clone());
         }
-        let tree = discover::discover_in(
-            &g.root,
-            (!g.whole).then_some(named.as_slice()),
-            &req.mpicc,
-            &|rel| settings.ignores(rel),
-        )?;
-        for key in settings.programs.keys() {
-            if !g.root.join(key).is_file() {
-                return Err(DriverError::Input(format!(
-                    "{}: `programs.\"{}\"`: no such file in {}",
-                    settings.file.display(),
-                    key.display(),
-                    if g.root == Path::new(".") {
-                        "this directory".to_string()
-                    } else {
-                        g.root.display().to_string()
-                    }
-                )));
-            }
-        }
-        let programs = tree.programs()?;
-        if programs.is_empty() {
-            if g.whole {
-                return Err(DriverError::Input(format!(
-                    "{}: no program here (no source defines main)",
-                    g.root.display()
-                )));
-            }
-            for (name, given) in &g.named {
-                if named.contains(name) {
-                    checked.notes.push(format!(
-                        "{}: no program in its directory uses it; nothing to check",
-                        given.display()
-                    ));
+    }
+    if !g.whole && named.is_empty() {
+        return Ok(());
+    }
+    let tree = discover::discover_in(
+        &g.root,
+        (!g.whole).then_some(named.as_slice()),
+        &req.mpicc,
+        &|rel| settings.ignores(rel),
+    )?;
+    for key in settings.programs.keys() {
+        if !g.root.join(key).is_file() {
+            return Err(DriverError::Input(format!(
+                "{}: `programs.\"{}\"`: no such file in {}",
+                settings.file.display(),
+                key.display(),
+                if g.root == Path::new(".") {
+                    "this directory".to_string()
+                } else {
+                    g.root.display().to_string()
                 }
+            )));
+        }
+    }
+    let programs = tree.programs()?;
+    if programs.is_empty() {
+        if g.whole {
+            return Err(DriverError::Input(format!(
+                "{}: no program here (no source defines main)",
+                g.root.display()
+            )));
+        }
+        for (name, given) in &g.named {
+            if named.contains(name) {
+                checked.notes.push(format!(
+                    "{}: no program in its directory uses it; nothing to check",
+                    given.display()
+                ));
             }
+        }
+        return Ok(());
+    }
+    let mut report = run_programs(req, progress, g, &tree, &programs, &settings, checked)?;
+    // A waiver whose finding an unfinished check did not reach yet is
+    // not unused.
+    let complete = req.replay.is_none() && !launch::interrupted();
+    waivers::apply(&mut report, &mut read, complete);
+    for p in &mut report.programs {
+        overrides::apply(p, &settings.severity);
+    }
+    checked.report.programs.extend(report.programs);
+    Ok(())
+}
+
+/// Checks each of `programs` (once per process count), skipping those an
+/// earlier group already checked; a check the user interrupted is listed
+/// as not checked.
+fn run_programs(
+    req: &Request,
+    progress: &dyn Progress,
+    g: &Group,
+    tree: &discover::Tree,
+    programs: &[discover::Program],
+    settings: &config::Settings,
+    checked: &mut Checked,
+) -> Result<Report, DriverError> {
+    let mut report = Report::default();
+    for p in programs {
+        let id =
+            std::fs::canonicalize(g.root.join(&p.main)).unwrap_or_else(|_| g.root.join(&p.main));
+        if !checked.seen.insert(id) {
             continue;
         }
-        let mut report = Report::default();
-        for p in &programs {
-            let id = std::fs::canonicalize(g.root.join(&p.main))
-                .unwrap_or_else(|_| g.root.join(&p.main));
-            if !seen.insert(id) {
+        let sources: Vec<String> = p.sources.iter().map(|s| tree.show(s)).collect();
+        for opts in options(req, settings, p) {
+            let not_checked = || NotChecked {
+                program: tree.show(&p.main),
+                nprocs: opts.nprocs,
+            };
+            if launch::interrupted() {
+                checked.report.not_checked.push(not_checked());
                 continue;
             }
-            let sources: Vec<String> = p.sources.iter().map(|s| tree.show(s)).collect();
-            for opts in options(req, &settings, p) {
-                let not_checked = || NotChecked {
-                    program: tree.show(&p.main),
-                    nprocs: opts.nprocs,
-                };
-                if launch::interrupted() {
-                    checked.report.not_checked.push(not_checked());
-                    continue;
+            match verify(tree, p, &opts, progress) {
+                Ok(mut r) => {
+                    r.workflow.sources = sources.clone();
+                    report.programs.push(r);
                 }
-                match verify(&tree, p, &opts, progress) {
-                    Ok(mut r) => {
-                        r.workflow.sources = sources.clone();
-                        report.programs.push(r);
-                    }
-                    Err(DriverError::Interrupted) => checked.report.not_checked.push(not_checked()),
-                    Err(e) => return Err(e),
-                }
+                Err(DriverError::Interrupted) => checked.report.not_checked.push(not_checked()),
+                Err(e) => return Err(e),
             }
         }
-        // A waiver whose finding an unfinished check did not reach yet is
-        // not unused.
-        let complete = req.replay.is_none() && !launch::interrupted();
-        waivers::apply(&mut report, &mut read, complete);
-        for p in &mut report.programs {
-            overrides::apply(p, &settings.severity);
-        }
-        checked.report.programs.extend(report.programs);
     }
-    checked.report.interrupted = launch::interrupted();
-    if checked.report.programs.is_empty() && checked.notes.is_empty() && !checked.report.interrupted
-    {
-        return Err(DriverError::Input(format!(
-            "{}: no program here (no source defines main)",
-            req.paths[0].display()
-        )));
-    }
-    Ok(checked)
+    Ok(report)
 }
 
 /// A file's text, by the path a report shows it with.
