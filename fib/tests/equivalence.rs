@@ -1,0 +1,387 @@
+//! The Fib pass against the oracle (the pass as it was before it was made
+//! near-linear, `common/oracle.rs`) on every interleaving of thousands of
+//! random straight-line programs run through the POE engine without MPI:
+//! the same barrier match sets, the same relevant ones with the same
+//! (wildcard, rival) witness, each barrier group alone and grouped; and each
+//! witness path a real completes-before path from the receive to the send
+//! through the barrier it names.
+//!
+//! The programs mix blocking, synchronous and nonblocking sends, named and
+//! wildcard receives (source, tag or both), probes and polls, the waits and
+//! tests of the nonblocking calls, barriers on the world and on the halves
+//! of a split, other collectives, and messages that cross barriers or never
+//! find a partner (so some runs end in deadlock). `FIB_EQ_COUNT` programs
+//! (default 2000) from consecutive seeds starting at `FIB_EQ_SEED`
+//! (default 1).
+
+mod common;
+
+use std::collections::{BTreeSet, HashSet};
+
+use common::oracle;
+use fib::{Analysis, Node};
+use fib_wire::{CollKind, Op, SendMode, WaitKind, ANY, COMM_WORLD, FIRST_USER_COMM};
+use poe::engine::{Config, Fired, OpId, OpRec};
+use poe::sim::{explore, Program, Step, Turns};
+
+/// A small xorshift generator: the programs depend on the seed only.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+/// A call being placed in a rank's phase, before request ids are known.
+enum Call {
+    Send {
+        dst: usize,
+        tag: i32,
+        mode: SendMode,
+        nb: bool,
+    },
+    Recv {
+        src: Option<usize>,
+        tag: Option<i32>,
+        nb: bool,
+    },
+    Probe {
+        src: Option<usize>,
+        tag: Option<i32>,
+        poll: bool,
+    },
+    Coll(CollKind, u32),
+}
+
+/// A random program: phases of point-to-point traffic separated by
+/// barriers; most messages have both ends in one phase, some cross into the
+/// next, a few have one end only.
+fn generate(seed: u64) -> (Program, usize, bool) {
+    let mut rng = Rng::new(seed);
+    let n = if rng.chance(15) { 2 } else { 3 + rng.below(2) };
+    let split = n >= 3 && rng.chance(40);
+    let phases = 1 + rng.below(3);
+    let mut calls: Vec<Vec<Vec<Call>>> = (0..n)
+        .map(|_| (0..=phases).map(|_| Vec::new()).collect())
+        .collect();
+    let mut wildcards = 0;
+    let budget = 2 + rng.below(5);
+    let tag = |rng: &mut Rng| rng.below(2) as i32;
+    for phase in 0..phases {
+        let messages = 1 + rng.below(4);
+        for _ in 0..messages {
+            // Rank 0 collects most messages.
+            let dst = if rng.chance(60) { 0 } else { rng.below(n) };
+            let src = (dst + 1 + rng.below(n - 1)) % n;
+            let t = tag(&mut rng);
+            let mode = if rng.chance(15) {
+                SendMode::Sync
+            } else {
+                SendMode::Standard
+            };
+            let send = Call::Send {
+                dst,
+                tag: t,
+                mode,
+                nb: rng.chance(30),
+            };
+            let wild_src = wildcards < budget && rng.chance(55);
+            wildcards += usize::from(wild_src);
+            let recv_src = (!wild_src).then_some(src);
+            let recv_tag = if rng.chance(20) { None } else { Some(t) };
+            let one_sided = rng.chance(6);
+            if !(one_sided && rng.chance(50)) {
+                calls[src][phase].push(send);
+            }
+            if !one_sided || rng.chance(50) {
+                let at = if rng.chance(25) { phase + 1 } else { phase };
+                if rng.chance(12) {
+                    calls[dst][at].push(Call::Probe {
+                        src: recv_src,
+                        tag: recv_tag,
+                        poll: rng.chance(20),
+                    });
+                }
+                calls[dst][at].push(Call::Recv {
+                    src: recv_src,
+                    tag: recv_tag,
+                    nb: rng.chance(30),
+                });
+            }
+        }
+        if rng.chance(15) {
+            for rank in calls.iter_mut() {
+                rank[phase].push(Call::Coll(CollKind::Allreduce, COMM_WORLD));
+            }
+        }
+        // Most ranks send before they receive in a phase; some shuffle
+        // their calls (any order is a program, if one that may deadlock).
+        for rank in calls.iter_mut() {
+            let list = &mut rank[phase];
+            if rng.chance(70) {
+                list.sort_by_key(|c| !matches!(c, Call::Send { .. }));
+            } else {
+                for i in (1..list.len()).rev() {
+                    list.swap(i, rng.below(i + 1));
+                }
+            }
+        }
+    }
+    let sub = |r: usize| FIRST_USER_COMM + (r % 2) as u32;
+    let on_sub: Vec<bool> = (0..phases).map(|_| split && rng.chance(30)).collect();
+    let mut program: Program = Vec::new();
+    for (r, rank) in calls.into_iter().enumerate() {
+        let mut steps: Vec<Step> = Vec::new();
+        if split {
+            steps.push(Step::Call(Op::CommSplit {
+                comm: COMM_WORLD,
+                color: (r % 2) as i32,
+                key: r as i32,
+            }));
+        }
+        let mut open: Vec<u32> = Vec::new();
+        for (phase, list) in rank.into_iter().enumerate() {
+            for c in list {
+                let req = steps.len() as u32;
+                let step = match c {
+                    Call::Send { dst, tag, mode, nb } => {
+                        if nb {
+                            open.push(req);
+                        }
+                        Step::Call(Op::Send {
+                            mode,
+                            dest: dst as i32,
+                            tag,
+                            comm: COMM_WORLD,
+                            req: nb.then_some(req),
+                        })
+                    }
+                    Call::Recv { src, tag, nb } => {
+                        if nb {
+                            open.push(req);
+                        }
+                        Step::Call(Op::Recv {
+                            src: src.map_or(ANY, |s| s as i32),
+                            tag: tag.unwrap_or(ANY),
+                            comm: COMM_WORLD,
+                            req,
+                            blocking: !nb,
+                        })
+                    }
+                    Call::Probe { src, tag, poll } => {
+                        let op = Op::Probe {
+                            src: src.map_or(ANY, |s| s as i32),
+                            tag: tag.unwrap_or(ANY),
+                            comm: COMM_WORLD,
+                            blocking: !poll,
+                        };
+                        if poll {
+                            Step::Poll(op)
+                        } else {
+                            Step::Call(op)
+                        }
+                    }
+                    Call::Coll(kind, comm) => Step::Call(Op::Coll {
+                        kind,
+                        comm,
+                        root: 0,
+                    }),
+                };
+                steps.push(step);
+                // Now and then complete some open requests.
+                if !open.is_empty() && rng.chance(30) {
+                    steps.push(complete(&mut rng, &mut open));
+                }
+            }
+            if !open.is_empty() && rng.chance(60) {
+                steps.push(complete(&mut rng, &mut open));
+            }
+            if phase < phases {
+                let comm = if on_sub[phase] { sub(r) } else { COMM_WORLD };
+                steps.push(Step::Call(Op::Coll {
+                    kind: CollKind::Barrier,
+                    comm,
+                    root: 0,
+                }));
+            }
+        }
+        // Leftover requests: waited for all at once, or left as leaks.
+        if !open.is_empty() && rng.chance(80) {
+            steps.push(Step::Call(Op::Wait {
+                kind: WaitKind::All,
+                reqs: std::mem::take(&mut open),
+            }));
+        }
+        steps.push(Step::Call(Op::Finalize));
+        program.push(steps);
+    }
+    let zero_buffer = rng.chance(15);
+    (program, n, zero_buffer)
+}
+
+/// A wait or test on some of the open requests.
+fn complete(rng: &mut Rng, open: &mut Vec<u32>) -> Step {
+    let k = 1 + rng.below(open.len());
+    let mut reqs = Vec::new();
+    for _ in 0..k {
+        reqs.push(open.swap_remove(rng.below(open.len())));
+    }
+    reqs.sort_unstable();
+    match rng.below(6) {
+        0 if reqs.len() > 1 => {
+            // Waitany returns one; the others stay open.
+            let op = Op::Wait {
+                kind: WaitKind::Any,
+                reqs: reqs.clone(),
+            };
+            open.extend(reqs);
+            Step::Call(op)
+        }
+        1 if rng.chance(50) => Step::Poll(Op::Test {
+            kind: WaitKind::All,
+            reqs,
+        }),
+        _ => Step::Call(Op::Wait {
+            kind: if reqs.len() == 1 {
+                WaitKind::One
+            } else {
+                WaitKind::All
+            },
+            reqs,
+        }),
+    }
+}
+
+/// What the comparison covered.
+#[derive(Default, Debug)]
+struct Tally {
+    programs: u64,
+    runs: u64,
+    completed: u64,
+    compared: u64,
+    barriers: u64,
+    relevant: u64,
+    relevant_grouped: u64,
+    same_path: u64,
+}
+
+/// Checks that `path` is a completes-before path of the oracle's graph from
+/// the receive to the send, through `barrier`.
+fn check_path(g: &oracle::CbGraph, w: &fib::Relevant, what: &str) {
+    assert_eq!(w.path.first(), Some(&Node::Op(w.recv)), "{what}");
+    assert_eq!(w.path.last(), Some(&Node::Op(w.send)), "{what}");
+    assert!(w.path.contains(&Node::Collective(w.barrier)), "{what}");
+    for pair in w.path.windows(2) {
+        let (a, b) = (g.get(pair[0]).unwrap(), g.get(pair[1]).unwrap());
+        assert!(g.graph.contains_edge(a, b), "{what}: no edge {pair:?}");
+    }
+}
+
+/// The relevant match sets with their witness pairs.
+fn verdicts(a: &Analysis) -> Vec<(usize, OpId, OpId)> {
+    a.relevant
+        .iter()
+        .map(|r| (r.barrier, r.recv, r.send))
+        .collect()
+}
+
+fn compare(ops: &[Vec<OpRec>], fired: &[Fired], what: &str, tally: &mut Tally) {
+    let old = oracle::analyze(ops, fired);
+    let new = fib::analyze(ops, fired);
+    assert_eq!(new.barriers, old.barriers, "{what}");
+    assert_eq!(verdicts(&new), verdicts(&old), "{what}");
+    let g = oracle::cb_graph(ops, fired);
+    for (w, o) in new.relevant.iter().zip(&old.relevant) {
+        check_path(&g, w, what);
+        tally.same_path += u64::from(w.path == o.path);
+    }
+    tally.barriers += new.barriers.len() as u64;
+    tally.relevant += new.relevant.len() as u64;
+    // Grouped: barriers at the same place of their ranks' programs, modulo
+    // two, are one group, so groups have several match sets that may lie on
+    // different paths.
+    let key = |m: &[OpId]| m[0].index % 2;
+    let old = oracle::analyze_grouped(ops, fired, &key);
+    let new = fib::analyze_grouped(ops, fired, &key);
+    let groups = |a: &Analysis| -> BTreeSet<usize> {
+        a.relevant
+            .iter()
+            .map(|r| key(&a.barriers.iter().find(|b| b.0 == r.barrier).unwrap().1))
+            .collect()
+    };
+    assert_eq!(groups(&new), groups(&old), "{what} (grouped)");
+    let pairs = |a: &Analysis| -> HashSet<(usize, OpId, OpId)> {
+        a.relevant
+            .iter()
+            .map(|r| {
+                let m = &a.barriers.iter().find(|b| b.0 == r.barrier).unwrap().1;
+                (key(m), r.recv, r.send)
+            })
+            .collect()
+    };
+    assert_eq!(pairs(&new), pairs(&old), "{what} (grouped)");
+    for w in &new.relevant {
+        check_path(&g, w, what);
+    }
+    tally.relevant_grouped += new.relevant.len() as u64;
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).map_or(default, |v| v.parse().expect("a number"))
+}
+
+#[test]
+fn the_pass_agrees_with_the_oracle_on_random_programs() {
+    let first = env_u64("FIB_EQ_SEED", 1);
+    let count = env_u64("FIB_EQ_COUNT", 2000);
+    let mut tally = Tally::default();
+    for seed in first..first + count {
+        let (program, n, zero_buffer) = generate(seed);
+        let runs = explore(
+            &program,
+            Config {
+                nprocs: n,
+                zero_buffer,
+            },
+            Turns::Forward,
+        );
+        tally.programs += 1;
+        for (i, run) in runs.iter().enumerate() {
+            tally.runs += 1;
+            tally.completed += u64::from(run.end == poe::engine::RunEnd::Completed);
+            // Polls that spin for long make runs of thousands of calls, too
+            // slow for the oracle in the debug profile.
+            if run.ops.iter().map(Vec::len).sum::<usize>() > 1000 {
+                continue;
+            }
+            tally.compared += 1;
+            let what = format!("seed {seed}, run {i}: {program:?}");
+            compare(&run.ops, &run.fired, &what, &mut tally);
+        }
+    }
+    eprintln!("{tally:?}");
+    assert_eq!(tally.programs, count);
+    // The programs must exercise the pass: many runs, barriers, relevant
+    // ones.
+    assert!(3 * tally.runs >= 4 * count, "{tally:?}");
+    assert!(tally.completed * 2 >= tally.runs, "{tally:?}");
+    assert!(tally.relevant * 10 >= tally.runs, "{tally:?}");
+    assert!(tally.compared * 100 >= tally.runs * 95, "{tally:?}");
+    assert!(tally.barriers > tally.relevant, "{tally:?}");
+}
