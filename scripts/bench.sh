@@ -105,6 +105,10 @@ PY
 echo
 cargo run -q --release -p instrument --example time_analysis
 
+# The Fib pass alone on generated traces of 10 000 to 1 000 000 calls.
+echo
+cargo run -q --release -p fib --example time_pass
+
 # The Fib pass's share of a check, and the cost of proving every verdict by
 # removal (--confirm), from fib's own per-phase timing.
 echo
