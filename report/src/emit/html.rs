@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use super::human::{barrier_summary, label_line, plural, totals};
-use super::{rank_state, Sources};
+use super::{location, rank_state, Sources};
 use crate::finding::{Finding, Severity};
 use crate::model::{BarrierReport, Buffering, Outcome, ProgramReport, Report, Verdict, Witness};
 use crate::timeline::{At, LinkKind, Role, Timeline};
@@ -331,21 +331,6 @@ fn replay_command(p: &ProgramReport, token: &str) -> String {
         ""
     };
     format!("fib check {path} -n {}{zero} --replay {token}", p.nprocs)
-}
-
-/// `file:line:column (rank R)`, with whatever parts are known.
-fn location(f: &Finding) -> Option<String> {
-    let place = f.file.as_ref().map(|file| match (f.line, f.column) {
-        (Some(line), Some(col)) => format!("{file}:{line}:{col}"),
-        (Some(line), None) => format!("{file}:{line}"),
-        _ => file.clone(),
-    });
-    match (place, f.rank) {
-        (Some(place), Some(rank)) => Some(format!("{place} (rank {rank})")),
-        (Some(place), None) => Some(place),
-        (None, Some(rank)) => Some(format!("rank {rank}")),
-        (None, None) => None,
-    }
 }
 
 /// One underlined range of a source file, with its label.

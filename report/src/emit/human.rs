@@ -17,7 +17,7 @@ use codespan_reporting::diagnostic::{self, Diagnostic};
 use codespan_reporting::term::termcolor::{Buffer, Color, ColorSpec};
 use codespan_reporting::term::{self, Chars, Config, Styles, StylesWriter};
 
-use super::{rank_state, Sources};
+use super::{location, rank_state, Sources};
 use crate::finding::{Finding, Label, Severity};
 use crate::model::{BarrierReport, Outcome, ProgramReport, Report, Verdict};
 
@@ -339,21 +339,6 @@ fn render_finding(out: &mut String, style: &Style, sources: &mut Sources, f: &Fi
     }
     if let Some(token) = &f.replay {
         let _ = writeln!(out, "{pad} {eq} {}: {token}", style.bold("replay"));
-    }
-}
-
-/// `file:line (rank R)`, with whatever parts are known.
-fn location(f: &Finding) -> Option<String> {
-    let place = f.file.as_ref().map(|file| match (f.line, f.column) {
-        (Some(line), Some(col)) => format!("{file}:{line}:{col}"),
-        (Some(line), None) => format!("{file}:{line}"),
-        _ => file.clone(),
-    });
-    match (place, f.rank) {
-        (Some(place), Some(rank)) => Some(format!("{place} (rank {rank})")),
-        (Some(place), None) => Some(place),
-        (None, Some(rank)) => Some(format!("rank {rank}")),
-        (None, None) => None,
     }
 }
 

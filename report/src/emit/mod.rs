@@ -193,3 +193,18 @@ pub(crate) fn detail_lines(f: &crate::finding::Finding, labels: bool) -> Vec<Str
     }
     lines
 }
+
+/// `file:line:column (rank R)`, with whatever parts are known.
+pub(crate) fn location(f: &crate::finding::Finding) -> Option<String> {
+    let place = f.file.as_ref().map(|file| match (f.line, f.column) {
+        (Some(line), Some(col)) => format!("{file}:{line}:{col}"),
+        (Some(line), None) => format!("{file}:{line}"),
+        _ => file.clone(),
+    });
+    match (place, f.rank) {
+        (Some(place), Some(rank)) => Some(format!("{place} (rank {rank})")),
+        (Some(place), None) => Some(place),
+        (None, Some(rank)) => Some(format!("rank {rank}")),
+        (None, None) => None,
+    }
+}
