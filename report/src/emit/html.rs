@@ -11,6 +11,7 @@ use std::fmt::Write as _;
 
 use super::human::{barrier_summary, label_line, plural, totals};
 use super::{location, rank_state, Sources};
+use crate::codes;
 use crate::finding::{Finding, Severity};
 use crate::model::{BarrierReport, Buffering, Outcome, ProgramReport, Report, Verdict, Witness};
 use crate::timeline::{At, LinkKind, Role, Timeline};
@@ -151,7 +152,7 @@ fn programs_table(out: &mut String, report: &Report) {
 fn group_finding(p: &ProgramReport, b: &BarrierReport) -> Option<usize> {
     let first = b.group.first()?;
     p.findings.iter().position(|f| {
-        matches!(f.code.code, "FIB014" | "FIB015" | "FIB016")
+        [&codes::FIB014, &codes::FIB015, &codes::FIB016].contains(&f.code)
             && f.file.as_deref() == Some(first.file.as_str())
             && f.line == Some(first.line)
             && f.column == Some(first.column)
