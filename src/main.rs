@@ -2,7 +2,7 @@
 //! and prints the report. All the work is in the library crates.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -96,6 +96,10 @@ struct CheckArgs {
     /// 0 unless a program could not be checked.
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
+    /// The MPI implementation to run under: mpich or openmpi. Default:
+    /// `mpi` in fib.toml, else the one installed (MPICH when both are).
+    #[arg(long, value_name = "MPI")]
+    mpi: Option<String>,
     /// Show no progress line on standard error (there is none when standard
     /// error is not a terminal).
     #[arg(long)]
@@ -136,26 +140,6 @@ fn print_out(text: &str) {
     let _ = out.flush();
 }
 
-/// The interposition library: beside the `fib` binary, or where
-/// `FIB_INTERPOSE_LIB` says.
-fn interpose_lib() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os("FIB_INTERPOSE_LIB") {
-        return Ok(PathBuf::from(p));
-    }
-    let exe = std::env::current_exe().context("locating the fib binary")?;
-    let dir = exe.parent().unwrap_or(Path::new("."));
-    for d in [dir, dir.parent().unwrap_or(dir)] {
-        let p = d.join("libfib_interpose.so");
-        if p.exists() {
-            return Ok(p);
-        }
-    }
-    bail!(
-        "libfib_interpose.so is not next to {} (build the workspace with `cargo build --workspace`, or set FIB_INTERPOSE_LIB)",
-        exe.display()
-    )
-}
-
 fn check(args: CheckArgs) -> Result<i32> {
     if args.nprocs.contains(&0) {
         bail!("-n must be at least 1");
@@ -186,9 +170,10 @@ fn check(args: CheckArgs) -> Result<i32> {
         timeout: args.timeout.map(Duration::from_secs_f64),
         replay,
         max_interleavings: args.max_interleavings,
-        interpose: interpose_lib()?,
-        mpicc: std::env::var("FIB_MPICC").unwrap_or_else(|_| "mpicc.mpich".into()),
-        mpiexec: std::env::var("FIB_MPIEXEC").unwrap_or_else(|_| "mpiexec.mpich".into()),
+        mpi: args.mpi.as_deref().map(parse_mpi).transpose()?,
+        mpicc: std::env::var("FIB_MPICC").ok(),
+        mpiexec: std::env::var("FIB_MPIEXEC").ok(),
+        libraries: std::sync::Arc::new(fib_driver::interpose::Libraries::from_env()),
         args: (!args.args.is_empty()).then(|| args.args.clone()),
         confirm: args.confirm,
         run_unsupported: args.run_unsupported,
@@ -220,7 +205,7 @@ fn check(args: CheckArgs) -> Result<i32> {
 
     let checked = match &line {
         Some(line) => fib_driver::check_paths(&request, line),
-        None => fib_driver::check_paths(&request, &fib_driver::Silent),
+        None => fib_driver::check_paths(&request, &Quiet),
     };
     if let Some(line) = &line {
         line.bar.finish_and_clear();
@@ -357,7 +342,26 @@ impl TermLike for Margin {
     }
 }
 
+/// No progress line: only the notes, on standard error.
+struct Quiet;
+
+impl Progress for Quiet {
+    fn update(&self, _: &Status) {}
+    fn note(&self, message: &str) {
+        eprintln!("fib: {message}");
+    }
+}
+
+/// An MPI implementation named on the command line.
+fn parse_mpi(name: &str) -> Result<fib_driver::Mpi> {
+    fib_driver::Mpi::parse(name)
+        .with_context(|| format!("--mpi {name}: fib knows mpich and openmpi"))
+}
+
 impl Progress for Line {
+    fn note(&self, message: &str) {
+        self.bar.suspend(|| eprintln!("fib: {message}"));
+    }
     fn update(&self, status: &Status) {
         let mut current = self.current.lock().unwrap_or_else(|e| e.into_inner());
         let key = (status.program.clone(), status.nprocs);

@@ -24,13 +24,13 @@ pub struct BuildFailure {
 }
 
 /// A stable 128-bit content hash (two FNV-1a lanes), for cache keys.
-struct Hash(u64, u64);
+pub(crate) struct Hash(u64, u64);
 
 impl Hash {
-    fn new() -> Hash {
+    pub(crate) fn new() -> Hash {
         Hash(0xcbf2_9ce4_8422_2325, 0x6c62_272e_07bb_0142)
     }
-    fn add(&mut self, bytes: &[u8]) {
+    pub(crate) fn add(&mut self, bytes: &[u8]) {
         for &b in bytes.iter().chain(&(bytes.len() as u64).to_le_bytes()) {
             self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
             self.1 = (self.1 ^ b as u64)
@@ -38,7 +38,7 @@ impl Hash {
                 .rotate_left(5);
         }
     }
-    fn hex(&self) -> String {
+    pub(crate) fn hex(&self) -> String {
         format!("{:016x}{:016x}", self.0, self.1)
     }
 }

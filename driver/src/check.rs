@@ -16,6 +16,7 @@ use poe::explore::{DepthFirst, Replay, Strategy};
 use poe::Token;
 
 use crate::discover::{self, Program, Tree};
+use crate::mpi::Toolchain;
 use crate::explore::{self, RunSpec};
 use crate::progress::{Phase, Progress, Silent, Tracker};
 use crate::DriverError;
@@ -32,10 +33,9 @@ pub struct Options {
     pub replay: Option<Token>,
     /// Stop exploring after this many interleavings.
     pub max_interleavings: usize,
-    /// The interposition library (`libfib_interpose.so`).
-    pub interpose: PathBuf,
-    pub mpicc: String,
-    pub mpiexec: String,
+    /// The MPI implementation's compiler, launcher and interposition
+    /// library.
+    pub toolchain: Toolchain,
     /// Arguments passed to the program.
     pub args: Vec<String>,
     /// Prove each barrier verdict by re-exploring without the group.
@@ -52,7 +52,7 @@ pub const DEFAULT_NPROCS: usize = 2;
 /// program's failure to build or run is reported for that program; the
 /// others are still checked.
 pub fn check(path: &Path, opts: &Options) -> Result<Report, DriverError> {
-    let tree = discover::discover(path, &opts.mpicc)?;
+    let tree = discover::discover(path, &opts.toolchain.mpicc)?;
     let programs = tree.programs()?;
     if programs.is_empty() {
         return Err(DriverError::Input(format!(
@@ -174,11 +174,10 @@ pub(crate) fn verify(
     };
     report.timing.build_ms = started.elapsed().as_millis() as u64;
     let spec = RunSpec {
-        mpiexec: &opts.mpiexec,
+        toolchain: &opts.toolchain,
         nprocs,
         exe: &exe,
         args: &opts.args,
-        interpose: &opts.interpose,
         zero_buffer: opts.zero_buffer,
         timeout: opts.timeout,
         elide: None,
@@ -222,7 +221,7 @@ fn build(
     opts: &Options,
     report: &mut ProgramReport,
 ) -> Result<Option<PathBuf>, DriverError> {
-    match tree.build(program, &opts.mpicc)? {
+    match tree.build(program, &opts.toolchain.mpicc)? {
         Ok(b) => {
             report.build = Some(if b.cached {
                 BuildKind::Cached

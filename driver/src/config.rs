@@ -9,7 +9,7 @@
 //! max_interleavings = 5000
 //! zero_buffer = false
 //! confirm = true
-//! mpi = "mpich"
+//! mpi = "mpich"                 # or "openmpi"
 //! ignore = ["legacy/**", "*_scratch.c"]
 //!
 //! [severity]
@@ -32,6 +32,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use crate::mpi::Mpi;
 use crate::DriverError;
 
 /// The name of the configuration file.
@@ -109,6 +110,8 @@ pub struct Settings {
     pub severity: Vec<(&'static Code, Level)>,
     /// `[programs."path"]`, by the path relative to the file's directory.
     pub programs: BTreeMap<PathBuf, ProgramSettings>,
+    /// The MPI implementation to run under (`mpi`), when the file says.
+    pub mpi: Option<Mpi>,
 }
 
 /// The settings of one program (`[programs."path/to/prog.c"]`).
@@ -188,9 +191,10 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
     if raw.max_interleavings == Some(0) {
         return Err(cx.err(None, "max_interleavings", "must be at least 1".into()));
     }
-    if let Some(mpi) = &raw.mpi {
-        check_mpi(mpi).map_err(|m| cx.err(None, "mpi", m))?;
-    }
+    let mpi = match &raw.mpi {
+        Some(m) => Some(parse_mpi(m).map_err(|m| cx.err(None, "mpi", m))?),
+        None => None,
+    };
     let ignore = ignore_set(&raw.ignore).map_err(|m| cx.err(None, "ignore", m))?;
     let mut severity = Vec::new();
     for (code, level) in &raw.severity {
@@ -225,6 +229,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
         ignore,
         severity,
         programs,
+        mpi,
     })
 }
 
@@ -276,21 +281,11 @@ impl Cx<'_> {
     }
 }
 
-/// Only MPICH is supported.
-fn check_mpi(mpi: &str) -> Result<(), String> {
-    if mpi.eq_ignore_ascii_case("mpich") {
-        return Ok(());
-    }
-    Err(
-        if mpi.to_ascii_lowercase().replace([' ', '-', '_'], "") == "openmpi" {
-            "Open MPI is not supported yet; fib runs programs under MPICH (mpi = \"mpich\")"
-                .to_string()
-        } else {
-            format!(
-                "`{mpi}` is not supported: fib runs programs under MPICH (mpi = \"mpich\"); Open MPI is not supported yet"
-            )
-        },
-    )
+/// An MPI implementation fib knows.
+fn parse_mpi(mpi: &str) -> Result<Mpi, String> {
+    Mpi::parse(mpi).ok_or_else(|| {
+        format!("`{mpi}` is not an MPI implementation fib knows: mpi = \"mpich\" or \"openmpi\"")
+    })
 }
 
 /// The `ignore` patterns as one set: a pattern without `/` matches a file
@@ -515,13 +510,13 @@ timeout = 1.5
     }
 
     #[test]
-    fn only_mpich_is_accepted() {
-        assert!(parse_str("mpi = \"MPICH\"").is_ok());
-        let e = parse_str("mpi = \"openmpi\"").unwrap_err();
-        assert_eq!(e.key.as_deref(), Some("mpi"));
-        assert!(e.message.contains("Open MPI is not supported yet"), "{e}");
+    fn the_mpi_implementation() {
+        assert_eq!(parse_str("mpi = \"MPICH\"").unwrap().mpi, Some(Mpi::Mpich));
+        assert_eq!(parse_str("mpi = \"openmpi\"").unwrap().mpi, Some(Mpi::OpenMpi));
+        assert_eq!(parse_str("nprocs = 2").unwrap().mpi, None);
         let e = parse_str("mpi = \"intel\"").unwrap_err();
-        assert!(e.message.contains("Open MPI is not supported yet"), "{e}");
+        assert_eq!(e.key.as_deref(), Some("mpi"));
+        assert!(e.message.contains("\"mpich\" or \"openmpi\""), "{e}");
     }
 
     #[test]

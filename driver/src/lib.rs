@@ -12,11 +12,14 @@ pub mod check;
 pub mod config;
 pub mod discover;
 pub mod explore;
+pub mod interpose;
+pub mod mpi;
 pub mod progress;
 pub mod workflow;
 
 pub use check::{check, Options};
 pub use explore::launch::{interrupt, interrupted, kill_current_run};
+pub use mpi::{Mpi, Toolchain};
 pub use progress::{Phase, Progress, Silent, Status};
 pub use workflow::{check_paths, Checked, Request};
 

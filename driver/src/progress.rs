@@ -33,6 +33,9 @@ pub struct Status {
 /// check, between runs (never while one is being served).
 pub trait Progress {
     fn update(&self, status: &Status);
+    /// Something the user should hear about while they wait, outside any
+    /// one program's check (the interposition library being built).
+    fn note(&self, _message: &str) {}
 }
 
 /// Progress nobody watches.

@@ -7,6 +7,7 @@
 
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use fib_report::baseline::Baseline;
@@ -17,6 +18,8 @@ use crate::check::{verify, Options, DEFAULT_NPROCS};
 use crate::config::{self, Settings};
 use crate::discover::{self, Program};
 use crate::explore::launch;
+use crate::interpose::Libraries;
+use crate::mpi::{Mpi, Toolchain};
 use crate::progress::Progress;
 use crate::DriverError;
 
@@ -42,9 +45,15 @@ pub struct Request {
     pub run_unsupported: bool,
     /// Arguments for the programs (after `--`); `None` when none are given.
     pub args: Option<Vec<String>>,
-    pub interpose: PathBuf,
-    pub mpicc: String,
-    pub mpiexec: String,
+    /// The MPI implementation asked for on the command line (`--mpi`);
+    /// else the tree's `fib.toml`, else the one installed (MPICH first).
+    pub mpi: Option<Mpi>,
+    /// The compiler wrapper and launcher to use instead of the
+    /// implementation's own (`FIB_MPICC`, `FIB_MPIEXEC`).
+    pub mpicc: Option<String>,
+    pub mpiexec: Option<String>,
+    /// Where each implementation's interposition library is.
+    pub libraries: Arc<Libraries>,
 }
 
 /// What a check found, and what fib has to tell about the paths themselves
@@ -132,6 +141,25 @@ fn group_paths(paths: &[PathBuf]) -> Result<Vec<Group>, DriverError> {
     Ok(groups)
 }
 
+/// The tools a tree is checked with: the implementation the command line,
+/// else the tree's `fib.toml`, asks for, else the one installed; its
+/// interposition library (built first if need be).
+fn toolchain(req: &Request, s: &Settings, progress: &dyn Progress) -> Result<Toolchain, DriverError> {
+    let mpi = match (req.mpi, s.mpi) {
+        (Some(m), _) => Mpi::choose(Some(m)),
+        (None, Some(m)) => Mpi::choose(Some(m)).map_err(|e| format!("{} asks for {m}: {e}", s.file.display())),
+        (None, None) => Mpi::detect(),
+    }
+    .map_err(DriverError::Input)?;
+    let interpose = req.libraries.library(mpi, &|m| progress.note(m))?;
+    Ok(Toolchain {
+        mpi,
+        mpicc: req.mpicc.clone().unwrap_or_else(|| mpi.mpicc().to_string()),
+        mpiexec: req.mpiexec.clone().unwrap_or_else(|| mpi.mpiexec().to_string()),
+        interpose,
+    })
+}
+
 /// Checks one group of the paths given (one tree), adding to `checked`.
 fn check_group(
     req: &Request,
@@ -176,10 +204,11 @@ fn check_group(
     if !g.whole && named.is_empty() {
         return Ok(());
     }
+    let toolchain = toolchain(req, &settings, progress)?;
     let tree = discover::discover_in(
         &g.root,
         (!g.whole).then_some(named.as_slice()),
-        &req.mpicc,
+        &toolchain.mpicc,
         &|rel| settings.ignores(rel),
     )?;
     for key in settings.programs.keys() {
@@ -214,7 +243,7 @@ fn check_group(
         }
         return Ok(());
     }
-    let mut report = run_programs(req, progress, g, &tree, &programs, &settings, checked)?;
+    let mut report = run_programs(req, progress, g, &tree, &programs, &settings, &toolchain, checked)?;
     // A waiver whose finding an unfinished check did not reach yet is
     // not unused.
     let complete = req.replay.is_none() && !launch::interrupted();
@@ -236,6 +265,7 @@ fn run_programs(
     tree: &discover::Tree,
     programs: &[discover::Program],
     settings: &config::Settings,
+    toolchain: &Toolchain,
     checked: &mut Checked,
 ) -> Result<Report, DriverError> {
     let mut report = Report::default();
@@ -246,7 +276,7 @@ fn run_programs(
             continue;
         }
         let sources: Vec<String> = p.sources.iter().map(|s| tree.show(s)).collect();
-        for opts in options(req, settings, p) {
+        for opts in options(req, settings, p, toolchain) {
             let not_checked = || NotChecked {
                 program: tree.show(&p.main),
                 nprocs: opts.nprocs,
@@ -276,7 +306,7 @@ fn read(path: &str) -> Option<String> {
 /// The options of each check of `program`, one per process count: the
 /// command line first, then the program's `[programs."..."]` table, its
 /// `fib:` directive (for the count), the file's top level, the defaults.
-fn options(req: &Request, s: &Settings, program: &Program) -> Vec<Options> {
+fn options(req: &Request, s: &Settings, program: &Program, tc: &Toolchain) -> Vec<Options> {
     let own = s.program(&program.main).cloned().unwrap_or_default();
     let counts = if !req.nprocs.is_empty() {
         req.nprocs.clone()
@@ -310,9 +340,7 @@ fn options(req: &Request, s: &Settings, program: &Program) -> Vec<Options> {
                 .max_interleavings
                 .or(s.max_interleavings)
                 .unwrap_or(DEFAULT_MAX_INTERLEAVINGS),
-            interpose: req.interpose.clone(),
-            mpicc: req.mpicc.clone(),
-            mpiexec: req.mpiexec.clone(),
+            toolchain: tc.clone(),
             args: req.args.clone().or(own.args.clone()).unwrap_or_default(),
             confirm: req.confirm || s.confirm.unwrap_or(false),
             run_unsupported: req.run_unsupported,

@@ -205,11 +205,14 @@ struct RunOutput {
     timed_out: bool,
 }
 
-/// Runs `fib check` on one program, with a time limit.
-fn run_fib(program: &Program, timeout: Duration) -> Result<RunOutput, String> {
+/// Runs `fib check` on one program under the MPI implementation `mpi`,
+/// with a time limit.
+fn run_fib(program: &Program, mpi: &str, timeout: Duration) -> Result<RunOutput, String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fib"));
     cmd.arg("check")
         .arg(&program.path)
+        .arg("--mpi")
+        .arg(mpi)
         .arg("-n")
         .arg(program.expect.nprocs.to_string())
         .arg("--format")
@@ -266,10 +269,10 @@ fn file_matches(reported: &str, program: &Program) -> bool {
 }
 
 /// Checks one program; returns the list of mismatches (empty when it passes).
-fn check_program(program: &Program, timeout: Duration) -> Vec<String> {
+fn check_program(program: &Program, mpi: &str, timeout: Duration) -> Vec<String> {
     let exp = &program.expect;
     let mut problems = Vec::new();
-    let run = match run_fib(program, timeout) {
+    let run = match run_fib(program, mpi, timeout) {
         Ok(run) => run,
         Err(e) => return vec![e],
     };
@@ -451,8 +454,25 @@ fn corpus_has_at_least_40_programs() {
     }
 }
 
+/// The corpus under MPICH.
 #[test]
-fn umpire_corpus() {
+fn umpire_corpus_mpich() {
+    corpus_under("mpich");
+}
+
+/// The same corpus, with the same expectations, under Open MPI.
+#[test]
+fn umpire_corpus_openmpi() {
+    corpus_under("openmpi");
+}
+
+/// One implementation's run of the corpus at a time: each already keeps
+/// both cores busy.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Checks every corpus program under the MPI implementation `mpi`.
+fn corpus_under(mpi: &'static str) {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (programs, mut failures) = load_corpus();
     let only: Vec<String> = std::env::var("FIB_UMPIRE_ONLY")
         .map(|v| {
@@ -479,7 +499,7 @@ fn umpire_corpus() {
             thread::spawn(move || loop {
                 let next = queue.lock().unwrap().pop_front();
                 let Some(program) = next else { break };
-                let problems = check_program(&program, timeout);
+                let problems = check_program(&program, mpi, timeout);
                 results.lock().unwrap().push((
                     program.name.clone(),
                     program.expect.clone(),
@@ -520,8 +540,8 @@ fn umpire_corpus() {
     }
     assert!(
         failures.is_empty(),
-        "{failed} of {total} corpus programs failed:\n\n{}",
+        "{failed} of {total} corpus programs failed under {mpi}:\n\n{}",
         failures.join("\n\n")
     );
-    eprintln!("umpire corpus: {total} programs passed");
+    eprintln!("umpire corpus under {mpi}: {total} programs passed");
 }

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
+use crate::mpi::Toolchain;
 use crate::DriverError;
 
 /// The process group of the run in progress (0 when none), for the
@@ -120,11 +121,10 @@ pub struct Launch {
 
 /// How to launch one interleaving.
 pub struct LaunchSpec<'a> {
-    pub mpiexec: &'a str,
+    pub toolchain: &'a Toolchain,
     pub nprocs: usize,
     pub exe: &'a Path,
     pub args: &'a [String],
-    pub interpose: &'a Path,
     pub socket: &'a Path,
     pub zero_buffer: bool,
     /// Barrier sites the ranks must skip (`FIB_ELIDE`), for `--confirm`.
@@ -133,32 +133,27 @@ pub struct LaunchSpec<'a> {
 
 impl Launch {
     /// Starts `mpiexec -n N` with the interposition library preloaded into
-    /// every rank (through the launcher's `-env`, so `mpiexec` itself is not
-    /// affected and no link order can drop the library).
+    /// every rank (through the launcher's own way of setting the ranks'
+    /// environment, so `mpiexec` itself is not affected and no link order
+    /// can drop the library).
     pub fn start(spec: &LaunchSpec) -> Result<Launch, DriverError> {
         use std::os::unix::process::CommandExt;
         if interrupted() {
             return Err(DriverError::Interrupted);
         }
-        let mut cmd = Command::new(spec.mpiexec);
-        let env = |cmd: &mut Command, k: &str, v: &str| {
-            cmd.arg("-env").arg(k).arg(v);
-        };
-        cmd.arg("-n").arg(spec.nprocs.to_string());
-        env(&mut cmd, "LD_PRELOAD", &spec.interpose.to_string_lossy());
-        env(
-            &mut cmd,
-            fib_wire::SOCKET_ENV,
-            &spec.socket.to_string_lossy(),
-        );
-        env(
-            &mut cmd,
-            "FIB_ZERO_BUFFER",
-            if spec.zero_buffer { "1" } else { "0" },
-        );
+        let tc = spec.toolchain;
+        let mut cmd = Command::new(&tc.mpiexec);
+        let preload = tc.interpose.to_string_lossy();
+        let socket = spec.socket.to_string_lossy();
+        let mut env = vec![
+            ("LD_PRELOAD", preload.as_ref()),
+            (fib_wire::SOCKET_ENV, socket.as_ref()),
+            ("FIB_ZERO_BUFFER", if spec.zero_buffer { "1" } else { "0" }),
+        ];
         if let Some(e) = spec.elide {
-            env(&mut cmd, "FIB_ELIDE", e);
+            env.push(("FIB_ELIDE", e));
         }
+        cmd.args(tc.mpi.launch_args(spec.nprocs, &env));
         cmd.arg(spec.exe).args(spec.args);
         cmd.env("HWLOC_COMPONENTS", "-linuxio,-pci")
             .stdin(Stdio::null())
@@ -167,7 +162,7 @@ impl Launch {
             .process_group(0);
         let mut child = cmd
             .spawn()
-            .map_err(|e| DriverError::Tool(spec.mpiexec.to_string(), e))?;
+            .map_err(|e| DriverError::Tool(tc.mpiexec.clone(), e))?;
         let group = child.id() as i32;
         CURRENT_GROUP.store(group, Ordering::SeqCst);
         if interrupted() {

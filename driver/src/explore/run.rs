@@ -16,15 +16,15 @@ use mio::{Events, Interest, Poll, Token as MioToken};
 use poe::engine::{Config, Engine, Planned, RunEnd};
 
 use super::launch::{self, Launch, LaunchSpec};
+use crate::mpi::Toolchain;
 use crate::DriverError;
 
 /// One interleaving's settings.
 pub struct RunSpec<'a> {
-    pub mpiexec: &'a str,
+    pub toolchain: &'a Toolchain,
     pub nprocs: usize,
     pub exe: &'a Path,
     pub args: &'a [String],
-    pub interpose: &'a Path,
     pub zero_buffer: bool,
     pub timeout: Duration,
     /// Barrier sites the ranks must skip, for `--confirm`.
@@ -70,11 +70,10 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
         .map_err(|e| DriverError::Io("registering the socket".into(), e))?;
 
     let mut launch = Launch::start(&LaunchSpec {
-        mpiexec: spec.mpiexec,
+        toolchain: spec.toolchain,
         nprocs: spec.nprocs,
         exe: spec.exe,
         args: spec.args,
-        interpose: spec.interpose,
         socket: &sock,
         zero_buffer: spec.zero_buffer,
         elide: spec.elide.as_deref(),
