@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Installs what fib needs on a Debian 12 machine, as root: MPICH with its
-# development files, libclang for the crates that read MPI's headers, and
+# Installs what fib needs on a Debian 12 machine, as root: MPICH and Open
+# MPI with their development files (installing Open MPI points plain
+# `mpicc` at it; fib and .cargo/config.toml name MPICH's tools
+# explicitly), libclang for the crates that read MPI's headers, and
 # Chromium, which the HTML report's test loads the report in (headless).
 # Safe to run again: it installs only what is missing and prints nothing
 # when everything is already there.
 set -euo pipefail
 
-packages=(mpich libmpich-dev libclang-14-dev clang-14 pkg-config chromium)
+packages=(mpich libmpich-dev openmpi-bin libopenmpi-dev libclang-14-dev clang-14 pkg-config chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -11,5 +11,8 @@ bash scripts/setup.sh
 # The integration tests load the interposition library, so every member,
 # the cdylib included, is built before any test runs.
 cargo build --workspace
+# The interposition library against Open MPI too, where fib finds it beside
+# itself (target/openmpi/debug), for the tests that run under Open MPI.
+MPICC=mpicc.openmpi cargo build -p fib-interpose --target-dir target/openmpi
 export HWLOC_COMPONENTS=-linuxio,-pci
 cargo test --workspace --no-fail-fast

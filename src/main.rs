@@ -32,6 +32,9 @@ enum Command {
     Check(Box<CheckArgs>),
     /// Print the documentation of a finding code (e.g. `fib explain FIB001`).
     Explain { code: String },
+    /// Show what fib found on this machine (MPI implementations, their
+    /// interposition libraries, libclang, the cache) and what is missing.
+    Doctor,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -130,6 +133,11 @@ fn run() -> Result<i32> {
             None => bail!("unknown finding code `{code}` (codes look like FIB001)"),
         },
         Command::Check(args) => check(*args),
+        Command::Doctor => {
+            let (text, ok) = doctor();
+            print_out(&text);
+            Ok(if ok { 0 } else { 1 })
+        }
     }
 }
 
@@ -138,6 +146,75 @@ fn print_out(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
+}
+
+/// `fib doctor`: what fib needs, found or not, and whether it can check
+/// programs here (some MPI implementation and libclang).
+fn doctor() -> (String, bool) {
+    use fib_driver::interpose::Source;
+    use fib_driver::Mpi;
+    let mut out = format!("fib {}\n\nMPI implementations:\n", env!("CARGO_PKG_VERSION"));
+    let libraries = fib_driver::interpose::Libraries::from_env();
+    let default = Mpi::detect().ok();
+    let mut missing = Vec::new();
+    for mpi in Mpi::ALL {
+        if !mpi.installed() {
+            out += &format!(
+                "  {:<9} not installed ({} and {} are not on PATH)\n",
+                mpi.name(),
+                mpi.mpicc(),
+                mpi.mpiexec()
+            );
+            missing.push(format!("{mpi}: apt-get install {}", mpi.packages()));
+            continue;
+        }
+        let version = mpi.version().unwrap_or_else(|| "(version unknown)".into());
+        let chosen = if default == Some(mpi) { "  (default)" } else { "" };
+        out += &format!(
+            "  {:<9} {version}: {}, {}{chosen}\n",
+            mpi.name(),
+            mpi.mpicc(),
+            mpi.mpiexec()
+        );
+        let lib = match libraries.source(mpi) {
+            Ok(Source::Explicit(p)) => format!("{} (FIB_INTERPOSE_LIB)", p.display()),
+            Ok(Source::Beside(p)) => format!("{} (beside fib)", p.display()),
+            Ok(Source::Cached(p)) => format!("{} (built in the cache)", p.display()),
+            Ok(Source::ToBuild(p)) => format!(
+                "not built yet; the first check under {mpi} builds it (with cargo) into {}",
+                p.parent().unwrap_or(&p).display()
+            ),
+            Err(e) => {
+                missing.push(format!("{mpi}'s interposition library: {e}"));
+                format!("unusable: {e}")
+            }
+        };
+        out += &format!("            interposition library: {lib}\n");
+    }
+    out += "\nlibclang: ";
+    match instrument::libclang_version() {
+        Ok(v) => out += &format!("{v}\n"),
+        Err(e) => {
+            out += &format!("not usable: {e}\n");
+            missing.push("libclang: apt-get install libclang-14-dev".into());
+        }
+    }
+    out += &format!("cache:    {}\n", fib_driver::build::cache_dir().display());
+    let usable = default.is_some() && !missing.iter().any(|m| m.starts_with("libclang"));
+    if missing.is_empty() {
+        out += "\nNothing is missing.\n";
+    } else {
+        out += "\nMissing:\n";
+        for m in &missing {
+            out += &format!("  {m}\n");
+        }
+    }
+    out += if usable {
+        "fib can check programs here.\n"
+    } else {
+        "fib cannot check programs here until the above is installed.\n"
+    };
+    (out, usable)
 }
 
 fn check(args: CheckArgs) -> Result<i32> {

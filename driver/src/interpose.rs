@@ -270,6 +270,9 @@ fn build(mpi: Mpi, cache: &Path, dest: &Path, note: &dyn Fn(&str)) -> Result<(),
     let tmp = dir.join(format!("{LIB}.tmp"));
     std::fs::copy(&built, &tmp).map_err(io(format!("copying {}", built.display())))?;
     std::fs::rename(&tmp, dest).map_err(io(format!("writing {}", dest.display())))?;
+    // The build's intermediate files take a hundred megabytes; a rebuild
+    // (after the MPI changed) is rare enough to start afresh.
+    let _ = std::fs::remove_dir_all(&target);
     Ok(())
 }
 

@@ -30,7 +30,7 @@ fn is_cxx(path: &Path) -> bool {
 pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis, InstrumentError> {
     let root = std::fs::canonicalize(root).map_err(|e| InstrumentError::Io(root.into(), e))?;
     let _lock = CLANG.lock().unwrap_or_else(|p| p.into_inner());
-    let clang = clang::Clang::new().map_err(InstrumentError::Clang)?;
+    let clang = clang::Clang::new().map_err(not_loaded)?;
     let index = clang::Index::new(&clang, false, false);
     let mut g = Global::new(root.clone());
     let mut out_units = Vec::new();
@@ -93,4 +93,20 @@ pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis
         units: out_units,
         files,
     })
+}
+
+/// libclang is loaded when fib first parses a file; when it cannot be, the
+/// error names the package to install.
+fn not_loaded(e: String) -> InstrumentError {
+    InstrumentError::Clang(format!(
+        "cannot load libclang ({e}); install it with apt-get install libclang-14-dev (or set LIBCLANG_PATH to the directory that holds libclang.so)"
+    ))
+}
+
+/// The libclang fib parses with, as it names its version, or why it cannot
+/// be loaded (for `fib doctor`).
+pub fn libclang_version() -> Result<String, InstrumentError> {
+    let _lock = CLANG.lock().unwrap_or_else(|p| p.into_inner());
+    let _clang = clang::Clang::new().map_err(not_loaded)?;
+    Ok(clang::get_version())
 }

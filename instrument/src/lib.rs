@@ -17,7 +17,7 @@ mod ir;
 mod rewrite;
 mod text;
 
-pub use analyze::analyze;
+pub use analyze::{analyze, libclang_version};
 pub use flags::{compile_db, mpi_flags, CompileCommand};
 pub use header::{site_header, HEADER_NAME};
 pub use rewrite::rewrite;
