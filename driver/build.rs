@@ -23,7 +23,12 @@ fn main() {
     let mut out = String::from("/// The interposition library's sources: (path, contents).\n");
     out.push_str("pub static SOURCES: &[(&str, &[u8])] = &[\n");
     for (rel, abs) in &files {
-        writeln!(out, "    ({rel:?}, include_bytes!({:?})),", abs.display().to_string()).unwrap();
+        writeln!(
+            out,
+            "    ({rel:?}, include_bytes!({:?})),",
+            abs.display().to_string()
+        )
+        .unwrap();
     }
     out.push_str("];\n");
     let dest = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("interpose_sources.rs");
@@ -46,7 +51,10 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) {
             collect(root, &p, out);
         } else if p.is_file() {
             let rel = p.strip_prefix(root).unwrap();
-            let rel: Vec<_> = rel.iter().map(|c| c.to_string_lossy().into_owned()).collect();
+            let rel: Vec<_> = rel
+                .iter()
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect();
             out.push((rel.join("/"), p));
         }
     }

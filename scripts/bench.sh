@@ -25,6 +25,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 bash scripts/setup.sh
 cargo build --release --workspace
+MPICC=mpicc.openmpi cargo build --release -p fib-interpose --target-dir target/openmpi
 
 export HWLOC_COMPONENTS=-linuxio,-pci
 mkdir -p target/bench
@@ -98,6 +99,49 @@ for row in [header] + rows:
 print(f"best of {runs} runs each; {os.cpu_count()} cores; il = interleavings explored;")
 print("fib s is the whole check: static analysis (about 30 ms), the build (cached after")
 print("the first run) and every interleaving; runs = the interleavings alone (launch included)")
+PY
+
+# Launching under each MPI implementation: the native program's time and
+# fib's time per interleaving (exploration only, launch included) for the
+# two small programs, under MPICH and under Open MPI.
+echo
+python3 - "${BENCH_RUNS:-3}" <<'PY'
+import json
+import subprocess
+import sys
+import time
+
+runs = int(sys.argv[1])
+impls = [
+    ("mpich", ["mpiexec.mpich"], "mpicc.mpich"),
+    ("openmpi", ["mpiexec.openmpi", "--allow-run-as-root", "--oversubscribe"], "mpicc.openmpi"),
+]
+cases = [("tests/umpire/isend_irecv_ring.c", 4), ("tests/umpire/any_src_three_senders_ok.c", 4)]
+header = ("program", "ranks", "MPI", "native s", "il", "per il s", "per il / native")
+rows = []
+for path, n in cases:
+    name = path.rsplit("/", 1)[1][:-2]
+    for mpi, launcher, mpicc in impls:
+        exe = f"target/bench/{name}-{mpi}"
+        subprocess.run([mpicc, "-O2", "-o", exe, path], check=True)
+        native = per = None
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run([*launcher, "-n", str(n), exe], check=True, capture_output=True)
+            took = time.perf_counter() - start
+            native = took if native is None else min(native, took)
+            out = subprocess.run(
+                ["target/release/fib", "check", path, "-n", str(n), "--mpi", mpi, "--format", "json"],
+                capture_output=True, text=True)
+            program = json.loads(out.stdout)["programs"][0]
+            il = program["interleavings"]
+            each = program["timing"]["explore_ms"] / 1000 / il
+            per = each if per is None else min(per, each)
+        rows.append((f"{name}.c", str(n), mpi, f"{native:.3f}", str(il), f"{per:.3f}", f"{per / native:.2f}"))
+widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+for row in [header] + rows:
+    print("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))))
+print(f"best of {runs} runs each; il = interleavings; per il = exploration time / il")
 PY
 
 # The static half: libclang analysis and rewriting of a generated program

@@ -153,7 +153,10 @@ fn print_out(text: &str) {
 fn doctor() -> (String, bool) {
     use fib_driver::interpose::Source;
     use fib_driver::Mpi;
-    let mut out = format!("fib {}\n\nMPI implementations:\n", env!("CARGO_PKG_VERSION"));
+    let mut out = format!(
+        "fib {}\n\nMPI implementations:\n",
+        env!("CARGO_PKG_VERSION")
+    );
     let libraries = fib_driver::interpose::Libraries::from_env();
     let default = Mpi::detect().ok();
     let mut missing = Vec::new();
@@ -169,7 +172,11 @@ fn doctor() -> (String, bool) {
             continue;
         }
         let version = mpi.version().unwrap_or_else(|| "(version unknown)".into());
-        let chosen = if default == Some(mpi) { "  (default)" } else { "" };
+        let chosen = if default == Some(mpi) {
+            "  (default)"
+        } else {
+            ""
+        };
         out += &format!(
             "  {:<9} {version}: {}, {}{chosen}\n",
             mpi.name(),

@@ -16,8 +16,8 @@ use poe::explore::{DepthFirst, Replay, Strategy};
 use poe::Token;
 
 use crate::discover::{self, Program, Tree};
-use crate::mpi::Toolchain;
 use crate::explore::{self, RunSpec};
+use crate::mpi::Toolchain;
 use crate::progress::{Phase, Progress, Silent, Tracker};
 use crate::DriverError;
 

@@ -512,7 +512,10 @@ timeout = 1.5
     #[test]
     fn the_mpi_implementation() {
         assert_eq!(parse_str("mpi = \"MPICH\"").unwrap().mpi, Some(Mpi::Mpich));
-        assert_eq!(parse_str("mpi = \"openmpi\"").unwrap().mpi, Some(Mpi::OpenMpi));
+        assert_eq!(
+            parse_str("mpi = \"openmpi\"").unwrap().mpi,
+            Some(Mpi::OpenMpi)
+        );
         assert_eq!(parse_str("nprocs = 2").unwrap().mpi, None);
         let e = parse_str("mpi = \"intel\"").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("mpi"));

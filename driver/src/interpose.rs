@@ -107,7 +107,9 @@ impl Libraries {
         if let Some(p) = self.beside(mpi) {
             return Ok(Source::Beside(p));
         }
-        let dir = self.cache.join(format!("{}-{}", mpi.key(), fingerprint(mpi)));
+        let dir = self
+            .cache
+            .join(format!("{}-{}", mpi.key(), fingerprint(mpi)));
         let lib = dir.join(LIB);
         Ok(if lib.is_file() {
             Source::Cached(lib)
@@ -218,8 +220,10 @@ fn build(mpi: Mpi, cache: &Path, dest: &Path, note: &dyn Fn(&str)) -> Result<(),
     let io = |what: String| move |e| DriverError::Io(what, e);
     std::fs::create_dir_all(cache).map_err(io(format!("creating {}", cache.display())))?;
     let lock_path = cache.join("lock");
-    let lock = std::fs::File::create(&lock_path).map_err(io(format!("creating {}", lock_path.display())))?;
-    lock.lock().map_err(io(format!("locking {}", lock_path.display())))?;
+    let lock = std::fs::File::create(&lock_path)
+        .map_err(io(format!("creating {}", lock_path.display())))?;
+    lock.lock()
+        .map_err(io(format!("locking {}", lock_path.display())))?;
     if dest.is_file() {
         return Ok(());
     }
@@ -236,16 +240,27 @@ fn build(mpi: Mpi, cache: &Path, dest: &Path, note: &dyn Fn(&str)) -> Result<(),
     let src = write_sources(cache)?;
     let target = cache.join(format!("target-{}", mpi.key()));
     let mut cmd = Command::new(&cargo);
-    cmd.args(["build", "--release", "--quiet", "-p", "fib-interpose", "--target-dir"])
-        .arg(&target)
-        .current_dir(&src)
-        .env("MPICC", mpi.mpicc())
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_BUILD_TARGET_DIR")
-        .env_remove("RUSTFLAGS")
-        .stdin(Stdio::null());
+    cmd.args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "fib-interpose",
+        "--target-dir",
+    ])
+    .arg(&target)
+    .current_dir(&src)
+    .env("MPICC", mpi.mpicc())
+    .env_remove("CARGO_TARGET_DIR")
+    .env_remove("CARGO_BUILD_TARGET_DIR")
+    .env_remove("RUSTFLAGS")
+    .stdin(Stdio::null());
     if std::env::var_os("RUSTC").is_none() {
-        if let Some(rustc) = cargo.parent().map(|d| d.join("rustc")).filter(|p| p.is_file()) {
+        if let Some(rustc) = cargo
+            .parent()
+            .map(|d| d.join("rustc"))
+            .filter(|p| p.is_file())
+        {
             cmd.env("RUSTC", rustc);
         }
     }
@@ -289,12 +304,14 @@ fn write_sources(cache: &Path) -> Result<PathBuf, DriverError> {
     for (path, text) in embedded::SOURCES {
         let p = dir.join(path);
         if let Some(parent) = p.parent() {
-            std::fs::create_dir_all(parent).map_err(io(format!("creating {}", parent.display())))?;
+            std::fs::create_dir_all(parent)
+                .map_err(io(format!("creating {}", parent.display())))?;
         }
         std::fs::write(&p, text).map_err(io(format!("writing {}", p.display())))?;
     }
     let manifest = dir.join("Cargo.toml");
-    let mut f = std::fs::File::create(&manifest).map_err(io(format!("writing {}", manifest.display())))?;
+    let mut f =
+        std::fs::File::create(&manifest).map_err(io(format!("writing {}", manifest.display())))?;
     write!(
         f,
         "[workspace]\nmembers = [\"interpose\", \"wire\"]\nresolver = \"2\"\n\n\
@@ -308,7 +325,10 @@ fn write_sources(cache: &Path) -> Result<PathBuf, DriverError> {
 /// The cargo to build with: the one running fib (`CARGO`), else on
 /// `PATH`, else rustup's, else the one fib was built with.
 fn cargo() -> Option<PathBuf> {
-    if let Some(c) = std::env::var_os("CARGO").map(PathBuf::from).filter(|p| p.is_file()) {
+    if let Some(c) = std::env::var_os("CARGO")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file())
+    {
         return Some(c);
     }
     if let Some(c) = on_path("cargo") {
@@ -320,7 +340,9 @@ fn cargo() -> Option<PathBuf> {
     if let Some(c) = home.map(|h| h.join("bin/cargo")).filter(|p| p.is_file()) {
         return Some(c);
     }
-    option_env!("CARGO").map(PathBuf::from).filter(|p| p.is_file())
+    option_env!("CARGO")
+        .map(PathBuf::from)
+        .filter(|p| p.is_file())
 }
 
 #[cfg(test)]
@@ -330,7 +352,12 @@ mod tests {
     #[test]
     fn the_sources_are_compiled_in() {
         let names: Vec<&str> = embedded::SOURCES.iter().map(|(p, _)| *p).collect();
-        for must in ["interpose/Cargo.toml", "interpose/src/lib.rs", "wire/src/lib.rs", "Cargo.lock"] {
+        for must in [
+            "interpose/Cargo.toml",
+            "interpose/src/lib.rs",
+            "wire/src/lib.rs",
+            "Cargo.lock",
+        ] {
             assert!(names.contains(&must), "{must} not in {names:?}");
         }
         assert!(!names.iter().any(|n| n.contains("target/")));
@@ -338,9 +365,14 @@ mod tests {
 
     #[test]
     fn linked_library_files_are_found() {
-        let libs = linked_libraries("gcc -I/usr/include -L/usr/lib/x86_64-linux-gnu -lmpich -lnosuchlibrary");
+        let libs = linked_libraries(
+            "gcc -I/usr/include -L/usr/lib/x86_64-linux-gnu -lmpich -lnosuchlibrary",
+        );
         assert_eq!(libs.len(), 1, "{libs:?}");
-        assert!(libs[0].to_string_lossy().contains("libmpich.so"), "{libs:?}");
+        assert!(
+            libs[0].to_string_lossy().contains("libmpich.so"),
+            "{libs:?}"
+        );
     }
 
     #[test]

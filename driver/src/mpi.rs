@@ -162,11 +162,16 @@ impl Mpi {
     /// The implementation's version as its launcher's `--version` tells
     /// it (`4.0.2`), when it can be run.
     pub fn version(self) -> Option<String> {
-        let out = Command::new(self.mpiexec()).arg("--version").output().ok()?;
+        let out = Command::new(self.mpiexec())
+            .arg("--version")
+            .output()
+            .ok()?;
         let text = String::from_utf8_lossy(&out.stdout);
         let line = match self {
             // "    Version:     4.0.2"
-            Mpi::Mpich => text.lines().find(|l| l.trim_start().starts_with("Version:"))?,
+            Mpi::Mpich => text
+                .lines()
+                .find(|l| l.trim_start().starts_with("Version:"))?,
             // "mpiexec.openmpi (OpenRTE) 4.1.4"
             Mpi::OpenMpi => text.lines().next()?,
         };
@@ -229,7 +234,16 @@ mod tests {
         let env = [("LD_PRELOAD", "/x/lib.so"), ("FIB_SOCKET", "/tmp/s")];
         assert_eq!(
             Mpi::Mpich.launch_args(3, &env),
-            ["-n", "3", "-env", "LD_PRELOAD", "/x/lib.so", "-env", "FIB_SOCKET", "/tmp/s"]
+            [
+                "-n",
+                "3",
+                "-env",
+                "LD_PRELOAD",
+                "/x/lib.so",
+                "-env",
+                "FIB_SOCKET",
+                "/tmp/s"
+            ]
         );
         let o = Mpi::OpenMpi.launch_args(3, &env);
         assert!(o.contains(&"--allow-run-as-root".to_string()));

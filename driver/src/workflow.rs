@@ -144,10 +144,16 @@ fn group_paths(paths: &[PathBuf]) -> Result<Vec<Group>, DriverError> {
 /// The tools a tree is checked with: the implementation the command line,
 /// else the tree's `fib.toml`, asks for, else the one installed; its
 /// interposition library (built first if need be).
-fn toolchain(req: &Request, s: &Settings, progress: &dyn Progress) -> Result<Toolchain, DriverError> {
+fn toolchain(
+    req: &Request,
+    s: &Settings,
+    progress: &dyn Progress,
+) -> Result<Toolchain, DriverError> {
     let mpi = match (req.mpi, s.mpi) {
         (Some(m), _) => Mpi::choose(Some(m)),
-        (None, Some(m)) => Mpi::choose(Some(m)).map_err(|e| format!("{} asks for {m}: {e}", s.file.display())),
+        (None, Some(m)) => {
+            Mpi::choose(Some(m)).map_err(|e| format!("{} asks for {m}: {e}", s.file.display()))
+        }
         (None, None) => Mpi::detect(),
     }
     .map_err(DriverError::Input)?;
@@ -155,7 +161,10 @@ fn toolchain(req: &Request, s: &Settings, progress: &dyn Progress) -> Result<Too
     Ok(Toolchain {
         mpi,
         mpicc: req.mpicc.clone().unwrap_or_else(|| mpi.mpicc().to_string()),
-        mpiexec: req.mpiexec.clone().unwrap_or_else(|| mpi.mpiexec().to_string()),
+        mpiexec: req
+            .mpiexec
+            .clone()
+            .unwrap_or_else(|| mpi.mpiexec().to_string()),
         interpose,
     })
 }
@@ -243,7 +252,11 @@ fn check_group(
         }
         return Ok(());
     }
-    let mut report = run_programs(req, progress, g, &tree, &programs, &settings, &toolchain, checked)?;
+    let setup = Setup {
+        settings: &settings,
+        toolchain: &toolchain,
+    };
+    let mut report = run_programs(req, progress, g, &tree, &programs, &setup, checked)?;
     // A waiver whose finding an unfinished check did not reach yet is
     // not unused.
     let complete = req.replay.is_none() && !launch::interrupted();
@@ -255,6 +268,13 @@ fn check_group(
     Ok(())
 }
 
+/// What a tree's programs are checked with: its `fib.toml` and the MPI
+/// toolchain.
+struct Setup<'a> {
+    settings: &'a config::Settings,
+    toolchain: &'a Toolchain,
+}
+
 /// Checks each of `programs` (once per process count), skipping those an
 /// earlier group already checked; a check the user interrupted is listed
 /// as not checked.
@@ -264,8 +284,7 @@ fn run_programs(
     g: &Group,
     tree: &discover::Tree,
     programs: &[discover::Program],
-    settings: &config::Settings,
-    toolchain: &Toolchain,
+    setup: &Setup,
     checked: &mut Checked,
 ) -> Result<Report, DriverError> {
     let mut report = Report::default();
@@ -276,7 +295,7 @@ fn run_programs(
             continue;
         }
         let sources: Vec<String> = p.sources.iter().map(|s| tree.show(s)).collect();
-        for opts in options(req, settings, p, toolchain) {
+        for opts in options(req, setup.settings, p, setup.toolchain) {
             let not_checked = || NotChecked {
                 program: tree.show(&p.main),
                 nprocs: opts.nprocs,
