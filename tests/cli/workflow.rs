@@ -302,12 +302,54 @@ fn a_bad_key_in_fib_toml_names_the_file_and_the_key() {
         "{err}"
     );
 
-    s.write("fib.toml", "mpi = \"openmpi\"\n");
+    s.write("fib.toml", "mpi = \"intel\"\n");
     let out = s.fib(&["check", "barriers.c"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("fib.toml:1: `mpi`: Open MPI is not supported yet"),
+        err.contains("fib.toml:1: `mpi`: `intel` is not an MPI implementation fib knows: mpi = \"mpich\" or \"openmpi\""),
+        "{err}"
+    );
+}
+
+/// A program that aborts unless the MPI library it runs on is `Open MPI`.
+const NEEDS_OPEN_MPI: &str = r#"#include <mpi.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len;
+    MPI_Init(&argc, &argv);
+    MPI_Get_library_version(v, &len);
+    if (strstr(v, "Open MPI") == NULL)
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn fib_toml_and_the_command_line_choose_the_mpi_implementation() {
+    let s = Scratch::new();
+    s.write("which.c", NEEDS_OPEN_MPI);
+    s.write("fib.toml", "mpi = \"openmpi\"\n");
+    let out = s.fib(&["check", "which.c", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(json(&out)["programs"][0]["outcome"], "ok");
+
+    // The command line wins over the file: under MPICH the program aborts.
+    let out = s.fib(&["check", "which.c", "--mpi", "mpich", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let v = json(&out);
+    assert_eq!(v["programs"][0]["outcome"], "crash");
+    assert_eq!(v["programs"][0]["findings"][0]["line"], 11);
+
+    let out = s.fib(&["check", "which.c", "--mpi", "lam"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--mpi lam: fib knows mpich and openmpi"),
         "{err}"
     );
 }
