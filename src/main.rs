@@ -99,6 +99,10 @@ struct CheckArgs {
     /// 0 unless a program could not be checked.
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
+    /// The directory the program runs in [default: the directory of its
+    /// main source].
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
     /// The MPI implementation to run under: mpich or openmpi. Default:
     /// `mpi` in fib.toml, else the one installed (MPICH when both are).
     #[arg(long, value_name = "MPI")]
@@ -233,6 +237,11 @@ fn check(args: CheckArgs) -> Result<i32> {
             bail!("--timeout must be a positive number of seconds");
         }
     }
+    if let Some(d) = &args.cwd {
+        if !d.is_dir() {
+            bail!("--cwd {}: no such directory", d.display());
+        }
+    }
     for path in &args.paths {
         if !path.exists() {
             bail!("{}: no such file or directory", path.display());
@@ -255,6 +264,7 @@ fn check(args: CheckArgs) -> Result<i32> {
         replay,
         max_interleavings: args.max_interleavings,
         mpi: args.mpi.as_deref().map(parse_mpi).transpose()?,
+        cwd: args.cwd.clone(),
         mpicc: std::env::var("FIB_MPICC").ok(),
         mpiexec: std::env::var("FIB_MPIEXEC").ok(),
         libraries: std::sync::Arc::new(fib_driver::interpose::Libraries::from_env()),

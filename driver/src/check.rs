@@ -38,6 +38,9 @@ pub struct Options {
     pub toolchain: Toolchain,
     /// Arguments passed to the program.
     pub args: Vec<String>,
+    /// The ranks' working directory (`--cwd`); by default the directory of
+    /// the program's main source.
+    pub cwd: Option<PathBuf>,
     /// Prove each barrier verdict by re-exploring without the group.
     pub confirm: bool,
     /// Run a program that calls MPI functions fib does not model anyway
@@ -173,11 +176,15 @@ pub(crate) fn verify(
         return Ok(report);
     };
     report.timing.build_ms = started.elapsed().as_millis() as u64;
+    let cwd = working_dir(tree, program, opts)?;
+    // The ranks run elsewhere: the program by its full path.
+    let exe = std::path::absolute(&exe).unwrap_or(exe);
     let spec = RunSpec {
         toolchain: &opts.toolchain,
         nprocs,
         exe: &exe,
         args: &opts.args,
+        cwd: &cwd,
         zero_buffer: opts.zero_buffer,
         timeout: opts.timeout,
         elide: None,
@@ -443,4 +450,19 @@ fn confirm_groups(
         ));
     }
     Ok(out)
+}
+
+/// Where the ranks run: `--cwd`, else the directory of the program's main
+/// source, where a program finds the files it opens by a relative name.
+fn working_dir(tree: &Tree, program: &Program, opts: &Options) -> Result<PathBuf, DriverError> {
+    let dir = match &opts.cwd {
+        Some(d) => d.clone(),
+        None => tree
+            .root
+            .join(&program.main)
+            .parent()
+            .map_or_else(|| tree.root.clone(), Path::to_path_buf),
+    };
+    std::fs::canonicalize(&dir)
+        .map_err(|e| DriverError::Io(format!("the working directory {}", dir.display()), e))
 }

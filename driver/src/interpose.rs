@@ -101,7 +101,9 @@ impl Libraries {
                     "FIB_INTERPOSE_LIB={} is built against {m}, but the check runs under {mpi}",
                     p.display()
                 ))),
-                _ => Ok(Source::Explicit(p.clone())),
+                _ => Ok(Source::Explicit(
+                    std::path::absolute(p).unwrap_or_else(|_| p.clone()),
+                )),
             };
         }
         if let Some(p) = self.beside(mpi) {

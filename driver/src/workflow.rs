@@ -52,6 +52,9 @@ pub struct Request {
     /// implementation's own (`FIB_MPICC`, `FIB_MPIEXEC`).
     pub mpicc: Option<String>,
     pub mpiexec: Option<String>,
+    /// The ranks' working directory (`--cwd`); by default each program's
+    /// own directory.
+    pub cwd: Option<PathBuf>,
     /// Where each implementation's interposition library is.
     pub libraries: Arc<Libraries>,
 }
@@ -360,6 +363,7 @@ fn options(req: &Request, s: &Settings, program: &Program, tc: &Toolchain) -> Ve
                 .or(s.max_interleavings)
                 .unwrap_or(DEFAULT_MAX_INTERLEAVINGS),
             toolchain: tc.clone(),
+            cwd: req.cwd.clone(),
             args: req.args.clone().or(own.args.clone()).unwrap_or_default(),
             confirm: req.confirm || s.confirm.unwrap_or(false),
             run_unsupported: req.run_unsupported,

@@ -34,7 +34,9 @@ impl Scratch {
     }
 
     fn write(&self, name: &str, text: &str) {
-        std::fs::write(self.path(name), text).unwrap();
+        let path = self.path(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
     }
 
     /// `fib ARGS` run in the scratch directory.
@@ -649,4 +651,47 @@ fn pre_commit() -> Command {
         cmd.args(["-m", "pre_commit"]);
         cmd
     }
+}
+
+/// A program that reads `input.txt` from its working directory, and aborts
+/// when there is none.
+const READS_INPUT: &str = r#"#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    int value = 0;
+    MPI_Init(&argc, &argv);
+    FILE *f = fopen("input.txt", "r");
+    if (f == NULL || fscanf(f, "%d", &value) != 1)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    fclose(f);
+    MPI_Bcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn a_program_runs_in_its_own_directory_or_in_cwd() {
+    let s = Scratch::new();
+    s.write("app/reader.c", READS_INPUT);
+    s.write("app/input.txt", "42\n");
+    let out = s.fib(&["check", "app/reader.c", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(json(&out)["programs"][0]["outcome"], "ok");
+
+    // Run from the tree's top, where there is no input.txt: the program
+    // aborts at line 10, and that is the program's doing.
+    let out = s.fib(&["check", "app/reader.c", "--cwd", ".", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let v = json(&out);
+    assert_eq!(v["programs"][0]["outcome"], "crash");
+    assert_eq!(v["programs"][0]["findings"][0]["code"], "FIB003");
+    assert_eq!(v["programs"][0]["findings"][0]["line"], 10);
+
+    let out = s.fib(&["check", "app/reader.c", "--cwd", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--cwd nowhere: no such directory"), "{err}");
 }

@@ -125,6 +125,8 @@ pub struct LaunchSpec<'a> {
     pub nprocs: usize,
     pub exe: &'a Path,
     pub args: &'a [String],
+    /// The working directory of `mpiexec` and so of every rank.
+    pub cwd: &'a Path,
     pub socket: &'a Path,
     pub zero_buffer: bool,
     /// Barrier sites the ranks must skip (`FIB_ELIDE`), for `--confirm`.
@@ -155,7 +157,8 @@ impl Launch {
         }
         cmd.args(tc.mpi.launch_args(spec.nprocs, &env));
         cmd.arg(spec.exe).args(spec.args);
-        cmd.env("HWLOC_COMPONENTS", "-linuxio,-pci")
+        cmd.current_dir(spec.cwd)
+            .env("HWLOC_COMPONENTS", "-linuxio,-pci")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -25,6 +25,8 @@ pub struct RunSpec<'a> {
     pub nprocs: usize,
     pub exe: &'a Path,
     pub args: &'a [String],
+    /// The ranks' working directory.
+    pub cwd: &'a Path,
     pub zero_buffer: bool,
     pub timeout: Duration,
     /// Barrier sites the ranks must skip, for `--confirm`.
@@ -74,6 +76,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
         nprocs: spec.nprocs,
         exe: spec.exe,
         args: spec.args,
+        cwd: spec.cwd,
         socket: &sock,
         zero_buffer: spec.zero_buffer,
         elide: spec.elide.as_deref(),
