@@ -222,6 +222,7 @@ fn verdict(
             confirmed: false,
             all_inputs: reasons.is_empty(),
             witness,
+            purposes: purposes(sites, &g.sites),
             timeline,
         },
         sites: g.sites,
@@ -229,6 +230,27 @@ fn verdict(
         ranks,
         instances,
     })
+}
+
+/// What the group's sites may order besides messages, from the static
+/// facts: one clock reading or output per site at most.
+fn purposes(sites: &Resolver, group: &[u32]) -> Vec<fib_report::Purpose> {
+    sites
+        .analysis()
+        .facts
+        .purposes
+        .iter()
+        .filter(|p| group.contains(&p.site))
+        .map(|p| fib_report::Purpose {
+            kind: match p.kind {
+                instrument::PurposeKind::Timing => "timing",
+                instrument::PurposeKind::Output => "output",
+            },
+            call: p.callee.clone(),
+            file: sites.show(&p.file),
+            line: p.line,
+        })
+        .collect()
 }
 
 fn relevant_witness(sites: &Resolver, run: &RunTrace, rel: &fib::Relevant) -> Witness {

@@ -197,6 +197,7 @@ mod tests {
                 ],
             },
             facts: Facts {
+                purposes: Vec::new(),
                 barriers: Vec::new(),
                 wildcards: Vec::new(),
                 control: vec![

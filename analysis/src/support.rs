@@ -99,6 +99,7 @@ mod tests {
                 ],
             },
             facts: Facts {
+                purposes: Vec::new(),
                 barriers: Vec::new(),
                 wildcards: Vec::new(),
                 control: Vec::new(),

@@ -98,6 +98,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
     Analysis {
         sites: SiteTable { sites },
         facts: Facts {
+            purposes: Vec::new(),
             barriers,
             wildcards: Vec::new(),
             control,

@@ -51,6 +51,38 @@ const SOURCES: &[&str] = &[
     "open",
 ];
 
+/// Calls that read a clock: a barrier right before one times a phase.
+const CLOCKS: &[&str] = &[
+    "MPI_Wtime",
+    "PMPI_Wtime",
+    "clock",
+    "clock_gettime",
+    "gettimeofday",
+    "time",
+    "omp_get_wtime",
+    "now",
+    "__rdtsc",
+];
+
+/// Calls that write output: a barrier right before one orders what the
+/// ranks print or write.
+const OUTPUTS: &[&str] = &[
+    "printf",
+    "fprintf",
+    "vprintf",
+    "vfprintf",
+    "puts",
+    "fputs",
+    "putchar",
+    "fputc",
+    "putc",
+    "fwrite",
+    "write",
+    "fflush",
+    "perror",
+    "operator<<",
+];
+
 /// Functions whose result depends only on their arguments.
 const PURE: &[&str] = &[
     "atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod",
@@ -418,7 +450,55 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
             f.control.push((id, dep));
         }
     }
+    f.purposes = purposes(ir, ids, &f.barriers);
     f
+}
+
+/// For each barrier site, the first clock reading or output after one of
+/// its calls in the same function, before the next MPI call (other than a
+/// clock reading).
+fn purposes(ir: &Ir, ids: &HashMap<SiteKey, u32>, barriers: &[u32]) -> Vec<crate::Purpose> {
+    use crate::{Purpose, PurposeKind};
+    let mut out: Vec<Purpose> = Vec::new();
+    for (i, c) in ir.calls.iter().enumerate() {
+        let Some(id) = c.site.as_ref().and_then(|k| ids.get(k)) else {
+            continue;
+        };
+        if !barriers.contains(id) || out.iter().any(|p| p.site == *id) {
+            continue;
+        }
+        for next in ir.calls[i + 1..]
+            .iter()
+            .take_while(|n| n.caller == c.caller)
+        {
+            let name = next.callee.as_str();
+            let kind = if CLOCKS.contains(&name) {
+                PurposeKind::Timing
+            } else if OUTPUTS.contains(&name) {
+                PurposeKind::Output
+            } else if name.starts_with("MPI_") || name.starts_with("PMPI_") {
+                break;
+            } else {
+                continue;
+            };
+            let Some((file, line)) = next.at.rsplit_once(':') else {
+                break;
+            };
+            let Ok(line) = line.parse() else {
+                break;
+            };
+            out.push(Purpose {
+                site: *id,
+                kind,
+                callee: name.to_string(),
+                file: file.into(),
+                line,
+            });
+            break;
+        }
+    }
+    out.sort_by_key(|p| p.site);
+    out
 }
 
 /// Whether an argument is the wildcard constant `name` (spelled so, or with

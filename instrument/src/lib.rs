@@ -91,6 +91,32 @@ pub struct Facts {
     pub wildcards: Vec<Wildcard>,
     /// For each barrier and wildcard site: what decides whether it runs.
     pub control: Vec<(u32, Dependence)>,
+    /// Barrier sites followed by a clock reading or by output: what they
+    /// may order besides messages.
+    pub purposes: Vec<Purpose>,
+}
+
+/// What a barrier may be there for besides messages: the first call after
+/// it in its function, before the next MPI communication, that reads a
+/// clock or writes output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Purpose {
+    /// The barrier's site.
+    pub site: u32,
+    pub kind: PurposeKind,
+    /// The call that reads the clock or writes (`MPI_Wtime`, `printf`).
+    pub callee: String,
+    /// Where it is: the file relative to the tree's root, and the line.
+    pub file: PathBuf,
+    pub line: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PurposeKind {
+    /// Timing: the barrier lines the ranks up before a clock is read.
+    Timing,
+    /// Output: the barrier orders what ranks print or write.
+    Output,
 }
 
 /// One translation unit that was parsed.

@@ -179,6 +179,7 @@ mod tests {
 
     fn barrier(line: u32) -> Finding {
         IrrelevantBarrier {
+            purposes: vec![],
             group: vec![SiteRef {
                 file: "a.c".into(),
                 line,

@@ -245,6 +245,7 @@ mod tests {
             build: None,
             static_facts: None,
             barriers: vec![BarrierReport {
+                purposes: vec![],
                 group: vec![site(20), site(24)],
                 verdict,
                 confirmed: false,

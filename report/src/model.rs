@@ -288,6 +288,18 @@ pub enum Witness {
     },
 }
 
+/// Something a barrier group may order besides messages: a clock reading or
+/// output right after one of its sites.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Purpose {
+    /// `timing` or `output`.
+    pub kind: &'static str,
+    /// The call (`MPI_Wtime`, `printf`).
+    pub call: String,
+    pub file: String,
+    pub line: u32,
+}
+
 /// One barrier group: the `MPI_Barrier` sites that match each other.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BarrierReport {
@@ -302,6 +314,10 @@ pub struct BarrierReport {
     pub all_inputs: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub witness: Option<Witness>,
+    /// What the group may order besides messages (the advice of an
+    /// irrelevant verdict says so).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub purposes: Vec<Purpose>,
     /// The picture of the witness's run, for a relevant verdict the fast
     /// method found (for the HTML report; never serialised).
     #[serde(skip)]

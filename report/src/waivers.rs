@@ -295,6 +295,7 @@ mod tests {
                 .iter()
                 .map(|&l| {
                     IrrelevantBarrier {
+                        purposes: vec![],
                         group: vec![site(l)],
                         inputs: codes::Inputs::Every,
                         interleavings: 1,

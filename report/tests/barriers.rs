@@ -87,6 +87,7 @@ fn sample() -> Report {
     // other sites, the receive and the send; the snapshots' wording predates
     // the rules', so message, notes and help are set by hand.
     let mut f14 = IrrelevantBarrier {
+        purposes: vec![],
         group: irrelevant.clone(),
         inputs: Inputs::Every,
         interleavings: 1,
@@ -133,6 +134,7 @@ fn sample() -> Report {
 
     let barriers = vec![
         BarrierReport {
+            purposes: vec![],
             group: irrelevant,
             verdict: Verdict::Irrelevant,
             confirmed: false,
@@ -145,6 +147,7 @@ fn sample() -> Report {
             timeline: None,
         },
         BarrierReport {
+            purposes: vec![],
             group: relevant,
             verdict: Verdict::Relevant,
             confirmed: false,
@@ -158,6 +161,7 @@ fn sample() -> Report {
             timeline: None,
         },
         BarrierReport {
+            purposes: vec![],
             group: not_covered,
             verdict: Verdict::NotCovered,
             confirmed: false,

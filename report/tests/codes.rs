@@ -201,6 +201,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             replay: replay(),
         },
         IrrelevantBarrier {
+            purposes: vec![],
             group: vec![site(3), site(7)],
             inputs: Inputs::Every,
             interleavings: 1,

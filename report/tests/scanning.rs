@@ -173,6 +173,7 @@ fn build_failure() -> Finding {
 
 fn barrier_findings() -> Vec<Finding> {
     let mut f14 = IrrelevantBarrier {
+        purposes: vec![],
         group: vec![site(MAIN, 13, 9), site(MAIN, 17, 9)],
         inputs: Inputs::Every,
         interleavings: 4,

@@ -626,3 +626,44 @@ fn an_irrelevant_verdict_from_a_cut_exploration_says_so() {
         .unwrap()
         .starts_with("explore every interleaving"));
 }
+
+#[test]
+fn a_barrier_before_a_clock_or_output_is_irrelevant_with_advice_to_keep_it_for_that() {
+    let path = fixture("timing_barrier.c");
+    let out = fib(&["check", path.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json(&out);
+    let program = &v["programs"][0];
+    let help: Vec<(u64, String)> = program["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "FIB014")
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap(),
+                f["help"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let file = path.display().to_string();
+    assert_eq!(
+        help,
+        vec![
+            (13, format!("it synchronises the timing at line 14 of {file} (MPI_Wtime): keep it if that measurement needs every rank to start together; otherwise delete line 13 of {file}")),
+            (19, format!("it orders the output at line 21 of {file} (printf) after every rank got here: keep it if that output needs it; otherwise delete line 19 of {file}")),
+            (23, format!("delete line 23 of {file}")),
+        ]
+    );
+    let purposes: Vec<&Value> = program["barriers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| &b["purposes"])
+        .collect();
+    assert_eq!(purposes[0][0]["kind"], "timing");
+    assert_eq!(purposes[0][0]["call"], "MPI_Wtime");
+    assert_eq!(purposes[1][0]["kind"], "output");
+    assert_eq!(purposes[1][0]["line"], 21);
+    assert!(purposes[2].is_null());
+}

@@ -283,6 +283,7 @@ pub fn barrier_finding(
             instances: *instances,
             cut,
             note,
+            purposes: r.purposes.clone(),
         }
         .finding(),
         _ => BarrierNotCovered {
@@ -443,6 +444,7 @@ pub(crate) mod tests {
 
     fn report(verdict: Verdict, witness: Option<Witness>, all_inputs: bool) -> BarrierReport {
         BarrierReport {
+            purposes: vec![],
             group: vec![site("a.c", 13, 9), site("a.c", 17, 9)],
             verdict,
             confirmed: false,

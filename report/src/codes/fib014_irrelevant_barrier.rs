@@ -3,7 +3,7 @@
 use super::common::{barrier_group, group_lines, Inputs};
 use super::{Code, Rule};
 use crate::finding::{Finding, Severity};
-use crate::model::SiteRef;
+use crate::model::{Purpose, SiteRef};
 
 /// Deleting every site of the barrier group changes nothing.
 pub const FIB014: Code = Code {
@@ -47,6 +47,10 @@ longer match and the program deadlocks.
 
 Delete every site of the group together, as the `help:` line lists them, or
 keep the group if it orders something outside MPI (files, timing, output).
+When the first call after one of its sites (before the next MPI call) reads
+a clock (`MPI_Wtime`, `clock_gettime`, ...) or writes output (`printf`,
+`fwrite`, `<<`, ...), the `help:` line names it: such a barrier often times
+a phase or orders the output, which fib does not judge.
 Run `fib check --confirm` to have fib re-explore the program with the group
 removed and compare. If the verdict holds only for the input tested, check
 the other inputs too.
@@ -69,6 +73,9 @@ pub struct IrrelevantBarrier {
     pub cut: bool,
     /// A note added last (e.g. that the program fails).
     pub note: Option<String>,
+    /// What the group may order besides messages: then the advice is to
+    /// keep it if that needs it, not to delete it outright.
+    pub purposes: Vec<Purpose>,
 }
 
 impl Rule for IrrelevantBarrier {
@@ -100,10 +107,27 @@ impl Rule for IrrelevantBarrier {
             f.help = Some(format!(
                 "explore every interleaving (raise --max-interleavings) before deciding; then {delete}"
             ));
+        } else if let Some(p) = self.purposes.first() {
+            f.help = Some(format!("{}; otherwise {delete}", keep_for(p)));
         } else {
             f.help = Some(delete);
         }
         f
+    }
+}
+
+/// The advice for a group that orders something besides messages.
+fn keep_for(p: &Purpose) -> String {
+    let at = format!("line {} of {}", p.line, p.file);
+    match p.kind {
+        "timing" => format!(
+            "it synchronises the timing at {at} ({}): keep it if that measurement needs every rank to start together",
+            p.call
+        ),
+        _ => format!(
+            "it orders the output at {at} ({}) after every rank got here: keep it if that output needs it",
+            p.call
+        ),
     }
 }
 
@@ -114,6 +138,7 @@ mod tests {
 
     fn sample() -> IrrelevantBarrier {
         IrrelevantBarrier {
+            purposes: vec![],
             group: vec![site("a.c", 13, 9), site("a.c", 17, 9), site("b.c", 8, 5)],
             inputs: Inputs::Every,
             interleavings: 1,
@@ -122,6 +147,27 @@ mod tests {
             cut: false,
             note: None,
         }
+    }
+
+    #[test]
+    fn a_group_before_a_clock_or_output_is_kept_for_it() {
+        let mut b = sample();
+        b.purposes = vec![Purpose {
+            kind: "timing",
+            call: "MPI_Wtime".into(),
+            file: "a.c".into(),
+            line: 14,
+        }];
+        assert_eq!(
+            b.finding().help.as_deref(),
+            Some("it synchronises the timing at line 14 of a.c (MPI_Wtime): keep it if that measurement needs every rank to start together; otherwise delete lines 13, 17 of a.c and line 8 of b.c together")
+        );
+        b.purposes[0].kind = "output";
+        b.purposes[0].call = "printf".into();
+        assert_eq!(
+            b.finding().help.as_deref(),
+            Some("it orders the output at line 14 of a.c (printf) after every rank got here: keep it if that output needs it; otherwise delete lines 13, 17 of a.c and line 8 of b.c together")
+        );
     }
 
     #[test]
