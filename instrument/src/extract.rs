@@ -778,7 +778,9 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         self.g.ir.calls.push(CallInfo {
             caller: self.func.clone(),
             callee: name,
-            callee_usr: decl.map(usr_of),
+            // A call of a template's instance is a call of the template,
+            // whose body is what the analysis walked.
+            callee_usr: decl.map(|d| d.get_template().map_or_else(|| usr_of(d), usr_of)),
             guards: self.guards.clone(),
             args: arg_exprs,
             targets,
@@ -1033,6 +1035,23 @@ fn qualified_name(f: Entity<'_>) -> String {
 
 /// The callee of a call: its name, declaration and the location of the
 /// name as written.
+/// The one function a name left unresolved until a template is
+/// instantiated can mean (a call whose arguments depend on a template
+/// parameter: libclang then names the candidates). A C function such as an
+/// MPI call has one.
+fn only_overload<'tu>(e: Entity<'tu>) -> Option<Entity<'tu>> {
+    let set = match e.get_kind() {
+        EntityKind::OverloadedDeclRef => e,
+        _ => e
+            .get_reference()
+            .filter(|r| r.get_kind() == EntityKind::OverloadedDeclRef)?,
+    };
+    match set.get_overloaded_declarations()?.as_slice() {
+        [only] => Some(*only),
+        _ => None,
+    }
+}
+
 fn callee<'tu>(
     call: Entity<'tu>,
 ) -> (
@@ -1040,8 +1059,8 @@ fn callee<'tu>(
     Option<Entity<'tu>>,
     Option<clang::source::SourceLocation<'tu>>,
 ) {
-    let decl = call.get_reference();
-    let name = call
+    let mut decl = call.get_reference();
+    let mut name = call
         .get_name()
         .or_else(|| decl.and_then(|d| d.get_name()))
         .unwrap_or_default();
@@ -1051,6 +1070,14 @@ fn callee<'tu>(
         match c.get_kind() {
             EntityKind::DeclRefExpr | EntityKind::OverloadedDeclRef | EntityKind::MemberRefExpr => {
                 loc = c.get_location();
+                if decl.is_none() {
+                    if let Some(only) = only_overload(c) {
+                        decl = Some(only);
+                        if name.is_empty() {
+                            name = only.get_name().unwrap_or_default();
+                        }
+                    }
+                }
                 break;
             }
             EntityKind::UnexposedExpr | EntityKind::ParenExpr => {

@@ -156,3 +156,47 @@ fn compile_db_reads_arguments_and_command_forms() {
     assert_eq!(cmds[1].parser_flags(), ["-I/opt/inc", "-DMSG=a b"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn calls_in_templates_lambdas_and_inline_functions_are_sites_and_facts() {
+    let a = common::analyze("facts", &["template.cpp"]);
+    // A wildcard receive in a function template whose arguments depend on
+    // the template parameter: libclang resolves the name only on
+    // instantiation.
+    let irecv = site(&a, "template.cpp", 10, "MPI_Irecv");
+    assert_eq!(a.facts.wildcards.len(), 1);
+    assert_eq!(a.facts.wildcards[0].site, irecv);
+    assert!(a.facts.wildcards[0].any_source);
+    // The template's instance is called from main with `size - 1` senders:
+    // nothing but the size decides how often it runs.
+    assert_eq!(control(&a, irecv), &Dependence::InputIndependent);
+    let inline = site(&a, "template.cpp", 16, "MPI_Barrier");
+    let lambda = site(&a, "template.cpp", 24, "MPI_Barrier");
+    assert_eq!(a.facts.barriers, vec![inline, lambda]);
+}
+
+#[test]
+fn a_barrier_before_a_clock_or_output_has_that_purpose() {
+    use instrument::PurposeKind;
+    let a = common::analyze("facts", &["timing.c"]);
+    let got: Vec<(u32, PurposeKind, &str, u32)> = a
+        .facts
+        .purposes
+        .iter()
+        .map(|p| {
+            (
+                a.sites.sites[p.site as usize].line,
+                p.kind,
+                p.callee.as_str(),
+                p.line,
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (13, PurposeKind::Timing, "MPI_Wtime", 14),
+            (19, PurposeKind::Output, "printf", 21),
+        ]
+    );
+}
