@@ -99,7 +99,8 @@ pub fn is_header(p: &Path) -> bool {
 
 /// Finds the sources under the directory `root` and analyses them, leaving
 /// out those `excluded` says (paths relative to `root`). With `named`
-/// (files directly in `root`), only the programs that use them are
+/// (files directly in `root`; with a compile database, files or
+/// directories anywhere under it), only the programs that use them are
 /// checked (see [`Tree::programs`]).
 ///
 /// With a compile database (see [`database::find`]), the tree's sources are
@@ -234,7 +235,8 @@ impl Tree {
     /// (one `main` per analysis): each source that defines `main`, linked
     /// (see [`Tree::links`]) with other sources that do not. When the user
     /// named files, only the programs that use one: link a named source,
-    /// or have a source in a named header's directory.
+    /// have their `main` in a named directory, or have a source in a named
+    /// header's directory.
     pub fn programs(&self) -> Result<Vec<Program>, DriverError> {
         let text = |rel: &Path| std::fs::read_to_string(self.root.join(rel)).unwrap_or_default();
         let mut out = Vec::new();
@@ -318,7 +320,9 @@ impl Tree {
             return true;
         };
         named.iter().any(|n| {
-            sources.contains(n) || is_header(n) && sources.iter().any(|s| s.parent() == n.parent())
+            sources.contains(n)
+                || sources[0].starts_with(n)
+                || is_header(n) && sources.iter().any(|s| s.parent() == n.parent())
         })
     }
 

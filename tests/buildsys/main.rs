@@ -175,6 +175,30 @@ fn a_cmake_project_is_checked_as_its_build_links_it() {
     assert_eq!(findings(census), vec!["FIB014 tools/report.c:7"]);
     assert_eq!(barrier_files(census), vec!["tools/report.c:7"]);
     assert_eq!(census["static"]["sites"], 7);
+
+    // Part of the project, named from its top or from inside it, is
+    // checked as the project builds it, files shown from where fib runs.
+    let out = copy.fib(&copy.root(), &["check", "tools", "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(v["programs"].as_array().unwrap().len(), 1, "{v:#}");
+    let census = program(&v, "tools/census.c");
+    assert_eq!(findings(census), vec!["FIB014 tools/report.c:7"]);
+    let out = copy.fib(
+        &copy.root().join("app"),
+        &["check", ".", "--format", "json"],
+    );
+    let v = json(&out);
+    assert_eq!(v["programs"].as_array().unwrap().len(), 1, "{v:#}");
+    let heat = program(&v, "../app/heat.c");
+    assert_eq!(findings(heat), vec!["FIB014 ../lib/halo.c:24"]);
+    // A library source stands for the programs that link it.
+    let out = copy.fib(&copy.root(), &["check", "lib/halo.c", "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(v["programs"].as_array().unwrap().len(), 1, "{v:#}");
+    assert_eq!(
+        findings(program(&v, "app/heat.c")),
+        vec!["FIB014 lib/halo.c:24"]
+    );
 }
 
 #[test]
