@@ -2,13 +2,16 @@
 # Installs what fib needs on a Debian 12 machine, as root: MPICH and Open
 # MPI with their development files (installing Open MPI points plain
 # `mpicc` at it; fib and .cargo/config.toml name MPICH's tools
-# explicitly), libclang for the crates that read MPI's headers, and
-# Chromium, which the HTML report's test loads the report in (headless).
+# explicitly), libclang for the crates that read MPI's headers, Chromium,
+# which the HTML report's test loads the report in (headless), and CMake,
+# Make and Bear, with which the build-system tests write the compile
+# databases of their projects.
 # Safe to run again: it installs only what is missing and prints nothing
 # when everything is already there.
 set -euo pipefail
 
-packages=(mpich libmpich-dev openmpi-bin libopenmpi-dev libclang-14-dev clang-14 pkg-config chromium)
+packages=(mpich libmpich-dev openmpi-bin libopenmpi-dev libclang-14-dev clang-14 pkg-config chromium
+    cmake make bear)
 
 missing=()
 for p in "${packages[@]}"; do

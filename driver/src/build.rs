@@ -93,15 +93,22 @@ impl Tree {
             .map_err(io("creating a build directory".into()))?;
         launch::register_temp(work.path());
         let _forget = launch::Forget(work.path().to_path_buf());
-        let out = self.compile(program, mpicc, &inputs, work.path())?;
-        if !out.status.success() {
-            if launch::interrupted() {
-                // Ctrl-C reaches the compiler too: its failure says nothing
-                // about the program.
-                return Err(DriverError::Interrupted);
+        let step = self.compile(program, mpicc, &inputs, work.path())?;
+        if !matches!(step, Step::Done) && launch::interrupted() {
+            // Ctrl-C reaches the compiler too: its failure says nothing
+            // about the program.
+            return Err(DriverError::Interrupted);
+        }
+        match step {
+            Step::Done => {}
+            Step::Compile(out) => {
+                let instrumented = String::from_utf8_lossy(&out.stderr).into_owned();
+                return self.failure(program, mpicc, instrumented).map(Err);
             }
-            let instrumented = String::from_utf8_lossy(&out.stderr).into_owned();
-            return self.failure(program, mpicc, instrumented).map(Err);
+            Step::Link(out) => {
+                let raw = String::from_utf8_lossy(&out.stderr).into_owned();
+                return Ok(Err(self.shown_failure(program, raw)));
+            }
         }
         // Publish atomically: a concurrent check of the same tree either
         // sees no entry or a complete one.
@@ -155,15 +162,16 @@ impl Tree {
         }
     }
 
-    /// Writes the copies into `work` and compiles them there into
-    /// `work/program`.
+    /// Writes the copies into `work` and compiles them there, each source
+    /// on its own with its own flags into an object, then links the objects
+    /// into `work/program`. The output of the first step that failed.
     fn compile(
         &self,
         program: &Program,
         mpicc: &str,
         inputs: &Inputs,
         work: &Path,
-    ) -> Result<std::process::Output, DriverError> {
+    ) -> Result<Step, DriverError> {
         let src = work.join("src");
         for (rel, text) in &inputs.copies {
             let p = src.join(rel);
@@ -180,30 +188,43 @@ impl Tree {
         // user's tree, so `__FILE__` and the compiler's messages name the
         // user's files; the original directories stay on the include path.
         let root_abs = std::fs::canonicalize(&self.root).unwrap_or(self.root.clone());
-        let mut cmd = Command::new(mpicc);
-        cmd.current_dir(&src)
-            .arg("-g")
-            .arg("-O0")
-            .arg("-include")
-            .arg(&hpath);
         let mut dirs: Vec<PathBuf> = program
             .sources
             .iter()
             .filter_map(|s| s.parent().map(|p| root_abs.join(p)))
             .collect();
         dirs.dedup();
-        for d in dirs {
-            cmd.arg(format!("-I{}", d.display()));
+        let mut objects = Vec::new();
+        for (i, s) in program.sources.iter().enumerate() {
+            let obj = work.join(format!("{i}.o"));
+            let mut cmd = Command::new(mpicc);
+            cmd.current_dir(&src)
+                .args(["-c", "-g", "-O0", "-include"])
+                .arg(&hpath);
+            for d in &dirs {
+                cmd.arg(format!("-I{}", d.display()));
+            }
+            cmd.args(&self.flags[s]).arg(s).arg("-o").arg(&obj);
+            let out = run(cmd, mpicc)?;
+            if !out.status.success() {
+                return Ok(Step::Compile(out));
+            }
+            objects.push(obj);
         }
-        cmd.args(&self.flags[&program.main]);
-        cmd.args(&program.sources)
+        let mut cmd = Command::new(mpicc);
+        cmd.current_dir(&src)
+            .args(&objects)
             .arg("-o")
             .arg(work.join("program"));
         if program.sources.iter().any(|s| crate::discover::is_cxx(s)) {
             cmd.arg("-lstdc++");
         }
-        cmd.output()
-            .map_err(|e| DriverError::Tool(mpicc.to_string(), e))
+        let out = run(cmd, mpicc)?;
+        Ok(if out.status.success() {
+            Step::Done
+        } else {
+            Step::Link(out)
+        })
     }
 
     /// Why the program did not build: the user's own build's errors when it
@@ -215,25 +236,32 @@ impl Tree {
         mpicc: &str,
         instrumented: String,
     ) -> Result<BuildFailure, DriverError> {
-        let mut plain = Command::new(mpicc);
-        plain.current_dir(&self.root).arg("-fsyntax-only");
-        plain.args(&self.flags[&program.main]);
-        let plain = plain
-            .args(&program.sources)
-            .output()
-            .map_err(|e| DriverError::Tool(mpicc.to_string(), e))?;
-        let raw = if plain.status.success() {
+        let mut raw = None;
+        for s in &program.sources {
+            let mut plain = Command::new(mpicc);
+            plain.current_dir(&self.root).arg("-fsyntax-only");
+            plain.args(&self.flags[s]).arg(s);
+            let out = run(plain, mpicc)?;
+            if !out.status.success() {
+                raw = Some(String::from_utf8_lossy(&out.stderr).into_owned());
+                break;
+            }
+        }
+        let raw = raw.unwrap_or_else(|| {
             format!(
                 "the program compiles, but not instrumented by fib (a bug in fib):\n{instrumented}"
             )
-        } else {
-            String::from_utf8_lossy(&plain.stderr).into_owned()
-        };
+        });
+        Ok(self.shown_failure(program, raw))
+    }
+
+    /// A build failure from the compiler's or linker's output, its files
+    /// named as the user does, from where fib was started.
+    fn shown_failure(&self, program: &Program, raw: String) -> BuildFailure {
         let (file, line) = first_location(&raw, &program.main);
         let output = if self.shown_root.as_os_str().is_empty() {
             raw
         } else {
-            // Name files as the user does, from where fib was started.
             let mut s = String::new();
             for l in raw.lines() {
                 let shown = match l.split_once(':') {
@@ -247,12 +275,26 @@ impl Tree {
             }
             s
         };
-        Ok(BuildFailure {
+        BuildFailure {
             output,
             file: file.map(|f| self.show(Path::new(&f))),
             line,
-        })
+        }
     }
+}
+
+/// What building a program came to.
+enum Step {
+    Done,
+    /// A source did not compile: the compiler's output.
+    Compile(std::process::Output),
+    /// The objects did not link: the linker's output.
+    Link(std::process::Output),
+}
+
+fn run(mut cmd: Command, tool: &str) -> Result<std::process::Output, DriverError> {
+    cmd.output()
+        .map_err(|e| DriverError::Tool(tool.to_string(), e))
 }
 
 /// The first `path:line:` in compiler output, preferring the main source.

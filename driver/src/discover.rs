@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use instrument::{Analysis, CallSite};
 
+use crate::database::{self, Database};
 use crate::DriverError;
 
 /// Source file extensions fib checks.
@@ -27,9 +28,11 @@ pub struct Tree {
     pub sources: Vec<PathBuf>,
     /// Every header of the tree, relative to `root`.
     pub headers: Vec<PathBuf>,
-    /// When the user named files: the sources with main whose programs are
-    /// checked (none: every program of the tree).
-    pub only: Option<Vec<PathBuf>>,
+    /// When the user named files (relative to `root`): only the programs
+    /// that use one are checked (none: every program of the tree).
+    pub named: Option<Vec<PathBuf>>,
+    /// The compile database the tree is built as, if it has one.
+    pub database: Option<Database>,
 }
 
 /// One program: a source with `main`, the sources linked with it, and what
@@ -96,11 +99,14 @@ pub fn is_header(p: &Path) -> bool {
 
 /// Finds the sources under the directory `root` and analyses them, leaving
 /// out those `excluded` says (paths relative to `root`). With `named`
-/// (files directly in `root`), only their programs are checked: a named
-/// source that defines main is one; a named source that does not, or a
-/// named header, stands for every program of `root` (each source there
-/// that defines main). Each is linked with the sources of `root` that do
-/// not define main.
+/// (files directly in `root`; with a compile database, files or
+/// directories anywhere under it), only the programs that use them are
+/// checked (see [`Tree::programs`]).
+///
+/// With a compile database (see [`database::find`]), the tree's sources are
+/// those the build compiles, each with its own flags; otherwise every
+/// source found, with the MPI compiler's flags, and with `named` only the
+/// sources directly in `root`.
 pub fn discover_in(
     root: &Path,
     named: Option<&[PathBuf]>,
@@ -109,48 +115,41 @@ pub fn discover_in(
 ) -> Result<Tree, DriverError> {
     let (mut sources, mut headers) = walk(root)?;
     sources.retain(|s| !excluded(s));
-    let only = match named {
+    let database = match database::find(root)? {
+        Some(path) => Some(Database::read(&path)?),
         None => None,
-        Some(named) => {
-            let text = |rel: &Path| std::fs::read_to_string(root.join(rel)).unwrap_or_default();
-            let top = |s: &&PathBuf| s.parent() == Some(Path::new(""));
-            let mains: Vec<PathBuf> = sources
-                .iter()
-                .filter(top)
-                .filter(|s| defines_main(&text(s)))
-                .cloned()
-                .collect();
-            let mut only: Vec<PathBuf> = Vec::new();
-            for n in named {
-                if is_source(n) && defines_main(&text(n)) {
-                    only.push(n.clone());
-                } else {
-                    only.extend(mains.iter().cloned());
-                }
-            }
-            only.sort();
-            only.dedup();
-            // Linked with the sources of the directory that do not define
-            // main (its helpers), and nothing else.
-            let helpers: Vec<PathBuf> = sources
-                .iter()
-                .filter(top)
-                .filter(|s| !only.contains(s) && !defines_main(&text(s)))
-                .cloned()
-                .collect();
-            sources = only.iter().cloned().chain(helpers).collect();
-            Some(only)
-        }
     };
+    match &database {
+        Some(db) => sources.retain(|s| db.command(root, s).is_some()),
+        None if named.is_some() => sources.retain(|s| s.parent() == Some(Path::new(""))),
+        None => {}
+    }
+    for n in named.unwrap_or_default() {
+        if !is_source(n) || sources.contains(n) {
+            continue;
+        }
+        if let Some(db) = &database {
+            return Err(DriverError::Input(format!(
+                "{}: not compiled by the build: {} has no entry for it",
+                root.join(n).display(),
+                db.path.display()
+            )));
+        }
+        sources.push(n.clone());
+    }
     sources.sort();
     headers.sort();
-    if sources.is_empty() && only.is_none() {
-        return Err(DriverError::Input(format!(
-            "{}: no C or C++ sources here",
-            root.display()
-        )));
+    if sources.is_empty() && named.is_none() {
+        return Err(DriverError::Input(match &database {
+            Some(db) => format!(
+                "{}: no C or C++ sources here that {} compiles",
+                root.display(),
+                db.path.display()
+            ),
+            None => format!("{}: no C or C++ sources here", root.display()),
+        }));
     }
-    let flags = compile_flags(root, &sources, mpicc)?;
+    let flags = compile_flags(root, &sources, mpicc, database.as_ref())?;
     let shown_root = if root == Path::new(".") {
         PathBuf::new()
     } else {
@@ -162,7 +161,8 @@ pub fn discover_in(
         flags,
         sources,
         headers,
-        only,
+        named: named.map(<[PathBuf]>::to_vec),
+        database,
     })
 }
 
@@ -201,47 +201,21 @@ fn walk(root: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), DriverError> {
 }
 
 /// Every source's parser and compiler flags: the MPI compiler's, and the
-/// source's own from `compile_commands.json` at `root` when there is one.
+/// source's own from the compile database when there is one.
 fn compile_flags(
     root: &Path,
     sources: &[PathBuf],
     mpicc: &str,
+    database: Option<&Database>,
 ) -> Result<BTreeMap<PathBuf, Vec<String>>, DriverError> {
-    let db = root.join("compile_commands.json");
+    let base = instrument::mpi_flags(mpicc).map_err(DriverError::Instrument)?;
     let mut flags = BTreeMap::new();
-    if db.is_file() {
-        let cmds = instrument::compile_db(&db).map_err(DriverError::Instrument)?;
-        // A relative "directory" is taken relative to the database itself.
-        let db_dir = std::fs::canonicalize(root).unwrap_or(root.to_path_buf());
-        let base = instrument::mpi_flags(mpicc).map_err(DriverError::Instrument)?;
-        for s in sources {
-            let abs = std::fs::canonicalize(root.join(s)).unwrap_or(root.join(s));
-            let args = cmds
-                .iter()
-                .find(|c| {
-                    let dir = db_dir.join(&c.directory);
-                    let f = if c.file.is_absolute() {
-                        c.file.clone()
-                    } else {
-                        dir.join(&c.file)
-                    };
-                    std::fs::canonicalize(&f).unwrap_or(f) == abs
-                })
-                .map(|c| {
-                    let mut c = c.clone();
-                    c.directory = db_dir.join(&c.directory);
-                    c.parser_flags()
-                })
-                .unwrap_or_default();
-            let mut all = base.clone();
-            all.extend(args);
-            flags.insert(s.clone(), all);
+    for s in sources {
+        let mut all = base.clone();
+        if let Some(own) = database.and_then(|db| db.flags(root, s)) {
+            all.extend(own);
         }
-    } else {
-        let base = instrument::mpi_flags(mpicc).map_err(DriverError::Instrument)?;
-        for s in sources {
-            flags.insert(s.clone(), base.clone());
-        }
+        flags.insert(s.clone(), all);
     }
     Ok(flags)
 }
@@ -257,36 +231,27 @@ fn defines_main(text: &str) -> bool {
 }
 
 impl Tree {
-    /// The programs of the tree: each source that defines `main`, with the
-    /// other sources of its directory that do not, each analysed with
-    /// libclang on its own (one `main` per analysis).
+    /// The programs of the tree, each analysed with libclang on its own
+    /// (one `main` per analysis): each source that defines `main`, linked
+    /// (see [`Tree::links`]) with other sources that do not. When the user
+    /// named files, only the programs that use one: link a named source,
+    /// have their `main` in a named directory, or have a source in a named
+    /// header's directory.
     pub fn programs(&self) -> Result<Vec<Program>, DriverError> {
         let text = |rel: &Path| std::fs::read_to_string(self.root.join(rel)).unwrap_or_default();
-        let mains: Vec<&PathBuf> = self
-            .sources
-            .iter()
-            .filter(|s| self.only.as_ref().is_none_or(|o| o.contains(s)))
-            .filter(|s| defines_main(&text(s)))
-            .collect();
         let mut out = Vec::new();
-        for main in mains {
-            let dir = main.parent().map(Path::to_path_buf).unwrap_or_default();
-            let mut sources = vec![main.clone()];
-            for o in &self.sources {
-                if o != main
-                    && o.parent().map(Path::to_path_buf).unwrap_or_default() == dir
-                    && !defines_main(&text(o))
-                {
-                    sources.push(o.clone());
-                }
+        for sources in self.links()? {
+            if !self.uses_named(&sources) {
+                continue;
             }
+            let main = sources[0].clone();
             let units: Vec<(PathBuf, Vec<String>)> = sources
                 .iter()
                 .map(|s| (self.root.join(s), self.flags[s].clone()))
                 .collect();
             let analysis =
                 instrument::analyze(&self.root, &units).map_err(DriverError::Instrument)?;
-            let main_path = self.root.join(main);
+            let main_path = self.root.join(&main);
             if !analysis
                 .units
                 .iter()
@@ -296,13 +261,69 @@ impl Tree {
                 continue;
             }
             out.push(Program {
-                main: main.clone(),
-                directive_nprocs: directive_nprocs(&text(main)),
+                directive_nprocs: directive_nprocs(&text(&main)),
+                main,
                 sources,
                 analysis,
             });
         }
         Ok(out)
+    }
+
+    /// Each program's sources, its `main` first. Without a compile
+    /// database, a source that defines `main` is linked with every source
+    /// of its directory that does not; with one, with the sources the
+    /// build compiles that a linker would pull in from one static archive
+    /// of them all ([`database::archive_link`]), wherever they are.
+    fn links(&self) -> Result<Vec<Vec<PathBuf>>, DriverError> {
+        if self.database.is_some() {
+            let units: Vec<(PathBuf, Vec<String>)> = self
+                .sources
+                .iter()
+                .map(|s| (self.root.join(s), self.flags[s].clone()))
+                .collect();
+            let mut symbols = instrument::symbols(&units).map_err(DriverError::Instrument)?;
+            for (sym, rel) in symbols.iter_mut().zip(&self.sources) {
+                sym.path = rel.clone();
+            }
+            return Ok((0..symbols.len())
+                .filter(|&i| symbols[i].has_main)
+                .map(|i| {
+                    let link = database::archive_link(i, &symbols);
+                    link.into_iter().map(|k| self.sources[k].clone()).collect()
+                })
+                .collect());
+        }
+        let text = |rel: &Path| std::fs::read_to_string(self.root.join(rel)).unwrap_or_default();
+        let dir = |s: &PathBuf| s.parent().map(Path::to_path_buf).unwrap_or_default();
+        let mains: Vec<&PathBuf> = self
+            .sources
+            .iter()
+            .filter(|s| defines_main(&text(s)))
+            .collect();
+        Ok(mains
+            .iter()
+            .map(|&main| {
+                let helpers = self
+                    .sources
+                    .iter()
+                    .filter(|o| *o != main && dir(o) == dir(main) && !mains.contains(o));
+                std::iter::once(main).chain(helpers).cloned().collect()
+            })
+            .collect())
+    }
+
+    /// Whether a program made of `sources` uses a file the user named (or
+    /// the user named none).
+    fn uses_named(&self, sources: &[PathBuf]) -> bool {
+        let Some(named) = &self.named else {
+            return true;
+        };
+        named.iter().any(|n| {
+            sources.contains(n)
+                || sources[0].starts_with(n)
+                || is_header(n) && sources.iter().any(|s| s.parent() == n.parent())
+        })
     }
 
     /// How to show a path of the tree to the user.

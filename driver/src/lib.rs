@@ -10,6 +10,7 @@
 pub mod build;
 pub mod check;
 pub mod config;
+pub mod database;
 pub mod discover;
 pub mod explore;
 pub mod interpose;

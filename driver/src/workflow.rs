@@ -16,6 +16,7 @@ use poe::Token;
 
 use crate::check::{verify, Options, DEFAULT_NPROCS};
 use crate::config::{self, Settings};
+use crate::database;
 use crate::discover::{self, Program};
 use crate::explore::launch;
 use crate::interpose::Libraries;
@@ -122,6 +123,12 @@ fn group_paths(paths: &[PathBuf]) -> Result<Vec<Group>, DriverError> {
             let (root, name) = discover::split_file(path);
             (root, Some(name))
         };
+        // Part of a project with a compile database above it: the project,
+        // that part named.
+        let (root, name) = match database::enclosing(&root) {
+            Some((top, rel)) => (top, Some(name.map_or(rel.clone(), |n| rel.join(n)))),
+            None => (root, name),
+        };
         let key = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
         let at = match groups.iter().position(|g| g.key == key) {
             Some(at) => at,
@@ -197,7 +204,7 @@ fn check_group(
     let settings = config::load(&g.root)?.unwrap_or_default();
     let mut named = Vec::new();
     for (name, given) in &g.named {
-        if !discover::is_source(name) && !discover::is_header(name) {
+        if !discover::is_source(name) && !discover::is_header(name) && !g.root.join(name).is_dir() {
             return Err(DriverError::Input(format!(
                 "{}: not a C or C++ source (.c, .cc, .cpp, .cxx) or header",
                 given.display()

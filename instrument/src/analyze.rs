@@ -10,10 +10,10 @@ use std::sync::Mutex;
 
 /// libclang allows one `Clang` instance per process: every analysis holds
 /// this lock for its whole run.
-static CLANG: Mutex<()> = Mutex::new(());
+pub(crate) static CLANG: Mutex<()> = Mutex::new(());
 
 /// Whether a file name says C++.
-fn is_cxx(path: &Path) -> bool {
+pub(crate) fn is_cxx(path: &Path) -> bool {
     matches!(
         path.extension().and_then(|e| e.to_str()),
         Some("cc" | "cpp" | "cxx" | "C" | "c++" | "hpp" | "hh" | "hxx" | "H")

@@ -15,12 +15,14 @@ mod flags;
 mod header;
 mod ir;
 mod rewrite;
+mod symbols;
 mod text;
 
 pub use analyze::{analyze, libclang_version};
 pub use flags::{compile_db, mpi_flags, CompileCommand};
 pub use header::{site_header, HEADER_NAME};
 pub use rewrite::rewrite;
+pub use symbols::{symbols, Symbols};
 
 use std::path::PathBuf;
 
