@@ -667,3 +667,26 @@ fn a_barrier_before_a_clock_or_output_is_irrelevant_with_advice_to_keep_it_for_t
     assert_eq!(purposes[1][0]["line"], 21);
     assert!(purposes[2].is_null());
 }
+
+/// A window of 64 synchronous sends completes: a rank fib holds keeps MPI
+/// progressing for its peer. Before, most runs stalled until the time limit;
+/// five runs in a row that all complete make that near impossible.
+#[test]
+fn a_window_of_synchronous_sends_completes_while_the_receiver_is_held() {
+    let path = fixture("zero_buffer_window.c");
+    for _ in 0..5 {
+        let out = fib(&[
+            "check",
+            path.to_str().unwrap(),
+            "--zero-buffer",
+            "--timeout",
+            "20",
+            "--format",
+            "json",
+        ]);
+        let v = json(&out);
+        assert_eq!(v["programs"][0]["outcome"], "ok", "{v}");
+        assert_eq!(v["programs"][0]["calls"], 132);
+        assert_eq!(out.status.code(), Some(0));
+    }
+}

@@ -16,8 +16,9 @@ pub const FIB005: Code = Code {
 
 One run of the program took longer than the time limit (`--timeout SECS`).
 fib stopped it and killed all of its processes. The finding gives each rank's
-state at that moment: a rank reported as `running` was computing or looping
-outside MPI.
+state at that moment: a rank reported as `running` had been released by fib
+from its last MPI call and was computing or looping, or was still inside
+MPI completing that call (fib lets the real operation finish there).
 
 ## Why it matters
 
@@ -63,7 +64,10 @@ impl Rule for Timeout {
         if let Some(s) = self.ranks.iter().find(|s| s.call == "running") {
             at_rank(&mut f, s);
             f.message
-                .push_str(&format!("; rank {} was computing, not in MPI", s.rank));
+                .push_str(&format!(
+                    "; rank {} was running, released by fib from its last MPI call (computing, or still inside MPI completing that call)",
+                    s.rank
+                ));
         }
         f
     }
@@ -86,7 +90,7 @@ mod tests {
         let f = t.finding();
         assert_eq!(
             f.message,
-            "the program ran past the time limit (--timeout); rank 1 was computing, not in MPI"
+            "the program ran past the time limit (--timeout); rank 1 was running, released by fib from its last MPI call (computing, or still inside MPI completing that call)"
         );
         assert_eq!(
             (f.line, f.column, f.rank, f.span),
