@@ -13,6 +13,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use fib_driver::{Phase, Progress, Status};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
+mod prebuilt;
+
 #[derive(Parser)]
 #[command(
     name = "fib",
@@ -30,6 +32,10 @@ enum Command {
     /// Build MPI C/C++ programs, run each under the POE scheduler over every
     /// relevant interleaving, and report what can go wrong.
     Check(Box<CheckArgs>),
+    /// Check a program fib did not build (`fib run -n 2 -- ./a.out ARGS`):
+    /// run it under the POE scheduler over every relevant interleaving and
+    /// report what can go wrong, placing calls by return address.
+    Run(Box<prebuilt::RunArgs>),
     /// Print the documentation of a finding code (e.g. `fib explain FIB001`).
     Explain { code: String },
 }
@@ -126,6 +132,7 @@ fn run() -> Result<i32> {
             None => bail!("unknown finding code `{code}` (codes look like FIB001)"),
         },
         Command::Check(args) => check(*args),
+        Command::Run(args) => prebuilt::run_prebuilt(*args),
     }
 }
 

@@ -94,7 +94,7 @@ fn not_a_token(token: &Token, d: Diverged, program: &str, nprocs: usize) -> Stri
 }
 
 /// The report of a program before anything is known of its runs.
-fn empty_report(program: String, nprocs: usize, zero_buffer: bool) -> ProgramReport {
+pub(crate) fn empty_report(program: String, nprocs: usize, zero_buffer: bool) -> ProgramReport {
     ProgramReport {
         program,
         nprocs,
@@ -173,26 +173,49 @@ pub(crate) fn verify(
         return Ok(report);
     };
     report.timing.build_ms = started.elapsed().as_millis() as u64;
+    let has_barriers = !program.analysis.facts.barriers.is_empty();
+    let built = Built {
+        exe: &exe,
+        sites: &sites,
+        has_barriers,
+        unmodelled: &unmodelled,
+    };
+    run_built(&built, opts, &mut tracker, &mut report)?;
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// A program ready to run: its executable, how its sites resolve, whether
+/// it may have barriers (the Fib pass then needs the runs' traces), and
+/// the calls to functions fib does not model found before running.
+pub(crate) struct Built<'a> {
+    pub exe: &'a Path,
+    pub sites: &'a Resolver<'a>,
+    pub has_barriers: bool,
+    pub unmodelled: &'a [&'a CallSite],
+}
+
+/// Explores a built program, gives its barrier groups their verdicts and
+/// fills `report` with what they showed.
+pub(crate) fn run_built(
+    built: &Built,
+    opts: &Options,
+    tracker: &mut Tracker,
+    report: &mut ProgramReport,
+) -> Result<(), DriverError> {
+    let (sites, has_barriers) = (built.sites, built.has_barriers);
     let spec = RunSpec {
         mpiexec: &opts.mpiexec,
-        nprocs,
-        exe: &exe,
+        nprocs: report.nprocs,
+        exe: built.exe,
         args: &opts.args,
         interpose: &opts.interpose,
         zero_buffer: opts.zero_buffer,
         timeout: opts.timeout,
         elide: None,
     };
-    let has_barriers = !program.analysis.facts.barriers.is_empty();
     let phase = Instant::now();
-    let base = explore_program(
-        &spec,
-        &sites,
-        opts,
-        has_barriers,
-        &mut tracker,
-        &report.program,
-    )?;
+    let base = explore_program(&spec, sites, opts, has_barriers, tracker, &report.program)?;
     report.timing.explore_ms = phase.elapsed().as_millis() as u64;
     // Verdicts speak of every interleaving: a replay of one cannot give them.
     let classify = has_barriers
@@ -201,17 +224,16 @@ pub(crate) fn verify(
     let verdicts = match classify {
         true => Some(judge_barriers(
             &spec,
-            &sites,
+            sites,
             &base,
             opts,
             &report.program,
-            &mut tracker,
+            tracker,
         )?),
         false => None,
     };
-    fill(&mut report, base, verdicts, &sites, &unmodelled);
-    report.elapsed_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    fill(report, base, verdicts, sites, built.unmodelled);
+    Ok(())
 }
 
 /// Builds the program, noting in `report` how; `None` when it did not
