@@ -8,6 +8,7 @@
 
 mod findings;
 mod formats;
+mod prebuilt;
 mod unsupported;
 mod workflow;
 
