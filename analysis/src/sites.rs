@@ -48,6 +48,9 @@ pub struct SourceLine {
     pub file: String,
     pub line: u32,
     pub column: Option<u32>,
+    /// Byte offsets `[start, end)` of the call in the file, when its text
+    /// could be read.
+    pub span: Option<(usize, usize)>,
 }
 
 /// A site known by its return address, with the id it was given.
@@ -301,7 +304,7 @@ fn addr_site(id: u32, offset: u32, callee: &str, located: Located) -> (CallSite,
             file: Some(src.file.clone()),
             line: Some(src.line),
             column: src.column,
-            span: None,
+            span: src.span,
         },
         (None, Some((name, start))) => Place {
             file: Some(format!(
@@ -321,7 +324,7 @@ fn addr_site(id: u32, offset: u32, callee: &str, located: Located) -> (CallSite,
         file: PathBuf::from(place.file.clone().unwrap_or_default()),
         line: place.line.unwrap_or(0),
         column: place.column.unwrap_or(0),
-        span: (0, 0),
+        span: place.span.unwrap_or_default(),
         callee: callee.to_string(),
         args: Vec::new(),
         function,
@@ -427,6 +430,7 @@ mod tests {
                 file: "prog.c".into(),
                 line: 12,
                 column: Some(9),
+                span: Some((120, 150)),
             });
             Located {
                 module: module.trim_start_matches("/tmp/").into(),
@@ -459,7 +463,7 @@ mod tests {
                 file: Some("prog.c".into()),
                 line: Some(12),
                 column: Some(9),
-                span: None,
+                span: Some((120, 150)),
             }
         );
         assert_eq!(place(0x180).file.as_deref(), Some("prog(main+0x100)"));
