@@ -202,6 +202,40 @@ fn run_gives_barrier_verdicts_without_debug_information() {
 }
 
 #[test]
+fn run_explores_wildcards_and_replays_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(fixture("wildcard_race.c"), d.join("wildcard_race.c")).unwrap();
+    build(d, &[], "prog", &["-g", "wildcard_race.c"]);
+    let (code, v) = run_json(d, &["-n", "3", "--", "./prog"]);
+    assert_eq!(code, Some(1), "{v}");
+    let p = &v["programs"][0];
+    assert_eq!(
+        (&p["outcome"], &p["interleavings"]),
+        (&"deadlock".into(), &2.into())
+    );
+    let f = &p["findings"][0];
+    assert_eq!(
+        (&f["code"], &f["line"], &f["replay"]),
+        (&"FIB001".into(), &12.into(), &"1".into())
+    );
+    // The token runs the deadlocking interleaving alone; the other one
+    // completes.
+    let (code, v) = run_json(d, &["-n", "3", "--replay", "1", "--", "./prog"]);
+    assert_eq!(code, Some(1));
+    let p = &v["programs"][0];
+    assert_eq!(
+        (&p["interleavings"], &p["findings"][0]["line"]),
+        (&1.into(), &12.into())
+    );
+    let (code, v) = run_json(d, &["-n", "3", "--replay", "0", "--", "./prog"]);
+    assert_eq!(
+        (code, &v["programs"][0]["outcome"]),
+        (Some(0), &"ok".into())
+    );
+}
+
+#[test]
 fn run_refuses_what_is_no_mpi_program_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
