@@ -51,6 +51,8 @@ pub struct SourceLine {
     /// Byte offsets `[start, end)` of the call in the file, when its text
     /// could be read.
     pub span: Option<(usize, usize)>,
+    /// The function the line is in (the innermost one, when inlined).
+    pub function: Option<String>,
 }
 
 /// A site known by its return address, with the id it was given.
@@ -298,7 +300,11 @@ impl<'a> Resolver<'a> {
 /// function and the offset in it (`prog(main+0x2b)`), else the module and
 /// the offset (`prog(+0x1189)`), as glibc's backtraces show them.
 fn addr_site(id: u32, offset: u32, callee: &str, located: Located) -> (CallSite, Place) {
-    let function = located.symbol.as_ref().map(|(name, _)| name.clone());
+    let function = located
+        .source
+        .as_ref()
+        .and_then(|s| s.function.clone())
+        .or_else(|| located.symbol.as_ref().map(|(name, _)| name.clone()));
     let place = match (&located.source, &located.symbol) {
         (Some(src), _) => Place {
             file: Some(src.file.clone()),
@@ -431,6 +437,7 @@ mod tests {
                 line: 12,
                 column: Some(9),
                 span: Some((120, 150)),
+                function: Some("exchange".into()),
             });
             Located {
                 module: module.trim_start_matches("/tmp/").into(),
@@ -474,8 +481,10 @@ mod tests {
             "MPI_Barrier"
         );
         let s = r.by_id(4).unwrap();
-        assert_eq!(s.function.as_deref(), Some("main"));
+        assert_eq!(s.function.as_deref(), Some("main"), "from the symbol table");
         assert_eq!(r.site_ref(&s).line, 0);
+        let s = r.by_id(3).unwrap();
+        assert_eq!(s.function.as_deref(), Some("exchange"), "from debug info");
         assert!(r
             .input_reasons(4)
             .is_some_and(|v| v[0].contains("prebuilt")));

@@ -128,6 +128,15 @@ fn open(path: &str) -> Option<Module> {
     Some(Module { loader, image_base })
 }
 
+/// The function the debug information puts the instruction at `probe` in
+/// (the innermost one, when it was inlined).
+fn function(loader: &addr2line::Loader, probe: u64) -> Option<String> {
+    let mut frames = loader.find_frames(probe).ok()?;
+    let frame = frames.next().ok()??;
+    let name = frame.function?;
+    name.demangle().ok().map(|n| n.into_owned())
+}
+
 impl Symbols for ModuleSymbols {
     fn locate(&self, module: &str, offset: u64) -> Located {
         let mut located = Located {
@@ -150,6 +159,7 @@ impl Symbols for ModuleSymbols {
                     line,
                     column,
                     span: self.span(file, line, column),
+                    function: function(&m.loader, probe),
                 });
             }
         }
