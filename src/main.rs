@@ -32,9 +32,11 @@ enum Command {
     /// Build MPI C/C++ programs, run each under the POE scheduler over every
     /// relevant interleaving, and report what can go wrong.
     Check(Box<CheckArgs>),
-    /// Check a program fib did not build (`fib run -n 2 -- ./a.out ARGS`):
-    /// run it under the POE scheduler over every relevant interleaving and
-    /// report what can go wrong, placing calls by return address.
+    /// Check a program fib did not build: `fib run -n 2 -- ./a.out ARGS`.
+    ///
+    /// Run it under the POE scheduler over every relevant interleaving and
+    /// report what can go wrong, placing calls by return address (source
+    /// lines when it was built with -g).
     Run(Box<prebuilt::RunArgs>),
     /// Print the documentation of a finding code (e.g. `fib explain FIB001`).
     Explain { code: String },
