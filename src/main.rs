@@ -13,6 +13,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use fib_driver::{Phase, Progress, Status};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
+mod prebuilt;
+
 #[derive(Parser)]
 #[command(
     name = "fib",
@@ -30,6 +32,12 @@ enum Command {
     /// Build MPI C/C++ programs, run each under the POE scheduler over every
     /// relevant interleaving, and report what can go wrong.
     Check(Box<CheckArgs>),
+    /// Check a program fib did not build: `fib run -n 2 -- ./a.out ARGS`.
+    ///
+    /// Run it under the POE scheduler over every relevant interleaving and
+    /// report what can go wrong, placing calls by return address (source
+    /// lines when it was built with -g).
+    Run(Box<prebuilt::RunArgs>),
     /// Print the documentation of a finding code (e.g. `fib explain FIB001`).
     Explain { code: String },
     /// Show what fib found on this machine (MPI implementations, their
@@ -137,6 +145,7 @@ fn run() -> Result<i32> {
             None => bail!("unknown finding code `{code}` (codes look like FIB001)"),
         },
         Command::Check(args) => check(*args),
+        Command::Run(args) => prebuilt::run_prebuilt(*args),
         Command::Doctor => {
             let (text, ok) = doctor();
             print_out(&text);
@@ -437,7 +446,7 @@ impl TermLike for Margin {
 }
 
 /// No progress line: only the notes, on standard error.
-struct Quiet;
+pub(crate) struct Quiet;
 
 impl Progress for Quiet {
     fn update(&self, _: &Status) {}
@@ -447,7 +456,7 @@ impl Progress for Quiet {
 }
 
 /// An MPI implementation named on the command line.
-fn parse_mpi(name: &str) -> Result<fib_driver::Mpi> {
+pub(crate) fn parse_mpi(name: &str) -> Result<fib_driver::Mpi> {
     fib_driver::Mpi::parse(name)
         .with_context(|| format!("--mpi {name}: fib knows mpich and openmpi"))
 }

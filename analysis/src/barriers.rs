@@ -179,7 +179,7 @@ fn verdict(
         .sites
         .iter()
         .filter_map(|&i| sites.by_id(i))
-        .map(|s| sites.site_ref(s))
+        .map(|s| sites.site_ref(&s))
         .collect();
     if group.is_empty() {
         return None;
@@ -279,12 +279,15 @@ fn path(sites: &Resolver, run: &RunTrace, nodes: &[Node]) -> Vec<String> {
 /// An operation of a run as a witness names it.
 fn witness_op(sites: &Resolver, run: &RunTrace, id: OpId) -> WitnessOp {
     let op = &run.ops[id.rank][id.index];
-    let s = sites.call_site(op.site, op.name, &run.files);
+    let p = sites
+        .call_site(op.site, op.name, &run.files)
+        .map(|s| sites.placed(&s))
+        .unwrap_or_default();
     WitnessOp {
-        file: s.map(|s| sites.show(&s.file)),
-        line: s.map(|s| s.line),
-        column: s.map(|s| s.column),
-        span: s.map(|s| s.span),
+        file: p.file,
+        line: p.line,
+        column: p.column,
+        span: p.span,
         rank: id.rank,
         call: sites.call_name(op.site, op.name, &run.files),
     }
@@ -381,6 +384,10 @@ pub fn findings(groups: &[GroupVerdict], cx: Context) -> Vec<Finding> {
 pub fn elide_spec(sites: &Resolver, group: &[u32]) -> String {
     let mut parts = Vec::new();
     for &id in group {
+        if let Some((module, offset)) = sites.addr_of(id) {
+            parts.push(format!("@{module:x}+{offset:x}"));
+            continue;
+        }
         parts.push(format!("#{id}"));
         if let Some(s) = sites.by_id(id) {
             if s.macro_name.is_some() {

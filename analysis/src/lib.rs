@@ -26,6 +26,6 @@ pub use exploration::{Diverged, Exploration, Explored, Keep};
 pub use facts::static_facts;
 pub use record::{CallLog, Ending, RunRecord};
 pub use runs::build_failed;
-pub use sites::{FileNames, Resolver};
+pub use sites::{FileNames, Located, Resolver, SourceLine, Symbols};
 pub use support::{unmodelled_calls, unmodelled_findings};
 pub use trace::{Instance, RunTrace};

@@ -2,12 +2,16 @@
 //! user's files: a site-table id names its call directly; a file id and a
 //! line (a call made through the program's own macro) are looked up in the
 //! site table by file and line, the callee telling apart two calls of one
-//! line. Everything that shows a call to the user, or counts instances of a
-//! site, goes through [`Resolver`].
+//! line; a return address in a module (a program fib did not build) is
+//! given an id of its own after the table's, and placed by what the
+//! module's debug information or symbol table says ([`Symbols`]; the driver
+//! reads the files). Everything that shows a call to the user, or counts
+//! instances of a site, goes through [`Resolver`].
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use fib_report::{Place, SiteRef};
 use fib_wire::Site;
@@ -16,6 +20,58 @@ use instrument::{Analysis, CallSite, Dependence};
 /// The file names a run's ranks announced, by file id.
 pub type FileNames = HashMap<u32, String>;
 
+/// What a module's debug information and symbol table say of one
+/// instruction in it. The driver implements it over the files; the
+/// resolver decides how a place shows.
+pub trait Symbols {
+    /// The instruction `offset` bytes from the load base of the module at
+    /// `module` (as the rank named it).
+    fn locate(&self, module: &str, offset: u64) -> Located;
+}
+
+/// What [`Symbols::locate`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Located {
+    /// The module as shown to the user.
+    pub module: String,
+    /// The source line, from debug information.
+    pub source: Option<SourceLine>,
+    /// The function holding the instruction, from the symbol table (or
+    /// the debug information): its name and its offset from the load
+    /// base.
+    pub symbol: Option<(String, u64)>,
+}
+
+/// A source line of an instruction, as shown to the user.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceLine {
+    pub file: String,
+    pub line: u32,
+    pub column: Option<u32>,
+    /// Byte offsets `[start, end)` of the call in the file, when its text
+    /// could be read.
+    pub span: Option<(usize, usize)>,
+    /// The function the line is in (the innermost one, when inlined).
+    pub function: Option<String>,
+}
+
+/// A site known by its return address, with the id it was given.
+struct AddrSite {
+    module: u32,
+    offset: u32,
+    /// The site as the rest of the analysis sees it (no span; line 0 when
+    /// the module has no line for it).
+    call: CallSite,
+    place: Place,
+}
+
+/// The sites known by return address, in the order they were met.
+#[derive(Default)]
+struct AddrSites {
+    ids: HashMap<(u32, u32), u32>,
+    sites: Vec<AddrSite>,
+}
+
 /// Resolves the sites of one program's runs against its site table.
 pub struct Resolver<'a> {
     analysis: &'a Analysis,
@@ -23,6 +79,9 @@ pub struct Resolver<'a> {
     shown_root: &'a Path,
     /// Site-table ids of (file id, line, callee) already looked up.
     cache: RefCell<HashMap<(u32, u32, String), Option<u32>>>,
+    /// The modules' symbols, for sites by return address.
+    symbols: Option<&'a dyn Symbols>,
+    addrs: RefCell<AddrSites>,
 }
 
 impl<'a> Resolver<'a> {
@@ -33,7 +92,16 @@ impl<'a> Resolver<'a> {
             analysis,
             shown_root,
             cache: RefCell::new(HashMap::new()),
+            symbols: None,
+            addrs: RefCell::default(),
         }
+    }
+
+    /// The same resolver, placing sites by return address with `symbols`
+    /// (without, they show as `module(+0xOFFSET)`).
+    pub fn with_symbols(mut self, symbols: &'a dyn Symbols) -> Resolver<'a> {
+        self.symbols = Some(symbols);
+        self
     }
 
     /// The program's static analysis.
@@ -46,17 +114,73 @@ impl<'a> Resolver<'a> {
         self.shown_root.join(rel).display().to_string()
     }
 
-    /// The site-table entry with id `id`.
-    pub fn by_id(&self, id: u32) -> Option<&'a CallSite> {
-        self.analysis.sites.sites.get(id as usize)
+    /// The site with id `id`: a site-table entry, or a site met by return
+    /// address.
+    pub fn by_id(&self, id: u32) -> Option<Cow<'a, CallSite>> {
+        let table = &self.analysis.sites.sites;
+        match table.get(id as usize) {
+            Some(s) => Some(Cow::Borrowed(s)),
+            None => {
+                let addrs = self.addrs.borrow();
+                let a = addrs.sites.get(id as usize - table.len())?;
+                Some(Cow::Owned(a.call.clone()))
+            }
+        }
     }
 
-    /// The site-table entry of a reported site, when it has one. `callee`
-    /// tells apart two calls on one line produced by one macro use.
-    pub fn call_site(&self, site: Site, callee: &str, files: &FileNames) -> Option<&'a CallSite> {
+    /// The module and offset of a site met by return address.
+    pub fn addr_of(&self, id: u32) -> Option<(u32, u32)> {
+        let k = (id as usize).checked_sub(self.analysis.sites.sites.len())?;
+        let addrs = self.addrs.borrow();
+        addrs.sites.get(k).map(|a| (a.module, a.offset))
+    }
+
+    /// The id of a site by return address, given it the first time.
+    fn addr_id(&self, module: u32, offset: u32, callee: &str, files: &FileNames) -> Option<u32> {
+        let mut addrs = self.addrs.borrow_mut();
+        if let Some(&id) = addrs.ids.get(&(module, offset)) {
+            let k = id as usize - self.analysis.sites.sites.len();
+            let call = &mut addrs.sites[k].call;
+            if call.callee.is_empty() {
+                call.callee = callee.to_string();
+            }
+            return Some(id);
+        }
+        let path = files.get(&module)?;
+        let id = (self.analysis.sites.sites.len() + addrs.sites.len()) as u32;
+        let located = match self.symbols {
+            Some(s) => s.locate(path, u64::from(offset).saturating_sub(1)),
+            None => Located {
+                module: path.clone(),
+                ..Located::default()
+            },
+        };
+        let (call, place) = addr_site(id, offset, callee, located);
+        addrs.ids.insert((module, offset), id);
+        addrs.sites.push(AddrSite {
+            module,
+            offset,
+            call,
+            place,
+        });
+        Some(id)
+    }
+
+    /// The site of a reported site, when it has one. `callee` tells apart
+    /// two calls on one line produced by one macro use.
+    pub fn call_site(
+        &self,
+        site: Site,
+        callee: &str,
+        files: &FileNames,
+    ) -> Option<Cow<'a, CallSite>> {
         match site {
             Site::Unknown => None,
             Site::Table(id) => self.by_id(id),
+            Site::Addr { module, offset } => {
+                let id = self.addr_id(module, offset, callee, files)?;
+                self.by_id(id)
+            }
             Site::Line { file, line } => {
                 let path = Path::new(files.get(&file)?);
                 let on_line: Vec<&CallSite> = self
@@ -70,7 +194,7 @@ impl<'a> Resolver<'a> {
                     .iter()
                     .find(|s| s.callee == callee)
                     .or_else(|| on_line.first())
-                    .copied()
+                    .map(|s| Cow::Borrowed(*s))
             }
         }
     }
@@ -82,15 +206,17 @@ impl<'a> Resolver<'a> {
     /// user wrote.
     pub fn call_name(&self, site: Site, op_name: &str, files: &FileNames) -> String {
         match self.call_site(site, op_name, files) {
-            Some(s) => s.callee.clone(),
-            None => op_name.to_string(),
+            Some(s) if !s.callee.is_empty() => s.callee.clone(),
+            _ => op_name.to_string(),
         }
     }
 
     /// The site-table id of a reported site (cached: runs repeat sites).
     pub fn id(&self, site: Site, callee: &str, files: &FileNames) -> Option<u32> {
-        let Site::Line { file, line } = site else {
-            return self.call_site(site, callee, files).map(|s| s.id);
+        let (file, line) = match site {
+            Site::Line { file, line } => (file, line),
+            Site::Addr { module, offset } => return self.addr_id(module, offset, callee, files),
+            _ => return self.call_site(site, callee, files).map(|s| s.id),
         };
         let key = (file, line, callee.to_string());
         if let Some(v) = self.cache.borrow().get(&key) {
@@ -106,7 +232,7 @@ impl<'a> Resolver<'a> {
     /// and line but no column or span; an unknown site has nothing.
     pub fn place(&self, site: Site, callee: &str, files: &FileNames) -> Place {
         if let Some(s) = self.call_site(site, callee, files) {
-            return self.placed(s);
+            return self.placed(&s);
         }
         match (site, site_file(site, files)) {
             (Site::Line { line, .. }, Some(f)) => Place {
@@ -119,8 +245,13 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// A site-table entry as shown to the user.
+    /// A site as shown to the user.
     pub fn placed(&self, s: &CallSite) -> Place {
+        if let Some(k) = (s.id as usize).checked_sub(self.analysis.sites.sites.len()) {
+            if let Some(a) = self.addrs.borrow().sites.get(k) {
+                return a.place.clone();
+            }
+        }
         Place {
             file: Some(self.show(&s.file)),
             line: Some(s.line),
@@ -129,19 +260,26 @@ impl<'a> Resolver<'a> {
         }
     }
 
-    /// A site-table entry as a report's site reference.
+    /// A site as a report's site reference (a site by return address
+    /// without a source line has line 0).
     pub fn site_ref(&self, s: &CallSite) -> SiteRef {
+        let p = self.placed(s);
         SiteRef {
-            file: self.show(&s.file),
-            line: s.line,
-            column: s.column,
-            span: Some(s.span),
+            file: p.file.unwrap_or_default(),
+            line: p.line.unwrap_or(0),
+            column: p.column.unwrap_or(0),
+            span: p.span,
         }
     }
 
     /// What decides whether site `id` runs: `None` when only rank, size
     /// and constants do, the reasons otherwise.
     pub fn input_reasons(&self, id: u32) -> Option<Vec<String>> {
+        if self.addr_of(id).is_some() {
+            return Some(vec![
+                "fib did not analyse the program's sources (a prebuilt binary)".to_string(),
+            ]);
+        }
         let dep = self
             .analysis
             .facts
@@ -155,6 +293,50 @@ impl<'a> Resolver<'a> {
             None => Some(vec!["not analysed".to_string()]),
         }
     }
+}
+
+/// A site by return address as the analysis sees it and as it shows: its
+/// source line when the module's debug information has one, else its
+/// function and the offset in it (`prog(main+0x2b)`), else the module and
+/// the offset (`prog(+0x1189)`), as glibc's backtraces show them.
+fn addr_site(id: u32, offset: u32, callee: &str, located: Located) -> (CallSite, Place) {
+    let function = located
+        .source
+        .as_ref()
+        .and_then(|s| s.function.clone())
+        .or_else(|| located.symbol.as_ref().map(|(name, _)| name.clone()));
+    let place = match (&located.source, &located.symbol) {
+        (Some(src), _) => Place {
+            file: Some(src.file.clone()),
+            line: Some(src.line),
+            column: src.column,
+            span: src.span,
+        },
+        (None, Some((name, start))) => Place {
+            file: Some(format!(
+                "{}({name}+{:#x})",
+                located.module,
+                u64::from(offset).saturating_sub(*start)
+            )),
+            ..Place::default()
+        },
+        (None, None) => Place {
+            file: Some(format!("{}(+{offset:#x})", located.module)),
+            ..Place::default()
+        },
+    };
+    let call = CallSite {
+        id,
+        file: PathBuf::from(place.file.clone().unwrap_or_default()),
+        line: place.line.unwrap_or(0),
+        column: place.column.unwrap_or(0),
+        span: place.span.unwrap_or_default(),
+        callee: callee.to_string(),
+        args: Vec::new(),
+        function,
+        macro_name: None,
+    };
+    (call, place)
 }
 
 /// The file a [`Site::Line`] names, when the run announced it.
@@ -243,6 +425,76 @@ mod tests {
             (Some("src/gen.h"), Some(40), None)
         );
         assert_eq!(r.place(Site::Unknown, "", &files), Place::default());
+    }
+
+    /// Symbols of one module: a line for offsets below 0x100, a function
+    /// for those below 0x200, nothing beyond.
+    struct Fake;
+
+    impl Symbols for Fake {
+        fn locate(&self, module: &str, offset: u64) -> Located {
+            let source = (offset < 0x100).then(|| SourceLine {
+                file: "prog.c".into(),
+                line: 12,
+                column: Some(9),
+                span: Some((120, 150)),
+                function: Some("exchange".into()),
+            });
+            Located {
+                module: module.trim_start_matches("/tmp/").into(),
+                source,
+                symbol: (offset < 0x200).then(|| ("main".to_string(), 0x80)),
+            }
+        }
+    }
+
+    #[test]
+    fn return_addresses_get_ids_after_the_table_and_places_from_symbols() {
+        let a = analysis();
+        let fake = Fake;
+        let r = Resolver::new(&a, Path::new("")).with_symbols(&fake);
+        let m = fib_wire::module_id("/tmp/prog");
+        let files: FileNames = [(m, "/tmp/prog".to_string())].into();
+        let at = |offset| Site::Addr { module: m, offset };
+        // The lookup is by the call instruction, one byte before the
+        // return address.
+        assert_eq!(r.id(at(0x40), "MPI_Recv", &files), Some(3));
+        assert_eq!(r.id(at(0x180), "MPI_Barrier", &files), Some(4));
+        assert_eq!(r.id(at(0x40), "MPI_Recv", &files), Some(3), "same id again");
+        assert_eq!(r.id(at(0x300), "MPI_Send", &files), Some(5));
+        assert_eq!(r.addr_of(4), Some((m, 0x180)));
+        assert_eq!(r.addr_of(1), None);
+        let place = |o| r.place(at(o), "", &files);
+        assert_eq!(
+            place(0x40),
+            Place {
+                file: Some("prog.c".into()),
+                line: Some(12),
+                column: Some(9),
+                span: Some((120, 150)),
+            }
+        );
+        assert_eq!(place(0x180).file.as_deref(), Some("prog(main+0x100)"));
+        assert_eq!(place(0x180).line, None);
+        assert_eq!(place(0x300).file.as_deref(), Some("prog(+0x300)"));
+        assert_eq!(
+            r.call_name(at(0x180), "MPI_Ibarrier", &files),
+            "MPI_Barrier"
+        );
+        let s = r.by_id(4).unwrap();
+        assert_eq!(s.function.as_deref(), Some("main"), "from the symbol table");
+        assert_eq!(r.site_ref(&s).line, 0);
+        let s = r.by_id(3).unwrap();
+        assert_eq!(s.function.as_deref(), Some("exchange"), "from debug info");
+        assert!(r
+            .input_reasons(4)
+            .is_some_and(|v| v[0].contains("prebuilt")));
+        // A module the run never named has no place.
+        let other = Site::Addr {
+            module: fib_wire::module_id("/tmp/lib.so"),
+            offset: 1,
+        };
+        assert_eq!(r.id(other, "MPI_Send", &files), None);
     }
 
     #[test]

@@ -97,7 +97,7 @@ fn not_a_token(token: &Token, d: Diverged, program: &str, nprocs: usize) -> Stri
 }
 
 /// The report of a program before anything is known of its runs.
-fn empty_report(program: String, nprocs: usize, zero_buffer: bool) -> ProgramReport {
+pub(crate) fn empty_report(program: String, nprocs: usize, zero_buffer: bool) -> ProgramReport {
     ProgramReport {
         program,
         nprocs,
@@ -179,26 +179,52 @@ pub(crate) fn verify(
     let cwd = working_dir(tree, program, opts)?;
     // The ranks run elsewhere: the program by its full path.
     let exe = std::path::absolute(&exe).unwrap_or(exe);
+    let has_barriers = !program.analysis.facts.barriers.is_empty();
+    let built = Built {
+        exe: &exe,
+        cwd: &cwd,
+        sites: &sites,
+        has_barriers,
+        unmodelled: &unmodelled,
+    };
+    run_built(&built, opts, &mut tracker, &mut report)?;
+    report.elapsed_ms = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+/// A program ready to run: its executable and the directory it runs in,
+/// how its sites resolve, whether it may have barriers (the Fib pass then
+/// needs the runs' traces), and the calls to functions fib does not model
+/// found before running.
+pub(crate) struct Built<'a> {
+    pub exe: &'a Path,
+    pub cwd: &'a Path,
+    pub sites: &'a Resolver<'a>,
+    pub has_barriers: bool,
+    pub unmodelled: &'a [&'a CallSite],
+}
+
+/// Explores a built program, gives its barrier groups their verdicts and
+/// fills `report` with what they showed.
+pub(crate) fn run_built(
+    built: &Built,
+    opts: &Options,
+    tracker: &mut Tracker,
+    report: &mut ProgramReport,
+) -> Result<(), DriverError> {
+    let (sites, has_barriers) = (built.sites, built.has_barriers);
     let spec = RunSpec {
         toolchain: &opts.toolchain,
-        nprocs,
-        exe: &exe,
+        nprocs: report.nprocs,
+        exe: built.exe,
         args: &opts.args,
-        cwd: &cwd,
+        cwd: built.cwd,
         zero_buffer: opts.zero_buffer,
         timeout: opts.timeout,
         elide: None,
     };
-    let has_barriers = !program.analysis.facts.barriers.is_empty();
     let phase = Instant::now();
-    let base = explore_program(
-        &spec,
-        &sites,
-        opts,
-        has_barriers,
-        &mut tracker,
-        &report.program,
-    )?;
+    let base = explore_program(&spec, sites, opts, has_barriers, tracker, &report.program)?;
     report.timing.explore_ms = phase.elapsed().as_millis() as u64;
     // Verdicts speak of every interleaving: a replay of one cannot give them.
     let classify = has_barriers
@@ -207,17 +233,16 @@ pub(crate) fn verify(
     let verdicts = match classify {
         true => Some(judge_barriers(
             &spec,
-            &sites,
+            sites,
             &base,
             opts,
             &report.program,
-            &mut tracker,
+            tracker,
         )?),
         false => None,
     };
-    fill(&mut report, base, verdicts, &sites, &unmodelled);
-    report.elapsed_ms = started.elapsed().as_millis() as u64;
-    Ok(report)
+    fill(report, base, verdicts, sites, built.unmodelled);
+    Ok(())
 }
 
 /// Builds the program, noting in `report` how; `None` when it did not

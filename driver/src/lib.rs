@@ -2,7 +2,8 @@
 //! verdict, in the order a check goes: [`discover`] the sources and their
 //! flags, [`build`] the instrumented program into the cache, [`explore`] its
 //! interleavings (launching `mpiexec` and serving the ranks' socket), all
-//! tied together by [`check`]; [`workflow`] checks several paths with each
+//! tied together by [`check`]; [`prebuilt`] checks a program fib did not
+//! build (`fib run`); [`workflow`] checks several paths with each
 //! tree's [`config`] (`fib.toml`), waivers and baselines. The decisions are the pure crates': the
 //! engine's ([`poe`]) while a run goes on, and [`fib_analysis`]'s on what
 //! the runs showed.
@@ -15,12 +16,15 @@ pub mod discover;
 pub mod explore;
 pub mod interpose;
 pub mod mpi;
+pub mod prebuilt;
 pub mod progress;
+mod symbols;
 pub mod workflow;
 
 pub use check::{check, Options};
 pub use explore::launch::{interrupt, interrupted, kill_current_run};
 pub use mpi::{Mpi, Toolchain};
+pub use prebuilt::run_prebuilt;
 pub use progress::{Phase, Progress, Silent, Status};
 pub use workflow::{check_paths, Checked, Request};
 

@@ -82,7 +82,7 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Abort(comm: MPI_Comm, code: c_int) -> c_int {
     if let Some(l) = try_lib() {
-        let site = l.site();
+        let site = crate::site::for_call();
         l.push(Up::Abort { site, code });
         l.conn.flush();
     }

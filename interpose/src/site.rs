@@ -1,7 +1,10 @@
 //! The current call site. Instrumented programs call [`fib_set_site`] just
 //! before every MPI call; the library keeps the site in atomics (the crash
 //! handler reads them) and names every file once to the scheduler with
-//! [`Up::File`] before the first message that uses its id.
+//! [`Up::File`] before the first message that uses its id. A call that no
+//! instrumented site named (a program fib did not build) is placed by its
+//! return address instead ([`for_call`]), as a module and an offset; each
+//! module is named once the same way.
 
 use std::cell::UnsafeCell;
 use std::collections::HashMap;
@@ -23,6 +26,12 @@ struct Files {
     paths: Vec<String>,
     /// How many of `paths` the scheduler has been told about.
     announced: usize,
+    /// The modules met by return address, by load base: their ids.
+    modules: HashMap<usize, u32>,
+    /// Modules not yet named to the scheduler: id and path.
+    new_modules: Vec<(u32, String)>,
+    /// The sites of return addresses already placed.
+    by_ip: HashMap<usize, Site>,
 }
 
 struct Global(UnsafeCell<Option<Files>>);
@@ -43,6 +52,9 @@ fn files() -> &'static mut Files {
             by_path: HashMap::new(),
             paths: Vec::new(),
             announced: 0,
+            modules: HashMap::new(),
+            new_modules: Vec::new(),
+            by_ip: HashMap::new(),
         })
     }
 }
@@ -64,6 +76,117 @@ pub fn announce(out: &mut Vec<u8>) {
         .encode(out);
         f.announced += 1;
     }
+    for (id, path) in f.new_modules.drain(..) {
+        Up::File { id, path }.encode(out);
+    }
+}
+
+/// The site of the MPI call being made: the one the instrumented program
+/// set, or, when it set none (today [`Site::Unknown`], or an address this
+/// function stored for the previous call), the caller's return address,
+/// kept as the current site for the crash and error handlers. Only calls
+/// without an instrumented site walk the stack.
+pub fn for_call() -> Site {
+    match current() {
+        s @ (Site::Table(_) | Site::Line { .. }) => s,
+        Site::Unknown | Site::Addr { .. } => {
+            let s = caller().unwrap_or_default();
+            let (file, line) = s.to_raw();
+            FILE.store(file, Ordering::Relaxed);
+            LINE.store(line, Ordering::Relaxed);
+            s
+        }
+    }
+}
+
+/// The load base and the path of the module holding `addr`.
+fn module_of(addr: usize) -> Option<(usize, *const c_char)> {
+    // SAFETY: dladdr only reads the dynamic linker's tables; `info` is
+    // plain data it fills in.
+    unsafe {
+        let mut info: libc::Dl_info = std::mem::zeroed();
+        if libc::dladdr(addr as *const libc::c_void, &mut info) == 0 {
+            return None;
+        }
+        Some((info.dli_fbase as usize, info.dli_fname))
+    }
+}
+
+/// The load base of this library.
+fn own_base() -> usize {
+    static BASE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BASE.get_or_init(|| module_of(for_call as fn() -> Site as usize).map_or(0, |(base, _)| base))
+}
+
+/// The return address of the first frame outside this library (the
+/// program's call into MPI), as a module and offset.
+fn caller() -> Option<Site> {
+    let own = own_base();
+    let mut inside = false;
+    let mut found = None;
+    // SAFETY: MPI programs call the library from one thread at a time (see
+    // `Global`), so nothing else unwinds concurrently.
+    unsafe {
+        backtrace::trace_unsynchronized(|frame| {
+            let ip = frame.ip() as usize;
+            // A return address may be just past its function's end: look
+            // the module up by the call instruction.
+            let Some((base, _)) = module_of(ip.wrapping_sub(1)) else {
+                return !inside;
+            };
+            if base == own {
+                inside = true;
+                return true;
+            }
+            if inside {
+                found = Some(ip);
+                return false;
+            }
+            true
+        });
+    }
+    let ip = found?;
+    let f = files();
+    if let Some(s) = f.by_ip.get(&ip) {
+        return Some(*s);
+    }
+    let (base, name) = module_of(ip - 1)?;
+    let module = match f.modules.get(&base) {
+        Some(id) => *id,
+        None => {
+            let path = module_path(name);
+            let id = fib_wire::module_id(&path);
+            f.modules.insert(base, id);
+            f.new_modules.push((id, path));
+            id
+        }
+    };
+    let site = Site::Addr {
+        module,
+        offset: u32::try_from(ip - base).ok()?,
+    };
+    f.by_ip.insert(ip, site);
+    Some(site)
+}
+
+/// The path of a module as `dladdr` names it, made absolute: the dynamic
+/// linker names the executable as it was started (`./a.out`).
+fn module_path(name: *const c_char) -> String {
+    let given = if name.is_null() {
+        String::new()
+    } else {
+        // SAFETY: dladdr's names are C strings owned by the dynamic linker.
+        unsafe { CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    if given.starts_with('/') {
+        return given;
+    }
+    std::fs::canonicalize(&given)
+        .or_else(|_| std::fs::read_link("/proc/self/exe"))
+        .map(|p| p.display().to_string())
+        .unwrap_or(given)
 }
 
 /// Records the site of the MPI call about to be made: `file` is a C string
@@ -125,6 +248,15 @@ pub extern "C" fn fib_set_site_id(id: c_int) {
 struct Elide {
     ids: std::collections::HashSet<u32>,
     lines: std::collections::HashSet<(String, u32)>,
+    /// Entries `@MODULE+OFFSET` (hexadecimal): sites by return address.
+    addrs: std::collections::HashSet<(u32, u32)>,
+}
+
+/// An entry `@MODULE+OFFSET` of `FIB_ELIDE`, both in hexadecimal.
+fn parse_addr(entry: &str) -> Option<(u32, u32)> {
+    let (module, offset) = entry.strip_prefix('@')?.split_once('+')?;
+    let hex = |x: &str| u32::from_str_radix(x.trim_start_matches("0x"), 16).ok();
+    Some((hex(module)?, hex(offset)?))
 }
 
 fn elide() -> &'static Elide {
@@ -133,11 +265,14 @@ fn elide() -> &'static Elide {
         let mut e = Elide {
             ids: Default::default(),
             lines: Default::default(),
+            addrs: Default::default(),
         };
         if let Ok(v) = std::env::var("FIB_ELIDE") {
             for entry in v.split(',').filter(|x| !x.is_empty()) {
                 if let Some(id) = entry.strip_prefix('#').and_then(|x| x.parse().ok()) {
                     e.ids.insert(id);
+                } else if let Some(addr) = parse_addr(entry) {
+                    e.addrs.insert(addr);
                 } else if let Some((path, line)) = entry.rsplit_once(':') {
                     if let Ok(line) = line.parse() {
                         e.lines.insert((path.to_string(), line));
@@ -152,15 +287,29 @@ fn elide() -> &'static Elide {
 /// Whether the call being made is at a site the driver asked to delete.
 pub fn elided() -> bool {
     let e = elide();
-    if e.ids.is_empty() && e.lines.is_empty() {
+    if e.ids.is_empty() && e.lines.is_empty() && e.addrs.is_empty() {
         return false;
     }
-    match current() {
+    match for_call() {
         Site::Table(id) => e.ids.contains(&id),
         Site::Line { file, line } => match files().paths.get(file as usize - 1) {
             Some(path) => e.lines.contains(&(path.clone(), line)),
             None => false,
         },
+        Site::Addr { module, offset } => e.addrs.contains(&(module, offset)),
         Site::Unknown => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elide_entries_by_address_are_module_and_offset_in_hex() {
+        assert_eq!(parse_addr("@0x4000abcd+0x1f"), Some((0x4000_abcd, 0x1f)));
+        assert_eq!(parse_addr("@4000abcd+1f"), Some((0x4000_abcd, 0x1f)));
+        assert_eq!(parse_addr("#3"), None);
+        assert_eq!(parse_addr("@zz+1"), None);
     }
 }

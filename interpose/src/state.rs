@@ -253,14 +253,14 @@ impl Lib {
 
     /// Queues an intercepted call at the current site.
     pub fn event(&mut self, op: Op) {
-        let site = site::current();
+        let site = site::for_call();
         self.push(Up::Op { site, op });
     }
 
     /// Reports an unsupported call or object and waits for the scheduler to
     /// end the run.
     pub fn unsupported(&mut self, name: &str) -> ! {
-        let site = site::current();
+        let site = site::for_call();
         self.push(Up::Unsupported {
             site,
             name: name.to_string(),

@@ -226,6 +226,8 @@ pub struct Timing {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct SiteRef {
     pub file: String,
+    /// 0 when no line is known (a call in a prebuilt binary without debug
+    /// information, whose `file` then names the function and offset).
     pub line: u32,
     pub column: u32,
     /// Byte offsets `[start, end)` of the call in the file, when known.

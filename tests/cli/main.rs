@@ -1,13 +1,15 @@
 //! Command-line behaviour of the real `fib` binary under MPICH: exit codes,
 //! bad input, replay tokens, the time limit, Ctrl-C, and that no process of a
 //! run survives it; `findings.rs` holds a snapshot of every runtime finding
-//! as fib prints it.
+//! as fib prints it, and `prebuilt.rs` checks binaries fib did not build
+//! (`fib run`).
 //!
 //! The expected texts are the `*.snap` files in `tests/cli/snapshots/`; after
 //! an intended change, review the new texts with `cargo insta review`.
 
 mod findings;
 mod formats;
+mod prebuilt;
 mod unsupported;
 mod workflow;
 

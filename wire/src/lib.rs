@@ -37,6 +37,12 @@ pub const FIRST_USER_COMM: u32 = 2;
 /// The file word of a [`Site`] on the wire whose line word is a site-table
 /// id (see [`Site::to_raw`]).
 const RAW_TABLE: u32 = u32::MAX;
+/// The bit of a file word that says the word names a module and the line
+/// word is an offset in it ([`Site::Addr`]).
+const RAW_ADDR: u32 = 1 << 31;
+/// Module ids ([`module_id`]) have this bit set and [`RAW_ADDR`] clear, so
+/// they never meet the small file ids ranks count up from 1.
+const MODULE_BIT: u32 = 1 << 30;
 /// The environment variable that carries the scheduler's socket path.
 pub const SOCKET_ENV: &str = "FIB_SOCKET";
 
@@ -54,16 +60,42 @@ pub enum Site {
     /// An id of the program's site table: instrumented copies of the
     /// sources name every direct call this way.
     Table(u32),
+    /// A call no instrumented site named, by its return address: `offset`
+    /// bytes from the load base of the module (executable or shared
+    /// library) previously named by [`Up::File`] under id `module` (see
+    /// [`module_id`]).
+    Addr { module: u32, offset: u32 },
+}
+
+/// The id under which a rank names the module at `path` in
+/// [`Site::Addr`]: derived from the path alone, so that every rank names a
+/// module the same way whatever order it meets modules in (ranks share one
+/// table of names per run), and never equal to a file id.
+pub fn module_id(path: &str) -> u32 {
+    // FNV-1a, 32 bits.
+    let mut h: u32 = 0x811c_9dc5;
+    for b in path.bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    MODULE_BIT | (h & (MODULE_BIT - 1))
 }
 
 impl Site {
     /// The two words that carry the site on the wire (and in the
     /// interposition library's atomics): file id 0 is unknown, file id
-    /// `u32::MAX` says the line word is a site-table id.
+    /// `u32::MAX` says the line word is a site-table id, a file word with
+    /// its top bit set names a module (the rest of it is the module id) and
+    /// the line word is the offset. A module id outside those
+    /// [`module_id`] gives is carried as unknown.
     pub fn to_raw(self) -> (u32, u32) {
         match self {
             Site::Unknown => (0, 0),
             Site::Table(id) => (RAW_TABLE, id),
+            Site::Addr { module, offset } if module & RAW_ADDR == 0 && module & MODULE_BIT != 0 => {
+                (RAW_ADDR | module, offset)
+            }
+            Site::Addr { .. } => (0, 0),
             Site::Line { file, line } => (file, line),
         }
     }
@@ -73,6 +105,10 @@ impl Site {
         match file {
             0 => Site::Unknown,
             RAW_TABLE => Site::Table(line),
+            file if file & RAW_ADDR != 0 => Site::Addr {
+                module: file & !RAW_ADDR,
+                offset: line,
+            },
             file => Site::Line { file, line },
         }
     }
@@ -224,7 +260,8 @@ impl Op {
 pub enum Up {
     /// First message of every rank, sent from `MPI_Init`.
     Hello { rank: u32, size: u32, pid: u32 },
-    /// Names a file id used in later [`Site`]s.
+    /// Names a file id, or a module id ([`module_id`]), used in later
+    /// [`Site`]s.
     File { id: u32, path: String },
     /// An intercepted call.
     Op { site: Site, op: Op },
@@ -781,11 +818,32 @@ mod tests {
             Site::Table(0),
             Site::Table(17),
             Site::Line { file: 1, line: 9 },
+            Site::Addr {
+                module: module_id("/tmp/prog"),
+                offset: 0x1234,
+            },
         ] {
             let (file, line) = site.to_raw();
             assert_eq!(Site::from_raw(file, line), site);
         }
         assert_eq!(Site::from_raw(0, 12), Site::Unknown);
+        // A module id module_id cannot give does not pass for another site.
+        let bad = Site::Addr {
+            module: 7,
+            offset: 1,
+        };
+        assert_eq!(bad.to_raw(), (0, 0));
+    }
+
+    #[test]
+    fn module_ids_depend_on_the_path_only_and_are_no_file_ids() {
+        let a = module_id("/tmp/prog");
+        assert_eq!(a, module_id("/tmp/prog"));
+        assert_ne!(a, module_id("/tmp/libwork.so"));
+        for p in ["", "a", "/usr/lib/x86_64-linux-gnu/libc.so.6"] {
+            let id = module_id(p);
+            assert!(id >= MODULE_BIT && id & RAW_ADDR == 0, "{p}: {id:#x}");
+        }
     }
 
     #[test]

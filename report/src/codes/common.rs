@@ -198,8 +198,9 @@ pub(crate) fn barrier_group(f: &mut Finding, group: &[SiteRef]) {
         return;
     };
     f.file = Some(first.file.clone());
-    f.line = Some(first.line);
-    f.column = Some(first.column);
+    // Line 0: a site by return address that no debug information places.
+    f.line = (first.line > 0).then_some(first.line);
+    f.column = (first.column > 0).then_some(first.column);
     f.span = first.span;
     f.labels = group[1..]
         .iter()
@@ -214,7 +215,8 @@ pub(crate) fn barrier_group(f: &mut Finding, group: &[SiteRef]) {
 }
 
 /// "line 13 of a.c", "lines 13, 17 of a.c and line 8 of b.c": the group's
-/// lines by file, files in name order.
+/// lines by file, files in name order; a site with no line (0: a call in a
+/// prebuilt binary without debug information) is "the call at prog(main+0x2b)".
 pub(crate) fn group_lines(group: &[SiteRef]) -> String {
     let mut by_file: BTreeMap<&str, Vec<u32>> = BTreeMap::new();
     for s in group {
@@ -223,6 +225,9 @@ pub(crate) fn group_lines(group: &[SiteRef]) -> String {
     by_file
         .iter()
         .map(|(f, ls)| {
+            if ls.iter().all(|&l| l == 0) {
+                return format!("the call at {f}");
+            }
             let ls: Vec<String> = ls.iter().map(u32::to_string).collect();
             format!(
                 "{} {} of {f}",
@@ -440,6 +445,8 @@ pub(crate) mod tests {
         let g = [site("b.c", 8, 5), site("a.c", 13, 9), site("a.c", 17, 9)];
         assert_eq!(group_lines(&g), "lines 13, 17 of a.c and line 8 of b.c");
         assert_eq!(group_lines(&g[..1]), "line 8 of b.c");
+        let no_line = [site("prog(main+0x2b)", 0, 0)];
+        assert_eq!(group_lines(&no_line), "the call at prog(main+0x2b)");
     }
 
     fn report(verdict: Verdict, witness: Option<Witness>, all_inputs: bool) -> BarrierReport {
