@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -284,27 +283,7 @@ fn check(args: CheckArgs) -> Result<i32> {
     let line =
         (!args.no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(Line::new);
     let bar = line.as_ref().map(|l| l.bar.clone());
-    // The first Ctrl-C stops the check, which then reports what it found;
-    // the second exits at once.
-    static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
-    ctrlc::set_handler(move || {
-        if INTERRUPTS.fetch_add(1, Ordering::SeqCst) == 0 {
-            // The line goes for good: the check only winds up from here.
-            if let Some(bar) = &bar {
-                bar.finish_and_clear();
-            }
-            eprintln!("fib: interrupted; stopping (Ctrl-C again to quit at once)");
-            fib_driver::interrupt();
-        } else {
-            if let Some(bar) = &bar {
-                bar.finish_and_clear();
-            }
-            fib_driver::kill_current_run();
-            eprintln!("fib: interrupted");
-            std::process::exit(130);
-        }
-    })
-    .context("installing the interrupt handler")?;
+    prebuilt::install_interrupts(bar)?;
 
     let checked = match &line {
         Some(line) => fib_driver::check_paths(&request, line),
@@ -331,30 +310,7 @@ fn check(args: CheckArgs) -> Result<i32> {
     if let (Some(b), Some(file)) = (&baseline, &args.baseline) {
         fib_driver::workflow::apply_baseline(b, file, &mut report);
     }
-    let mut text = match args.format {
-        Format::Json => fib_report::emit::json::render(&report),
-        Format::Sarif => fib_report::emit::sarif::render(&report),
-        Format::Github => fib_report::emit::github::render(&report),
-        Format::Html => fib_report::emit::html::render(&report),
-        Format::Human => {
-            let color = match args.color.as_str() {
-                "always" => true,
-                "never" => false,
-                // A file is not a terminal.
-                _ if args.output.is_some() => false,
-                _ => std::io::IsTerminal::is_terminal(&std::io::stdout()),
-            };
-            fib_report::emit::human::render(&report, color)
-        }
-    };
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
-    match &args.output {
-        Some(path) => std::fs::write(path, &text)
-            .with_context(|| format!("writing the report to {}", path.display()))?,
-        None => print_out(&text),
-    }
+    write_report(&report, args.format, &args.color, args.output.as_deref())?;
     if let Some(file) = &args.write_baseline {
         if report.interrupted {
             eprintln!(
@@ -443,6 +399,41 @@ impl TermLike for Margin {
     fn flush(&self) -> std::io::Result<()> {
         self.0.flush()
     }
+}
+
+/// Renders `report` in `format` (human colour as `color` says: auto,
+/// always or never) and writes it to `output`, else standard output.
+pub(crate) fn write_report(
+    report: &fib_report::Report,
+    format: Format,
+    color: &str,
+    output: Option<&std::path::Path>,
+) -> Result<()> {
+    let mut text = match format {
+        Format::Json => fib_report::emit::json::render(report),
+        Format::Sarif => fib_report::emit::sarif::render(report),
+        Format::Github => fib_report::emit::github::render(report),
+        Format::Html => fib_report::emit::html::render(report),
+        Format::Human => {
+            let color = match color {
+                "always" => true,
+                "never" => false,
+                // A file is not a terminal.
+                _ if output.is_some() => false,
+                _ => std::io::IsTerminal::is_terminal(&std::io::stdout()),
+            };
+            fib_report::emit::human::render(report, color)
+        }
+    };
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    match output {
+        Some(path) => std::fs::write(path, &text)
+            .with_context(|| format!("writing the report to {}", path.display()))?,
+        None => print_out(&text),
+    }
+    Ok(())
 }
 
 /// No progress line: only the notes, on standard error.

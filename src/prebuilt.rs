@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::Parser;
 
-use crate::{parse_mpi, print_out, Format, Line, Quiet};
+use crate::{parse_mpi, write_report, Format, Line, Quiet};
 
 #[derive(Parser)]
 pub(crate) struct RunArgs {
@@ -147,35 +147,14 @@ pub(crate) fn run_prebuilt(args: RunArgs) -> Result<i32> {
         report.interrupted = true;
         eprintln!("fib: interrupted; the report holds what was found before");
     }
-    let mut text = match args.format {
-        Format::Json => fib_report::emit::json::render(&report),
-        Format::Sarif => fib_report::emit::sarif::render(&report),
-        Format::Github => fib_report::emit::github::render(&report),
-        Format::Html => fib_report::emit::html::render(&report),
-        Format::Human => {
-            let color = match args.color.as_str() {
-                "always" => true,
-                "never" => false,
-                _ if args.output.is_some() => false,
-                _ => std::io::IsTerminal::is_terminal(&std::io::stdout()),
-            };
-            fib_report::emit::human::render(&report, color)
-        }
-    };
-    if !text.ends_with('\n') {
-        text.push('\n');
-    }
-    match &args.output {
-        Some(path) => std::fs::write(path, &text)
-            .with_context(|| format!("writing the report to {}", path.display()))?,
-        None => print_out(&text),
-    }
+    write_report(&report, args.format, &args.color, args.output.as_deref())?;
     Ok(report.exit_code())
 }
 
-/// The first Ctrl-C stops the check, which then reports what it found; the
+/// The first Ctrl-C stops the check, which then reports what it found (the
+/// progress line goes for good: the check only winds up from there); the
 /// second exits at once.
-fn install_interrupts(bar: Option<indicatif::ProgressBar>) -> Result<()> {
+pub(crate) fn install_interrupts(bar: Option<indicatif::ProgressBar>) -> Result<()> {
     static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
     ctrlc::set_handler(move || {
         if let Some(bar) = &bar {
