@@ -11,6 +11,9 @@ use crate::sites::Resolver;
 
 /// Why fib does not model the function `name`, as a finding says it.
 pub(crate) fn scope(name: &str) -> Scope {
+    if name == fib_wire::THREAD_MULTIPLE {
+        return Scope::Threads;
+    }
     match fib_wire::support(name) {
         Support::Unsupported { why: Why::OneSided } => Scope::OneSided,
         Support::Unsupported {

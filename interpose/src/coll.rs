@@ -21,7 +21,7 @@ unsafe fn coll(
     root: c_int,
     start: impl FnOnce(*mut MPI_Request) -> c_int,
 ) -> c_int {
-    let l = lib();
+    let mut l = lib();
     let cid = l.comm_id(comm);
     let root = if kind.has_root() { root } else { 0 };
     l.event(Op::Coll {
@@ -161,7 +161,7 @@ pub unsafe extern "C" fn MPI_Alltoall(
 /// Reports a communicator constructor, waits for the new id, runs the real
 /// constructor with `make` and records the handle it yields.
 unsafe fn construct(op: Op, newcomm: *mut MPI_Comm, make: impl FnOnce() -> c_int) -> c_int {
-    let l = lib();
+    let mut l = lib();
     let name = match &op {
         Op::CommDup { .. } => "MPI_Comm_dup",
         Op::CommSplit { .. } => "MPI_Comm_split",
@@ -254,7 +254,7 @@ pub unsafe extern "C" fn MPI_Comm_create(
 
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_free(comm: *mut MPI_Comm) -> c_int {
-    let l = lib();
+    let mut l = lib();
     let key = bits(*comm);
     let cid = l.comm_id(*comm);
     l.event(Op::CommFree { comm: cid });

@@ -28,7 +28,7 @@ unsafe fn start() {
     let zero_buffer = std::env::var("FIB_ZERO_BUFFER").is_ok_and(|v| v == "1");
     let conn = Conn::connect(&path);
     state::install(Lib::new(rank, zero_buffer, conn));
-    let l = lib();
+    let mut l = lib();
     l.conn.push(&Up::Hello {
         rank: rank as u32,
         size: size as u32,
@@ -69,7 +69,7 @@ pub unsafe extern "C" fn MPI_Init_thread(
 
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalize() -> c_int {
-    let l = lib();
+    let mut l = lib();
     l.event(Op::Finalize);
     l.wait_go();
     l.finish_background();

@@ -28,7 +28,7 @@ unsafe fn send(
     mode: SendMode,
     blocking: bool,
 ) -> Option<MPI_Request> {
-    let l = lib();
+    let mut l = lib();
     let cid = l.comm_id(comm);
     let proc_null = dest == RSMPI_PROC_NULL;
     let sync = mode == SendMode::Sync || l.zero_buffer;
@@ -84,7 +84,7 @@ unsafe fn recv(
     comm: MPI_Comm,
     blocking: bool,
 ) -> (u32, MPI_Request) {
-    let l = lib();
+    let mut l = lib();
     let cid = l.comm_id(comm);
     let (id, h) = l.new_req(Kind::Recv(RecvReq {
         buf,
@@ -191,7 +191,7 @@ pub unsafe extern "C" fn MPI_Recv(
     status: *mut MPI_Status,
 ) -> c_int {
     let (id, _) = recv(buf, count, datatype, source, tag, comm, true);
-    let l = lib();
+    let mut l = lib();
     l.wait_go();
     let st = l.complete(id);
     put_status(status, &st);
@@ -240,9 +240,9 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     )
     .expect("a nonblocking send returns a request");
     let (rid, _) = recv(recvbuf, recvcount, recvtype, source, recvtag, comm, false);
-    let l = lib();
+    let mut l = lib();
     let sid = l.req_id(sh).expect("the send's request is not null");
-    let done = wait_ids(l, WaitKind::All, &[sid, rid], false);
+    let done = wait_ids(&mut l, WaitKind::All, &[sid, rid], false);
     if done.len() != 2 {
         fatal(&format!(
             "protocol error: MPI_Waitall of 2 requests answered with {done:?}"
@@ -263,7 +263,7 @@ unsafe fn probe(
     blocking: bool,
     status: *mut MPI_Status,
 ) -> bool {
-    let l = lib();
+    let mut l = lib();
     let cid = l.comm_id(comm);
     l.event(Op::Probe {
         src: rank_to_wire(source),

@@ -61,7 +61,7 @@ unsafe fn completion(
     kind: WaitKind,
     test: bool,
 ) -> Option<Vec<(usize, MPI_Status)>> {
-    let l = lib();
+    let mut l = lib();
     let mut active = Vec::new();
     for pos in 0..count.max(0) as usize {
         if let Some(id) = l.req_id(*reqs.add(pos)) {
@@ -72,7 +72,7 @@ unsafe fn completion(
         return None;
     }
     let ids: Vec<u32> = active.iter().map(|a| a.1).collect();
-    let indices = wait_ids(l, kind, &ids, test);
+    let indices = wait_ids(&mut l, kind, &ids, test);
     let mut out = Vec::with_capacity(indices.len());
     for i in indices {
         let (pos, id) = active[i as usize];

@@ -692,3 +692,39 @@ fn a_window_of_synchronous_sends_completes_while_the_receiver_is_held() {
         assert_eq!(out.status.code(), Some(0));
     }
 }
+
+/// Two threads of a rank inside MPI at once are refused with FIB006 at the
+/// call, not taken for a deadlock; threads that take turns are checked.
+#[test]
+fn mpi_from_two_threads_at_once_is_refused_and_threads_in_turn_work() {
+    let path = fixture("two_thread_receiver.c");
+    let out = fib(&[
+        "check",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--timeout",
+        "30",
+    ]);
+    let v = json(&out);
+    let p = &v["programs"][0];
+    assert_eq!(p["outcome"], "unsupported", "{v}");
+    let f = &p["findings"][0];
+    assert_eq!(f["code"], "FIB006");
+    assert_eq!(f["rank"], 0);
+    assert_eq!(f["line"], 17);
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("MPI_THREAD_MULTIPLE is not supported by fib yet: a thread of this rank called MPI while another of its threads was inside an MPI call"),
+        "{f}"
+    );
+    assert_eq!(out.status.code(), Some(2));
+
+    let path = fixture("serialized_threads.c");
+    let out = fib(&["check", path.to_str().unwrap(), "--format", "json"]);
+    let v = json(&out);
+    assert_eq!(v["programs"][0]["outcome"], "ok", "{v}");
+    assert_eq!(out.status.code(), Some(0));
+}

@@ -46,6 +46,10 @@ const MODULE_BIT: u32 = 1 << 30;
 /// The environment variable that carries the scheduler's socket path.
 pub const SOCKET_ENV: &str = "FIB_SOCKET";
 
+/// The name an `Up::Unsupported` report gives to MPI calls from two threads
+/// of a rank at once, which fib does not model.
+pub const THREAD_MULTIPLE: &str = "MPI_THREAD_MULTIPLE";
+
 /// Where a rank's MPI call was made, as the rank knows it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Site {

@@ -33,6 +33,13 @@ through would make the scheduler's picture of the program wrong.
 Local calls (MPI_Comm_rank, MPI_Wtime, datatypes, groups, info objects,
 attributes, error handlers, ...) are not reported: MPI runs them untouched.
 
+Threads: a program may call MPI from several threads one after the other
+(`MPI_THREAD_FUNNELED` or `SERIALIZED` use), but when a thread calls MPI
+while another thread of the same rank is inside an MPI call (say, blocked in
+a receive), fib reports `MPI_THREAD_MULTIPLE` as unsupported at that call
+and stops the run: it does not model two threads of a rank in MPI at once,
+and would otherwise take the second thread's wait for a deadlock.
+
 ## Why it matters
 
 fib cannot tell anything about a program it cannot model: this is a limit of
@@ -64,6 +71,8 @@ pub enum Scope {
     OneSided,
     /// Dynamic process management: out of scope for now.
     DynamicProcesses,
+    /// MPI called from two threads of a rank at once.
+    Threads,
 }
 
 /// A call to an MPI function fib does not model.
@@ -97,6 +106,9 @@ fn message(call: &str, scope: Scope) -> String {
         Scope::NotYet => "",
         Scope::OneSided => ": one-sided communication is out of scope for now",
         Scope::DynamicProcesses => ": dynamic process management is out of scope for now",
+        Scope::Threads => {
+            ": a thread of this rank called MPI while another of its threads was inside an MPI call"
+        }
     };
     format!("{call} is not supported by fib yet{why}")
 }
