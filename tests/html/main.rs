@@ -312,7 +312,7 @@ fn examples_report_in_chromium() {
         "<mark class=\"primary\">MPI_Recv(&amp;value, 1, MPI_INT, 2, HELLO, MPI_COMM_WORLD, MPI_STATUS_IGNORE)</mark>"
     ));
     assert!(dom.contains("wildcard receive (rank 0)"));
-    assert!(dom.contains("help:</b> delete line 34 of examples/barriers.c"));
+    assert!(dom.contains("help:</b> it orders the output at line 36 of examples/barriers.c (printf) after every rank got here: keep it if that output needs it; otherwise delete line 34 of examples/barriers.c"));
     // The replay commands.
     assert!(dom.contains("fib check examples/any_source_race.c -n 3 --replay 1.0"));
     assert!(dom.contains("fib check examples/barriers.c -n 3 --replay 0.0.0.0"));

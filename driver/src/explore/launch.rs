@@ -81,20 +81,30 @@ pub fn kill_current_run() {
 /// (MPICH's proxy and ranks start sessions of their own), then waits, for a
 /// bounded time, until none of them runs any more.
 fn kill_tree(root: i32) {
+    let _killing = KILLING.lock().unwrap_or_else(|e| e.into_inner());
     let mut victims = descendants(root);
     victims.push(root);
-    // SAFETY: signalling the group we created and processes found below it.
+    // The processes below `root` first, the deepest (the ranks) before
+    // their parents: once `mpiexec` dies, whoever waits for it may go on
+    // (and the process exit), and its orphans could no longer be found.
+    // SAFETY: signalling processes found below the group we created, then
+    // the group.
     unsafe {
-        libc::kill(-root, libc::SIGKILL);
-        for &pid in &victims {
+        for &pid in victims.iter().rev() {
             libc::kill(pid, libc::SIGKILL);
         }
+        libc::kill(-root, libc::SIGKILL);
     }
     let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while victims.iter().any(|&p| running(p)) && std::time::Instant::now() < until {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
+
+/// Held while [`kill_tree`] kills and waits: a run that ends because its
+/// launcher died under the interrupt handler's kill waits for that kill to
+/// finish before it goes on (and perhaps lets fib exit).
+static KILLING: Mutex<()> = Mutex::new(());
 
 /// Whether `pid` exists and is not a zombie.
 fn running(pid: i32) -> bool {
@@ -226,6 +236,7 @@ impl Launch {
         if self.reaped.is_none() {
             kill_tree(self.group);
         } else {
+            let _killing = KILLING.lock().unwrap_or_else(|e| e.into_inner());
             // SAFETY: signalling the group we created; stragglers only.
             unsafe {
                 libc::kill(-self.group, libc::SIGKILL);
