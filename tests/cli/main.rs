@@ -728,3 +728,60 @@ fn mpi_from_two_threads_at_once_is_refused_and_threads_in_turn_work() {
     assert_eq!(v["programs"][0]["outcome"], "ok", "{v}");
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// With no MPI on `PATH`, a check and `fib doctor` name the Debian
+/// packages to install.
+#[test]
+fn without_an_mpi_fib_names_the_packages_to_install() {
+    let path = fixture("wildcard_race.c");
+    let fib_without_mpi = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_fib"))
+            .args(args)
+            .env("PATH", "/nonexistent")
+            .output()
+            .unwrap()
+    };
+    let out = fib_without_mpi(&["check", path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no MPI implementation found: neither mpicc.mpich nor mpicc.openmpi is on PATH; install MPICH (apt-get install mpich libmpich-dev) or Open MPI (apt-get install openmpi-bin libopenmpi-dev)"),
+        "{err}"
+    );
+    let out = fib_without_mpi(&["check", path.to_str().unwrap(), "--mpi", "openmpi"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("Open MPI is not installed (mpicc.openmpi or mpiexec.openmpi is not on PATH); install it with apt-get install openmpi-bin libopenmpi-dev"),
+        "{err}"
+    );
+    let out = fib_without_mpi(&["doctor"]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("  MPICH: apt-get install mpich libmpich-dev"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  Open MPI: apt-get install openmpi-bin libopenmpi-dev"),
+        "{text}"
+    );
+    assert!(text.contains("fib cannot check programs here"), "{text}");
+}
+
+/// `fib doctor` on this machine: both implementations, their libraries
+/// beside fib (the workspace's build), libclang.
+#[test]
+fn doctor_lists_both_implementations_and_libclang() {
+    let out = fib(&["doctor"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("MPICH") && text.contains("(default)"),
+        "{text}"
+    );
+    assert!(text.contains("Open MPI"), "{text}");
+    assert!(text.contains("libclang: "), "{text}");
+    assert!(text.contains("interposition library:"), "{text}");
+    assert!(text.contains("fib can check programs here."), "{text}");
+}
