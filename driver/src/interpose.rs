@@ -377,12 +377,40 @@ mod tests {
         );
     }
 
+    /// A workspace's layout: MPICH's library beside the binary, Open
+    /// MPI's under `target/openmpi/<profile>/`; each found for its own
+    /// implementation by the libraries it names, and neither for the other.
     #[test]
-    fn the_workspace_library_is_mpich() {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/debug");
-        let libs = Libraries::new(None, Some(dir.clone()), PathBuf::from("/nonexistent"));
-        let s = libs.source(Mpi::Mpich).unwrap();
-        assert_eq!(s, Source::Beside(dir.join(LIB)));
-        assert_eq!(built_against(s.path()), Some(Mpi::Mpich));
+    fn libraries_beside_the_binary_are_found_by_what_they_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let debug = tmp.path().join("target/debug");
+        let openmpi = tmp.path().join("target/openmpi/debug");
+        std::fs::create_dir_all(&debug).unwrap();
+        std::fs::create_dir_all(&openmpi).unwrap();
+        std::fs::write(debug.join(LIB), b"\x7fELF...libmpich.so.12\0libc.so.6\0").unwrap();
+        std::fs::write(openmpi.join(LIB), b"\x7fELF...libmpi.so.40\0libc.so.6\0").unwrap();
+        let cache = tmp.path().join("cache");
+        let libs = Libraries::new(None, Some(debug.clone()), cache.clone());
+        assert_eq!(
+            libs.source(Mpi::Mpich).unwrap(),
+            Source::Beside(debug.join(LIB))
+        );
+        assert_eq!(
+            libs.source(Mpi::OpenMpi).unwrap(),
+            Source::Beside(openmpi.join(LIB))
+        );
+        std::fs::remove_file(openmpi.join(LIB)).unwrap();
+        match libs.source(Mpi::OpenMpi).unwrap() {
+            Source::ToBuild(p) => assert!(p.starts_with(&cache), "{p:?}"),
+            s => panic!("{s:?}"),
+        }
+        // Named by FIB_INTERPOSE_LIB, a library for the other implementation
+        // is an error that says so.
+        let libs = Libraries::new(Some(debug.join(LIB)), None, cache);
+        let e = libs.source(Mpi::OpenMpi).unwrap_err().to_string();
+        assert!(
+            e.contains("is built against MPICH, but the check runs under Open MPI"),
+            "{e}"
+        );
     }
 }
