@@ -61,8 +61,14 @@ struct CheckArgs {
     /// C/C++ source files or directories. A directory's programs (each
     /// source that defines main, with the other sources of its directory)
     /// are all checked; a file's program once, however often it is named.
-    #[arg(required = true, num_args = 1..)]
+    /// With --build: the directory the build command runs in [default: .].
+    #[arg(required_unless_present = "build", num_args = 1..)]
     paths: Vec<PathBuf>,
+    /// Run this build command (with `sh -c`, e.g. "make -j2") with fib's
+    /// compiler wrappers, and check the programs it links, each made of
+    /// the sources and flags the build used.
+    #[arg(long, value_name = "CMD")]
+    build: Option<String>,
     /// Number of MPI processes, or several (`-n 2,4,8`: each program is
     /// checked at each). Default: `fib.toml`, a program's `fib: -n N`
     /// comment, else 2.
@@ -124,6 +130,14 @@ struct CheckArgs {
 }
 
 fn main() -> ExitCode {
+    // A compiler wrapper of `fib check --build`: no parsing, no report.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args
+        .get(1)
+        .is_some_and(|a| a == fib_driver::wrap::SUBCOMMAND)
+    {
+        return ExitCode::from(fib_driver::wrap::main(&args[2..]).clamp(0, 255) as u8);
+    }
     match run() {
         Ok(code) => ExitCode::from(code as u8),
         Err(e) => {
@@ -279,6 +293,7 @@ fn check(args: CheckArgs) -> Result<i32> {
         args: (!args.args.is_empty()).then(|| args.args.clone()),
         confirm: args.confirm,
         run_unsupported: args.run_unsupported,
+        build: args.build.clone(),
     };
     let line =
         (!args.no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(Line::new);
@@ -300,7 +315,11 @@ fn check(args: CheckArgs) -> Result<i32> {
     let shown: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
     let fib_driver::Checked {
         mut report, notes, ..
-    } = checked.with_context(|| format!("checking {}", shown.join(" ")))?;
+    } = checked.with_context(|| match &args.build {
+        Some(_) if shown.is_empty() => "checking what the build in . makes".to_string(),
+        Some(_) => format!("checking what the build in {} makes", shown.join(" ")),
+        None => format!("checking {}", shown.join(" ")),
+    })?;
     if report.interrupted {
         eprintln!("fib: interrupted; the report holds what was found before");
     }

@@ -155,6 +155,9 @@ impl Tree {
             key.add(rel.as_os_str().as_encoded_bytes());
             key.add(text.as_bytes());
         }
+        for f in &program.link_flags {
+            key.add(f.as_bytes());
+        }
         Inputs {
             header,
             copies,
@@ -219,6 +222,7 @@ impl Tree {
         if program.sources.iter().any(|s| crate::discover::is_cxx(s)) {
             cmd.arg("-lstdc++");
         }
+        cmd.args(&program.link_flags);
         let out = run(cmd, mpicc)?;
         Ok(if out.status.success() {
             Step::Done

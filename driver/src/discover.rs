@@ -48,6 +48,9 @@ pub struct Program {
     /// The program's site table and static facts; site ids are the
     /// program's own.
     pub analysis: Analysis,
+    /// Libraries and link flags its link takes after the objects (from
+    /// the user's build under `--build`; none otherwise).
+    pub link_flags: Vec<String>,
 }
 
 fn has_ext(p: &Path, exts: &[&str]) -> bool {
@@ -265,6 +268,7 @@ impl Tree {
                 main,
                 sources,
                 analysis,
+                link_flags: Vec::new(),
             });
         }
         Ok(out)

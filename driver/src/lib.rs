@@ -9,6 +9,7 @@
 //! the runs showed.
 
 pub mod build;
+pub mod buildcmd;
 pub mod check;
 pub mod config;
 pub mod database;
@@ -20,6 +21,7 @@ pub mod prebuilt;
 pub mod progress;
 mod symbols;
 pub mod workflow;
+pub mod wrap;
 
 pub use check::{check, Options};
 pub use explore::launch::{interrupt, interrupted, kill_current_run};

@@ -58,6 +58,9 @@ pub struct Request {
     pub cwd: Option<PathBuf>,
     /// Where each implementation's interposition library is.
     pub libraries: Arc<Libraries>,
+    /// The user's build command (`--build`): the programs are what it
+    /// links, run in the one directory of `paths` (see `buildcmd`).
+    pub build: Option<String>,
 }
 
 /// What a check found, and what fib has to tell about the paths themselves
@@ -91,6 +94,9 @@ struct Group {
 /// [`Report::not_checked`], and the report is marked
 /// [`Report::interrupted`].
 pub fn check_paths(req: &Request, progress: &dyn Progress) -> Result<Checked, DriverError> {
+    if let Some(command) = &req.build {
+        return crate::buildcmd::check_build(req, command, progress);
+    }
     let groups = group_paths(&req.paths)?;
     let mut checked = Checked::default();
     for g in &groups {
@@ -154,7 +160,7 @@ fn group_paths(paths: &[PathBuf]) -> Result<Vec<Group>, DriverError> {
 /// The tools a tree is checked with: the implementation the command line,
 /// else the tree's `fib.toml`, asks for, else the one installed; its
 /// interposition library (built first if need be).
-fn toolchain(
+pub(crate) fn toolchain(
     req: &Request,
     s: &Settings,
     progress: &dyn Progress,
@@ -335,7 +341,12 @@ fn read(path: &str) -> Option<String> {
 /// The options of each check of `program`, one per process count: the
 /// command line first, then the program's `[programs."..."]` table, its
 /// `fib:` directive (for the count), the file's top level, the defaults.
-fn options(req: &Request, s: &Settings, program: &Program, tc: &Toolchain) -> Vec<Options> {
+pub(crate) fn options(
+    req: &Request,
+    s: &Settings,
+    program: &Program,
+    tc: &Toolchain,
+) -> Vec<Options> {
     let own = s.program(&program.main).cloned().unwrap_or_default();
     let counts = if !req.nprocs.is_empty() {
         req.nprocs.clone()

@@ -77,6 +77,33 @@ pub fn kill_current_run() {
     }
 }
 
+/// A process group fib started besides a run (the user's build command of
+/// `fib check --build`): an interrupt kills it as it kills a run, and
+/// dropping the guard kills whatever of it is left.
+pub(crate) struct Group(i32);
+
+impl Group {
+    /// Tracks the group `leader` leads (started with its own process
+    /// group); `None` when the user already interrupted fib (the group is
+    /// then killed here).
+    pub(crate) fn track(leader: i32) -> Option<Group> {
+        CURRENT_GROUP.store(leader, Ordering::SeqCst);
+        if interrupted() {
+            CURRENT_GROUP.store(0, Ordering::SeqCst);
+            kill_tree(leader);
+            return None;
+        }
+        Some(Group(leader))
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let _ = CURRENT_GROUP.compare_exchange(self.0, 0, Ordering::SeqCst, Ordering::SeqCst);
+        kill_tree(self.0);
+    }
+}
+
 /// Kills the process group `root` leads and every descendant of `root`
 /// (MPICH's proxy and ranks start sessions of their own), then waits, for a
 /// bounded time, until none of them runs any more.

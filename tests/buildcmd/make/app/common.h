@@ -1,0 +1,1 @@
+int tag_of(int rank);
