@@ -454,11 +454,33 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
     f
 }
 
+/// Whether a call reads a clock or writes output: itself, or (up to
+/// `depth` calls deep) a function of the program it calls, such as a
+/// `wtime()` helper around `MPI_Wtime`.
+fn purpose_of(ir: &Ir, call: &CallInfo, depth: u32) -> Option<crate::PurposeKind> {
+    use crate::PurposeKind;
+    let name = call.callee.as_str();
+    if CLOCKS.contains(&name) {
+        return Some(PurposeKind::Timing);
+    }
+    if OUTPUTS.contains(&name) {
+        return Some(PurposeKind::Output);
+    }
+    let usr = call.callee_usr.as_deref()?;
+    if depth == 0 || name.starts_with("MPI_") {
+        return None;
+    }
+    ir.calls
+        .iter()
+        .filter(|c| c.caller.as_deref() == Some(usr))
+        .find_map(|c| purpose_of(ir, c, depth - 1))
+}
+
 /// For each barrier site, the first clock reading or output after one of
 /// its calls in the same function, before the next MPI call (other than a
 /// clock reading).
 fn purposes(ir: &Ir, ids: &HashMap<SiteKey, u32>, barriers: &[u32]) -> Vec<crate::Purpose> {
-    use crate::{Purpose, PurposeKind};
+    use crate::Purpose;
     let mut out: Vec<Purpose> = Vec::new();
     for (i, c) in ir.calls.iter().enumerate() {
         let Some(id) = c.site.as_ref().and_then(|k| ids.get(k)) else {
@@ -472,13 +494,10 @@ fn purposes(ir: &Ir, ids: &HashMap<SiteKey, u32>, barriers: &[u32]) -> Vec<crate
             .take_while(|n| n.caller == c.caller)
         {
             let name = next.callee.as_str();
-            let kind = if CLOCKS.contains(&name) {
-                PurposeKind::Timing
-            } else if OUTPUTS.contains(&name) {
-                PurposeKind::Output
-            } else if name.starts_with("MPI_") || name.starts_with("PMPI_") {
+            if (name.starts_with("MPI_") || name.starts_with("PMPI_")) && !CLOCKS.contains(&name) {
                 break;
-            } else {
+            }
+            let Some(kind) = purpose_of(ir, next, 2) else {
                 continue;
             };
             let Some((file, line)) = next.at.rsplit_once(':') else {

@@ -199,4 +199,17 @@ fn a_barrier_before_a_clock_or_output_has_that_purpose() {
             (19, PurposeKind::Output, "printf", 21),
         ]
     );
+    // Through the program's own helper around the clock.
+    let a = common::analyze("facts", &["timing_helper.c"]);
+    let p = &a.facts.purposes;
+    assert_eq!(p.len(), 1);
+    assert_eq!(
+        (
+            a.sites.sites[p[0].site as usize].line,
+            p[0].kind,
+            p[0].callee.as_str(),
+            p[0].line
+        ),
+        (9, PurposeKind::Timing, "seconds", 10)
+    );
 }
