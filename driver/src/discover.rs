@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use instrument::{Analysis, CallSite};
+use instrument::{Analysis, CallSite, Symbols};
 
 use crate::database::{self, Database};
 use crate::DriverError;
@@ -45,6 +45,9 @@ pub struct Program {
     pub sources: Vec<PathBuf>,
     /// The process count its `fib:` directive asks for, if any.
     pub directive_nprocs: Option<usize>,
+    /// Its own link flags: those its `fib:` directive gives (`-lm`), and
+    /// those of its compile database entry (rare).
+    pub link: Vec<String>,
     /// The program's site table and static facts; site ids are the
     /// program's own.
     pub analysis: Analysis,
@@ -220,16 +223,6 @@ fn compile_flags(
     Ok(flags)
 }
 
-/// Whether a source's text seems to define `main` (a cheap look before
-/// parsing; libclang decides for the files it parses).
-fn defines_main(text: &str) -> bool {
-    text.match_indices("main").any(|(i, _)| {
-        let before = text[..i].chars().next_back();
-        let after = text[i + 4..].trim_start();
-        !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('(')
-    })
-}
-
 impl Tree {
     /// The programs of the tree, each analysed with libclang on its own
     /// (one `main` per analysis): each source that defines `main`, linked
@@ -257,11 +250,16 @@ impl Tree {
                 .iter()
                 .any(|u| u.has_main && u.path == main_path)
             {
-                // The text looked like it defined main; libclang says no.
+                // The symbols said main; the analysis does not agree.
                 continue;
+            }
+            let mut link = directive_link(&text(&main));
+            if let Some(db) = &self.database {
+                link.extend(db.link_flags(&self.root, &main));
             }
             out.push(Program {
                 directive_nprocs: directive_nprocs(&text(&main)),
+                link,
                 main,
                 sources,
                 analysis,
@@ -270,45 +268,39 @@ impl Tree {
         Ok(out)
     }
 
-    /// Each program's sources, its `main` first. Without a compile
-    /// database, a source that defines `main` is linked with every source
-    /// of its directory that does not; with one, with the sources the
-    /// build compiles that a linker would pull in from one static archive
-    /// of them all ([`database::archive_link`]), wherever they are.
+    /// Each program's sources, its `main` first: each source libclang
+    /// finds a `main` in (under its real flags: a `main` an `#ifdef` leaves
+    /// out does not count), linked with the sources a linker would pull in
+    /// from one static archive of the others ([`database::archive_link`]):
+    /// those that define what it uses, transitively. Without a compile
+    /// database the archive holds the other sources of its directory; with
+    /// one, every source the build compiles, wherever it is.
     fn links(&self) -> Result<Vec<Vec<PathBuf>>, DriverError> {
-        if self.database.is_some() {
-            let units: Vec<(PathBuf, Vec<String>)> = self
-                .sources
-                .iter()
-                .map(|s| (self.root.join(s), self.flags[s].clone()))
-                .collect();
-            let mut symbols = instrument::symbols(&units).map_err(DriverError::Instrument)?;
-            for (sym, rel) in symbols.iter_mut().zip(&self.sources) {
-                sym.path = rel.clone();
-            }
-            return Ok((0..symbols.len())
-                .filter(|&i| symbols[i].has_main)
-                .map(|i| {
-                    let link = database::archive_link(i, &symbols);
-                    link.into_iter().map(|k| self.sources[k].clone()).collect()
-                })
-                .collect());
-        }
-        let text = |rel: &Path| std::fs::read_to_string(self.root.join(rel)).unwrap_or_default();
-        let dir = |s: &PathBuf| s.parent().map(Path::to_path_buf).unwrap_or_default();
-        let mains: Vec<&PathBuf> = self
+        let units: Vec<(PathBuf, Vec<String>)> = self
             .sources
             .iter()
-            .filter(|s| defines_main(&text(s)))
+            .map(|s| (self.root.join(s), self.flags[s].clone()))
             .collect();
-        Ok(mains
-            .iter()
-            .map(|&main| {
-                let helpers = self
-                    .sources
-                    .iter()
-                    .filter(|o| *o != main && dir(o) == dir(main) && !mains.contains(o));
-                std::iter::once(main).chain(helpers).cloned().collect()
+        let mut symbols = instrument::symbols(&units).map_err(DriverError::Instrument)?;
+        for (sym, rel) in symbols.iter_mut().zip(&self.sources) {
+            sym.path = rel.clone();
+        }
+        let dir = |s: &PathBuf| s.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok((0..symbols.len())
+            .filter(|&i| symbols[i].has_main)
+            .map(|main| {
+                // The archive: every unit, or those of main's directory.
+                let members: Vec<usize> = (0..symbols.len())
+                    .filter(|&k| {
+                        self.database.is_some() || dir(&self.sources[k]) == dir(&self.sources[main])
+                    })
+                    .collect();
+                let units: Vec<Symbols> = members.iter().map(|&k| symbols[k].clone()).collect();
+                let at = members.iter().position(|&k| k == main).unwrap_or_default();
+                database::archive_link(at, &units)
+                    .into_iter()
+                    .map(|k| self.sources[members[k]].clone())
+                    .collect()
             })
             .collect())
     }
@@ -354,25 +346,55 @@ impl Program {
     }
 }
 
+/// The words after `fib:` of each comment line with a directive (not a
+/// waiver, `fib: allow ...`).
+fn directives(text: &str) -> impl Iterator<Item = Vec<&str>> {
+    text.lines().filter_map(|line| {
+        let i = line.find("fib:")?;
+        let before = &line[..i];
+        let comment =
+            before.contains("//") || before.contains("/*") || before.trim_start().starts_with('*');
+        let waiver = line[i + 4..].trim_start().starts_with("allow");
+        (comment && !waiver).then(|| {
+            line[i + 4..]
+                .split_whitespace()
+                .map(|w| w.trim_end_matches("*/"))
+                .filter(|w| !w.is_empty())
+                .collect()
+        })
+    })
+}
+
+/// Whether a word of a directive is a link flag: `-lm`, `-L/dir`,
+/// `-Wl,...`, `-pthread`.
+fn is_link_flag(w: &str) -> bool {
+    (w.starts_with("-l") || w.starts_with("-L")) && w.len() > 2
+        || w.starts_with("-Wl,")
+        || w == "-pthread"
+}
+
+/// The link flags `fib:` directive comments give: `/* fib: -lm */`,
+/// `// fib: -n 4 -L/opt/fftw/lib -lfftw3`.
+pub fn directive_link(text: &str) -> Vec<String> {
+    directives(text)
+        .flatten()
+        .filter(|w| is_link_flag(w))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The process count a `fib:` directive comment asks for: `fib: -n 4` or
 /// `fib: nprocs=4` anywhere in a comment line.
 pub fn directive_nprocs(text: &str) -> Option<usize> {
-    for line in text.lines() {
-        let Some(i) = line.find("fib:") else { continue };
-        let before = &line[..i];
-        if !(before.contains("//") || before.contains("/*") || before.trim_start().starts_with('*'))
-        {
-            continue;
-        }
-        let words: Vec<&str> = line[i + 4..].split_whitespace().collect();
+    for words in directives(text) {
         for (k, w) in words.iter().enumerate() {
             if (*w == "-n" || *w == "--nprocs") && k + 1 < words.len() {
-                if let Ok(n) = words[k + 1].trim_end_matches("*/").parse() {
+                if let Ok(n) = words[k + 1].parse() {
                     return Some(n);
                 }
             }
             if let Some(v) = w.strip_prefix("nprocs=").or_else(|| w.strip_prefix("-n")) {
-                if let Ok(n) = v.trim_end_matches("*/").parse() {
+                if let Ok(n) = v.parse() {
                     return Some(n);
                 }
             }
@@ -386,18 +408,49 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_main_definition_is_noticed() {
-        assert!(defines_main("int main(int argc, char **argv) {"));
-        assert!(defines_main("int\nmain (void)"));
-        assert!(!defines_main("int domain(void); /* maintain */"));
-    }
-
-    #[test]
     fn directives_give_the_process_count() {
         assert_eq!(directive_nprocs("/* fib: -n 4 */\nint main(){}"), Some(4));
         assert_eq!(directive_nprocs("// fib: nprocs=3"), Some(3));
         assert_eq!(directive_nprocs(" * fib: -n6"), Some(6));
         assert_eq!(directive_nprocs("int fib: -n 4;"), None);
         assert_eq!(directive_nprocs("// nothing here"), None);
+        assert_eq!(directive_nprocs("/* fib: -n 4*/"), Some(4));
+    }
+
+    /// The programs of a directory of `tests/cli/linking/`, each as its
+    /// sources' file names.
+    fn linked(dir: &str) -> Vec<Vec<String>> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/cli/linking")
+            .join(dir);
+        let tree = discover(&root, crate::mpi::Mpi::Mpich.mpicc()).unwrap();
+        let name = |p: &PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
+        tree.programs()
+            .unwrap()
+            .iter()
+            .map(|p| p.sources.iter().map(name).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_helper_is_linked_only_when_the_program_uses_it() {
+        assert_eq!(linked("collide"), [["main.c", "exchange.c"]]);
+    }
+
+    #[test]
+    fn a_main_the_preprocessor_leaves_out_makes_no_program() {
+        assert_eq!(linked("unit_test"), [["solver.c", "halo.c"]]);
+    }
+
+    #[test]
+    fn directives_give_link_flags() {
+        assert_eq!(directive_link("/* fib: -lm */\nint main(){}"), ["-lm"]);
+        assert_eq!(
+            directive_link("// fib: -n 4 -L/opt/f/lib -lfftw3 -Wl,-rpath,/opt/f/lib\n"),
+            ["-L/opt/f/lib", "-lfftw3", "-Wl,-rpath,/opt/f/lib"]
+        );
+        assert_eq!(directive_link("/* fib: -lm*/"), ["-lm"]);
+        assert!(directive_link("// fib: allow FIB014 -- no -lm here").is_empty());
+        assert!(directive_link("int x = -lm; // nothing").is_empty());
     }
 }
