@@ -219,6 +219,7 @@ mod tests {
             defines: defines.iter().map(|s| s.to_string()).collect(),
             uses: uses.iter().map(|s| s.to_string()).collect(),
             has_main: main,
+            ..Symbols::default()
         }
     }
 

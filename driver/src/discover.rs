@@ -3,7 +3,7 @@
 //! `compile_commands.json` or the MPI compiler), analyses them with
 //! libclang, and groups them into programs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use instrument::{Analysis, CallSite, Symbols};
@@ -223,6 +223,61 @@ fn compile_flags(
     Ok(flags)
 }
 
+/// Whether a source's text seems to define `main` (a cheap look before
+/// parsing; libclang decides for the files it parses).
+fn defines_main(text: &str) -> bool {
+    text.match_indices("main").any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + 4..].trim_start();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('(')
+    })
+}
+
+/// Whether `text` has the identifier `name` in it.
+fn mentions(text: &str, name: &str) -> bool {
+    let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(name).any(|(i, _)| {
+        !ident(text[..i].chars().next_back()) && !ident(text[i + name.len()..].chars().next())
+    })
+}
+
+/// The symbols of a tree's sources (by index), each parsed once, when
+/// first needed.
+struct Table<'t> {
+    tree: &'t Tree,
+    parsed: Vec<Option<Symbols>>,
+}
+
+impl Table<'_> {
+    /// Parses the sources of `which` not parsed yet.
+    fn parse(&mut self, which: &[usize]) -> Result<(), DriverError> {
+        let todo: Vec<usize> = which
+            .iter()
+            .copied()
+            .filter(|&k| self.parsed[k].is_none())
+            .collect();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let t = self.tree;
+        let units: Vec<(PathBuf, Vec<String>)> = todo
+            .iter()
+            .map(|&k| (t.root.join(&t.sources[k]), t.flags[&t.sources[k]].clone()))
+            .collect();
+        let symbols = instrument::symbols(&units).map_err(DriverError::Instrument)?;
+        for (k, mut s) in todo.into_iter().zip(symbols) {
+            s.path = t.sources[k].clone();
+            self.parsed[k] = Some(s);
+        }
+        Ok(())
+    }
+
+    /// A parsed source's symbols.
+    fn get(&self, k: usize) -> &Symbols {
+        self.parsed[k].as_ref().expect("parsed before use")
+    }
+}
+
 impl Tree {
     /// The programs of the tree, each analysed with libclang on its own
     /// (one `main` per analysis): each source that defines `main`, linked
@@ -276,33 +331,112 @@ impl Tree {
     /// database the archive holds the other sources of its directory; with
     /// one, every source the build compiles, wherever it is.
     fn links(&self) -> Result<Vec<Vec<PathBuf>>, DriverError> {
-        let units: Vec<(PathBuf, Vec<String>)> = self
+        let texts: Vec<String> = self
             .sources
             .iter()
-            .map(|s| (self.root.join(s), self.flags[s].clone()))
+            .map(|s| std::fs::read_to_string(self.root.join(s)).unwrap_or_default())
             .collect();
-        let mut symbols = instrument::symbols(&units).map_err(DriverError::Instrument)?;
-        for (sym, rel) in symbols.iter_mut().zip(&self.sources) {
-            sym.path = rel.clone();
+        let looks_main: Vec<bool> = texts.iter().map(|t| defines_main(t)).collect();
+        let mut table = Table {
+            tree: self,
+            parsed: vec![None; self.sources.len()],
+        };
+        if self.database.is_some() {
+            // The whole archive, as a linker reads it.
+            table.parse(&(0..self.sources.len()).collect::<Vec<_>>())?;
         }
-        let dir = |s: &PathBuf| s.parent().map(Path::to_path_buf).unwrap_or_default();
-        Ok((0..symbols.len())
-            .filter(|&i| symbols[i].has_main)
-            .map(|main| {
-                // The archive: every unit, or those of main's directory.
-                let members: Vec<usize> = (0..symbols.len())
-                    .filter(|&k| {
-                        self.database.is_some() || dir(&self.sources[k]) == dir(&self.sources[main])
-                    })
-                    .collect();
-                let units: Vec<Symbols> = members.iter().map(|&k| symbols[k].clone()).collect();
-                let at = members.iter().position(|&k| k == main).unwrap_or_default();
-                database::archive_link(at, &units)
+        let candidates = self.candidates(&mut table, &looks_main)?;
+        table.parse(&candidates)?;
+        let dir = |k: usize| self.sources[k].parent().map(Path::to_path_buf);
+        let mut out = Vec::new();
+        let mains: Vec<usize> = candidates
+            .into_iter()
+            .filter(|&m| table.get(m).has_main)
+            .collect();
+        for main in mains {
+            let pool: Vec<usize> = (0..self.sources.len())
+                .filter(|&k| k != main && (self.database.is_some() || dir(k) == dir(main)))
+                .collect();
+            let mut units = vec![main];
+            units.extend(self.members(&mut table, main, &pool, &texts, &looks_main)?);
+            let symbols: Vec<Symbols> = units.iter().map(|&k| table.get(k).clone()).collect();
+            let linked = database::archive_link(0, &symbols);
+            out.push(
+                linked
                     .into_iter()
-                    .map(|k| self.sources[members[k]].clone())
-                    .collect()
+                    .map(|i| self.sources[units[i]].clone())
+                    .collect(),
+            );
+        }
+        Ok(out)
+    }
+
+    /// The sources that may be programs the user asked for: those whose
+    /// text seems to define `main` (libclang decides); when files are
+    /// named without a compile database, only those that may use one: a
+    /// named file itself, those in a named directory, and those of the
+    /// directory of a named header or of a named source that is no program.
+    fn candidates(
+        &self,
+        table: &mut Table,
+        looks_main: &[bool],
+    ) -> Result<Vec<usize>, DriverError> {
+        let all = (0..self.sources.len()).filter(|&k| looks_main[k]);
+        let Some(named) = self.named.as_ref().filter(|_| self.database.is_none()) else {
+            return Ok(all.collect());
+        };
+        let index = |n: &PathBuf| self.sources.iter().position(|s| s == n);
+        let named_sources: Vec<usize> = named.iter().filter_map(index).collect();
+        table.parse(&named_sources)?;
+        let helper_dirs: Vec<Option<&Path>> = named
+            .iter()
+            .filter(|n| is_header(n) || index(n).is_some_and(|k| !table.get(k).has_main))
+            .map(|n| n.parent())
+            .collect();
+        Ok(all
+            .filter(|&k| {
+                let s = &self.sources[k];
+                named.iter().any(|n| s.starts_with(n)) || helper_dirs.contains(&s.parent())
             })
             .collect())
+    }
+
+    /// The sources of `pool` that may define what the program of `main`
+    /// uses, parsed: every one whose text does not look like a program, and
+    /// of those that do (a `main` the preprocessor leaves out makes one a
+    /// helper), those whose text names something the others use.
+    fn members(
+        &self,
+        table: &mut Table,
+        main: usize,
+        pool: &[usize],
+        texts: &[String],
+        looks_main: &[bool],
+    ) -> Result<Vec<usize>, DriverError> {
+        if self.database.is_some() {
+            return Ok(pool.to_vec());
+        }
+        let mut taken: Vec<usize> = pool.iter().copied().filter(|&k| !looks_main[k]).collect();
+        table.parse(&taken)?;
+        loop {
+            // MPI's names are reserved to the MPI library.
+            let names: BTreeSet<String> = std::iter::once(main)
+                .chain(taken.iter().copied())
+                .flat_map(|k| table.get(k).names.iter().cloned())
+                .filter(|n| !n.starts_with("MPI_") && !n.starts_with("PMPI_"))
+                .collect();
+            let more: Vec<usize> = pool
+                .iter()
+                .copied()
+                .filter(|&k| looks_main[k] && !taken.contains(&k))
+                .filter(|&k| names.iter().any(|n| mentions(&texts[k], n)))
+                .collect();
+            if more.is_empty() {
+                return Ok(taken);
+            }
+            table.parse(&more)?;
+            taken.extend(more);
+        }
     }
 
     /// Whether a program made of `sources` uses a file the user named (or
@@ -406,6 +540,21 @@ pub fn directive_nprocs(text: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_main_definition_is_noticed() {
+        assert!(defines_main("int main(int argc, char **argv) {"));
+        assert!(defines_main("int\nmain (void)"));
+        assert!(!defines_main("int domain(void); /* maintain */"));
+    }
+
+    #[test]
+    fn a_name_is_mentioned_as_a_whole_identifier() {
+        assert!(mentions("x = halo_sum(1, 2);", "halo_sum"));
+        assert!(mentions("halo_sum", "halo_sum"));
+        assert!(!mentions("x = halo_sum2(1);", "halo_sum"));
+        assert!(!mentions("my_halo_sum(1);", "halo_sum"));
+    }
 
     #[test]
     fn directives_give_the_process_count() {
