@@ -288,6 +288,7 @@ fn check(args: CheckArgs) -> Result<i32> {
         mpi: args.mpi.as_deref().map(parse_mpi).transpose()?,
         cwd: args.cwd.clone(),
         mpicc: std::env::var("FIB_MPICC").ok(),
+        mpicxx: std::env::var("FIB_MPICXX").ok(),
         mpiexec: std::env::var("FIB_MPIEXEC").ok(),
         libraries: std::sync::Arc::new(fib_driver::interpose::Libraries::from_env()),
         args: (!args.args.is_empty()).then(|| args.args.clone()),

@@ -86,6 +86,7 @@ fn toolchain(args: &RunArgs, exe: &std::path::Path) -> Result<fib_driver::Toolch
     Ok(fib_driver::Toolchain {
         mpi,
         mpicc: std::env::var("FIB_MPICC").unwrap_or_else(|_| mpi.mpicc().into()),
+        mpicxx: std::env::var("FIB_MPICXX").unwrap_or_else(|_| mpi.mpicxx().into()),
         mpiexec: std::env::var("FIB_MPIEXEC").unwrap_or_else(|_| mpi.mpiexec().into()),
         interpose,
     })
@@ -123,6 +124,7 @@ pub(crate) fn run_prebuilt(args: RunArgs) -> Result<i32> {
         cwd: args.cwd.clone(),
         confirm: args.confirm,
         run_unsupported: true,
+        link: Vec::new(),
     };
     let line =
         (!args.no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(Line::new);

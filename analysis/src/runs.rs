@@ -332,12 +332,14 @@ pub fn exploration_cut(limit: usize) -> Finding {
 /// The program did not build.
 pub fn build_failed(
     program: &str,
+    stage: codes::BuildStage,
     file: Option<String>,
     line: Option<u32>,
     output: &str,
 ) -> Finding {
     codes::BuildFailed {
         program: program.to_string(),
+        stage,
         file,
         line,
         output: output.to_string(),

@@ -5,8 +5,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use fib_report::codes::BuildStage;
+
 use crate::discover::{Program, Tree};
 use crate::explore::launch;
+use crate::mpi::Toolchain;
 use crate::DriverError;
 
 /// A built program.
@@ -18,6 +21,8 @@ pub struct Build {
 
 /// Why a program did not build.
 pub struct BuildFailure {
+    /// Which step failed, and whose failure it is.
+    pub stage: BuildStage,
     pub output: String,
     pub file: Option<String>,
     pub line: Option<u32>,
@@ -70,16 +75,75 @@ fn io(what: String) -> impl FnOnce(std::io::Error) -> DriverError {
     move |e| DriverError::Io(what, e)
 }
 
+/// How a program's sources are compiled and linked: the MPI compiler
+/// wrappers and the link flags.
+struct Tools<'a> {
+    mpicc: &'a str,
+    mpicxx: &'a str,
+    /// Whether a source of the program is C++: then it links with `mpicxx`.
+    cxx: bool,
+    /// `fib.toml`'s link flags, the program's own, then `-lm`.
+    link: Vec<String>,
+}
+
+/// Where one build of a program happens.
+struct Way {
+    /// The directory the compiler runs in; sources are named relative to it.
+    dir: PathBuf,
+    /// Flags before each source's own.
+    extra: Vec<String>,
+    /// Where the objects and the program are written.
+    out: PathBuf,
+}
+
+/// What building a program came to.
+enum Step {
+    Done,
+    /// A step failed: the source it compiled (`None`: the link), and the
+    /// compiler's or linker's output.
+    Failed {
+        source: Option<usize>,
+        output: String,
+    },
+}
+
 impl Tree {
+    /// Whether `rel` is compiled as C++: by its extension, or by `-x c++`
+    /// in its flags.
+    fn is_cxx(&self, rel: &Path) -> bool {
+        let flags = &self.flags[rel];
+        crate::discover::is_cxx(rel)
+            || flags.iter().any(|f| f == "-xc++")
+            || flags.windows(2).any(|w| w[0] == "-x" && w[1] == "c++")
+    }
+
+    fn tools<'a>(&self, program: &Program, tc: &'a Toolchain, link: &[String]) -> Tools<'a> {
+        let mut all: Vec<String> = link.iter().chain(&program.link).cloned().collect();
+        if !all.iter().any(|f| f == "-lm") {
+            all.push("-lm".into());
+        }
+        Tools {
+            mpicc: &tc.mpicc,
+            mpicxx: &tc.mpicxx,
+            cxx: program.sources.iter().any(|s| self.is_cxx(s)),
+            link: all,
+        }
+    }
+
     /// Builds `program` from instrumented copies of its sources and of the
     /// tree's headers, or takes it from the cache when the same inputs were
-    /// built before.
+    /// built before. C sources compile with the toolchain's `mpicc`, C++
+    /// ones with its `mpicxx`, which also links a program that has one;
+    /// `link` (from `fib.toml`) and the program's own link flags are passed
+    /// to the link, and `-lm` always is.
     pub fn build(
         &self,
         program: &Program,
-        mpicc: &str,
+        toolchain: &Toolchain,
+        link: &[String],
     ) -> Result<Result<Build, BuildFailure>, DriverError> {
-        let inputs = self.inputs(program, mpicc);
+        let tools = self.tools(program, toolchain, link);
+        let inputs = self.inputs(program, &tools);
         let builds = cache_dir().join("builds");
         let dir = builds.join(&inputs.key);
         let exe = dir.join("program");
@@ -93,22 +157,22 @@ impl Tree {
             .map_err(io("creating a build directory".into()))?;
         launch::register_temp(work.path());
         let _forget = launch::Forget(work.path().to_path_buf());
-        let step = self.compile(program, mpicc, &inputs, work.path())?;
+        let way = self.write_copies(program, &inputs, work.path())?;
+        let mut commands = Vec::new();
+        let step = self.make(program, &tools, &way, &mut commands)?;
         if !matches!(step, Step::Done) && launch::interrupted() {
             // Ctrl-C reaches the compiler too: its failure says nothing
             // about the program.
             return Err(DriverError::Interrupted);
         }
-        match step {
-            Step::Done => {}
-            Step::Compile(out) => {
-                let instrumented = String::from_utf8_lossy(&out.stderr).into_owned();
-                return self.failure(program, mpicc, instrumented).map(Err);
-            }
-            Step::Link(out) => {
-                let raw = String::from_utf8_lossy(&out.stderr).into_owned();
-                return Ok(Err(self.shown_failure(program, raw)));
-            }
+        if let Step::Failed { source, output } = step {
+            let failed = Failed {
+                source,
+                output,
+                command: commands.pop().unwrap_or_default(),
+                way,
+            };
+            return self.failure(program, &tools, work.path(), failed).map(Err);
         }
         // Publish atomically: a concurrent check of the same tree either
         // sees no entry or a complete one.
@@ -131,7 +195,7 @@ impl Tree {
     }
 
     /// The instrumented copies of a program's files and their cache key.
-    fn inputs(&self, program: &Program, mpicc: &str) -> Inputs {
+    fn inputs(&self, program: &Program, tools: &Tools) -> Inputs {
         let header = instrument::site_header();
         let mut copies: Vec<(PathBuf, String)> = Vec::new();
         for rel in program.sources.iter().chain(&self.headers) {
@@ -143,7 +207,11 @@ impl Tree {
         }
         let mut key = Hash::new();
         key.add(env!("CARGO_PKG_VERSION").as_bytes());
-        key.add(mpicc.as_bytes());
+        key.add(tools.mpicc.as_bytes());
+        key.add(tools.mpicxx.as_bytes());
+        for f in &tools.link {
+            key.add(f.as_bytes());
+        }
         key.add(header.as_bytes());
         for s in &program.sources {
             key.add(s.as_os_str().as_encoded_bytes());
@@ -155,9 +223,6 @@ impl Tree {
             key.add(rel.as_os_str().as_encoded_bytes());
             key.add(text.as_bytes());
         }
-        for f in &program.link_flags {
-            key.add(f.as_bytes());
-        }
         Inputs {
             header,
             copies,
@@ -165,16 +230,14 @@ impl Tree {
         }
     }
 
-    /// Writes the copies into `work` and compiles them there, each source
-    /// on its own with its own flags into an object, then links the objects
-    /// into `work/program`. The output of the first step that failed.
-    fn compile(
+    /// Writes the copies and the site header into `work`; how to build
+    /// them there.
+    fn write_copies(
         &self,
         program: &Program,
-        mpicc: &str,
         inputs: &Inputs,
         work: &Path,
-    ) -> Result<Step, DriverError> {
+    ) -> Result<Way, DriverError> {
         let src = work.join("src");
         for (rel, text) in &inputs.copies {
             let p = src.join(rel);
@@ -191,77 +254,153 @@ impl Tree {
         // user's tree, so `__FILE__` and the compiler's messages name the
         // user's files; the original directories stay on the include path.
         let root_abs = std::fs::canonicalize(&self.root).unwrap_or(self.root.clone());
-        let mut dirs: Vec<PathBuf> = program
-            .sources
-            .iter()
-            .filter_map(|s| s.parent().map(|p| root_abs.join(p)))
-            .collect();
-        dirs.dedup();
-        let mut objects = Vec::new();
-        for (i, s) in program.sources.iter().enumerate() {
-            let obj = work.join(format!("{i}.o"));
-            let mut cmd = Command::new(mpicc);
-            cmd.current_dir(&src)
-                .args(["-c", "-g", "-O0", "-include"])
-                .arg(&hpath);
-            for d in &dirs {
-                cmd.arg(format!("-I{}", d.display()));
+        let mut extra = vec!["-include".to_string(), hpath.display().to_string()];
+        for s in &program.sources {
+            let d = format!(
+                "-I{}",
+                root_abs.join(s.parent().unwrap_or(Path::new(""))).display()
+            );
+            if !extra.contains(&d) {
+                extra.push(d);
             }
-            cmd.args(&self.flags[s]).arg(s).arg("-o").arg(&obj);
-            let out = run(cmd, mpicc)?;
-            if !out.status.success() {
-                return Ok(Step::Compile(out));
-            }
-            objects.push(obj);
         }
-        let mut cmd = Command::new(mpicc);
-        cmd.current_dir(&src)
-            .args(&objects)
-            .arg("-o")
-            .arg(work.join("program"));
-        if program.sources.iter().any(|s| crate::discover::is_cxx(s)) {
-            cmd.arg("-lstdc++");
-        }
-        cmd.args(&program.link_flags);
-        let out = run(cmd, mpicc)?;
-        Ok(if out.status.success() {
-            Step::Done
-        } else {
-            Step::Link(out)
+        Ok(Way {
+            dir: src,
+            extra,
+            out: work.to_path_buf(),
         })
     }
 
-    /// Why the program did not build: the user's own build's errors when it
-    /// fails too (the instrumentation can change what the compiler says,
-    /// and its paths are the copies'), else the instrumented build's.
+    /// Compiles each source of the program on its own with its own flags
+    /// into an object, then links the objects into `way.out/program`; the
+    /// command line of each step run is added to `commands`.
+    fn make(
+        &self,
+        program: &Program,
+        tools: &Tools,
+        way: &Way,
+        commands: &mut Vec<String>,
+    ) -> Result<Step, DriverError> {
+        let mut objects = Vec::new();
+        for (i, s) in program.sources.iter().enumerate() {
+            let compiler = if self.is_cxx(s) {
+                tools.mpicxx
+            } else {
+                tools.mpicc
+            };
+            let obj = way.out.join(format!("{i}.o"));
+            let mut cmd = Command::new(compiler);
+            cmd.current_dir(&way.dir).args(["-c", "-g", "-O0"]);
+            cmd.args(&way.extra)
+                .args(&self.flags[s])
+                .arg(s)
+                .arg("-o")
+                .arg(&obj);
+            commands.push(shown_command(&cmd));
+            let out = run(cmd, compiler)?;
+            if !out.status.success() {
+                let output = String::from_utf8_lossy(&out.stderr).into_owned();
+                return Ok(Step::Failed {
+                    source: Some(i),
+                    output,
+                });
+            }
+            objects.push(obj);
+        }
+        let linker = if tools.cxx { tools.mpicxx } else { tools.mpicc };
+        let mut cmd = Command::new(linker);
+        cmd.current_dir(&way.dir).args(&objects);
+        cmd.arg("-o").arg(way.out.join("program")).args(&tools.link);
+        commands.push(shown_command(&cmd));
+        let out = run(cmd, linker)?;
+        Ok(if out.status.success() {
+            Step::Done
+        } else {
+            let output = String::from_utf8_lossy(&out.stderr).into_owned();
+            Step::Failed {
+                source: None,
+                output,
+            }
+        })
+    }
+
+    /// Why the program did not build. The instrumented build failed; the
+    /// user's sources are built as they are, and when that fails too, its
+    /// errors are the user's (the instrumentation can change what the
+    /// compiler says, and its paths are the copies'). When it succeeds,
+    /// the failure is fib's: both command lines and the instrumented
+    /// build's output.
     fn failure(
         &self,
         program: &Program,
-        mpicc: &str,
-        instrumented: String,
+        tools: &Tools,
+        work: &Path,
+        failed: Failed,
     ) -> Result<BuildFailure, DriverError> {
-        let mut raw = None;
-        for s in &program.sources {
-            let mut plain = Command::new(mpicc);
-            plain.current_dir(&self.root).arg("-fsyntax-only");
-            plain.args(&self.flags[s]).arg(s);
-            let out = run(plain, mpicc)?;
-            if !out.status.success() {
-                raw = Some(String::from_utf8_lossy(&out.stderr).into_owned());
-                break;
+        let plain = Way {
+            dir: self.root.clone(),
+            extra: Vec::new(),
+            out: work.join("plain"),
+        };
+        std::fs::create_dir_all(&plain.out)
+            .map_err(io(format!("creating {}", plain.out.display())))?;
+        let mut commands = Vec::new();
+        let step = self.make(program, tools, &plain, &mut commands)?;
+        if !matches!(step, Step::Done) && launch::interrupted() {
+            return Err(DriverError::Interrupted);
+        }
+        if let Step::Failed { source, output } = step {
+            let stage = match source {
+                Some(_) => BuildStage::Compile,
+                None => BuildStage::Link {
+                    undefined: undefined_references(&output),
+                },
+            };
+            let output = self.cleaned(program, &plain, &output);
+            return Ok(self.shown_failure(program, stage, output));
+        }
+        let plain_command = match failed.source {
+            Some(i) => commands.get(i),
+            None => commands.last(),
+        };
+        let output = format!(
+            "instrumented: {}\nas it is: {}\n{}",
+            failed.command,
+            plain_command.map_or("", String::as_str),
+            self.cleaned(program, &failed.way, &failed.output)
+        );
+        Ok(self.shown_failure(program, BuildStage::Instrumented, output))
+    }
+
+    /// The output of a build made the `way` given, its object files named
+    /// by their sources and its sources (as the debug information names
+    /// them, absolute) relative to the tree: no build directory, which is
+    /// gone once the build is over, is named.
+    fn cleaned(&self, program: &Program, way: &Way, output: &str) -> String {
+        let mut text = output.to_string();
+        for out in [
+            way.out.clone(),
+            std::fs::canonicalize(&way.out).unwrap_or_default(),
+        ] {
+            for (i, s) in program.sources.iter().enumerate() {
+                let obj = out.join(format!("{i}.o")).display().to_string();
+                text = text.replace(&obj, &self.show(s));
             }
         }
-        let raw = raw.unwrap_or_else(|| {
-            format!(
-                "the program compiles, but not instrumented by fib (a bug in fib):\n{instrumented}"
-            )
-        });
-        Ok(self.shown_failure(program, raw))
+        for dir in [
+            way.dir.clone(),
+            std::fs::canonicalize(&way.dir).unwrap_or_default(),
+        ] {
+            if dir.is_absolute() {
+                text = text.replace(&format!("{}/", dir.display()), "");
+            }
+        }
+        text
     }
 
     /// A build failure from the compiler's or linker's output, its files
     /// named as the user does, from where fib was started.
-    fn shown_failure(&self, program: &Program, raw: String) -> BuildFailure {
+    fn shown_failure(&self, program: &Program, stage: BuildStage, raw: String) -> BuildFailure {
         let (file, line) = first_location(&raw, &program.main);
         let output = if self.shown_root.as_os_str().is_empty() {
             raw
@@ -280,6 +419,7 @@ impl Tree {
             s
         };
         BuildFailure {
+            stage,
             output,
             file: file.map(|f| self.show(Path::new(&f))),
             line,
@@ -287,13 +427,55 @@ impl Tree {
     }
 }
 
-/// What building a program came to.
-enum Step {
-    Done,
-    /// A source did not compile: the compiler's output.
-    Compile(std::process::Output),
-    /// The objects did not link: the linker's output.
-    Link(std::process::Output),
+/// The instrumented build's failed step.
+struct Failed {
+    source: Option<usize>,
+    output: String,
+    /// Its command line.
+    command: String,
+    /// How the build was made.
+    way: Way,
+}
+
+/// A command line as a shell would take it: `cd DIR && tool args...`.
+fn shown_command(cmd: &Command) -> String {
+    let quote = |s: &std::ffi::OsStr| {
+        let s = s.to_string_lossy();
+        if !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_alphanumeric() || "-_./=,+:@%".contains(c))
+        {
+            s.into_owned()
+        } else {
+            format!("'{}'", s.replace('\'', "'\\''"))
+        }
+    };
+    let mut words = vec![quote(cmd.get_program())];
+    words.extend(cmd.get_args().map(quote));
+    match cmd.get_current_dir() {
+        Some(d) => format!("cd {} && {}", quote(d.as_os_str()), words.join(" ")),
+        None => words.join(" "),
+    }
+}
+
+/// The symbols a linker's output says it found no definition of, each once.
+fn undefined_references(output: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for l in output.lines() {
+        // GNU ld: "undefined reference to `f'", or for a symbol of a
+        // library not on the command line "... to symbol 'sqrt@@GLIBC_2.2.5'".
+        let rest = l
+            .split_once("undefined reference to `")
+            .or_else(|| l.split_once("undefined reference to symbol '"));
+        let Some((_, rest)) = rest else {
+            continue;
+        };
+        let name = rest.split(['\'', '@']).next().unwrap_or(rest).to_string();
+        if !out.contains(&name) {
+            out.push(name);
+        }
+    }
+    out
 }
 
 fn run(mut cmd: Command, tool: &str) -> Result<std::process::Output, DriverError> {
@@ -336,6 +518,24 @@ mod tests {
         assert_eq!(
             first_location(text, Path::new("prog.c")),
             (Some("prog.c".into()), Some(7))
+        );
+    }
+
+    #[test]
+    fn the_linker_names_what_is_undefined() {
+        let text = "/usr/bin/ld: a.c: in function `main':\na.c:5: undefined reference to `missing'\n\
+                    a.c:6: undefined reference to `missing'\nb.cc:2: undefined reference to `f(int)'\n\
+                    /usr/bin/ld: c.o: undefined reference to symbol 'sqrt@@GLIBC_2.2.5'\n";
+        assert_eq!(undefined_references(text), ["missing", "f(int)", "sqrt"]);
+    }
+
+    #[test]
+    fn command_lines_are_quoted_for_a_shell() {
+        let mut cmd = Command::new("mpicc.mpich");
+        cmd.current_dir("/t/a b").args(["-c", "-DX=\"1\"", "a.c"]);
+        assert_eq!(
+            shown_command(&cmd),
+            "cd '/t/a b' && mpicc.mpich -c '-DX=\"1\"' a.c"
         );
     }
 }

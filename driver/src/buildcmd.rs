@@ -700,8 +700,8 @@ fn assemble(
         main: main_rel,
         sources,
         directive_nprocs: discover::directive_nprocs(&text),
+        link: link_flags,
         analysis,
-        link_flags,
     };
     Ok(Ok(Some((tree, program))))
 }
@@ -831,8 +831,8 @@ fn linked_note(root: &Path, exe: &Path, tree: &Tree, program: &Program) -> Strin
         .unwrap_or_else(|| exe.display().to_string());
     let sources: Vec<String> = program.sources.iter().map(|s| tree.show(s)).collect();
     let mut note = format!("the build linked {exe} from {}", sources.join(", "));
-    if !program.link_flags.is_empty() {
-        note.push_str(&format!(" ({})", program.link_flags.join(" ")));
+    if !program.link.is_empty() {
+        note.push_str(&format!(" ({})", program.link.join(" ")));
     }
     note
 }

@@ -46,6 +46,8 @@ pub struct Options {
     /// Run a program that calls MPI functions fib does not model anyway
     /// (`--run-unsupported`); by default such a program is not run.
     pub run_unsupported: bool,
+    /// Link flags from `fib.toml` (the top level's, then the program's).
+    pub link: Vec<String>,
 }
 
 /// The process count used when neither `-n` nor a `fib:` directive says.
@@ -253,7 +255,7 @@ fn build(
     opts: &Options,
     report: &mut ProgramReport,
 ) -> Result<Option<PathBuf>, DriverError> {
-    match tree.build(program, &opts.toolchain.mpicc)? {
+    match tree.build(program, &opts.toolchain, &opts.link)? {
         Ok(b) => {
             report.build = Some(if b.cached {
                 BuildKind::Cached
@@ -266,6 +268,7 @@ fn build(
             report.outcome = Outcome::BuildFailed;
             report.findings.push(fib_analysis::build_failed(
                 &report.program,
+                fail.stage,
                 fail.file,
                 fail.line,
                 &fail.output,

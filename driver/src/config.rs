@@ -11,6 +11,7 @@
 //! confirm = true
 //! mpi = "mpich"                 # or "openmpi"
 //! ignore = ["legacy/**", "*_scratch.c"]
+//! link = ["-lfftw3"]              # link flags of every program (-lm is always linked)
 //!
 //! [severity]
 //! FIB014 = "error"                # or "warning", "note", "off"
@@ -19,6 +20,7 @@
 //! nprocs = 4
 //! args = ["--size", "16"]
 //! timeout = 120
+//! link = ["-L/opt/petsc/lib", "-lpetsc"]   # added to the top-level ones
 //! ```
 
 use std::collections::BTreeMap;
@@ -54,6 +56,8 @@ struct Raw {
     severity: BTreeMap<String, String>,
     mpi: Option<String>,
     #[serde(default)]
+    link: Vec<String>,
+    #[serde(default)]
     programs: BTreeMap<String, RawProgram>,
 }
 
@@ -64,6 +68,8 @@ struct RawProgram {
     nprocs: Option<Vec<usize>>,
     args: Option<Vec<String>>,
     timeout: Option<f64>,
+    #[serde(default)]
+    link: Vec<String>,
 }
 
 /// A process count or a list of them.
@@ -112,6 +118,8 @@ pub struct Settings {
     pub programs: BTreeMap<PathBuf, ProgramSettings>,
     /// The MPI implementation to run under (`mpi`), when the file says.
     pub mpi: Option<Mpi>,
+    /// Link flags of every program (`link`), before each program's own.
+    pub link: Vec<String>,
 }
 
 /// The settings of one program (`[programs."path/to/prog.c"]`).
@@ -120,6 +128,8 @@ pub struct ProgramSettings {
     pub nprocs: Option<Vec<usize>>,
     pub args: Option<Vec<String>>,
     pub timeout: Option<Duration>,
+    /// Link flags of this program, after the top-level ones.
+    pub link: Vec<String>,
 }
 
 impl Settings {
@@ -196,6 +206,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
         None => None,
     };
     let ignore = ignore_set(&raw.ignore).map_err(|m| cx.err(None, "ignore", m))?;
+    cx.link(None, &raw.link)?;
     let mut severity = Vec::new();
     for (code, level) in &raw.severity {
         let s = severity_of(code, level).map_err(|m| cx.err(Some("severity"), code, m))?;
@@ -206,6 +217,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
         let table = format!("programs.\"{path}\"");
         cx.counts(Some(&table), &p.nprocs)?;
         let timeout = cx.timeout(Some(&table), p.timeout)?;
+        cx.link(Some(&table), &p.link)?;
         let rel: PathBuf = Path::new(path)
             .components()
             .filter(|c| !matches!(c, std::path::Component::CurDir))
@@ -216,6 +228,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
                 nprocs: p.nprocs.clone(),
                 args: p.args.clone(),
                 timeout,
+                link: p.link.clone(),
             },
         );
     }
@@ -230,6 +243,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
         severity,
         programs,
         mpi,
+        link: raw.link,
     })
 }
 
@@ -263,6 +277,26 @@ impl Cx<'_> {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Link flags: each one word, a flag (`-lm`, `-L/dir`, `-Wl,...`) or
+    /// an absolute path to a library.
+    fn link(&self, table: Option<&str>, flags: &[String]) -> Result<(), ConfigError> {
+        for f in flags {
+            let why = if f.is_empty() || f.contains(char::is_whitespace) {
+                Some("one flag per string (\"-L/opt/lib\", not \"-L /opt/lib\")")
+            } else if !(f.starts_with('-') || Path::new(f).is_absolute()) {
+                Some("write it as a flag (-lm, -L/dir, -Wl,...) or an absolute path")
+            } else if f == "-c" || f.starts_with("-o") {
+                Some("fib chooses the output and the step itself")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(self.err(table, "link", format!("`{f}` is not a link flag: {why}")));
+            }
+        }
+        Ok(())
     }
 
     fn timeout(
@@ -407,6 +441,7 @@ ignore = ["legacy", "gen/*.c"]
 zero_buffer = true
 confirm = false
 mpi = "mpich"
+link = ["-lm", "-L/opt/x/lib"]
 
 [severity]
 FIB014 = "error"
@@ -416,6 +451,7 @@ fib020 = "off"
 nprocs = 3
 args = ["-v"]
 timeout = 1.5
+link = ["-lfoo"]
 "#,
         )
         .unwrap();
@@ -434,6 +470,8 @@ timeout = 1.5
         assert_eq!(p.nprocs, Some(vec![3]));
         assert_eq!(p.args, Some(vec!["-v".to_string()]));
         assert_eq!(p.timeout, Some(Duration::from_millis(1500)));
+        assert_eq!(s.link, ["-lm", "-L/opt/x/lib"]);
+        assert_eq!(p.link, ["-lfoo"]);
         assert!(s.ignores(Path::new("legacy/old.c")));
         assert!(
             s.ignores(Path::new("src/legacy/old.c")),
@@ -503,6 +541,20 @@ timeout = 1.5
         assert_eq!(
             (e.line, e.key.as_deref()),
             (Some(2), Some("programs.\"a.c\".timeout"))
+        );
+
+        let e = parse_str("link = \"-lm\"\n").unwrap_err();
+        assert_eq!((e.line, e.key.as_deref()), (Some(1), Some("link")));
+        assert!(e.message.contains("invalid type"), "{e}");
+        let e = parse_str("nprocs = 2\nlink = [\"m\"]\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tree/fib.toml:2: `link`: `m` is not a link flag: write it as a flag (-lm, -L/dir, -Wl,...) or an absolute path"
+        );
+        let e = parse_str("[programs.\"a.c\"]\nlink = [\"-L /opt\"]\n").unwrap_err();
+        assert_eq!(
+            (e.line, e.key.as_deref()),
+            (Some(2), Some("programs.\"a.c\".link"))
         );
 
         let e = parse_str("ignore = [\"a/[b\"]\n").unwrap_err();

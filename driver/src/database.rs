@@ -128,6 +128,47 @@ impl Database {
     pub fn flags(&self, root: &Path, rel: &Path) -> Option<Vec<String>> {
         self.command(root, rel).map(CompileCommand::parser_flags)
     }
+
+    /// The link flags of `rel`'s command (`-l`, `-L`, `-Wl,`, `-pthread`),
+    /// which a command that compiles and links in one step has; relative
+    /// `-L` paths made absolute.
+    pub fn link_flags(&self, root: &Path, rel: &Path) -> Vec<String> {
+        let Some(c) = self.command(root, rel) else {
+            return Vec::new();
+        };
+        link_flags(&c.args[1.min(c.args.len())..], &c.directory)
+    }
+}
+
+/// The link flags among a command's arguments, run in `dir`.
+fn link_flags(args: &[String], dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let (flag, value) = match a.as_str() {
+            "-l" | "-L" => match it.next() {
+                Some(v) => (a.as_str(), v.as_str()),
+                None => break,
+            },
+            "-pthread" => {
+                out.push(a.clone());
+                continue;
+            }
+            _ if a.starts_with("-Wl,") => {
+                out.push(a.clone());
+                continue;
+            }
+            _ if a.starts_with("-l") => ("-l", &a[2..]),
+            _ if a.starts_with("-L") => ("-L", &a[2..]),
+            _ => continue,
+        };
+        if flag == "-L" && Path::new(value).is_relative() {
+            out.push(format!("-L{}", dir.join(value).display()));
+        } else {
+            out.push(format!("{flag}{value}"));
+        }
+    }
+    out
 }
 
 /// The units `units[main]` is linked with, `main` first: the others are
@@ -178,6 +219,7 @@ mod tests {
             defines: defines.iter().map(|s| s.to_string()).collect(),
             uses: uses.iter().map(|s| s.to_string()).collect(),
             has_main: main,
+            ..Symbols::default()
         }
     }
 
@@ -210,6 +252,30 @@ mod tests {
         assert_eq!(lexical(Path::new("./..")), Path::new(".."));
         assert_eq!(lexical(Path::new("../p/app/..")), Path::new("../p"));
         assert_eq!(lexical(Path::new("/t/p/a/b/../..")), Path::new("/t/p"));
+    }
+
+    #[test]
+    fn a_command_that_links_gives_its_link_flags() {
+        let args: Vec<String> = [
+            "-O2",
+            "-Iinc",
+            "-L",
+            "lib",
+            "-lfftw3",
+            "-l",
+            "m",
+            "-Wl,-rpath,/x",
+            "-pthread",
+            "-o",
+            "a",
+            "a.c",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            link_flags(&args, Path::new("/b")),
+            ["-L/b/lib", "-lfftw3", "-lm", "-Wl,-rpath,/x", "-pthread"]
+        );
     }
 
     #[test]

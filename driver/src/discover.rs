@@ -3,10 +3,10 @@
 //! `compile_commands.json` or the MPI compiler), analyses them with
 //! libclang, and groups them into programs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use instrument::{Analysis, CallSite};
+use instrument::{Analysis, CallSite, Symbols};
 
 use crate::database::{self, Database};
 use crate::DriverError;
@@ -45,12 +45,13 @@ pub struct Program {
     pub sources: Vec<PathBuf>,
     /// The process count its `fib:` directive asks for, if any.
     pub directive_nprocs: Option<usize>,
+    /// Its own link flags: those its `fib:` directive gives (`-lm`), and
+    /// those of its compile database entry (rare); under `--build`, the
+    /// libraries and flags the user's build linked it with.
+    pub link: Vec<String>,
     /// The program's site table and static facts; site ids are the
     /// program's own.
     pub analysis: Analysis,
-    /// Libraries and link flags its link takes after the objects (from
-    /// the user's build under `--build`; none otherwise).
-    pub link_flags: Vec<String>,
 }
 
 fn has_ext(p: &Path, exts: &[&str]) -> bool {
@@ -233,6 +234,51 @@ fn defines_main(text: &str) -> bool {
     })
 }
 
+/// Whether `text` has the identifier `name` in it.
+fn mentions(text: &str, name: &str) -> bool {
+    let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    text.match_indices(name).any(|(i, _)| {
+        !ident(text[..i].chars().next_back()) && !ident(text[i + name.len()..].chars().next())
+    })
+}
+
+/// The symbols of a tree's sources (by index), each parsed once, when
+/// first needed.
+struct Table<'t> {
+    tree: &'t Tree,
+    parsed: Vec<Option<Symbols>>,
+}
+
+impl Table<'_> {
+    /// Parses the sources of `which` not parsed yet.
+    fn parse(&mut self, which: &[usize]) -> Result<(), DriverError> {
+        let todo: Vec<usize> = which
+            .iter()
+            .copied()
+            .filter(|&k| self.parsed[k].is_none())
+            .collect();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let t = self.tree;
+        let units: Vec<(PathBuf, Vec<String>)> = todo
+            .iter()
+            .map(|&k| (t.root.join(&t.sources[k]), t.flags[&t.sources[k]].clone()))
+            .collect();
+        let symbols = instrument::symbols(&units).map_err(DriverError::Instrument)?;
+        for (k, mut s) in todo.into_iter().zip(symbols) {
+            s.path = t.sources[k].clone();
+            self.parsed[k] = Some(s);
+        }
+        Ok(())
+    }
+
+    /// A parsed source's symbols.
+    fn get(&self, k: usize) -> &Symbols {
+        self.parsed[k].as_ref().expect("parsed before use")
+    }
+}
+
 impl Tree {
     /// The programs of the tree, each analysed with libclang on its own
     /// (one `main` per analysis): each source that defines `main`, linked
@@ -260,61 +306,138 @@ impl Tree {
                 .iter()
                 .any(|u| u.has_main && u.path == main_path)
             {
-                // The text looked like it defined main; libclang says no.
+                // The symbols said main; the analysis does not agree.
                 continue;
+            }
+            let mut link = directive_link(&text(&main));
+            if let Some(db) = &self.database {
+                link.extend(db.link_flags(&self.root, &main));
             }
             out.push(Program {
                 directive_nprocs: directive_nprocs(&text(&main)),
+                link,
                 main,
                 sources,
                 analysis,
-                link_flags: Vec::new(),
             });
         }
         Ok(out)
     }
 
-    /// Each program's sources, its `main` first. Without a compile
-    /// database, a source that defines `main` is linked with every source
-    /// of its directory that does not; with one, with the sources the
-    /// build compiles that a linker would pull in from one static archive
-    /// of them all ([`database::archive_link`]), wherever they are.
+    /// Each program's sources, its `main` first: each source libclang
+    /// finds a `main` in (under its real flags: a `main` an `#ifdef` leaves
+    /// out does not count), linked with the sources a linker would pull in
+    /// from one static archive of the others ([`database::archive_link`]):
+    /// those that define what it uses, transitively. Without a compile
+    /// database the archive holds the other sources of its directory; with
+    /// one, every source the build compiles, wherever it is.
     fn links(&self) -> Result<Vec<Vec<PathBuf>>, DriverError> {
-        if self.database.is_some() {
-            let units: Vec<(PathBuf, Vec<String>)> = self
-                .sources
-                .iter()
-                .map(|s| (self.root.join(s), self.flags[s].clone()))
-                .collect();
-            let mut symbols = instrument::symbols(&units).map_err(DriverError::Instrument)?;
-            for (sym, rel) in symbols.iter_mut().zip(&self.sources) {
-                sym.path = rel.clone();
-            }
-            return Ok((0..symbols.len())
-                .filter(|&i| symbols[i].has_main)
-                .map(|i| {
-                    let link = database::archive_link(i, &symbols);
-                    link.into_iter().map(|k| self.sources[k].clone()).collect()
-                })
-                .collect());
-        }
-        let text = |rel: &Path| std::fs::read_to_string(self.root.join(rel)).unwrap_or_default();
-        let dir = |s: &PathBuf| s.parent().map(Path::to_path_buf).unwrap_or_default();
-        let mains: Vec<&PathBuf> = self
+        let texts: Vec<String> = self
             .sources
             .iter()
-            .filter(|s| defines_main(&text(s)))
+            .map(|s| std::fs::read_to_string(self.root.join(s)).unwrap_or_default())
             .collect();
-        Ok(mains
+        let looks_main: Vec<bool> = texts.iter().map(|t| defines_main(t)).collect();
+        let mut table = Table {
+            tree: self,
+            parsed: vec![None; self.sources.len()],
+        };
+        if self.database.is_some() {
+            // The whole archive, as a linker reads it.
+            table.parse(&(0..self.sources.len()).collect::<Vec<_>>())?;
+        }
+        let candidates = self.candidates(&mut table, &looks_main)?;
+        table.parse(&candidates)?;
+        let dir = |k: usize| self.sources[k].parent().map(Path::to_path_buf);
+        let mut out = Vec::new();
+        let mains: Vec<usize> = candidates
+            .into_iter()
+            .filter(|&m| table.get(m).has_main)
+            .collect();
+        for main in mains {
+            let pool: Vec<usize> = (0..self.sources.len())
+                .filter(|&k| k != main && (self.database.is_some() || dir(k) == dir(main)))
+                .collect();
+            let mut units = vec![main];
+            units.extend(self.members(&mut table, main, &pool, &texts, &looks_main)?);
+            let symbols: Vec<Symbols> = units.iter().map(|&k| table.get(k).clone()).collect();
+            let linked = database::archive_link(0, &symbols);
+            out.push(
+                linked
+                    .into_iter()
+                    .map(|i| self.sources[units[i]].clone())
+                    .collect(),
+            );
+        }
+        Ok(out)
+    }
+
+    /// The sources that may be programs the user asked for: those whose
+    /// text seems to define `main` (libclang decides); when files are
+    /// named without a compile database, only those that may use one: a
+    /// named file itself, those in a named directory, and those of the
+    /// directory of a named header or of a named source that is no program.
+    fn candidates(
+        &self,
+        table: &mut Table,
+        looks_main: &[bool],
+    ) -> Result<Vec<usize>, DriverError> {
+        let all = (0..self.sources.len()).filter(|&k| looks_main[k]);
+        let Some(named) = self.named.as_ref().filter(|_| self.database.is_none()) else {
+            return Ok(all.collect());
+        };
+        let index = |n: &PathBuf| self.sources.iter().position(|s| s == n);
+        let named_sources: Vec<usize> = named.iter().filter_map(index).collect();
+        table.parse(&named_sources)?;
+        let helper_dirs: Vec<Option<&Path>> = named
             .iter()
-            .map(|&main| {
-                let helpers = self
-                    .sources
-                    .iter()
-                    .filter(|o| *o != main && dir(o) == dir(main) && !mains.contains(o));
-                std::iter::once(main).chain(helpers).cloned().collect()
+            .filter(|n| is_header(n) || index(n).is_some_and(|k| !table.get(k).has_main))
+            .map(|n| n.parent())
+            .collect();
+        Ok(all
+            .filter(|&k| {
+                let s = &self.sources[k];
+                named.iter().any(|n| s.starts_with(n)) || helper_dirs.contains(&s.parent())
             })
             .collect())
+    }
+
+    /// The sources of `pool` that may define what the program of `main`
+    /// uses, parsed: every one whose text does not look like a program, and
+    /// of those that do (a `main` the preprocessor leaves out makes one a
+    /// helper), those whose text names something the others use.
+    fn members(
+        &self,
+        table: &mut Table,
+        main: usize,
+        pool: &[usize],
+        texts: &[String],
+        looks_main: &[bool],
+    ) -> Result<Vec<usize>, DriverError> {
+        if self.database.is_some() {
+            return Ok(pool.to_vec());
+        }
+        let mut taken: Vec<usize> = pool.iter().copied().filter(|&k| !looks_main[k]).collect();
+        table.parse(&taken)?;
+        loop {
+            // MPI's names are reserved to the MPI library.
+            let names: BTreeSet<String> = std::iter::once(main)
+                .chain(taken.iter().copied())
+                .flat_map(|k| table.get(k).names.iter().cloned())
+                .filter(|n| !n.starts_with("MPI_") && !n.starts_with("PMPI_"))
+                .collect();
+            let more: Vec<usize> = pool
+                .iter()
+                .copied()
+                .filter(|&k| looks_main[k] && !taken.contains(&k))
+                .filter(|&k| names.iter().any(|n| mentions(&texts[k], n)))
+                .collect();
+            if more.is_empty() {
+                return Ok(taken);
+            }
+            table.parse(&more)?;
+            taken.extend(more);
+        }
     }
 
     /// Whether a program made of `sources` uses a file the user named (or
@@ -358,25 +481,55 @@ impl Program {
     }
 }
 
+/// The words after `fib:` of each comment line with a directive (not a
+/// waiver, `fib: allow ...`).
+fn directives(text: &str) -> impl Iterator<Item = Vec<&str>> {
+    text.lines().filter_map(|line| {
+        let i = line.find("fib:")?;
+        let before = &line[..i];
+        let comment =
+            before.contains("//") || before.contains("/*") || before.trim_start().starts_with('*');
+        let waiver = line[i + 4..].trim_start().starts_with("allow");
+        (comment && !waiver).then(|| {
+            line[i + 4..]
+                .split_whitespace()
+                .map(|w| w.trim_end_matches("*/"))
+                .filter(|w| !w.is_empty())
+                .collect()
+        })
+    })
+}
+
+/// Whether a word of a directive is a link flag: `-lm`, `-L/dir`,
+/// `-Wl,...`, `-pthread`.
+fn is_link_flag(w: &str) -> bool {
+    (w.starts_with("-l") || w.starts_with("-L")) && w.len() > 2
+        || w.starts_with("-Wl,")
+        || w == "-pthread"
+}
+
+/// The link flags `fib:` directive comments give: `/* fib: -lm */`,
+/// `// fib: -n 4 -L/opt/fftw/lib -lfftw3`.
+pub fn directive_link(text: &str) -> Vec<String> {
+    directives(text)
+        .flatten()
+        .filter(|w| is_link_flag(w))
+        .map(str::to_string)
+        .collect()
+}
+
 /// The process count a `fib:` directive comment asks for: `fib: -n 4` or
 /// `fib: nprocs=4` anywhere in a comment line.
 pub fn directive_nprocs(text: &str) -> Option<usize> {
-    for line in text.lines() {
-        let Some(i) = line.find("fib:") else { continue };
-        let before = &line[..i];
-        if !(before.contains("//") || before.contains("/*") || before.trim_start().starts_with('*'))
-        {
-            continue;
-        }
-        let words: Vec<&str> = line[i + 4..].split_whitespace().collect();
+    for words in directives(text) {
         for (k, w) in words.iter().enumerate() {
             if (*w == "-n" || *w == "--nprocs") && k + 1 < words.len() {
-                if let Ok(n) = words[k + 1].trim_end_matches("*/").parse() {
+                if let Ok(n) = words[k + 1].parse() {
                     return Some(n);
                 }
             }
             if let Some(v) = w.strip_prefix("nprocs=").or_else(|| w.strip_prefix("-n")) {
-                if let Ok(n) = v.trim_end_matches("*/").parse() {
+                if let Ok(n) = v.parse() {
                     return Some(n);
                 }
             }
@@ -397,11 +550,57 @@ mod tests {
     }
 
     #[test]
+    fn a_name_is_mentioned_as_a_whole_identifier() {
+        assert!(mentions("x = halo_sum(1, 2);", "halo_sum"));
+        assert!(mentions("halo_sum", "halo_sum"));
+        assert!(!mentions("x = halo_sum2(1);", "halo_sum"));
+        assert!(!mentions("my_halo_sum(1);", "halo_sum"));
+    }
+
+    #[test]
     fn directives_give_the_process_count() {
         assert_eq!(directive_nprocs("/* fib: -n 4 */\nint main(){}"), Some(4));
         assert_eq!(directive_nprocs("// fib: nprocs=3"), Some(3));
         assert_eq!(directive_nprocs(" * fib: -n6"), Some(6));
         assert_eq!(directive_nprocs("int fib: -n 4;"), None);
         assert_eq!(directive_nprocs("// nothing here"), None);
+        assert_eq!(directive_nprocs("/* fib: -n 4*/"), Some(4));
+    }
+
+    /// The programs of a directory of `tests/cli/linking/`, each as its
+    /// sources' file names.
+    fn linked(dir: &str) -> Vec<Vec<String>> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/cli/linking")
+            .join(dir);
+        let tree = discover(&root, crate::mpi::Mpi::Mpich.mpicc()).unwrap();
+        let name = |p: &PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
+        tree.programs()
+            .unwrap()
+            .iter()
+            .map(|p| p.sources.iter().map(name).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_helper_is_linked_only_when_the_program_uses_it() {
+        assert_eq!(linked("collide"), [["main.c", "exchange.c"]]);
+    }
+
+    #[test]
+    fn a_main_the_preprocessor_leaves_out_makes_no_program() {
+        assert_eq!(linked("unit_test"), [["solver.c", "halo.c"]]);
+    }
+
+    #[test]
+    fn directives_give_link_flags() {
+        assert_eq!(directive_link("/* fib: -lm */\nint main(){}"), ["-lm"]);
+        assert_eq!(
+            directive_link("// fib: -n 4 -L/opt/f/lib -lfftw3 -Wl,-rpath,/opt/f/lib\n"),
+            ["-L/opt/f/lib", "-lfftw3", "-Wl,-rpath,/opt/f/lib"]
+        );
+        assert_eq!(directive_link("/* fib: -lm*/"), ["-lm"]);
+        assert!(directive_link("// fib: allow FIB014 -- no -lm here").is_empty());
+        assert!(directive_link("int x = -lm; // nothing").is_empty());
     }
 }

@@ -55,6 +55,15 @@ impl Mpi {
         }
     }
 
+    /// The C++ compiler wrapper, which compiles and links C++ sources
+    /// (against the C++ standard library and, for MPICH, its C++ bindings).
+    pub fn mpicxx(self) -> &'static str {
+        match self {
+            Mpi::Mpich => "mpicxx.mpich",
+            Mpi::OpenMpi => "mpicxx.openmpi",
+        }
+    }
+
     /// The launcher.
     pub fn mpiexec(self) -> &'static str {
         match self {
@@ -185,6 +194,9 @@ pub struct Toolchain {
     pub mpi: Mpi,
     /// The compiler wrapper (`mpicc.mpich`, or `FIB_MPICC`).
     pub mpicc: String,
+    /// The C++ compiler wrapper (`mpicxx.mpich`, or `FIB_MPICXX`): it
+    /// compiles the C++ sources, and links a program that has one.
+    pub mpicxx: String,
     /// The launcher (`mpiexec.mpich`, or `FIB_MPIEXEC`).
     pub mpiexec: String,
     /// The interposition library built against this implementation.

@@ -50,8 +50,9 @@ pub struct Request {
     /// else the tree's `fib.toml`, else the one installed (MPICH first).
     pub mpi: Option<Mpi>,
     /// The compiler wrapper and launcher to use instead of the
-    /// implementation's own (`FIB_MPICC`, `FIB_MPIEXEC`).
+    /// implementation's own (`FIB_MPICC`, `FIB_MPICXX`, `FIB_MPIEXEC`).
     pub mpicc: Option<String>,
+    pub mpicxx: Option<String>,
     pub mpiexec: Option<String>,
     /// The ranks' working directory (`--cwd`); by default each program's
     /// own directory.
@@ -177,6 +178,10 @@ pub(crate) fn toolchain(
     Ok(Toolchain {
         mpi,
         mpicc: req.mpicc.clone().unwrap_or_else(|| mpi.mpicc().to_string()),
+        mpicxx: req
+            .mpicxx
+            .clone()
+            .unwrap_or_else(|| mpi.mpicxx().to_string()),
         mpiexec: req
             .mpiexec
             .clone()
@@ -385,6 +390,7 @@ pub(crate) fn options(
             args: req.args.clone().or(own.args.clone()).unwrap_or_default(),
             confirm: req.confirm || s.confirm.unwrap_or(false),
             run_unsupported: req.run_unsupported,
+            link: s.link.iter().chain(&own.link).cloned().collect(),
         })
         .collect()
 }

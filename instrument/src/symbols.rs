@@ -17,6 +17,9 @@ pub struct Symbols {
     pub defines: BTreeSet<String>,
     /// USRs of the functions and variables it names.
     pub uses: BTreeSet<String>,
+    /// The names of those it names that are declared outside system
+    /// headers: what another source of the program may have to define.
+    pub names: BTreeSet<String>,
     /// Whether it defines `main`.
     pub has_main: bool,
 }
@@ -81,6 +84,9 @@ pub fn symbols(units: &[(PathBuf, Vec<String>)]) -> Result<Vec<Symbols>, Instrum
             if let Some(r) = c.get_reference().filter(|r| refers && linkable(*r)) {
                 if let Some(u) = usr(r) {
                     s.uses.insert(u);
+                }
+                if let Some(n) = r.get_name().filter(|_| !r.is_in_system_header()) {
+                    s.names.insert(n);
                 }
             }
             EntityVisitResult::Recurse

@@ -6,11 +6,11 @@ use std::collections::HashSet;
 
 use fib_report::codes::{
     self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferingDeadlock,
-    BuildFailed, ChoiceAt, Code, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock,
-    ExplorationCut, FailingExit, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator,
-    LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, Observed, RelevantBarrier,
-    RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, UnreceivedMessage, Unsupported,
-    UnusedWaiver, SECTIONS,
+    BuildFailed, BuildStage, ChoiceAt, Code, CollectiveMismatch, ConfirmDisagreement, Crash,
+    Deadlock, ExplorationCut, FailingExit, Inputs, InvalidCall, IrrelevantBarrier,
+    LeakedCommunicator, LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, Observed,
+    RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, UnreceivedMessage,
+    Unsupported, UnusedWaiver, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -161,6 +161,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
         },
         BuildFailed {
             program: "a.c".into(),
+            stage: BuildStage::Compile,
             file: Some("a.c".into()),
             line: Some(3),
             output: "a.c:3: error\n".into(),

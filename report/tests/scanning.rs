@@ -11,8 +11,8 @@
 //! with `cargo insta review`.
 
 use fib_report::codes::{
-    BarrierNotCovered, BuildFailed, Crash, Deadlock, Inputs, IrrelevantBarrier, LeakedRequest,
-    RelevantBarrier, Rule,
+    BarrierNotCovered, BuildFailed, BuildStage, Crash, Deadlock, Inputs, IrrelevantBarrier,
+    LeakedRequest, RelevantBarrier, Rule,
 };
 use fib_report::emit::{github, sarif};
 use fib_report::{
@@ -162,6 +162,7 @@ fn leak() -> Finding {
 fn build_failure() -> Finding {
     let mut f = BuildFailed {
         program: "broken.c".into(),
+        stage: BuildStage::Compile,
         file: None,
         line: None,
         output: "broken.c: error: expected ';'".into(),

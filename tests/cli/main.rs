@@ -1,14 +1,16 @@
 //! Command-line behaviour of the real `fib` binary under MPICH: exit codes,
 //! bad input, replay tokens, the time limit, Ctrl-C, and that no process of a
 //! run survives it; `findings.rs` holds a snapshot of every runtime finding
-//! as fib prints it, and `prebuilt.rs` checks binaries fib did not build
-//! (`fib run`).
+//! as fib prints it, `prebuilt.rs` checks binaries fib did not build
+//! (`fib run`), and `linking.rs` how programs are made of sources and
+//! linked, and whose failure a failed build is.
 //!
 //! The expected texts are the `*.snap` files in `tests/cli/snapshots/`; after
 //! an intended change, review the new texts with `cargo insta review`.
 
 mod findings;
 mod formats;
+mod linking;
 mod prebuilt;
 mod unsupported;
 mod workflow;

@@ -13,8 +13,16 @@ pub const FIB007: Code = Code {
     explanation: "\
 ## What it means
 
-fib compiles the program with the MPI compiler wrapper (mpicc.mpich) before
-running it. That step failed; the finding's notes hold the compiler's output.
+fib compiles the program with the MPI compiler wrappers (mpicc.mpich for C,
+mpicxx.mpich for C++, or Open MPI's) before running it, each source to an
+object, then links the objects with the C++ wrapper when a source is C++.
+That step failed; the finding's notes hold the compiler's or the linker's
+output, on your own files: when the instrumented build fails, fib builds
+your sources as they are, and what that build says is what is shown.
+
+Only when your sources build as they are and fib's instrumented copies do
+not is the failure fib's (a bug in fib): the notes then show both command
+lines and the instrumented build's output.
 
 ## Why it matters
 
@@ -31,15 +39,33 @@ Nothing was verified. fib exits with code 2.
 ## What to do
 
 Read the compiler's messages in the notes and fix the program, or make sure
-the MPI development files are installed (`bash scripts/setup.sh`).
+the MPI development files are installed (`bash scripts/setup.sh`). A
+function the linker does not find is in a library the program must be
+linked with (`link = [\"-lfoo\"]` in fib.toml, or `/* fib: -lfoo */` in the
+main source; libm's `-lm` is always linked), or in a source that is not
+linked: without a compile database a program links the sources of its
+directory that define what it uses.
 ",
 };
+
+/// Which step of the build failed, and whose failure it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BuildStage {
+    /// A source did not compile.
+    Compile,
+    /// The objects did not link; the symbols the linker found no
+    /// definition of.
+    Link { undefined: Vec<String> },
+    /// The sources build as they are, but not as fib instrumented them.
+    Instrumented,
+}
 
 /// A program that did not compile or link.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BuildFailed {
     /// The program's main source file, as the user named it.
     pub program: String,
+    pub stage: BuildStage,
     /// Where the compiler's first error is, when it said.
     pub file: Option<String>,
     pub line: Option<u32>,
@@ -51,7 +77,23 @@ impl Rule for BuildFailed {
     const CODE: &'static Code = &FIB007;
 
     fn finding(&self) -> Finding {
-        let mut f = Finding::new(Self::CODE, format!("{} does not compile", self.program));
+        let p = &self.program;
+        let message = match &self.stage {
+            BuildStage::Compile => format!("{p} does not compile"),
+            BuildStage::Link { undefined } if undefined.is_empty() => format!("{p} does not link"),
+            BuildStage::Link { undefined } => {
+                let names: Vec<String> = undefined.iter().map(|u| format!("`{u}`")).collect();
+                let s = if names.len() == 1 { "" } else { "s" };
+                format!(
+                    "{p} does not link: undefined reference{s} to {}",
+                    names.join(", ")
+                )
+            }
+            BuildStage::Instrumented => {
+                format!("{p} builds, but not instrumented by fib (a bug in fib)")
+            }
+        };
+        let mut f = Finding::new(Self::CODE, message);
         f.file = self.file.clone();
         f.line = self.line;
         f.notes = self.output.lines().take(40).map(str::to_string).collect();
@@ -68,6 +110,7 @@ mod tests {
         let output: String = (0..50).map(|i| format!("error {i}\n")).collect();
         let f = BuildFailed {
             program: "a.c".into(),
+            stage: BuildStage::Compile,
             file: Some("a.c".into()),
             line: Some(3),
             output,
@@ -80,5 +123,31 @@ mod tests {
         );
         assert_eq!(f.notes.len(), 40);
         assert_eq!(f.notes[39], "error 39");
+    }
+
+    #[test]
+    fn a_link_failure_names_what_is_undefined() {
+        let mut b = BuildFailed {
+            program: "a.c".into(),
+            stage: BuildStage::Link {
+                undefined: vec!["missing".into()],
+            },
+            file: Some("a.c".into()),
+            line: Some(5),
+            output: String::new(),
+        };
+        assert_eq!(
+            b.finding().message,
+            "a.c does not link: undefined reference to `missing`"
+        );
+        b.stage = BuildStage::Link {
+            undefined: vec!["f".into(), "g".into()],
+        };
+        assert_eq!(
+            b.finding().message,
+            "a.c does not link: undefined references to `f`, `g`"
+        );
+        b.stage = BuildStage::Instrumented;
+        assert!(b.finding().message.contains("a bug in fib"));
     }
 }

@@ -44,7 +44,7 @@ pub use fib003_abort::{Abort, FIB003};
 pub use fib004_no_finalize::{NoFinalize, FIB004};
 pub use fib005_timeout::{Timeout, FIB005};
 pub use fib006_unsupported::{Scope, Unsupported, FIB006};
-pub use fib007_build_failed::{BuildFailed, FIB007};
+pub use fib007_build_failed::{BuildFailed, BuildStage, FIB007};
 pub use fib008_replay_diverged::{ChoiceAt, ReplayDiverged, FIB008};
 pub use fib009_collective_mismatch::{CollectiveMismatch, FIB009};
 pub use fib010_polling_livelock::{Livelock, FIB010};
