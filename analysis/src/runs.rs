@@ -77,6 +77,11 @@ fn ending_finding(
         Ending::Timeout => {
             let f = Timeout {
                 ranks: rank_states(sites, files, &rec.ranks),
+                last: rec
+                    .ranks
+                    .iter()
+                    .find(|v| v.call.is_none() && !v.finalized)
+                    .and_then(|v| v.last.map(|c| sites.call_name(v.site, c, files))),
                 replay,
             };
             (f.finding(), Outcome::Timeout, false)

@@ -144,6 +144,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
         },
         Timeout {
             ranks: vec![rank(0, "MPI_Recv"), rank(1, "running")],
+            last: Some("MPI_Send".into()),
             replay: replay(),
         },
         Unsupported::Reached {

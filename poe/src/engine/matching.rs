@@ -173,12 +173,14 @@ impl Matching {
                 call: Some(st.ops[i].name),
                 site: st.ops[i].site,
                 finalized: false,
+                last: None,
             },
             None => RankView {
                 rank: r,
                 call: None,
                 site: st.ops.last().map(|o| o.site).unwrap_or_default(),
                 finalized: st.finalized,
+                last: st.ops.last().map(|o| o.name),
             },
         }
     }

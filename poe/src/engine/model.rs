@@ -173,6 +173,10 @@ pub struct RankView {
     pub call: Option<&'static str>,
     pub site: Site,
     pub finalized: bool,
+    /// For a running rank, the last call it made (which the scheduler
+    /// released: the rank may still be inside it, completing the real
+    /// operation, or computing after it).
+    pub last: Option<&'static str>,
 }
 
 /// How a run ended, as far as the engine can tell.

@@ -47,6 +47,9 @@ pub struct Timeout {
     /// Every rank's state when the run was stopped (`running` for a rank
     /// outside MPI), each with the span of its place when known.
     pub ranks: Vec<RankState>,
+    /// The last MPI call of the first running rank, which fib had released
+    /// it from.
+    pub last: Option<String>,
     pub replay: String,
 }
 
@@ -63,11 +66,14 @@ impl Rule for Timeout {
         f.ranks = self.ranks.clone();
         if let Some(s) = self.ranks.iter().find(|s| s.call == "running") {
             at_rank(&mut f, s);
-            f.message
-                .push_str(&format!(
-                    "; rank {} was running, released by fib from its last MPI call (computing, or still inside MPI completing that call)",
-                    s.rank
-                ));
+            let last = match &self.last {
+                Some(c) => format!("its {c}"),
+                None => "its last MPI call".to_string(),
+            };
+            f.message.push_str(&format!(
+                "; rank {} was running, released by fib from {last} (computing, or still inside MPI completing that call)",
+                s.rank
+            ));
         }
         f
     }
@@ -85,12 +91,13 @@ mod tests {
                 rank(0, "MPI_Recv", Some(("a.c", 5, 3))),
                 rank(1, "running", Some(("a.c", 9, 7))),
             ],
+            last: Some("MPI_Waitall".into()),
             replay: "0".into(),
         };
         let f = t.finding();
         assert_eq!(
             f.message,
-            "the program ran past the time limit (--timeout); rank 1 was running, released by fib from its last MPI call (computing, or still inside MPI completing that call)"
+            "the program ran past the time limit (--timeout); rank 1 was running, released by fib from its MPI_Waitall (computing, or still inside MPI completing that call)"
         );
         assert_eq!(
             (f.line, f.column, f.rank, f.span),
