@@ -679,7 +679,7 @@ fn assemble(
         link_flags.push("-lstdc++".into());
     }
     let main_rel = sources[0].clone();
-    let text = std::fs::read_to_string(root.join(&main_rel)).unwrap_or_default();
+    let text = instrument::read_source(&root.join(&main_rel)).unwrap_or_default();
     let tree = Tree {
         root: root.to_path_buf(),
         shown_root: if root == Path::new(".") {
@@ -811,7 +811,7 @@ pub(crate) fn check_build(
     let complete = req.replay.is_none() && !launch::interrupted();
     waivers::apply(
         &mut report,
-        &mut |p: &str| std::fs::read_to_string(p).ok(),
+        &mut |p: &str| instrument::read_source(std::path::Path::new(p)).ok(),
         complete,
     );
     for p in &mut report.programs {

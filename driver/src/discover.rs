@@ -287,7 +287,7 @@ impl Tree {
     /// have their `main` in a named directory, or have a source in a named
     /// header's directory.
     pub fn programs(&self) -> Result<Vec<Program>, DriverError> {
-        let text = |rel: &Path| std::fs::read_to_string(self.root.join(rel)).unwrap_or_default();
+        let text = |rel: &Path| instrument::read_source(&self.root.join(rel)).unwrap_or_default();
         let mut out = Vec::new();
         for sources in self.links()? {
             if !self.uses_named(&sources) {
@@ -335,7 +335,7 @@ impl Tree {
         let texts: Vec<String> = self
             .sources
             .iter()
-            .map(|s| std::fs::read_to_string(self.root.join(s)).unwrap_or_default())
+            .map(|s| instrument::read_source(&self.root.join(s)).unwrap_or_default())
             .collect();
         let looks_main: Vec<bool> = texts.iter().map(|t| defines_main(t)).collect();
         let mut table = Table {
@@ -467,7 +467,7 @@ impl Program {
             .iter()
             .find(|(p, _)| p == rel)
             .map(|(_, t)| t.clone())
-            .or_else(|| std::fs::read_to_string(root.join(rel)).ok())
+            .or_else(|| instrument::read_source(&root.join(rel)).ok())
     }
 
     /// The sites of the program attributed to `rel`.

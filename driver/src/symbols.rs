@@ -53,7 +53,7 @@ impl ModuleSymbols {
         let mut sources = self.sources.borrow_mut();
         let text = sources
             .entry(file.to_string())
-            .or_insert_with(|| std::fs::read_to_string(file).ok())
+            .or_insert_with(|| instrument::read_source(std::path::Path::new(file)).ok())
             .as_deref()?;
         call_span(text, line, column?)
     }

@@ -340,7 +340,7 @@ fn run_programs(
 
 /// A file's text, by the path a report shows it with.
 fn read(path: &str) -> Option<String> {
-    std::fs::read_to_string(path).ok()
+    instrument::read_source(Path::new(path)).ok()
 }
 
 /// The options of each check of `program`, one per process count: the

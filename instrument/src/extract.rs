@@ -65,7 +65,7 @@ impl Global {
         }
         let rel = abs.strip_prefix(&self.root).ok().map(Path::to_path_buf);
         let text = text
-            .or_else(|| std::fs::read_to_string(&abs).ok())
+            .or_else(|| crate::text::read_source(&abs).ok())
             .unwrap_or_default();
         let lines = std::iter::once(0)
             .chain(text.match_indices('\n').map(|(i, _)| i + 1))
@@ -135,7 +135,9 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         if let Some(&i) = self.files.get(&f) {
             return i;
         }
-        let i = self.g.file(&f.get_path(), f.get_contents());
+        // Read here rather than through libclang, which cannot hand over a
+        // file that is not valid UTF-8.
+        let i = self.g.file(&f.get_path(), None);
         self.files.insert(f, i);
         i
     }

@@ -23,6 +23,7 @@ pub use flags::{compile_db, mpi_flags, CompileCommand};
 pub use header::{site_header, HEADER_NAME};
 pub use rewrite::rewrite;
 pub use symbols::{symbols, Symbols};
+pub use text::read_source;
 
 use std::path::PathBuf;
 

@@ -160,3 +160,53 @@ mod tests {
         assert!(!ident_is(t, 5, "PI_Send"));
     }
 }
+
+/// The text of the source file at `path`. A file that is not valid UTF-8
+/// (a comment in Latin-1, say) is read with each byte that is not part of
+/// valid UTF-8 replaced by `?`: one byte for one, so that the byte offsets
+/// libclang reports still point where they should.
+pub fn read_source(path: &std::path::Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    Ok(source_text(bytes))
+}
+
+/// `bytes` as text, invalid UTF-8 replaced byte for byte (see
+/// [`read_source`]).
+pub(crate) fn source_text(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            let mut bytes = e.into_bytes();
+            let mut i = 0;
+            while i < bytes.len() {
+                match std::str::from_utf8(&bytes[i..]) {
+                    Ok(_) => break,
+                    Err(e) => {
+                        let bad = i + e.valid_up_to();
+                        let n = e.error_len().unwrap_or(bytes.len() - bad);
+                        for b in &mut bytes[bad..bad + n] {
+                            *b = b'?';
+                        }
+                        i = bad + n;
+                    }
+                }
+            }
+            String::from_utf8(bytes).expect("only valid UTF-8 is left")
+        }
+    }
+}
+
+#[cfg(test)]
+mod source_tests {
+    use super::source_text;
+
+    #[test]
+    fn invalid_utf8_is_replaced_byte_for_byte() {
+        let latin1 = b"/* caf\xe9 */ int main(void) { return 0; }\n".to_vec();
+        let text = source_text(latin1.clone());
+        assert_eq!(text.len(), latin1.len());
+        assert_eq!(text, "/* caf? */ int main(void) { return 0; }\n");
+        assert_eq!(source_text(b"ok \xc3\xa9".to_vec()), "ok \u{e9}");
+        assert_eq!(source_text(b"cut \xc3".to_vec()), "cut ?");
+    }
+}

@@ -787,3 +787,17 @@ fn doctor_lists_both_implementations_and_libclang() {
     assert!(text.contains("interposition library:"), "{text}");
     assert!(text.contains("fib can check programs here."), "{text}");
 }
+
+/// A source in Latin-1 (not valid UTF-8) is checked like any other: the
+/// deadlock is found at its line.
+#[test]
+fn a_source_that_is_not_utf8_is_checked() {
+    let path = fixture("latin1.c");
+    let out = fib(&["check", path.to_str().unwrap(), "--format", "json"]);
+    let v = json(&out);
+    let p = &v["programs"][0];
+    assert_eq!(p["outcome"], "deadlock", "{v}");
+    let f = &p["findings"][0];
+    assert_eq!((&f["code"], &f["line"]), (&"FIB001".into(), &12.into()));
+    assert_eq!(out.status.code(), Some(1));
+}
