@@ -595,29 +595,10 @@ fn headers(root: &Path) -> Vec<PathBuf> {
 /// then each archive member (in link order) that defines a symbol the
 /// units already taken use and none defines.
 fn pull(syms: &[instrument::Symbols], direct: &[bool], main: usize) -> Vec<usize> {
-    let n = syms.len();
-    let mut linked = vec![main];
-    linked.extend((0..n).filter(|&i| direct[i] && i != main));
-    let mut defined: std::collections::BTreeSet<&String> =
-        linked.iter().flat_map(|&i| &syms[i].defines).collect();
-    let mut wanted: Vec<&String> = linked.iter().flat_map(|&i| &syms[i].uses).collect();
-    while let Some(sym) = wanted.pop() {
-        if defined.contains(sym) {
-            continue;
-        }
-        match (0..n).find(|&i| !linked.contains(&i) && syms[i].defines.contains(sym)) {
-            Some(m) => {
-                linked.push(m);
-                defined.extend(&syms[m].defines);
-                wanted.extend(&syms[m].uses);
-            }
-            // MPI, the C library, a library flag: the link says.
-            None => {
-                defined.insert(sym);
-            }
-        }
-    }
-    linked
+    let mut start = vec![main];
+    start.extend((0..syms.len()).filter(|&i| direct[i] && i != main));
+    // The first member on the link line that defines a symbol wins.
+    crate::database::pull_members(start, syms, |_| true, |i| i)
 }
 
 /// A recipe's program, in a tree of its own (the build may compile one

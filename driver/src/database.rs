@@ -185,19 +185,39 @@ pub fn archive_link(main: usize, units: &[Symbols]) -> Vec<usize> {
     };
     let home = dir(main);
     let nearness = |i: usize| dir(i).iter().zip(&home).take_while(|(a, b)| a == b).count();
-    let mut linked = vec![main];
-    let mut defined: BTreeSet<&String> = units[main].defines.iter().collect();
-    let mut wanted: Vec<&String> = units[main].uses.iter().collect();
+    let mut linked = pull_members(
+        vec![main],
+        units,
+        |i| !units[i].has_main,
+        |i| (std::cmp::Reverse(nearness(i)), i),
+    );
+    linked[1..].sort();
+    linked
+}
+
+/// What a linker does with static archives: starting from the units
+/// `linked`, pulls in each unit `member` allows that defines a symbol the
+/// units taken so far use and none defines, the one first by `rank` when
+/// several do, until nothing more is wanted. A symbol no unit defines (MPI,
+/// the C library, a library flag) is left to the real link. Returns the
+/// units taken, in the order taken.
+pub(crate) fn pull_members<K: Ord>(
+    mut linked: Vec<usize>,
+    units: &[Symbols],
+    member: impl Fn(usize) -> bool,
+    rank: impl Fn(usize) -> K,
+) -> Vec<usize> {
+    let mut defined: BTreeSet<&String> = linked.iter().flat_map(|&i| &units[i].defines).collect();
+    let mut wanted: Vec<&String> = linked.iter().flat_map(|&i| &units[i].uses).collect();
     while let Some(sym) = wanted.pop() {
         if defined.contains(sym) {
             continue;
         }
         let best = (0..units.len())
-            .filter(|&i| !units[i].has_main && !linked.contains(&i))
+            .filter(|&i| member(i) && !linked.contains(&i))
             .filter(|&i| units[i].defines.contains(sym))
-            .min_by_key(|&i| (std::cmp::Reverse(nearness(i)), i));
+            .min_by_key(|&i| rank(i));
         let Some(m) = best else {
-            // MPI, the C library, or missing: the link says.
             defined.insert(sym);
             continue;
         };
@@ -205,7 +225,6 @@ pub fn archive_link(main: usize, units: &[Symbols]) -> Vec<usize> {
         defined.extend(&units[m].defines);
         wanted.extend(&units[m].uses);
     }
-    linked[1..].sort();
     linked
 }
 
