@@ -8,6 +8,10 @@
 //! project to a temporary directory, and gives fib a private `TMPDIR` to
 //! show that the wrappers' directory is gone afterwards.
 
+#[path = "../common/fs_proc.rs"]
+mod fs_proc;
+use fs_proc::{copy_tree, processes_with};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -17,20 +21,6 @@ fn project(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/buildcmd")
         .join(name)
-}
-
-/// A copy of `from` in `to` (created).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
 }
 
 /// A copy of a project, and an empty directory for fib's `TMPDIR`.
@@ -81,27 +71,6 @@ impl Copy {
         let tmp = self.tmp().display().to_string();
         assert_eq!(processes_with(&tmp), Vec::<String>::new());
     }
-}
-
-/// Processes whose command line contains `marker`.
-fn processes_with(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        if let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) {
-            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-            if cmd.contains(marker) {
-                found.push(format!("{pid}: {cmd}"));
-            }
-        }
-    }
-    found
 }
 
 fn json(out: &Output) -> Value {

@@ -4,6 +4,10 @@
 //! `fib check` runs on the copy. The programs span several directories and
 //! a static library, and compile only with their build's own flags.
 
+#[path = "../common/fs_proc.rs"]
+mod fs_proc;
+use fs_proc::copy_tree;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -13,20 +17,6 @@ fn project(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/buildsys")
         .join(name)
-}
-
-/// A copy of `from` in `to` (created).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
 }
 
 /// Runs a build tool in `dir`; it must succeed.

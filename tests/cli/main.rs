@@ -15,6 +15,10 @@ mod prebuilt;
 mod unsupported;
 mod workflow;
 
+#[path = "../common/fs_proc.rs"]
+mod fs_proc;
+use fs_proc::processes_with;
+
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -42,27 +46,6 @@ fn json(out: &Output) -> Value {
             String::from_utf8_lossy(&out.stderr)
         )
     })
-}
-
-/// Processes whose command line contains `marker`.
-fn processes_with(marker: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let name = e.file_name();
-        let Some(pid) = name
-            .to_str()
-            .filter(|s| s.bytes().all(|b| b.is_ascii_digit()))
-        else {
-            continue;
-        };
-        if let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) {
-            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-            if cmd.contains(marker) {
-                found.push(format!("{pid}: {cmd}"));
-            }
-        }
-    }
-    found
 }
 
 fn marker(test: &str) -> String {
