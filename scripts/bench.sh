@@ -17,6 +17,10 @@
 # bench/server.c (4 ranks, 2 000 wildcard requests per client, first
 # interleaving only) shows how the scheduler scales with choice points.
 #
+# Further sections: launching under MPICH and Open MPI, --jobs 1 against
+# --jobs 2, the static analysis, the Fib pass alone, and its share of a
+# check.
+#
 # Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS
 # override the defaults.
 set -euo pipefail
@@ -142,6 +146,59 @@ widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
 for row in [header] + rows:
     print("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))))
 print(f"best of {runs} runs each; il = interleavings; per il = exploration time / il")
+PY
+
+# Interleavings in parallel: the same checks with --jobs 1 and --jobs 2
+# (wall time, best of BENCH_RUNS), and a check that both reports are the
+# same once their timings are left out.
+echo
+python3 - "${BENCH_RUNS:-3}" <<'PY'
+import json
+import os
+import subprocess
+import sys
+import time
+
+runs = int(sys.argv[1])
+cases = [
+    ("tests/umpire/any_src_three_senders_ok.c", 4, []),
+    ("tests/barriers/monte_carlo_pi.c", 5, []),
+    ("tests/barriers/monte_carlo_pi.c", 4, ["--confirm"]),
+    ("tests/diffusion2d/diffusion2d_anysrc.c", 4, []),
+]
+
+
+def untimed(v):
+    if isinstance(v, dict):
+        return {k: untimed(x) for k, x in v.items() if not k.endswith(("_ms", "_us"))}
+    if isinstance(v, list):
+        return [untimed(x) for x in v]
+    return v
+
+
+header = ("program", "ranks", "flags", "il", "--jobs 1 s", "--jobs 2 s", "speed-up", "same report")
+rows = []
+for path, n, flags in cases:
+    best, reports = {}, {}
+    for jobs in ("1", "2"):
+        for _ in range(runs):
+            start = time.perf_counter()
+            out = subprocess.run(
+                ["target/release/fib", "check", path, "-n", str(n), "-j", jobs, *flags,
+                 "--format", "json"], capture_output=True, text=True)
+            took = time.perf_counter() - start
+            best[jobs] = min(best.get(jobs, took), took)
+            reports[jobs] = untimed(json.loads(out.stdout))
+    il = reports["1"]["programs"][0]["interleavings"]
+    same = "yes" if reports["1"] == reports["2"] else "NO"
+    rows.append((path.split("/")[-1], str(n), " ".join(flags) or "-", str(il), f"{best['1']:.2f}",
+                 f"{best['2']:.2f}", f"{best['1'] / best['2']:.2f}x", same))
+    if same != "yes":
+        sys.exit(f"bench: --jobs 2 changed the report of {path}")
+widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+for row in [header] + rows:
+    print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+print(f"best of {runs} runs each; {os.cpu_count()} cores; il = interleavings")
 PY
 
 # The static half: libclang analysis and rewriting of a generated program

@@ -93,6 +93,10 @@ struct CheckArgs {
     /// Stop after exploring this many interleavings [default: 10000].
     #[arg(long)]
     max_interleavings: Option<usize>,
+    /// Run up to this many interleavings at once; the results are those of
+    /// one at a time [default: the number of cores].
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u64).range(1..))]
+    jobs: Option<u64>,
     /// Prove every barrier verdict by removal: re-explore the program with
     /// each barrier group deleted and compare what its messages can do.
     #[arg(long)]
@@ -285,6 +289,7 @@ fn check(args: CheckArgs) -> Result<i32> {
         timeout: args.timeout.map(Duration::from_secs_f64),
         replay,
         max_interleavings: args.max_interleavings,
+        jobs: args.jobs.map(|j| j as usize),
         mpi: args.mpi.as_deref().map(parse_mpi).transpose()?,
         cwd: args.cwd.clone(),
         mpicc: std::env::var("FIB_MPICC").ok(),

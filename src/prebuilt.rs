@@ -34,6 +34,10 @@ pub(crate) struct RunArgs {
     /// Stop after exploring this many interleavings [default: 10000].
     #[arg(long)]
     max_interleavings: Option<usize>,
+    /// Run up to this many interleavings at once; the results are those of
+    /// one at a time [default: the number of cores].
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u64).range(1..))]
+    jobs: Option<u64>,
     /// Prove every barrier verdict by removal: re-explore the program with
     /// each barrier group deleted and compare what its messages can do.
     #[arg(long)]
@@ -119,6 +123,9 @@ pub(crate) fn run_prebuilt(args: RunArgs) -> Result<i32> {
         timeout: Duration::from_secs_f64(args.timeout.unwrap_or(60.0)),
         replay,
         max_interleavings: args.max_interleavings.unwrap_or(10_000),
+        jobs: args
+            .jobs
+            .map_or_else(fib_driver::workflow::default_jobs, |j| j as usize),
         toolchain,
         args: args.command[1..].to_vec(),
         cwd: args.cwd.clone(),

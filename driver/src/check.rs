@@ -33,6 +33,9 @@ pub struct Options {
     pub replay: Option<Token>,
     /// Stop exploring after this many interleavings.
     pub max_interleavings: usize,
+    /// How many interleavings may run at once (`--jobs`); the results are
+    /// those of one at a time.
+    pub jobs: usize,
     /// The MPI implementation's compiler, launcher and interposition
     /// library.
     pub toolchain: Toolchain,
@@ -297,8 +300,12 @@ fn explore_program(
         traces: has_barriers,
         signature: opts.confirm,
     };
-    let limit = opts.max_interleavings;
-    let base = explore::explore(spec, &mut *strategy, limit, true, sites, keep, tracker)?;
+    let walk = explore::Walk {
+        limit: opts.max_interleavings,
+        jobs: opts.jobs,
+        log_first: true,
+    };
+    let base = explore::explore(spec, &mut *strategy, walk, sites, keep, tracker)?;
     if base.interrupted && base.interleavings == 0 {
         return Err(DriverError::Interrupted);
     }
@@ -458,9 +465,12 @@ fn confirm_groups(
             signature: true,
         };
         let mut strategy = DepthFirst::new();
-        let limit = opts.max_interleavings;
-        let without =
-            explore::explore(&removed, &mut strategy, limit, false, sites, keep, tracker)?;
+        let walk = explore::Walk {
+            limit: opts.max_interleavings,
+            jobs: opts.jobs,
+            log_first: false,
+        };
+        let without = explore::explore(&removed, &mut strategy, walk, sites, keep, tracker)?;
         out.calls += without.calls;
         if without.interrupted {
             // Removal saw only part of the program without the group: this

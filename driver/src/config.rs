@@ -7,6 +7,7 @@
 //! nprocs = [2, 4]                 # or one count: nprocs = 3
 //! timeout = 30                    # seconds per interleaving
 //! max_interleavings = 5000
+//! jobs = 2                        # interleavings run at once (default: the cores)
 //! zero_buffer = false
 //! confirm = true
 //! mpi = "mpich"                 # or "openmpi"
@@ -48,6 +49,7 @@ struct Raw {
     nprocs: Option<Vec<usize>>,
     timeout: Option<f64>,
     max_interleavings: Option<usize>,
+    jobs: Option<usize>,
     #[serde(default)]
     ignore: Vec<String>,
     zero_buffer: Option<bool>,
@@ -108,6 +110,8 @@ pub struct Settings {
     pub nprocs: Option<Vec<usize>>,
     pub timeout: Option<Duration>,
     pub max_interleavings: Option<usize>,
+    /// How many interleavings run at once (`jobs`).
+    pub jobs: Option<usize>,
     pub zero_buffer: Option<bool>,
     pub confirm: Option<bool>,
     /// Paths (relative to the file's directory) left out of discovery.
@@ -201,6 +205,9 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
     if raw.max_interleavings == Some(0) {
         return Err(cx.err(None, "max_interleavings", "must be at least 1".into()));
     }
+    if raw.jobs == Some(0) {
+        return Err(cx.err(None, "jobs", "must be at least 1".into()));
+    }
     let mpi = match &raw.mpi {
         Some(m) => Some(parse_mpi(m).map_err(|m| cx.err(None, "mpi", m))?),
         None => None,
@@ -237,6 +244,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
         nprocs: raw.nprocs,
         timeout,
         max_interleavings: raw.max_interleavings,
+        jobs: raw.jobs,
         zero_buffer: raw.zero_buffer,
         confirm: raw.confirm,
         ignore,
@@ -437,6 +445,7 @@ mod tests {
 nprocs = [2, 4]
 timeout = 30
 max_interleavings = 500
+jobs = 3
 ignore = ["legacy", "gen/*.c"]
 zero_buffer = true
 confirm = false
@@ -458,6 +467,7 @@ link = ["-lfoo"]
         assert_eq!(s.nprocs, Some(vec![2, 4]));
         assert_eq!(s.timeout, Some(Duration::from_secs(30)));
         assert_eq!(s.max_interleavings, Some(500));
+        assert_eq!(s.jobs, Some(3));
         assert_eq!((s.zero_buffer, s.confirm), (Some(true), Some(false)));
         assert_eq!(
             s.severity,

@@ -29,6 +29,12 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 /// The default limit on interleavings.
 pub const DEFAULT_MAX_INTERLEAVINGS: usize = 10_000;
 
+/// How many interleavings run at once when neither `--jobs` nor `fib.toml`
+/// says: one per core.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
 /// What the command line asks for. `None` (or empty) where the command line
 /// says nothing, so that `fib.toml` can.
 #[derive(Clone, Debug)]
@@ -41,6 +47,8 @@ pub struct Request {
     pub timeout: Option<Duration>,
     pub replay: Option<Token>,
     pub max_interleavings: Option<usize>,
+    /// How many interleavings run at once (`--jobs`).
+    pub jobs: Option<usize>,
     pub confirm: bool,
     /// Run programs that call MPI functions fib does not model anyway.
     pub run_unsupported: bool,
@@ -385,6 +393,7 @@ pub(crate) fn options(
                 .max_interleavings
                 .or(s.max_interleavings)
                 .unwrap_or(DEFAULT_MAX_INTERLEAVINGS),
+            jobs: req.jobs.or(s.jobs).unwrap_or_else(default_jobs),
             toolchain: tc.clone(),
             cwd: req.cwd.clone(),
             args: req.args.clone().or(own.args.clone()).unwrap_or_default(),

@@ -198,6 +198,29 @@ fn step_op(s: &Step) -> (&Op, bool) {
     }
 }
 
+/// [`explore`] on `jobs` workers ([`ex::explore_parallel`]): the same
+/// runs in the same order.
+pub fn explore_jobs(program: &Program, cfg: Config, turns: Turns, jobs: usize) -> Vec<RunResult> {
+    let mut out = Vec::new();
+    let Ok(stopped) = ex::explore_parallel(
+        &mut DepthFirst::new(),
+        1_000_000,
+        jobs,
+        |plan, _| Ok::<_, std::convert::Infallible>(run_once(program, cfg, plan, turns)),
+        |_, r| {
+            let choices = r.choices.clone();
+            out.push(r);
+            Ran {
+                choices,
+                stop: false,
+            }
+        },
+        |_, _| {},
+    );
+    assert_eq!(stopped, Stopped::Exhausted, "runaway exploration");
+    out
+}
+
 /// Explores every interleaving of `program` and returns one result per run.
 pub fn explore(program: &Program, cfg: Config, turns: Turns) -> Vec<RunResult> {
     let mut out = Vec::new();

@@ -17,7 +17,7 @@ use std::fmt;
 
 use fib_wire::{CollKind, Op, SendMode, Site, WaitKind, ANY, COMM_WORLD};
 use poe::engine::{Fired, Kind, SOME_SUBSETS_UP_TO};
-use poe::sim::{explore, Program, Step, Turns};
+use poe::sim::{explore, explore_jobs, Program, Step, Turns};
 use poe::{Config, OpId, RunEnd};
 
 /// One call of a generated program, as the enumerator sees it.
@@ -695,6 +695,37 @@ fn poe_finds_exactly_the_outcomes_mpi_allows() {
         2 * SEEDS,
         failures[0]
     );
+}
+
+/// Exploring on two workers gives the runs of a sequential exploration, in
+/// its order, with its tokens and outcomes.
+#[test]
+fn parallel_exploration_makes_the_sequential_runs() {
+    let mut several = 0;
+    for seed in 0..SEEDS * 3 {
+        let prog = to_sim(&program(seed, Partial::Never));
+        for zero_buffer in [false, true] {
+            let cfg = Config {
+                nprocs: prog.len(),
+                zero_buffer,
+            };
+            let one = explore(&prog, cfg, Turns::Forward);
+            let two = explore_jobs(&prog, cfg, Turns::Forward, 2);
+            let view = |runs: &[poe::sim::RunResult]| {
+                runs.iter()
+                    .map(|r| (r.token.to_string(), format!("{:?}", r.end), r.fired.len()))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(
+                view(&one),
+                view(&two),
+                "seed {seed}, zero_buffer={zero_buffer}"
+            );
+            several += usize::from(one.len() > 1);
+        }
+    }
+    println!("{several} explorations with several runs");
+    assert_eq!(several, 266, "explorations with several runs");
 }
 
 /// Removes calls from a failing program while it keeps failing.

@@ -360,6 +360,80 @@ fn ctrl_c_reports_what_the_interleavings_before_it_showed() {
     );
 }
 
+#[test]
+fn ctrl_c_stops_every_run_in_progress_with_two_jobs() {
+    let m = marker("two-runs");
+    let dir = tempfile::tempdir().unwrap();
+    let flag = dir.path().join(&m);
+    let prog = fixture("interrupt_two_runs.c");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args(["check", prog.to_str().unwrap(), "-j", "2"])
+        .args(["--timeout", "120", "--format", "json", "--"])
+        .arg(&flag)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let spinning = |k: u32| flag.with_extension(format!("{}", k)).exists();
+    let until = Instant::now() + Duration::from_secs(120);
+    while !(spinning(2) && spinning(3)) {
+        assert!(child.try_wait().unwrap().is_none(), "fib ended early");
+        assert!(Instant::now() < until, "the two runs never ran together");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    // Both runs in progress were killed, every rank of each.
+    assert_eq!(processes_with(&m), Vec::<String>::new());
+    let v = json(&out);
+    let p = &v["programs"][0];
+    assert_eq!(p["interrupted"], true);
+    // The interleavings before the first that spins, in the sequential
+    // order: rank 1's message first, then ranks 2 and 3 in both orders.
+    assert_eq!(p["interleavings"], 2, "{v}");
+    assert_eq!(p["outcome"], "ok");
+}
+
+#[test]
+fn two_jobs_give_the_report_of_one() {
+    let prog = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/barriers/monte_carlo_pi.c");
+    let report = |jobs: &str| {
+        let out = fib(&[
+            "check",
+            prog.to_str().unwrap(),
+            "-n",
+            "4",
+            "-j",
+            jobs,
+            "--confirm",
+            "--format",
+            "json",
+        ]);
+        let mut v = json(&out);
+        drop_timings(&mut v);
+        v
+    };
+    let one = report("1");
+    assert_eq!(one["programs"][0]["interleavings"], 6);
+    assert_eq!(report("2"), one);
+}
+
+/// Removes what measures time (`*_ms`, `*_us`) from a JSON report.
+fn drop_timings(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, _| !k.ends_with("_ms") && !k.ends_with("_us"));
+            m.values_mut().for_each(drop_timings);
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_timings),
+        _ => {}
+    }
+}
+
 /// `fib` with its build cache in a directory of the test's own.
 fn fib_cached(cache: &std::path::Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fib"))

@@ -7,16 +7,35 @@
 use std::io::Read;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::mpi::Toolchain;
 use crate::DriverError;
 
-/// The process group of the run in progress (0 when none), for the
-/// interrupt handler.
-static CURRENT_GROUP: AtomicI32 = AtomicI32::new(0);
+/// The process groups of the runs in progress (several with `--jobs`), and
+/// of a build command, for the interrupt handler.
+static GROUPS: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Adds `group` to the ones an interrupt kills; `false` (and the group is
+/// not added) when the user already interrupted fib: the caller kills it.
+fn watch_group(group: i32) -> bool {
+    let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+    if interrupted() {
+        return false;
+    }
+    groups.push(group);
+    true
+}
+
+/// Removes `group` from the ones an interrupt kills.
+fn forget_group(group: i32) {
+    GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|&g| g != group);
+}
 
 /// Set once the user interrupted fib; no run starts after that.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
@@ -53,15 +72,15 @@ impl Drop for Forget {
 }
 
 /// Stops the check: sets the flag [`interrupted`] reads and kills the
-/// process group of the run in progress, if any, with every descendant.
+/// process groups of the runs in progress, if any, with every descendant.
 /// The check's thread notices, throws the run away and reports what it has.
 /// Safe to call from a signal-handling thread; the CLI calls it on the
 /// first Ctrl-C.
 pub fn interrupt() {
     // First, so that whatever sees the killed processes die also sees why.
     INTERRUPTED.store(true, Ordering::SeqCst);
-    let g = CURRENT_GROUP.swap(0, Ordering::SeqCst);
-    if g > 0 {
+    let groups = std::mem::take(&mut *GROUPS.lock().unwrap_or_else(|e| e.into_inner()));
+    for g in groups {
         kill_tree(g);
     }
 }
@@ -87,9 +106,7 @@ impl Group {
     /// group); `None` when the user already interrupted fib (the group is
     /// then killed here).
     pub(crate) fn track(leader: i32) -> Option<Group> {
-        CURRENT_GROUP.store(leader, Ordering::SeqCst);
-        if interrupted() {
-            CURRENT_GROUP.store(0, Ordering::SeqCst);
+        if !watch_group(leader) {
             kill_tree(leader);
             return None;
         }
@@ -99,7 +116,7 @@ impl Group {
 
 impl Drop for Group {
     fn drop(&mut self) {
-        let _ = CURRENT_GROUP.compare_exchange(self.0, 0, Ordering::SeqCst, Ordering::SeqCst);
+        forget_group(self.0);
         kill_tree(self.0);
     }
 }
@@ -204,11 +221,9 @@ impl Launch {
             .spawn()
             .map_err(|e| DriverError::Tool(tc.mpiexec.clone(), e))?;
         let group = child.id() as i32;
-        CURRENT_GROUP.store(group, Ordering::SeqCst);
-        if interrupted() {
-            // The interrupt came between the check above and the store: the
-            // handler saw no group to kill, so kill this one here.
-            CURRENT_GROUP.store(0, Ordering::SeqCst);
+        if !watch_group(group) {
+            // The interrupt came between the check above and now: the
+            // handler did not see this group, so kill it here.
             kill_tree(group);
             let _ = child.wait();
             return Err(DriverError::Interrupted);
@@ -297,7 +312,7 @@ impl Launch {
 impl Drop for Launch {
     fn drop(&mut self) {
         self.kill();
-        let _ = CURRENT_GROUP.compare_exchange(self.group, 0, Ordering::SeqCst, Ordering::SeqCst);
+        forget_group(self.group);
     }
 }
 

@@ -15,33 +15,44 @@ use crate::progress::Tracker;
 use crate::DriverError;
 pub use run::RunSpec;
 
-/// Runs interleavings as `strategy` hands them out, at most `limit` of
-/// them, until it has none left, a run says to stop or the user interrupts
-/// fib ([`Explored::interrupted`]), telling `progress` after each run. With
-/// `log_first`, the first run keeps its calls for the check of deadlocks
-/// that buffering hides.
+/// How a program's interleavings are explored.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Walk {
+    /// At most this many interleavings.
+    pub limit: usize,
+    /// How many interleavings may run at once (`--jobs`).
+    pub jobs: usize,
+    /// The first run keeps its calls for the check of deadlocks that
+    /// buffering hides.
+    pub log_first: bool,
+}
+
+/// Runs interleavings as `strategy` hands them out, at most `walk.limit`
+/// of them, until it has none left, a run says to stop or the user
+/// interrupts fib ([`Explored::interrupted`]), telling `progress` after
+/// each run. Up to `walk.jobs` run at once; the runs are taken in the
+/// strategy's order whatever the number of jobs
+/// ([`poe::explore::explore_parallel`]), so the result is the same.
 pub(crate) fn explore(
     spec: &RunSpec,
     strategy: &mut dyn Strategy,
-    limit: usize,
-    log_first: bool,
+    walk: Walk,
     sites: &Resolver,
     keep: Keep,
     progress: &mut Tracker,
 ) -> Result<Explored, DriverError> {
     let mut exploration = Exploration::new(sites, keep);
-    let mut first = true;
-    let stopped = poe::explore::explore_watched(
+    let limit = walk.limit;
+    let stopped = poe::explore::explore_parallel(
         strategy,
         limit,
-        |plan| {
-            let planned = plan.len();
-            let rec = run::run(spec, plan, log_first && first)?;
-            first = false;
+        walk.jobs,
+        |plan, first| run::run(spec, plan, walk.log_first && first),
+        |plan, rec| {
             let choices = rec.choices.clone();
             let token = Token::of(&choices).to_string();
-            let stop = exploration.add(rec, token, planned);
-            Ok::<_, DriverError>(Ran { choices, stop })
+            let stop = exploration.add(rec, token, plan.len());
+            Ran { choices, stop }
         },
         |runs, pending| progress.ran(runs, pending, limit.saturating_sub(runs)),
     );

@@ -119,6 +119,61 @@ impl DepthFirst {
         })
     }
 
+    /// The plans of up to `max` alternatives not yet taken on the current
+    /// path, deepest first (the order the walk reaches them unless runs
+    /// below reveal more). The walk hands each of them out later whatever
+    /// the runs before show: a run only adds points below its plan, wakes
+    /// alternatives, and leaves the points of its plan as they are.
+    pub fn upcoming(&self, max: usize) -> Vec<Vec<Planned>> {
+        let mut out = Vec::new();
+        for (d, e) in self.stack.iter().enumerate().rev() {
+            for (i, _) in e
+                .wanted
+                .iter()
+                .zip(&e.explored)
+                .enumerate()
+                .filter(|(_, (&w, &x))| w && !x)
+            {
+                if out.len() == max {
+                    return out;
+                }
+                let mut plan: Vec<Planned> = self.stack[..d]
+                    .iter()
+                    .map(|e| Planned {
+                        expect: Some(e.choice.point.clone()),
+                        taken: e.choice.taken,
+                    })
+                    .collect();
+                plan.push(Planned {
+                    expect: Some(e.choice.point.clone()),
+                    taken: i,
+                });
+                out.push(plan);
+            }
+        }
+        out
+    }
+
+    /// Whether `plan` is among the plans [`DepthFirst::upcoming`] lists
+    /// when given room for all of them.
+    pub fn will_hand_out(&self, plan: &[Planned]) -> bool {
+        let Some((last, above)) = plan.split_last() else {
+            return false;
+        };
+        let d = above.len();
+        let Some(e) = self.stack.get(d) else {
+            return false;
+        };
+        let on_path = above
+            .iter()
+            .zip(&self.stack)
+            .all(|(p, e)| p.taken == e.choice.taken && p.expect.as_ref() == Some(&e.choice.point));
+        on_path
+            && last.expect.as_ref() == Some(&e.choice.point)
+            && e.wanted.get(last.taken) == Some(&true)
+            && e.explored.get(last.taken) == Some(&false)
+    }
+
     /// How many runs have been recorded.
     pub fn runs(&self) -> usize {
         self.runs
@@ -157,5 +212,13 @@ impl Strategy for DepthFirst {
 
     fn pending(&self) -> Option<usize> {
         Some(DepthFirst::pending(self))
+    }
+
+    fn upcoming(&self, max: usize) -> Vec<Vec<Planned>> {
+        DepthFirst::upcoming(self, max)
+    }
+
+    fn will_hand_out(&self, plan: &[Planned]) -> bool {
+        DepthFirst::will_hand_out(self, plan)
     }
 }

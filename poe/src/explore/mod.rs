@@ -4,15 +4,19 @@
 //! A [`Strategy`] hands out the plan of each run and learns what the run
 //! took: [`DepthFirst`] walks every relevant interleaving, [`Replay`] runs
 //! one token's. [`explore`] is the loop that drives a strategy with a
-//! closure that runs one interleaving, up to a limit on the number of runs.
+//! closure that runs one interleaving, up to a limit on the number of runs;
+//! [`explore_parallel`] gives the same runs in the same order while making
+//! runs the strategy is sure to want on several workers.
 
 mod depth_first;
+mod parallel;
 mod replay;
 mod token;
 
 use crate::engine::{Choice, Planned};
 
 pub use depth_first::DepthFirst;
+pub use parallel::explore_parallel;
 pub use replay::Replay;
 pub use token::Token;
 
@@ -29,6 +33,17 @@ pub trait Strategy {
     /// counting one handed out and not yet finished), when it can tell.
     fn pending(&self) -> Option<usize> {
         None
+    }
+    /// Plans the strategy will hand out later whatever the runs before them
+    /// take, at most `max` of them, the soonest first: what
+    /// [`explore_parallel`] may run ahead of their turn. None by default.
+    fn upcoming(&self, _max: usize) -> Vec<Vec<Planned>> {
+        Vec::new()
+    }
+    /// Whether `plan` is one the strategy will still hand out, as far as it
+    /// can tell now (one [`Strategy::upcoming`] would list given room).
+    fn will_hand_out(&self, _plan: &[Planned]) -> bool {
+        false
     }
 }
 
