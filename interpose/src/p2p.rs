@@ -73,7 +73,12 @@ unsafe fn send(
     handle
 }
 
-/// Records a deferred receive and reports it; returns its id and handle.
+/// Records a receive and reports it; returns its id, handle, and whether
+/// (for a blocking one) it has already completed. A receive with a named
+/// source is posted to MPI at once when no receive of the rank waits for
+/// the scheduler ([`crate::state::Lib::post_ahead`]); a blocking one is
+/// then reported as settled and completes in MPI without the scheduler's
+/// answer. Any other receive is deferred until the scheduler posts it.
 #[allow(clippy::too_many_arguments)]
 unsafe fn recv(
     buf: *mut c_void,
@@ -83,17 +88,27 @@ unsafe fn recv(
     tag: c_int,
     comm: MPI_Comm,
     blocking: bool,
-) -> (u32, MPI_Request) {
+) -> (u32, MPI_Request, bool) {
     let mut l = lib();
     let cid = l.comm_id(comm);
+    let proc_null = src == RSMPI_PROC_NULL;
+    let real = l.post_ahead(buf, count, dtype, src, tag, comm);
+    let posted = real.is_some();
+    if !posted && !proc_null {
+        l.deferred += 1;
+    }
     let (id, h) = l.new_req(Kind::Recv(RecvReq {
         buf,
         count,
         dtype,
         comm,
-        proc_null: src == RSMPI_PROC_NULL,
-        real: None,
+        proc_null,
+        real,
     }));
+    let settled = blocking && posted;
+    if posted {
+        l.push(fib_wire::Up::Ahead { posted, settled });
+    }
     l.event(Op::Recv {
         src: rank_to_wire(src),
         tag: tag_to_wire(tag),
@@ -101,7 +116,10 @@ unsafe fn recv(
         req: id,
         blocking,
     });
-    (id, h)
+    if settled {
+        l.settle(&[id]);
+    }
+    (id, h, settled)
 }
 
 #[no_mangle]
@@ -190,9 +208,11 @@ pub unsafe extern "C" fn MPI_Recv(
     comm: MPI_Comm,
     status: *mut MPI_Status,
 ) -> c_int {
-    let (id, _) = recv(buf, count, datatype, source, tag, comm, true);
+    let (id, _, settled) = recv(buf, count, datatype, source, tag, comm, true);
     let mut l = lib();
-    l.wait_go();
+    if !settled {
+        l.wait_go();
+    }
     let st = l.complete(id);
     put_status(status, &st);
     MPI_SUCCESS as c_int
@@ -208,7 +228,7 @@ pub unsafe extern "C" fn MPI_Irecv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
-    let (_, h) = recv(buf, count, datatype, source, tag, comm, false);
+    let (_, h, _) = recv(buf, count, datatype, source, tag, comm, false);
     *request = h;
     MPI_SUCCESS as c_int
 }
@@ -239,7 +259,7 @@ pub unsafe extern "C" fn MPI_Sendrecv(
         false,
     )
     .expect("a nonblocking send returns a request");
-    let (rid, _) = recv(recvbuf, recvcount, recvtype, source, recvtag, comm, false);
+    let (rid, _, _) = recv(recvbuf, recvcount, recvtype, source, recvtag, comm, false);
     let mut l = lib();
     let sid = l.req_id(sh).expect("the send's request is not null");
     let done = wait_ids(&mut l, WaitKind::All, &[sid, rid], false);

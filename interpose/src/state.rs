@@ -93,7 +93,21 @@ pub struct Lib {
     fakes: HashMap<u64, u32>,
     next_req: u32,
     background: Vec<Background>,
+    /// Receives waiting for the scheduler to post them: while there is one,
+    /// no later receive may be posted ahead of the scheduler (MPI would
+    /// match it first).
+    pub deferred: usize,
+    /// Whether calls whose outcome is already determined go ahead of the
+    /// scheduler ([`Lib::settle`]; `FIB_AHEAD=0` turns it off).
+    pub ahead: bool,
 }
+
+/// How long a call that goes ahead of the scheduler ([`Lib::settle`]) waits
+/// in MPI before it flushes the rank's batch of reports: long enough for a
+/// running peer to answer (a round trip through shared memory takes a few
+/// microseconds), short enough that a peer held by the scheduler, which may
+/// need this rank's reports to be released, is not kept waiting long.
+const SETTLE_WITHIN: std::time::Duration = std::time::Duration::from_micros(20);
 
 struct Global(UnsafeCell<Option<Lib>>);
 
@@ -327,6 +341,8 @@ impl Lib {
             fakes: HashMap::new(),
             next_req: 0,
             background: Vec::new(),
+            deferred: 0,
+            ahead: std::env::var("FIB_AHEAD").map_or(true, |v| v != "0"),
         }
     }
 
@@ -458,6 +474,87 @@ impl Lib {
             )
         };
         r.real = Some(Real::new(req));
+        self.deferred = self.deferred.saturating_sub(1);
+    }
+
+    /// Posts a receive with a named source to MPI at once, when going
+    /// ahead is on and no receive of this rank waits for the scheduler:
+    /// MPI then matches it as the engine will (non-overtaking, in posting
+    /// order). Returns the real request.
+    pub unsafe fn post_ahead(
+        &mut self,
+        buf: *mut c_void,
+        count: c_int,
+        dtype: MPI_Datatype,
+        src: c_int,
+        tag: c_int,
+        comm: MPI_Comm,
+    ) -> Option<Real> {
+        if !self.ahead || self.deferred > 0 || src == RSMPI_ANY_SOURCE || src == RSMPI_PROC_NULL {
+            return None;
+        }
+        let mut req = RSMPI_REQUEST_NULL;
+        PMPI_Irecv(buf, count, dtype, src, tag, comm, &mut req);
+        Some(Real::new(req))
+    }
+
+    /// Whether a wait for all of `ids` can complete in MPI without the
+    /// scheduler: each is a send, or a receive already posted (by
+    /// [`Lib::post_ahead`] or the scheduler), and MPI matches these exactly
+    /// as the engine will. Such a call needs no answer: the rank reports it
+    /// as settled ([`fib_wire::Up::Ahead`]), completes it with
+    /// [`Lib::settle`], and the scheduler lets the engine catch up.
+    pub fn settles(&self, ids: &[u32]) -> bool {
+        self.ahead
+            && ids
+                .iter()
+                .all(|id| match self.reqs.get(id).map(|r| &r.kind) {
+                    Some(Kind::Recv(r)) => r.real.is_some() || r.proc_null,
+                    Some(_) => true,
+                    None => false,
+                })
+    }
+
+    /// Completes the requests of `ids` in MPI, which [`Lib::settles`] said
+    /// it can, once the call has been reported. The reports of the rank's
+    /// earlier calls stay batched while its calls complete at once; once a
+    /// call has waited [`SETTLE_WITHIN`], they are flushed, so that the
+    /// scheduler sees the rank waiting (a peer may wait for a choice that
+    /// needs every rank seen waiting, and a deadlock is declared only then),
+    /// and from then on the rank also takes receives the scheduler posts.
+    pub fn settle(&mut self, ids: &[u32]) {
+        let mut since: Option<std::time::Instant> = None;
+        let mut flushed = false;
+        loop {
+            let mut all = true;
+            for id in ids {
+                all &= match self.reqs.get_mut(id).map(|r| &mut r.kind) {
+                    Some(Kind::Sync(real)) => real.test(),
+                    Some(Kind::Recv(RecvReq {
+                        real: Some(real), ..
+                    })) => real.test(),
+                    _ => true,
+                };
+            }
+            if all {
+                return;
+            }
+            if !self.background.is_empty() {
+                self.test_background();
+            }
+            if flushed {
+                self.poll_socket();
+            } else {
+                let now = std::time::Instant::now();
+                let start = *since.get_or_insert(now);
+                if now - start >= SETTLE_WITHIN {
+                    self.conn.flush();
+                    flushed = true;
+                }
+            }
+            // SAFETY: always safe.
+            unsafe { libc::sched_yield() };
+        }
     }
 
     /// Handles the messages already read: posts receives, and returns the

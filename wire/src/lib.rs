@@ -281,6 +281,16 @@ pub enum Up {
     /// The process is exiting with a status other than 0; `site` is its
     /// last MPI call.
     Exit { site: Site, status: i32 },
+    /// How the rank's next call ([`Up::Op`]) went ahead without the
+    /// scheduler. With `posted`, the call is a receive with a named source
+    /// that the rank posted to MPI itself (no receive of the rank was
+    /// waiting for the scheduler, so MPI matches it as the engine will):
+    /// the scheduler sends it no [`Down::PostRecv`]. With `settled`, the
+    /// call (a blocking receive, or a wait whose requests complete without
+    /// a choice) has already completed in MPI: the scheduler sends it no
+    /// answer, and feeds the rank's later calls to the engine only once the
+    /// engine has completed it too.
+    Ahead { posted: bool, settled: bool },
 }
 
 /// A message from the scheduler to a rank.
@@ -638,6 +648,10 @@ impl Up {
                 w.site(*site);
                 w.i32(*status);
             }
+            Up::Ahead { posted, settled } => {
+                w.u8(9);
+                w.u8(u8::from(*posted) | u8::from(*settled) << 1);
+            }
         }
         end(out, at);
     }
@@ -680,6 +694,16 @@ impl Up {
                 site: r.site()?,
                 status: r.i32()?,
             },
+            9 => {
+                let bits = r.u8()?;
+                if bits > 3 {
+                    return Err(WireError(format!("ahead flags {bits}")));
+                }
+                Up::Ahead {
+                    posted: bits & 1 != 0,
+                    settled: bits & 2 != 0,
+                }
+            }
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -926,6 +950,9 @@ mod tests {
             text: "Message truncated".into(),
         });
         round_up(Up::Crash { site, signal: 11 });
+        for (posted, settled) in [(true, false), (false, true), (true, true)] {
+            round_up(Up::Ahead { posted, settled });
+        }
         round_up(Up::Unsupported {
             site,
             name: "MPI_Bsend".into(),

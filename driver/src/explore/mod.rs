@@ -4,6 +4,7 @@
 //! the barrier verdicts need. An interrupt ([`launch::interrupted`]) ends
 //! exploration with what the runs made before it showed.
 
+mod ahead;
 pub mod launch;
 pub mod run;
 

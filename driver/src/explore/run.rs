@@ -15,6 +15,7 @@ use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token as MioToken};
 use poe::engine::{Config, Engine, Planned, RunEnd};
 
+use super::ahead::{Ahead, Held, Went};
 use super::launch::{self, Launch, LaunchSpec};
 use crate::mpi::Toolchain;
 use crate::DriverError;
@@ -99,6 +100,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
         endings: Endings::new(spec.nprocs),
         log: (log_calls && !spec.zero_buffer).then(|| vec![Vec::new(); spec.nprocs]),
         buf: vec![0u8; 64 * 1024],
+        ahead: (0..spec.nprocs).map(|_| Ahead::default()).collect(),
     };
     let served = st.serve(&mut launch, Instant::now() + spec.timeout)?;
     if served == Served::Interrupted {
@@ -164,6 +166,8 @@ struct Loop {
     /// [`RunRecord::calls_log`]).
     log: Option<CallLog>,
     buf: Vec<u8>,
+    /// Per rank, its calls that went ahead of the scheduler.
+    ahead: Vec<Ahead>,
 }
 
 impl Loop {
@@ -260,9 +264,45 @@ impl Loop {
         if !matches!(self.engine.end(), Some(RunEnd::Completed)) {
             self.endings.engine(self.engine.end());
         }
-        let answers = self.engine.advance();
-        self.send(answers);
+        loop {
+            let answers = self.engine.advance();
+            if !self.send(answers) {
+                break;
+            }
+        }
         self.endings.engine(self.engine.end());
+    }
+
+    /// Gives the engine one call of rank `r`, or holds it while the engine
+    /// still owes the rank the answer to a settled call.
+    fn call(&mut self, r: usize, site: fib_wire::Site, op: fib_wire::Op) {
+        let call = Held {
+            site,
+            op,
+            went: self.ahead[r].next.take(),
+        };
+        if self.ahead[r].settled {
+            self.ahead[r].held.push_back(call);
+        } else {
+            self.feed(r, call);
+        }
+    }
+
+    fn feed(&mut self, r: usize, call: Held) {
+        self.ahead[r].fed(&call);
+        self.engine.call(r, call.site, call.op);
+    }
+
+    /// The engine answered rank `r`'s settled call (the answer is dropped):
+    /// its held calls go to the engine, up to the next settled one.
+    fn release(&mut self, r: usize) {
+        self.ahead[r].settled = false;
+        while !self.ahead[r].settled {
+            let Some(call) = self.ahead[r].held.pop_front() else {
+                break;
+            };
+            self.feed(r, call);
+        }
     }
 
     /// Ends the run if the launcher is gone, after taking what the ranks
@@ -383,8 +423,9 @@ impl Loop {
                         log[r].push((site, op.clone()));
                     }
                 }
-                self.engine.call(r, site, op);
+                self.call(r, site, op);
             }
+            Up::Ahead { posted, settled } => self.ahead[r].next = Some(Went { posted, settled }),
             Up::Abort { site, code } => self.endings.abort(r, site, code),
             Up::Crash { site, signal } => self.endings.crash(r, site, signal),
             Up::Unsupported { site, name } => self.endings.unsupported(r, site, name),
@@ -426,14 +467,26 @@ impl Loop {
         true
     }
 
-    fn send(&mut self, answers: Vec<(usize, Down)>) {
+    /// Sends the engine's answers, but those the ranks' calls that went
+    /// ahead do not wait for; returns whether that released held calls (the
+    /// engine then has more to do).
+    fn send(&mut self, answers: Vec<(usize, Down)>) -> bool {
         if answers.is_empty() {
-            return;
+            return false;
         }
         // Group answers per rank, keeping their order, one write per rank.
         let mut per: Vec<Vec<u8>> = vec![Vec::new(); self.by_rank.len()];
+        let mut released = false;
         for (r, d) in answers {
-            d.encode(&mut per[r]);
+            match &d {
+                Down::PostRecv { req, .. } if self.ahead[r].posted.remove(req) => {}
+                Down::PostRecv { .. } => d.encode(&mut per[r]),
+                _ if self.ahead[r].settled => {
+                    self.release(r);
+                    released = true;
+                }
+                _ => d.encode(&mut per[r]),
+            }
         }
         for (r, bytes) in per.into_iter().enumerate() {
             let Some(c) = self.by_rank[r] else { continue };
@@ -444,6 +497,7 @@ impl Loop {
             // the rest.
             let _ = write_all(&mut self.conns[c].stream, &bytes);
         }
+        released
     }
 }
 
