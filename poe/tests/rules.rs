@@ -376,6 +376,42 @@ fn different_collectives_are_a_mismatch() {
 }
 
 #[test]
+fn a_scan_against_an_exscan_is_a_mismatch_and_the_v_collectives_complete() {
+    let p = vec![
+        vec![coll(CollKind::Scan, COMM_WORLD), fin()],
+        vec![coll(CollKind::Exscan, COMM_WORLD), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    match run.end {
+        RunEnd::CollectiveMismatch { calls, .. } => {
+            let names: Vec<_> = calls.iter().map(|c| c.1).collect();
+            assert_eq!(names, vec!["MPI_Scan", "MPI_Exscan"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let gatherv = |root| {
+        Step::Call(Op::Coll {
+            kind: CollKind::Gatherv,
+            comm: COMM_WORLD,
+            root,
+        })
+    };
+    let all: Vec<Step> = CollKind::ALL
+        .iter()
+        .map(|&k| coll(k, COMM_WORLD))
+        .chain([gatherv(1), fin()])
+        .collect();
+    let run = only_run(&vec![all.clone(), all], cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    // Roots must agree for the rooted v collectives.
+    let p = vec![vec![gatherv(0), fin()], vec![gatherv(1), fin()]];
+    assert!(matches!(
+        only_run(&p, cfg(2)).end,
+        RunEnd::CollectiveMismatch { .. }
+    ));
+}
+
+#[test]
 fn crossed_barriers_on_two_communicators_deadlock() {
     let dup = || Step::Call(Op::CommDup { comm: COMM_WORLD });
     // The duplicate of MPI_COMM_WORLD is the first user communicator, 2.

@@ -157,6 +157,15 @@ pub enum CollKind {
     Scatter,
     Allgather,
     Alltoall,
+    Gatherv,
+    Scatterv,
+    Allgatherv,
+    Alltoallv,
+    Alltoallw,
+    Scan,
+    Exscan,
+    ReduceScatter,
+    ReduceScatterBlock,
 }
 
 impl CollKind {
@@ -171,6 +180,15 @@ impl CollKind {
             CollKind::Scatter => "MPI_Scatter",
             CollKind::Allgather => "MPI_Allgather",
             CollKind::Alltoall => "MPI_Alltoall",
+            CollKind::Gatherv => "MPI_Gatherv",
+            CollKind::Scatterv => "MPI_Scatterv",
+            CollKind::Allgatherv => "MPI_Allgatherv",
+            CollKind::Alltoallv => "MPI_Alltoallv",
+            CollKind::Alltoallw => "MPI_Alltoallw",
+            CollKind::Scan => "MPI_Scan",
+            CollKind::Exscan => "MPI_Exscan",
+            CollKind::ReduceScatter => "MPI_Reduce_scatter",
+            CollKind::ReduceScatterBlock => "MPI_Reduce_scatter_block",
         }
     }
 
@@ -178,11 +196,18 @@ impl CollKind {
     pub fn has_root(self) -> bool {
         matches!(
             self,
-            CollKind::Bcast | CollKind::Reduce | CollKind::Gather | CollKind::Scatter
+            CollKind::Bcast
+                | CollKind::Reduce
+                | CollKind::Gather
+                | CollKind::Scatter
+                | CollKind::Gatherv
+                | CollKind::Scatterv
         )
     }
 
-    const ALL: [CollKind; 8] = [
+    /// Every kind, in the order of their wire codes (a code is the kind's
+    /// position here: new kinds are appended, so existing codes stay).
+    pub const ALL: [CollKind; 17] = [
         CollKind::Barrier,
         CollKind::Bcast,
         CollKind::Reduce,
@@ -191,6 +216,15 @@ impl CollKind {
         CollKind::Scatter,
         CollKind::Allgather,
         CollKind::Alltoall,
+        CollKind::Gatherv,
+        CollKind::Scatterv,
+        CollKind::Allgatherv,
+        CollKind::Alltoallv,
+        CollKind::Alltoallw,
+        CollKind::Scan,
+        CollKind::Exscan,
+        CollKind::ReduceScatter,
+        CollKind::ReduceScatterBlock,
     ];
 }
 
@@ -918,6 +952,16 @@ mod tests {
         ] {
             round_up(Up::Op { site, op });
         }
+        for kind in CollKind::ALL {
+            round_up(Up::Op {
+                site,
+                op: Op::Coll {
+                    kind,
+                    comm: 3,
+                    root: 1,
+                },
+            });
+        }
         round_up(Up::Abort { site, code: 3 });
         round_up(Up::Exit { site, status: 3 });
         round_up(Up::MpiError {
@@ -949,6 +993,49 @@ mod tests {
             indices: vec![0, 2],
         });
         round_down(Down::NewComm { id: -1 });
+    }
+
+    #[test]
+    fn collective_codes_stay_where_they_were() {
+        // Codes are positions in `CollKind::ALL`: the kinds fib modelled
+        // first keep theirs, the later ones follow.
+        assert_eq!(coll_code(CollKind::Barrier), 0);
+        assert_eq!(coll_code(CollKind::Alltoall), 7);
+        assert_eq!(coll_code(CollKind::Gatherv), 8);
+        assert_eq!(coll_code(CollKind::ReduceScatterBlock), 16);
+        let mut out = Vec::new();
+        Up::Op {
+            site: Site::Unknown,
+            op: Op::Coll {
+                kind: CollKind::Scan,
+                comm: 0,
+                root: 0,
+            },
+        }
+        .encode(&mut out);
+        // length, message tag, two site words, operation tag, kind code.
+        assert_eq!(out[4 + 1 + 8 + 1], 13);
+        assert!(Up::decode(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 6, 17, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+    }
+
+    #[test]
+    fn only_gatherv_and_scatterv_of_the_new_kinds_have_a_root() {
+        let rooted: Vec<CollKind> = CollKind::ALL.into_iter().filter(|k| k.has_root()).collect();
+        assert_eq!(
+            rooted,
+            [
+                CollKind::Bcast,
+                CollKind::Reduce,
+                CollKind::Gather,
+                CollKind::Scatter,
+                CollKind::Gatherv,
+                CollKind::Scatterv
+            ]
+        );
+        assert_eq!(
+            CollKind::ReduceScatterBlock.mpi_name(),
+            "MPI_Reduce_scatter_block"
+        );
     }
 
     #[test]

@@ -623,6 +623,22 @@ mod tests {
             root,
         };
         assert!(!collectives_agree(&[bcast(0), bcast(1)]));
+        let gatherv = |root| CollWhat::Coll {
+            kind: CollKind::Gatherv,
+            root,
+        };
+        assert!(collectives_agree(&[gatherv(1), gatherv(1)]));
+        assert!(!collectives_agree(&[gatherv(0), gatherv(1)]));
+        let scan = CollWhat::Coll {
+            kind: CollKind::Scan,
+            root: 0,
+        };
+        let exscan = CollWhat::Coll {
+            kind: CollKind::Exscan,
+            root: 0,
+        };
+        assert!(!collectives_agree(&[scan.clone(), exscan]));
+        assert!(collectives_agree(&[scan.clone(), scan]));
     }
 
     #[test]
@@ -674,5 +690,11 @@ mod tests {
         };
         assert_eq!(call_name(&testsome), "MPI_Testsome");
         assert_eq!(call_name(&Op::Finalize), "MPI_Finalize");
+        let exscan = Op::Coll {
+            kind: CollKind::Exscan,
+            comm: 0,
+            root: 0,
+        };
+        assert_eq!(call_name(&exscan), "MPI_Exscan");
     }
 }
