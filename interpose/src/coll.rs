@@ -2,7 +2,8 @@
 //! once the scheduler says Go it runs as its nonblocking PMPI form, polled
 //! with `sched_yield`. A constructor is reported, the scheduler answers with
 //! the new communicator's id, and then the real call runs and the new handle
-//! is recorded under that id.
+//! is recorded under that id (the constructors modelled as a split of their
+//! parent are in `topo.rs`).
 
 use std::os::raw::{c_int, c_void};
 
@@ -311,11 +312,16 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
 
 /// Reports a communicator constructor, waits for the new id, runs the real
 /// constructor with `make` and records the handle it yields.
-unsafe fn construct(op: Op, newcomm: *mut MPI_Comm, make: impl FnOnce() -> c_int) -> c_int {
+pub(crate) unsafe fn construct(
+    op: Op,
+    newcomm: *mut MPI_Comm,
+    make: impl FnOnce() -> c_int,
+) -> c_int {
     let mut l = lib();
     let name = match &op {
         Op::CommDup { .. } => "MPI_Comm_dup",
         Op::CommSplit { .. } => "MPI_Comm_split",
+        Op::CommSplitAs { how, .. } => how.mpi_name(),
         _ => "MPI_Comm_create",
     };
     l.event(op);

@@ -228,6 +228,53 @@ impl CollKind {
     ];
 }
 
+/// The communicator constructors other than `MPI_Comm_split` that fib models
+/// as a split of their parent communicator ([`Op::CommSplitAs`]): each rank
+/// works out its colour and key from the call's arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SplitKind {
+    /// `MPI_Comm_split_type`.
+    SplitType,
+    /// `MPI_Cart_create`.
+    CartCreate,
+    /// `MPI_Cart_sub`.
+    CartSub,
+    /// `MPI_Graph_create`.
+    GraphCreate,
+    /// `MPI_Dist_graph_create`.
+    DistGraphCreate,
+    /// `MPI_Dist_graph_create_adjacent`.
+    DistGraphCreateAdjacent,
+    /// `MPI_Comm_dup_with_info`.
+    DupWithInfo,
+}
+
+impl SplitKind {
+    /// The MPI function's name.
+    pub fn mpi_name(self) -> &'static str {
+        match self {
+            SplitKind::SplitType => "MPI_Comm_split_type",
+            SplitKind::CartCreate => "MPI_Cart_create",
+            SplitKind::CartSub => "MPI_Cart_sub",
+            SplitKind::GraphCreate => "MPI_Graph_create",
+            SplitKind::DistGraphCreate => "MPI_Dist_graph_create",
+            SplitKind::DistGraphCreateAdjacent => "MPI_Dist_graph_create_adjacent",
+            SplitKind::DupWithInfo => "MPI_Comm_dup_with_info",
+        }
+    }
+
+    /// Every kind, in the order of their wire codes (append new kinds).
+    pub const ALL: [SplitKind; 7] = [
+        SplitKind::SplitType,
+        SplitKind::CartCreate,
+        SplitKind::CartSub,
+        SplitKind::GraphCreate,
+        SplitKind::DistGraphCreate,
+        SplitKind::DistGraphCreateAdjacent,
+        SplitKind::DupWithInfo,
+    ];
+}
+
 /// One intercepted MPI call, as the scheduler sees it. Ranks in `dest`/`src`
 /// are ranks in the communicator `comm` (or [`ANY`] / [`PROC_NULL`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -271,6 +318,15 @@ pub enum Op {
     CommDup { comm: u32 },
     /// `MPI_Comm_split(comm, color, key)`; `color` may be [`UNDEFINED`].
     CommSplit { comm: u32, color: i32, key: i32 },
+    /// A constructor `how` over `comm` that makes what `MPI_Comm_split(comm,
+    /// color, key)` would: the rank computed `color` (or [`UNDEFINED`], for
+    /// `MPI_COMM_NULL`) and `key` from the call's arguments.
+    CommSplitAs {
+        how: SplitKind,
+        comm: u32,
+        color: i32,
+        key: i32,
+    },
     /// `MPI_Comm_create(comm, group)`: the group's members as world ranks, in
     /// group order (the same list on every rank; empty for `MPI_GROUP_EMPTY`).
     CommCreate { comm: u32, members: Vec<u32> },
@@ -552,6 +608,18 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u32(*comm);
         }
         Op::Finalize => w.u8(11),
+        Op::CommSplitAs {
+            how,
+            comm,
+            color,
+            key,
+        } => {
+            w.u8(12);
+            w.u8(SplitKind::ALL.iter().position(|x| x == how).unwrap() as u8);
+            w.u32(*comm);
+            w.i32(*color);
+            w.i32(*key);
+        }
     }
 }
 
@@ -620,6 +688,18 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
         },
         10 => Op::CommFree { comm: r.u32()? },
         11 => Op::Finalize,
+        12 => {
+            let c = r.u8()? as usize;
+            let how = *SplitKind::ALL
+                .get(c)
+                .ok_or_else(|| WireError(format!("constructor kind {c}")))?;
+            Op::CommSplitAs {
+                how,
+                comm: r.u32()?,
+                color: r.i32()?,
+                key: r.i32()?,
+            }
+        }
         t => return Err(WireError(format!("operation tag {t}"))),
     })
 }
@@ -962,6 +1042,17 @@ mod tests {
                 },
             });
         }
+        for how in SplitKind::ALL {
+            round_up(Up::Op {
+                site,
+                op: Op::CommSplitAs {
+                    how,
+                    comm: 2,
+                    color: UNDEFINED,
+                    key: 5,
+                },
+            });
+        }
         round_up(Up::Abort { site, code: 3 });
         round_up(Up::Exit { site, status: 3 });
         round_up(Up::MpiError {
@@ -1016,6 +1107,10 @@ mod tests {
         // length, message tag, two site words, operation tag, kind code.
         assert_eq!(out[4 + 1 + 8 + 1], 13);
         assert!(Up::decode(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 6, 17, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        assert!(Up::decode(&[
+            3, 0, 0, 0, 0, 0, 0, 0, 0, 12, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        ])
+        .is_err());
     }
 
     #[test]
@@ -1036,6 +1131,7 @@ mod tests {
             CollKind::ReduceScatterBlock.mpi_name(),
             "MPI_Reduce_scatter_block"
         );
+        assert_eq!(SplitKind::CartSub.mpi_name(), "MPI_Cart_sub");
     }
 
     #[test]
