@@ -2,7 +2,8 @@
 //! once the scheduler says Go it runs as its nonblocking PMPI form, polled
 //! with `sched_yield`. A constructor is reported, the scheduler answers with
 //! the new communicator's id, and then the real call runs and the new handle
-//! is recorded under that id.
+//! is recorded under that id (the constructors modelled as a split of their
+//! parent are in `topo.rs`).
 
 use std::os::raw::{c_int, c_void};
 
@@ -158,13 +159,169 @@ pub unsafe extern "C" fn MPI_Alltoall(
     })
 }
 
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Gatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Gatherv, comm, root, |r| {
+        PMPI_Igatherv(
+            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Scatterv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    displs: *const c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Scatterv, comm, root, |r| {
+        PMPI_Iscatterv(
+            sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Allgatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Allgatherv, comm, 0, |r| {
+        PMPI_Iallgatherv(
+            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Alltoallv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Alltoallv, comm, 0, |r| {
+        PMPI_Ialltoallv(
+            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Alltoallw(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtypes: *const MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtypes: *const MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Alltoallw, comm, 0, |r| {
+        PMPI_Ialltoallw(
+            sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+            r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Scan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Scan, comm, 0, |r| {
+        PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Exscan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::Exscan, comm, 0, |r| {
+        PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Reduce_scatter(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::ReduceScatter, comm, 0, |r| {
+        PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Reduce_scatter_block(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::ReduceScatterBlock, comm, 0, |r| {
+        PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r)
+    })
+}
+
 /// Reports a communicator constructor, waits for the new id, runs the real
 /// constructor with `make` and records the handle it yields.
-unsafe fn construct(op: Op, newcomm: *mut MPI_Comm, make: impl FnOnce() -> c_int) -> c_int {
+pub(crate) unsafe fn construct(
+    op: Op,
+    newcomm: *mut MPI_Comm,
+    make: impl FnOnce() -> c_int,
+) -> c_int {
     let mut l = lib();
     let name = match &op {
         Op::CommDup { .. } => "MPI_Comm_dup",
         Op::CommSplit { .. } => "MPI_Comm_split",
+        Op::CommSplitAs { how, .. } => how.mpi_name(),
         _ => "MPI_Comm_create",
     };
     l.event(op);

@@ -27,6 +27,7 @@ mod init;
 mod p2p;
 mod site;
 mod state;
+mod topo;
 mod unsupported;
 mod wait;
 
@@ -34,5 +35,6 @@ pub use coll::*;
 pub use init::*;
 pub use p2p::*;
 pub use site::fib_set_site;
+pub use topo::*;
 pub use unsupported::*;
 pub use wait::*;

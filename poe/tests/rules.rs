@@ -5,7 +5,9 @@
 //! and checks the exact outcome: how the run ends, how many runs there are,
 //! which send each wildcard receive got and which match sets fired.
 
-use fib_wire::{CollKind, Op, SendMode, Site, WaitKind, ANY, COMM_SELF, COMM_WORLD};
+use fib_wire::{
+    CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, COMM_SELF, COMM_WORLD, UNDEFINED,
+};
 use poe::engine::{Alternative, ChoicePoint, Fired, Planned};
 use poe::sim::{explore, run_once, Program, RunResult, Step, Turns};
 use poe::{Config, Leak, OpId, RunEnd};
@@ -370,6 +372,103 @@ fn different_collectives_are_a_mismatch() {
             assert_eq!(comm, COMM_WORLD);
             let names: Vec<_> = calls.iter().map(|c| c.1).collect();
             assert_eq!(names, vec!["MPI_Barrier", "MPI_Bcast"]);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_scan_against_an_exscan_is_a_mismatch_and_the_v_collectives_complete() {
+    let p = vec![
+        vec![coll(CollKind::Scan, COMM_WORLD), fin()],
+        vec![coll(CollKind::Exscan, COMM_WORLD), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    match run.end {
+        RunEnd::CollectiveMismatch { calls, .. } => {
+            let names: Vec<_> = calls.iter().map(|c| c.1).collect();
+            assert_eq!(names, vec!["MPI_Scan", "MPI_Exscan"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let gatherv = |root| {
+        Step::Call(Op::Coll {
+            kind: CollKind::Gatherv,
+            comm: COMM_WORLD,
+            root,
+        })
+    };
+    let all: Vec<Step> = CollKind::ALL
+        .iter()
+        .map(|&k| coll(k, COMM_WORLD))
+        .chain([gatherv(1), fin()])
+        .collect();
+    let run = only_run(&vec![all.clone(), all], cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    // Roots must agree for the rooted v collectives.
+    let p = vec![vec![gatherv(0), fin()], vec![gatherv(1), fin()]];
+    assert!(matches!(
+        only_run(&p, cfg(2)).end,
+        RunEnd::CollectiveMismatch { .. }
+    ));
+}
+
+#[test]
+fn cartesian_constructors_split_their_parent() {
+    let made = |how, comm, color: i32, key: i32| {
+        Step::Call(Op::CommSplitAs {
+            how,
+            comm,
+            color,
+            key,
+        })
+    };
+    // A 2x2 grid of ranks 0..3 (id 2) out of five ranks: rank 4 gets
+    // MPI_COMM_NULL. Its rows (ids 3 and 4) by Cart_sub: row r is colour
+    // r, each rank's key its column. World rank 3 (row 1, column 1) sends
+    // to rank 0 of its row: world rank 2.
+    let grid = |r: i32| {
+        let color = if r < 4 { 0 } else { UNDEFINED };
+        made(SplitKind::CartCreate, COMM_WORLD, color, r)
+    };
+    let row = |r: i32| made(SplitKind::CartSub, 2, r / 2, r % 2);
+    let p = vec![
+        vec![grid(0), row(0), fin()],
+        vec![grid(1), row(1), fin()],
+        vec![
+            grid(2),
+            row(2),
+            Step::Call(recv_op(ANY, 0, 4, 1, true)),
+            fin(),
+        ],
+        vec![
+            grid(3),
+            row(3),
+            send_on(SendMode::Standard, 0, 0, 4, None),
+            fin(),
+        ],
+        vec![grid(4), fin()],
+    ];
+    let run = only_run(&p, cfg(5));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(got(&run, id(2, 2)), Some(id(3, 2)));
+    // A rank that calls MPI_Comm_split against another's MPI_Cart_create
+    // makes a mismatch.
+    let p = vec![
+        vec![grid(0), fin()],
+        vec![
+            Step::Call(Op::CommSplit {
+                comm: COMM_WORLD,
+                color: 0,
+                key: 1,
+            }),
+            fin(),
+        ],
+    ];
+    match only_run(&p, cfg(2)).end {
+        RunEnd::CollectiveMismatch { calls, .. } => {
+            let names: Vec<_> = calls.iter().map(|c| c.1).collect();
+            assert_eq!(names, vec!["MPI_Cart_create", "MPI_Comm_split"]);
         }
         other => panic!("{other:?}"),
     }

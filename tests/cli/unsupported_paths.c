@@ -13,7 +13,8 @@ int main(int argc, char **argv) {
     MPI_Comm dup;
     MPI_Iscan(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
-    MPI_Comm_dup_with_info(MPI_COMM_WORLD, MPI_INFO_NULL, &dup);
+    MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
     MPI_Comm_free(&dup);
   }
   MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

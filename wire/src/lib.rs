@@ -157,6 +157,15 @@ pub enum CollKind {
     Scatter,
     Allgather,
     Alltoall,
+    Gatherv,
+    Scatterv,
+    Allgatherv,
+    Alltoallv,
+    Alltoallw,
+    Scan,
+    Exscan,
+    ReduceScatter,
+    ReduceScatterBlock,
 }
 
 impl CollKind {
@@ -171,6 +180,15 @@ impl CollKind {
             CollKind::Scatter => "MPI_Scatter",
             CollKind::Allgather => "MPI_Allgather",
             CollKind::Alltoall => "MPI_Alltoall",
+            CollKind::Gatherv => "MPI_Gatherv",
+            CollKind::Scatterv => "MPI_Scatterv",
+            CollKind::Allgatherv => "MPI_Allgatherv",
+            CollKind::Alltoallv => "MPI_Alltoallv",
+            CollKind::Alltoallw => "MPI_Alltoallw",
+            CollKind::Scan => "MPI_Scan",
+            CollKind::Exscan => "MPI_Exscan",
+            CollKind::ReduceScatter => "MPI_Reduce_scatter",
+            CollKind::ReduceScatterBlock => "MPI_Reduce_scatter_block",
         }
     }
 
@@ -178,11 +196,18 @@ impl CollKind {
     pub fn has_root(self) -> bool {
         matches!(
             self,
-            CollKind::Bcast | CollKind::Reduce | CollKind::Gather | CollKind::Scatter
+            CollKind::Bcast
+                | CollKind::Reduce
+                | CollKind::Gather
+                | CollKind::Scatter
+                | CollKind::Gatherv
+                | CollKind::Scatterv
         )
     }
 
-    const ALL: [CollKind; 8] = [
+    /// Every kind, in the order of their wire codes (a code is the kind's
+    /// position here: new kinds are appended, so existing codes stay).
+    pub const ALL: [CollKind; 17] = [
         CollKind::Barrier,
         CollKind::Bcast,
         CollKind::Reduce,
@@ -191,6 +216,62 @@ impl CollKind {
         CollKind::Scatter,
         CollKind::Allgather,
         CollKind::Alltoall,
+        CollKind::Gatherv,
+        CollKind::Scatterv,
+        CollKind::Allgatherv,
+        CollKind::Alltoallv,
+        CollKind::Alltoallw,
+        CollKind::Scan,
+        CollKind::Exscan,
+        CollKind::ReduceScatter,
+        CollKind::ReduceScatterBlock,
+    ];
+}
+
+/// The communicator constructors other than `MPI_Comm_split` that fib models
+/// as a split of their parent communicator ([`Op::CommSplitAs`]): each rank
+/// works out its colour and key from the call's arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SplitKind {
+    /// `MPI_Comm_split_type`.
+    SplitType,
+    /// `MPI_Cart_create`.
+    CartCreate,
+    /// `MPI_Cart_sub`.
+    CartSub,
+    /// `MPI_Graph_create`.
+    GraphCreate,
+    /// `MPI_Dist_graph_create`.
+    DistGraphCreate,
+    /// `MPI_Dist_graph_create_adjacent`.
+    DistGraphCreateAdjacent,
+    /// `MPI_Comm_dup_with_info`.
+    DupWithInfo,
+}
+
+impl SplitKind {
+    /// The MPI function's name.
+    pub fn mpi_name(self) -> &'static str {
+        match self {
+            SplitKind::SplitType => "MPI_Comm_split_type",
+            SplitKind::CartCreate => "MPI_Cart_create",
+            SplitKind::CartSub => "MPI_Cart_sub",
+            SplitKind::GraphCreate => "MPI_Graph_create",
+            SplitKind::DistGraphCreate => "MPI_Dist_graph_create",
+            SplitKind::DistGraphCreateAdjacent => "MPI_Dist_graph_create_adjacent",
+            SplitKind::DupWithInfo => "MPI_Comm_dup_with_info",
+        }
+    }
+
+    /// Every kind, in the order of their wire codes (append new kinds).
+    pub const ALL: [SplitKind; 7] = [
+        SplitKind::SplitType,
+        SplitKind::CartCreate,
+        SplitKind::CartSub,
+        SplitKind::GraphCreate,
+        SplitKind::DistGraphCreate,
+        SplitKind::DistGraphCreateAdjacent,
+        SplitKind::DupWithInfo,
     ];
 }
 
@@ -237,6 +318,15 @@ pub enum Op {
     CommDup { comm: u32 },
     /// `MPI_Comm_split(comm, color, key)`; `color` may be [`UNDEFINED`].
     CommSplit { comm: u32, color: i32, key: i32 },
+    /// A constructor `how` over `comm` that makes what `MPI_Comm_split(comm,
+    /// color, key)` would: the rank computed `color` (or [`UNDEFINED`], for
+    /// `MPI_COMM_NULL`) and `key` from the call's arguments.
+    CommSplitAs {
+        how: SplitKind,
+        comm: u32,
+        color: i32,
+        key: i32,
+    },
     /// `MPI_Comm_create(comm, group)`: the group's members as world ranks, in
     /// group order (the same list on every rank; empty for `MPI_GROUP_EMPTY`).
     CommCreate { comm: u32, members: Vec<u32> },
@@ -528,6 +618,18 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u32(*comm);
         }
         Op::Finalize => w.u8(11),
+        Op::CommSplitAs {
+            how,
+            comm,
+            color,
+            key,
+        } => {
+            w.u8(12);
+            w.u8(SplitKind::ALL.iter().position(|x| x == how).unwrap() as u8);
+            w.u32(*comm);
+            w.i32(*color);
+            w.i32(*key);
+        }
     }
 }
 
@@ -596,6 +698,18 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
         },
         10 => Op::CommFree { comm: r.u32()? },
         11 => Op::Finalize,
+        12 => {
+            let c = r.u8()? as usize;
+            let how = *SplitKind::ALL
+                .get(c)
+                .ok_or_else(|| WireError(format!("constructor kind {c}")))?;
+            Op::CommSplitAs {
+                how,
+                comm: r.u32()?,
+                color: r.i32()?,
+                key: r.i32()?,
+            }
+        }
         t => return Err(WireError(format!("operation tag {t}"))),
     })
 }
@@ -942,6 +1056,27 @@ mod tests {
         ] {
             round_up(Up::Op { site, op });
         }
+        for kind in CollKind::ALL {
+            round_up(Up::Op {
+                site,
+                op: Op::Coll {
+                    kind,
+                    comm: 3,
+                    root: 1,
+                },
+            });
+        }
+        for how in SplitKind::ALL {
+            round_up(Up::Op {
+                site,
+                op: Op::CommSplitAs {
+                    how,
+                    comm: 2,
+                    color: UNDEFINED,
+                    key: 5,
+                },
+            });
+        }
         round_up(Up::Abort { site, code: 3 });
         round_up(Up::Exit { site, status: 3 });
         round_up(Up::MpiError {
@@ -976,6 +1111,54 @@ mod tests {
             indices: vec![0, 2],
         });
         round_down(Down::NewComm { id: -1 });
+    }
+
+    #[test]
+    fn collective_codes_stay_where_they_were() {
+        // Codes are positions in `CollKind::ALL`: the kinds fib modelled
+        // first keep theirs, the later ones follow.
+        assert_eq!(coll_code(CollKind::Barrier), 0);
+        assert_eq!(coll_code(CollKind::Alltoall), 7);
+        assert_eq!(coll_code(CollKind::Gatherv), 8);
+        assert_eq!(coll_code(CollKind::ReduceScatterBlock), 16);
+        let mut out = Vec::new();
+        Up::Op {
+            site: Site::Unknown,
+            op: Op::Coll {
+                kind: CollKind::Scan,
+                comm: 0,
+                root: 0,
+            },
+        }
+        .encode(&mut out);
+        // length, message tag, two site words, operation tag, kind code.
+        assert_eq!(out[4 + 1 + 8 + 1], 13);
+        assert!(Up::decode(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 6, 17, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        assert!(Up::decode(&[
+            3, 0, 0, 0, 0, 0, 0, 0, 0, 12, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        ])
+        .is_err());
+    }
+
+    #[test]
+    fn only_gatherv_and_scatterv_of_the_new_kinds_have_a_root() {
+        let rooted: Vec<CollKind> = CollKind::ALL.into_iter().filter(|k| k.has_root()).collect();
+        assert_eq!(
+            rooted,
+            [
+                CollKind::Bcast,
+                CollKind::Reduce,
+                CollKind::Gather,
+                CollKind::Scatter,
+                CollKind::Gatherv,
+                CollKind::Scatterv
+            ]
+        );
+        assert_eq!(
+            CollKind::ReduceScatterBlock.mpi_name(),
+            "MPI_Reduce_scatter_block"
+        );
+        assert_eq!(SplitKind::CartSub.mpi_name(), "MPI_Cart_sub");
     }
 
     #[test]

@@ -493,7 +493,7 @@ impl Matching {
                         .iter()
                         .enumerate()
                         .filter_map(|(i, w)| match w {
-                            CollWhat::Split { color, key } if *color == c => {
+                            CollWhat::Split { color, key, .. } if *color == c => {
                                 Some((*key, i, members[i]))
                             }
                             _ => None,

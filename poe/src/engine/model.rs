@@ -4,7 +4,7 @@
 //! intercepted wire call into a [`Kind`] (world ranks, resolved requests).
 //! Every other engine module uses these types; this one uses none of them.
 
-use fib_wire::{CollKind, Op, SendMode, Site, WaitKind, ANY, PROC_NULL};
+use fib_wire::{CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, PROC_NULL};
 
 /// A world rank.
 pub type Rank = usize;
@@ -28,10 +28,21 @@ pub enum Peer {
 /// must agree on it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CollWhat {
-    Coll { kind: CollKind, root: i32 },
+    Coll {
+        kind: CollKind,
+        root: i32,
+    },
     Dup,
-    Split { color: i32, key: i32 },
-    Create { members: Vec<u32> },
+    /// `MPI_Comm_split` (`how` is `None`) or a constructor that makes what
+    /// a split would.
+    Split {
+        how: Option<SplitKind>,
+        color: i32,
+        key: i32,
+    },
+    Create {
+        members: Vec<u32>,
+    },
 }
 
 /// An operation as the engine models it (ranks translated to world ranks,
@@ -339,6 +350,23 @@ pub(crate) fn model(
             check_comm(h, rank, *comm)?;
             Kind::Coll {
                 what: CollWhat::Split {
+                    how: None,
+                    color: *color,
+                    key: *key,
+                },
+                comm: *comm,
+            }
+        }
+        Op::CommSplitAs {
+            how,
+            comm,
+            color,
+            key,
+        } => {
+            check_comm(h, rank, *comm)?;
+            Kind::Coll {
+                what: CollWhat::Split {
+                    how: Some(*how),
                     color: *color,
                     key: *key,
                 },
@@ -422,14 +450,16 @@ fn model_p2p(h: &dyn Handles, rank: Rank, op: &Op, zero_buffer: bool) -> Result<
     })
 }
 
-/// Whether the calls of one collective match set agree on what they do.
+/// Whether the calls of one collective match set agree on what they do: the
+/// same collective with the same root, or the same constructor (splits may
+/// differ in colour and key).
 pub(crate) fn collectives_agree(whats: &[CollWhat]) -> bool {
     let first = &whats[0];
     whats.iter().all(|w| match (first, w) {
         (CollWhat::Coll { .. }, CollWhat::Coll { .. })
         | (CollWhat::Create { .. }, CollWhat::Create { .. }) => w == first,
         (CollWhat::Dup, CollWhat::Dup) => true,
-        (CollWhat::Split { .. }, CollWhat::Split { .. }) => true,
+        (CollWhat::Split { how, .. }, CollWhat::Split { how: other, .. }) => how == other,
         _ => false,
     })
 }
@@ -472,6 +502,7 @@ pub fn call_name(op: &Op) -> &'static str {
         Op::Coll { kind, .. } => kind.mpi_name(),
         Op::CommDup { .. } => "MPI_Comm_dup",
         Op::CommSplit { .. } => "MPI_Comm_split",
+        Op::CommSplitAs { how, .. } => how.mpi_name(),
         Op::CommCreate { .. } => "MPI_Comm_create",
         Op::CommFree { .. } => "MPI_Comm_free",
         Op::Finalize => "MPI_Finalize",
@@ -614,7 +645,11 @@ mod tests {
 
     #[test]
     fn collectives_agree_on_kind_not_on_split_colors() {
-        let split = |color| CollWhat::Split { color, key: 0 };
+        let split = |color| CollWhat::Split {
+            how: None,
+            color,
+            key: 0,
+        };
         assert!(collectives_agree(&[split(1), split(2)]));
         assert!(collectives_agree(&[CollWhat::Dup, CollWhat::Dup]));
         assert!(!collectives_agree(&[CollWhat::Dup, split(1)]));
@@ -623,6 +658,40 @@ mod tests {
             root,
         };
         assert!(!collectives_agree(&[bcast(0), bcast(1)]));
+        let gatherv = |root| CollWhat::Coll {
+            kind: CollKind::Gatherv,
+            root,
+        };
+        assert!(collectives_agree(&[gatherv(1), gatherv(1)]));
+        assert!(!collectives_agree(&[gatherv(0), gatherv(1)]));
+        let scan = CollWhat::Coll {
+            kind: CollKind::Scan,
+            root: 0,
+        };
+        let exscan = CollWhat::Coll {
+            kind: CollKind::Exscan,
+            root: 0,
+        };
+        assert!(!collectives_agree(&[scan.clone(), exscan]));
+        assert!(collectives_agree(&[scan.clone(), scan]));
+        // A constructor modelled as a split agrees only with itself.
+        let made = |how, color| CollWhat::Split {
+            how: Some(how),
+            color,
+            key: 0,
+        };
+        assert!(collectives_agree(&[
+            made(SplitKind::CartSub, 0),
+            made(SplitKind::CartSub, 1)
+        ]));
+        assert!(!collectives_agree(&[
+            made(SplitKind::CartCreate, 0),
+            split(0)
+        ]));
+        assert!(!collectives_agree(&[
+            made(SplitKind::CartCreate, 0),
+            made(SplitKind::GraphCreate, 0)
+        ]));
     }
 
     #[test]
@@ -674,5 +743,18 @@ mod tests {
         };
         assert_eq!(call_name(&testsome), "MPI_Testsome");
         assert_eq!(call_name(&Op::Finalize), "MPI_Finalize");
+        let sub = Op::CommSplitAs {
+            how: SplitKind::CartSub,
+            comm: 2,
+            color: 0,
+            key: 0,
+        };
+        assert_eq!(call_name(&sub), "MPI_Cart_sub");
+        let exscan = Op::Coll {
+            kind: CollKind::Exscan,
+            comm: 0,
+            root: 0,
+        };
+        assert_eq!(call_name(&exscan), "MPI_Exscan");
     }
 }

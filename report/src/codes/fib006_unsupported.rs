@@ -17,7 +17,7 @@ pub const FIB006: Code = Code {
 The program calls an MPI function that communicates, matches messages,
 synchronises, or creates or completes requests or communicators in a way
 fib's scheduler does not model yet, such as MPI_Bsend, persistent requests,
-MPI_Gatherv, scans or nonblocking collectives. One-sided communication
+nonblocking or neighbourhood collectives, or intercommunicators. One-sided communication
 (MPI_Win_*, MPI_Put, MPI_Get, MPI_Accumulate, ...) and dynamic process
 management (MPI_Comm_spawn, MPI_Comm_connect, ...) are out of fib's scope
 for now.
@@ -55,7 +55,8 @@ code 2.
 
 Check the list of supported functions in the README. Where the program has a
 choice, use a modelled function (MPI_Send instead of MPI_Bsend, MPI_Gather
-instead of MPI_Gatherv with equal counts) to verify the rest of the logic.
+instead of MPI_Igather followed at once by MPI_Wait) to verify the rest of
+the logic.
 When the call sits on a path your runs do not take, `--run-unsupported`
 checks the rest of the program; a `fib: allow FIB006` comment on the line
 then keeps the finding out of the exit code.

@@ -11,13 +11,16 @@ pub const FIB019: Code = Code {
     severity: Severity::Warning,
     tool_failure: false,
     summary:
-        "A communicator made by MPI_Comm_dup, MPI_Comm_split or MPI_Comm_create was never freed.",
+        "A communicator made by MPI_Comm_dup, MPI_Comm_split, a topology constructor or the like was never freed.",
     explanation: "\
 ## What it means
 
-A rank received a new communicator from MPI_Comm_dup, MPI_Comm_split or
-MPI_Comm_create and reached MPI_Finalize without calling MPI_Comm_free on
-it. The finding points at the call that created it.
+A rank received a new communicator from a constructor (MPI_Comm_dup,
+MPI_Comm_dup_with_info, MPI_Comm_split, MPI_Comm_split_type,
+MPI_Comm_create, MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create,
+MPI_Dist_graph_create, MPI_Dist_graph_create_adjacent) and reached
+MPI_Finalize without calling MPI_Comm_free on it. The finding points at the
+call that created it.
 
 ## Why it matters
 
@@ -35,8 +38,8 @@ that is called often ends in an error deep inside MPI, far from its cause.
 ## What to do
 
 Call MPI_Comm_free on the communicator once the rank no longer uses it.
-MPI_COMM_NULL, which MPI_Comm_split returns for MPI_UNDEFINED, needs no
-freeing.
+MPI_COMM_NULL, which MPI_Comm_split returns for MPI_UNDEFINED and
+MPI_Cart_create to the ranks outside the grid, needs no freeing.
 ",
 };
 
