@@ -198,9 +198,18 @@ thread_local! {
     static HELD: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
 }
 
+/// The calling thread's kernel id, asked of the kernel once per thread.
 fn thread_id() -> u64 {
-    // SAFETY: gettid has no preconditions.
-    unsafe { libc::gettid() as u64 }
+    thread_local! {
+        static TID: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+    TID.with(|t| {
+        if t.get() == 0 {
+            // SAFETY: gettid has no preconditions.
+            t.set(unsafe { libc::gettid() } as u64);
+        }
+        t.get()
+    })
 }
 
 /// Reports that this thread called MPI while thread `other` was inside, and

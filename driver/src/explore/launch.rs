@@ -209,6 +209,12 @@ impl Launch {
         if let Some(e) = spec.elide {
             env.push(("FIB_ELIDE", e));
         }
+        // Calls going ahead of the scheduler can be turned off for
+        // comparison; Open MPI's launcher passes on only what it is told.
+        let ahead = std::env::var("FIB_AHEAD").ok();
+        if let Some(a) = &ahead {
+            env.push(("FIB_AHEAD", a));
+        }
         cmd.args(tc.mpi.launch_args(spec.nprocs, &env));
         cmd.arg(spec.exe).args(spec.args);
         cmd.current_dir(spec.cwd)

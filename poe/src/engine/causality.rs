@@ -9,7 +9,7 @@
 //! tag so that long runs stay linear. Which calls could have taken a send is
 //! a question of matching, asked through the closures the engine passes.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
 use fib_wire::ANY;
@@ -123,10 +123,10 @@ impl Causality {
         Causality {
             dep: (0..nprocs).map(|_| Rc::default()).collect(),
             op_dep: (0..nprocs).map(|_| Vec::new()).collect(),
-            match_dep: HashMap::new(),
-            sent_deps: HashMap::new(),
-            sent_tags: HashMap::new(),
-            recv_deps: HashMap::new(),
+            match_dep: HashMap::default(),
+            sent_deps: HashMap::default(),
+            sent_tags: HashMap::default(),
+            recv_deps: HashMap::default(),
         }
     }
 

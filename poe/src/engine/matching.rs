@@ -5,7 +5,9 @@
 //! calls and what became of them; it knows nothing of causality or of the
 //! plan a run replays.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+use rustc_hash::FxHashMap as HashMap;
 
 use fib_wire::{self as wire, Down, WaitKind, ANY, PROC_NULL};
 
@@ -99,7 +101,7 @@ impl Handles for Matching {
 impl Matching {
     /// `nprocs` ranks that have called nothing, in `MPI_COMM_WORLD`.
     pub(crate) fn new(nprocs: usize) -> Matching {
-        let mut comms = HashMap::new();
+        let mut comms = HashMap::default();
         comms.insert(wire::COMM_WORLD, (0..nprocs).collect());
         Matching {
             ranks: (0..nprocs).map(|_| RankSt::default()).collect(),
@@ -487,7 +489,7 @@ impl Matching {
                     .collect();
                 colors.sort_unstable();
                 colors.dedup();
-                let mut ids = HashMap::new();
+                let mut ids = HashMap::default();
                 for c in colors {
                     let mut group: Vec<(i32, usize, Rank)> = whats
                         .iter()
