@@ -80,6 +80,10 @@ pub struct Req {
 struct Background {
     req: MPI_Request,
     copy: Vec<u64>,
+    /// For `MPI_Bsend`/`MPI_Ibsend`: the bytes of the attached buffer the
+    /// message takes until it has left (`MPI_Pack_size` plus
+    /// `MPI_BSEND_OVERHEAD`); 0 for a standard send.
+    bsize: usize,
 }
 
 pub struct Lib {
@@ -100,6 +104,9 @@ pub struct Lib {
     /// Whether calls whose outcome is already determined go ahead of the
     /// scheduler ([`Lib::settle`]; `FIB_AHEAD=0` turns it off).
     pub ahead: bool,
+    /// The size of the buffer attached with `MPI_Buffer_attach` (0 when
+    /// none is).
+    pub attached: usize,
 }
 
 /// How long a call that goes ahead of the scheduler ([`Lib::settle`]) waits
@@ -266,6 +273,37 @@ pub fn send_status() -> MPI_Status {
     st
 }
 
+/// A private copy of `count` elements of `dtype` at `buf`, and the address
+/// to hand MPI in place of `buf` (the copy keeps the datatype's layout from
+/// its true lower bound on).
+pub unsafe fn copy_of(
+    buf: *const c_void,
+    count: c_int,
+    dtype: MPI_Datatype,
+) -> (Vec<u64>, *const c_void) {
+    let mut lb: MPI_Aint = 0;
+    let mut extent: MPI_Aint = 0;
+    let mut tlb: MPI_Aint = 0;
+    let mut textent: MPI_Aint = 0;
+    PMPI_Type_get_extent(dtype, &mut lb, &mut extent);
+    PMPI_Type_get_true_extent(dtype, &mut tlb, &mut textent);
+    let n = if count > 0 {
+        ((count as MPI_Aint - 1) * extent + textent).max(0) as usize
+    } else {
+        0
+    };
+    let mut copy = vec![0u64; n.div_ceil(8)];
+    if n > 0 {
+        std::ptr::copy_nonoverlapping(
+            (buf as *const u8).wrapping_offset(tlb as isize),
+            copy.as_mut_ptr() as *mut u8,
+            n,
+        );
+    }
+    let from = (copy.as_ptr() as *const u8).wrapping_offset(-(tlb as isize));
+    (copy, from.cast())
+}
+
 /// A source or destination rank as sent on the wire.
 pub fn rank_to_wire(r: c_int) -> i32 {
     // SAFETY: reading constants.
@@ -343,6 +381,7 @@ impl Lib {
             background: Vec::new(),
             deferred: 0,
             ahead: std::env::var("FIB_AHEAD").map_or(true, |v| v != "0"),
+            attached: 0,
         }
     }
 
@@ -407,7 +446,9 @@ impl Lib {
         self.fakes.remove(&fake_request_bits(id));
     }
 
-    /// Starts a buffered send of a private copy of the program's data.
+    /// Starts a buffered send of a private copy of the program's data;
+    /// `bsize` is what it takes of the attached buffer ([`Background`]).
+    #[allow(clippy::too_many_arguments)]
     pub unsafe fn buffered_send(
         &mut self,
         buf: *const c_void,
@@ -416,33 +457,70 @@ impl Lib {
         dest: c_int,
         tag: c_int,
         comm: MPI_Comm,
+        bsize: usize,
     ) {
         if !self.background.is_empty() {
             self.test_background();
         }
-        let mut lb: MPI_Aint = 0;
-        let mut extent: MPI_Aint = 0;
-        let mut tlb: MPI_Aint = 0;
-        let mut textent: MPI_Aint = 0;
-        PMPI_Type_get_extent(dtype, &mut lb, &mut extent);
-        PMPI_Type_get_true_extent(dtype, &mut tlb, &mut textent);
-        let n = if count > 0 {
-            ((count as MPI_Aint - 1) * extent + textent).max(0) as usize
-        } else {
-            0
-        };
-        let mut copy = vec![0u64; n.div_ceil(8)];
-        if n > 0 {
-            std::ptr::copy_nonoverlapping(
-                (buf as *const u8).wrapping_offset(tlb as isize),
-                copy.as_mut_ptr() as *mut u8,
-                n,
-            );
-        }
-        let from = (copy.as_ptr() as *const u8).wrapping_offset(-(tlb as isize));
+        let (copy, from) = copy_of(buf, count, dtype);
         let mut req: MPI_Request = RSMPI_REQUEST_NULL;
-        PMPI_Isend(from.cast(), count, dtype, dest, tag, comm, &mut req);
-        self.background.push(Background { req, copy });
+        PMPI_Isend(from, count, dtype, dest, tag, comm, &mut req);
+        self.background.push(Background { req, copy, bsize });
+    }
+
+    /// Checks that the attached buffer has room for a buffered send of
+    /// `count` elements of `dtype` on `comm` (`call` names it), beside the
+    /// buffered sends still in flight; when it has not, reports the call as
+    /// an MPI error (as MPI itself would fail it, with `MPI_ERR_BUFFER`)
+    /// and ends the rank. Returns the bytes the message takes.
+    pub unsafe fn bsend_room(
+        &mut self,
+        count: c_int,
+        dtype: MPI_Datatype,
+        comm: MPI_Comm,
+        call: &str,
+    ) -> usize {
+        if !self.background.is_empty() {
+            self.test_background();
+        }
+        let mut packed: c_int = 0;
+        PMPI_Pack_size(count, dtype, comm, &mut packed);
+        let need = packed.max(0) as usize + MPI_BSEND_OVERHEAD as usize;
+        let used: usize = self.background.iter().map(|b| b.bsize).sum();
+        let free = self.attached.saturating_sub(used);
+        if need > free {
+            let text = if self.attached == 0 {
+                format!(
+                    "{call} needs {need} bytes of buffer space (MPI_Pack_size plus \
+                     MPI_BSEND_OVERHEAD) but no buffer is attached (MPI_Buffer_attach)"
+                )
+            } else {
+                format!(
+                    "{call} needs {need} bytes of buffer space (MPI_Pack_size plus \
+                     MPI_BSEND_OVERHEAD) but only {free} of the {} bytes attached are free",
+                    self.attached
+                )
+            };
+            let site = site::for_call();
+            self.push(Up::MpiError {
+                site,
+                code: MPI_ERR_BUFFER as c_int,
+                text,
+            });
+            self.conn.flush();
+            libc::_exit(1);
+        }
+        need
+    }
+
+    /// `MPI_Buffer_detach`: MPI waits there until the buffered messages
+    /// have left the buffer, so none of them takes space of a buffer
+    /// attached later.
+    pub fn buffer_detached(&mut self) {
+        self.attached = 0;
+        for b in &mut self.background {
+            b.bsize = 0;
+        }
     }
 
     /// Posts the deferred receive `id` from `src` with `tag` (wire values).

@@ -1236,3 +1236,96 @@ fn recorded_calls_rerun_without_buffering_show_the_head_to_head_deadlock() {
         other => panic!("expected a deadlock, got {other:?}"),
     }
 }
+
+// Point-to-point modes.
+
+fn bsend(dest: i32, tag: i32) -> Step {
+    send_on(SendMode::Buffered, dest, tag, COMM_WORLD, None)
+}
+
+fn rsend(dest: i32, tag: i32) -> Step {
+    send_on(SendMode::Ready, dest, tag, COMM_WORLD, None)
+}
+
+#[test]
+fn buffered_mode_sends_stay_buffered_without_buffering() {
+    // Head-to-head MPI_Bsend: the attached buffer holds both messages, so
+    // even a zero-buffer run completes (a standard send deadlocks there).
+    let p = vec![
+        vec![bsend(1, 0), recv(1, 0), fin()],
+        vec![
+            send_on(SendMode::Buffered, 0, 0, COMM_WORLD, Some(7)),
+            recv(0, 0),
+            wait(WaitKind::One, &[7]),
+            fin(),
+        ],
+    ];
+    for config in [cfg(2), zero(2)] {
+        let run = only_run(&p, config);
+        assert_eq!(run.end, RunEnd::Completed);
+        assert_eq!(run.leaks, vec![]);
+    }
+}
+
+#[test]
+fn a_ready_send_after_its_receive_is_posted_is_a_standard_send() {
+    // Rank 1 posts its receive, then tells rank 0, which sends ready: in
+    // either arrival order the receive is known first.
+    let p = vec![
+        vec![recv(1, 5), rsend(1, 0), fin()],
+        vec![irecv(0, 0, 1), send(0, 5), wait(WaitKind::All, &[1]), fin()],
+    ];
+    for config in [cfg(2), zero(2)] {
+        let run = only_run(&p, config);
+        assert_eq!(run.end, RunEnd::Completed);
+        assert_eq!(got(&run, id(1, 0)), Some(id(0, 1)));
+        assert_replays_in_any_order(&p, config, &[run]);
+    }
+    // Standard under zero buffering: head-to-head ready sends deadlock.
+    let p = vec![
+        vec![irecv(1, 1, 1), rsend(1, 0), recv(1, 0), fin()],
+        vec![irecv(0, 0, 1), rsend(0, 1), recv(0, 1), fin()],
+    ];
+    let runs = explore(&p, zero(2), Turns::Forward);
+    assert!(runs.iter().all(|r| r.end != RunEnd::Completed), "{runs:?}");
+}
+
+#[test]
+fn a_ready_send_before_its_receive_is_posted_ends_the_run() {
+    // Rank 1 posts the receive only after rank 0's next message: the ready
+    // send never finds it posted, whatever order the calls arrive in.
+    let p = vec![
+        vec![rsend(1, 0), send(1, 1), fin()],
+        vec![recv(0, 1), recv(0, 0), fin()],
+    ];
+    for turns in [Turns::Forward, Turns::Backward] {
+        let runs = explore(&p, cfg(2), turns);
+        assert_eq!(runs.len(), 1);
+        match &runs[0].end {
+            RunEnd::ReadyUnposted { op, call, dst, .. } => {
+                assert_eq!((*op, *call, *dst), (id(0, 0), "MPI_Rsend", 1));
+            }
+            other => panic!("expected ReadyUnposted, got {other:?}"),
+        }
+    }
+    // A receive the same channel's earlier send takes does not count.
+    let p = vec![
+        vec![send(1, 0), rsend(1, 0), send(1, 1), fin()],
+        vec![
+            irecv(0, 0, 1),
+            recv(0, 1),
+            recv(0, 0),
+            wait(WaitKind::One, &[1]),
+            fin(),
+        ],
+    ];
+    for turns in [Turns::Forward, Turns::Backward] {
+        let runs = explore(&p, cfg(2), turns);
+        assert_eq!(runs.len(), 1);
+        assert!(
+            matches!(runs[0].end, RunEnd::ReadyUnposted { op, .. } if op == id(0, 1)),
+            "{:?}",
+            runs[0].end
+        );
+    }
+}

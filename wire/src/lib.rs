@@ -130,6 +130,32 @@ pub enum SendMode {
     Standard,
     /// `MPI_Ssend`/`MPI_Issend`: completes only once matched.
     Sync,
+    /// `MPI_Bsend`/`MPI_Ibsend`: buffered in the attached buffer, so it
+    /// completes without a matching receive even in zero-buffer mode.
+    Buffered,
+    /// `MPI_Rsend`/`MPI_Irsend`: a standard send whose matching receive
+    /// must already be posted when it is issued.
+    Ready,
+}
+
+impl SendMode {
+    /// Every mode, in the order of their wire codes (append new modes).
+    pub const ALL: [SendMode; 4] = [
+        SendMode::Standard,
+        SendMode::Sync,
+        SendMode::Buffered,
+        SendMode::Ready,
+    ];
+
+    /// Whether a send in this mode completes only once matched, when
+    /// `zero_buffer` says whether standard sends are synchronous.
+    pub fn synchronous(self, zero_buffer: bool) -> bool {
+        match self {
+            SendMode::Sync => true,
+            SendMode::Buffered => false,
+            SendMode::Standard | SendMode::Ready => zero_buffer,
+        }
+    }
 }
 
 /// The completion calls.
@@ -341,7 +367,7 @@ impl Op {
     /// `zero_buffer` says whether standard sends are synchronous in this run.
     pub fn expects_reply(&self, zero_buffer: bool) -> bool {
         match self {
-            Op::Send { mode, req, .. } => req.is_none() && (*mode == SendMode::Sync || zero_buffer),
+            Op::Send { mode, req, .. } => req.is_none() && mode.synchronous(zero_buffer),
             Op::Recv { blocking, .. } => *blocking,
             Op::CommFree { .. } => false,
             _ => true,
@@ -549,7 +575,7 @@ fn encode_op(w: &mut W, op: &Op) {
             req,
         } => {
             w.u8(1);
-            w.u8(matches!(mode, SendMode::Sync) as u8);
+            w.u8(SendMode::ALL.iter().position(|m| m == mode).unwrap() as u8);
             w.i32(*dest);
             w.i32(*tag);
             w.u32(*comm);
@@ -636,11 +662,10 @@ fn encode_op(w: &mut W, op: &Op) {
 fn decode_op(r: &mut R) -> Result<Op, WireError> {
     Ok(match r.u8()? {
         1 => {
-            let mode = if r.bool()? {
-                SendMode::Sync
-            } else {
-                SendMode::Standard
-            };
+            let m = r.u8()? as usize;
+            let mode = *SendMode::ALL
+                .get(m)
+                .ok_or_else(|| WireError(format!("send mode {m}")))?;
             let dest = r.i32()?;
             let tag = r.i32()?;
             let comm = r.u32()?;
@@ -1009,6 +1034,20 @@ mod tests {
                 req: Some(5),
             },
             Op::Send {
+                mode: SendMode::Buffered,
+                dest: 2,
+                tag: 3,
+                comm: 0,
+                req: None,
+            },
+            Op::Send {
+                mode: SendMode::Ready,
+                dest: 0,
+                tag: 1,
+                comm: 4,
+                req: Some(9),
+            },
+            Op::Send {
                 mode: SendMode::Standard,
                 dest: PROC_NULL,
                 tag: 0,
@@ -1182,6 +1221,9 @@ mod tests {
         assert!(send(SendMode::Standard, None).expects_reply(true));
         assert!(send(SendMode::Sync, None).expects_reply(false));
         assert!(!send(SendMode::Sync, Some(1)).expects_reply(false));
+        assert!(!send(SendMode::Buffered, None).expects_reply(true));
+        assert!(send(SendMode::Ready, None).expects_reply(true));
+        assert!(!send(SendMode::Ready, None).expects_reply(false));
         assert!(Op::Finalize.expects_reply(false));
         assert!(!Op::CommFree { comm: 2 }.expects_reply(false));
     }

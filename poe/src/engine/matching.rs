@@ -592,6 +592,29 @@ impl Matching {
             .collect()
     }
 
+    /// Whether a send of `from` to `dst` on `comm` with `tag`, about to be
+    /// issued, finds a receive posted for it: `dst` has more unmatched
+    /// receives that accept it than `from` has earlier unmatched sends on
+    /// the channel with that tag (which non-overtaking matches first).
+    pub(crate) fn receive_posted(&self, from: Rank, dst: Rank, comm: u32, tag: i32) -> bool {
+        let earlier = self.sends.get(&(comm, from, dst)).map_or(0, |q| {
+            q.iter()
+                .filter(|&&s| {
+                    matches!(self.ranks[from].ops[s].kind, Kind::Send { tag: t, .. } if t == tag)
+                })
+                .count()
+        });
+        let accepting = self.recvs.get(&(comm, dst)).map_or(0, |p| {
+            p.iter()
+                .filter(|&&r| {
+                    matches!(self.ranks[dst].ops[r].kind,
+                        Kind::Recv { src, tag: t, .. } if accepts(src, t, from, tag))
+                })
+                .count()
+        });
+        accepting > earlier
+    }
+
     /// A send/receive pair whose receive names its source: such a pair has
     /// exactly one possible partner.
     pub(crate) fn named_pair(&self) -> Option<(OpId, OpId)> {

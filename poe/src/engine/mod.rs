@@ -136,6 +136,24 @@ impl Engine {
                 if !is_poll {
                     self.false_rounds = 0;
                 }
+                if let Kind::Send {
+                    dst: Peer::Rank(dst),
+                    comm,
+                    tag,
+                    ready: true,
+                    ..
+                } = kind
+                {
+                    if !self.matching.receive_posted(rank, dst, comm, tag) {
+                        self.end = Some(RunEnd::ReadyUnposted {
+                            op: id,
+                            site,
+                            call: call_name(&op),
+                            dst,
+                        });
+                        return;
+                    }
+                }
                 let rec = OpRec {
                     site,
                     name: call_name(&op),

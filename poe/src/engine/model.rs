@@ -55,6 +55,8 @@ pub enum Kind {
         comm: u32,
         sync: bool,
         req: Option<u32>,
+        /// `MPI_Rsend`/`MPI_Irsend`: its receive must already be posted.
+        ready: bool,
     },
     Recv {
         src: Peer,
@@ -215,6 +217,15 @@ pub enum RunEnd {
         op: OpId,
         site: Site,
         message: String,
+    },
+    /// A ready send (`MPI_Rsend`, `MPI_Irsend`) issued while no receive
+    /// that would match it was posted: the program's own calls do not
+    /// ensure that its receive comes first.
+    ReadyUnposted {
+        op: OpId,
+        site: Site,
+        call: &'static str,
+        dst: Rank,
     },
 }
 
@@ -412,8 +423,9 @@ fn model_p2p(h: &dyn Handles, rank: Rank, op: &Op, zero_buffer: bool) -> Result<
                 dst,
                 tag: *tag,
                 comm: *comm,
-                sync: *mode == SendMode::Sync || zero_buffer,
+                sync: mode.synchronous(zero_buffer),
                 req: *req,
+                ready: *mode == SendMode::Ready,
             }
         }
         Op::Recv {
@@ -470,8 +482,12 @@ pub fn call_name(op: &Op) -> &'static str {
         Op::Send { mode, req, .. } => match (mode, req.is_some()) {
             (SendMode::Standard, false) => "MPI_Send",
             (SendMode::Sync, false) => "MPI_Ssend",
+            (SendMode::Buffered, false) => "MPI_Bsend",
+            (SendMode::Ready, false) => "MPI_Rsend",
             (SendMode::Standard, true) => "MPI_Isend",
             (SendMode::Sync, true) => "MPI_Issend",
+            (SendMode::Buffered, true) => "MPI_Ibsend",
+            (SendMode::Ready, true) => "MPI_Irsend",
         },
         Op::Recv { blocking, .. } => {
             if *blocking {
@@ -552,7 +568,8 @@ mod tests {
                 tag: 3,
                 comm: 5,
                 sync: false,
-                req: None
+                req: None,
+                ready: false,
             }
         ));
         let recv = Op::Recv {
