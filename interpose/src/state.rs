@@ -107,6 +107,9 @@ pub struct Lib {
     /// The size of the buffer attached with `MPI_Buffer_attach` (0 when
     /// none is).
     pub attached: usize,
+    /// Requests the program freed while active ([`Lib::free_req`]) whose
+    /// operation has not completed yet.
+    freed: Vec<u32>,
 }
 
 /// How long a call that goes ahead of the scheduler ([`Lib::settle`]) waits
@@ -382,6 +385,7 @@ impl Lib {
             deferred: 0,
             ahead: std::env::var("FIB_AHEAD").map_or(true, |v| v != "0"),
             attached: 0,
+            freed: Vec::new(),
         }
     }
 
@@ -437,6 +441,25 @@ impl Lib {
         match self.fakes.get(&bits(h)) {
             Some(id) => Some(*id),
             None => self.unsupported("request not created through a supported call"),
+        }
+    }
+
+    /// `MPI_Request_free` of the active request `id`: its handle is
+    /// forgotten at once, but a real operation in flight stays in the table
+    /// so that MPI's progress keeps driving it, and a deferred receive is
+    /// still posted when the scheduler matches it (its entry is dropped
+    /// once it has completed, in [`Lib::progress`]).
+    pub fn free_req(&mut self, id: u32) {
+        self.fakes.remove(&fake_request_bits(id));
+        let done = match self.reqs.get(&id).map(|r| &r.kind) {
+            Some(Kind::Nothing) | None => true,
+            Some(Kind::Recv(r)) => r.proc_null,
+            Some(_) => false,
+        };
+        if done {
+            self.reqs.remove(&id);
+        } else {
+            self.freed.push(id);
         }
     }
 
@@ -688,7 +711,29 @@ impl Lib {
                 _ => {}
             }
         }
+        if !self.freed.is_empty() {
+            self.drop_freed();
+        }
         self.test_background() || any
+    }
+
+    /// Forgets the freed requests whose operation has completed.
+    fn drop_freed(&mut self) {
+        let reqs = &mut self.reqs;
+        self.freed.retain(|id| {
+            let done = match reqs.get(id).map(|r| &r.kind) {
+                Some(Kind::Sync(real))
+                | Some(Kind::Recv(RecvReq {
+                    real: Some(real), ..
+                })) => real.status.is_some(),
+                Some(_) => false,
+                None => true,
+            };
+            if done {
+                reqs.remove(id);
+            }
+            !done
+        });
     }
 
     /// Tests the buffered sends in flight and drops the finished ones.
@@ -821,6 +866,15 @@ impl Lib {
     /// a rank finalize only when every rank has reached `MPI_Finalize`, so a
     /// send still unmatched then never will be; it is cancelled and freed.
     pub fn finish_background(&mut self) {
+        // Freed requests the scheduler matched complete as MPI progresses.
+        for _ in 0..1000 {
+            if self.freed.is_empty() {
+                break;
+            }
+            self.progress();
+            // SAFETY: always safe.
+            unsafe { libc::sched_yield() };
+        }
         for _ in 0..100 {
             if self.background.is_empty() {
                 return;

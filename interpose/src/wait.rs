@@ -265,3 +265,19 @@ pub unsafe extern "C" fn MPI_Testsome(
     fill_some(done, outcount, array_of_indices, array_of_statuses);
     MPI_SUCCESS as c_int
 }
+
+/// `MPI_Request_free`: an active request's operation goes on (a receive is
+/// still matched and posted), but nothing will wait for it; the scheduler
+/// is told so. Freeing `MPI_REQUEST_NULL` is passed to MPI, which fails it.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Request_free(request: *mut MPI_Request) -> c_int {
+    let mut l = lib();
+    let Some(id) = l.req_id(*request) else {
+        drop(l);
+        return PMPI_Request_free(request);
+    };
+    l.event(Op::RequestFree { req: id });
+    l.free_req(id);
+    *request = RSMPI_REQUEST_NULL;
+    MPI_SUCCESS as c_int
+}

@@ -1329,3 +1329,84 @@ fn a_ready_send_before_its_receive_is_posted_ends_the_run() {
         );
     }
 }
+
+// MPI_Request_free.
+
+fn free(req: u32) -> Step {
+    Step::Call(Op::RequestFree { req })
+}
+
+#[test]
+fn a_freed_request_still_matches_and_never_leaks() {
+    // Rank 0 frees an active MPI_Isend, rank 1 an active MPI_Irecv: the
+    // pair still matches, and nothing is left behind.
+    let p = vec![
+        vec![isend(1, 0, 1), free(1), recv(1, 1), fin()],
+        vec![irecv(0, 0, 1), free(1), send(0, 1), fin()],
+    ];
+    for config in [cfg(2), zero(2)] {
+        let run = only_run(&p, config);
+        assert_eq!(run.end, RunEnd::Completed);
+        assert_eq!(got(&run, id(1, 0)), Some(id(0, 0)));
+        assert_eq!(run.leaks, vec![]);
+        assert_replays_in_any_order(&p, config, &[run]);
+    }
+    // A freed send nobody receives is still an unreceived message.
+    let p = vec![vec![isend(1, 0, 1), free(1), fin()], vec![fin()]];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks, vec![Leak::Message { op: id(0, 0) }]);
+}
+
+#[test]
+fn a_freed_wildcard_receive_is_still_a_choice() {
+    let p = vec![
+        vec![send(2, 0), fin()],
+        vec![send(2, 0), fin()],
+        vec![irecv(ANY, 0, 1), free(1), recv(ANY, 0), fin()],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    assert_eq!(runs.len(), 2);
+    let firsts: Vec<_> = runs.iter().map(|r| got(r, id(2, 0))).collect();
+    assert_eq!(firsts, vec![Some(id(0, 0)), Some(id(1, 0))]);
+    assert!(runs
+        .iter()
+        .all(|r| r.end == RunEnd::Completed && r.leaks.is_empty()));
+    assert_replays_in_any_order(&p, cfg(3), &runs);
+    // Nothing waits for it, but MPI still completes it: it is matched
+    // before the run ends, once every rank is in MPI_Finalize.
+    let p = vec![
+        vec![send(2, 0), fin()],
+        vec![send(2, 0), fin()],
+        vec![irecv(ANY, 0, 1), free(1), fin()],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    let firsts: Vec<_> = runs.iter().map(|r| got(r, id(2, 0))).collect();
+    assert_eq!(firsts, vec![Some(id(0, 0)), Some(id(1, 0))]);
+    let left: Vec<_> = runs.iter().map(|r| r.leaks.clone()).collect();
+    assert_eq!(
+        left,
+        vec![
+            vec![Leak::Message { op: id(1, 0) }],
+            vec![Leak::Message { op: id(0, 0) }]
+        ]
+    );
+    assert_replays_in_any_order(&p, cfg(3), &runs);
+}
+
+#[test]
+fn freeing_a_request_that_is_not_active_is_invalid() {
+    // The request was completed by its wait: its handle is null.
+    let p = vec![
+        vec![isend(1, 0, 1), wait(WaitKind::One, &[1]), free(1), fin()],
+        vec![recv(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    match run.end {
+        RunEnd::Invalid { op, message, .. } => {
+            assert_eq!(op, id(0, 2));
+            assert_eq!(message, "MPI_Request_free: request 1 is not active");
+        }
+        other => panic!("expected an invalid call, got {other:?}"),
+    }
+}

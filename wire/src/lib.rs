@@ -358,6 +358,9 @@ pub enum Op {
     CommCreate { comm: u32, members: Vec<u32> },
     /// `MPI_Comm_free`.
     CommFree { comm: u32 },
+    /// `MPI_Request_free` of the active request `req`: its operation still
+    /// matches and completes, but no wait or test will complete it.
+    RequestFree { req: u32 },
     /// `MPI_Finalize`.
     Finalize,
 }
@@ -369,7 +372,7 @@ impl Op {
         match self {
             Op::Send { mode, req, .. } => req.is_none() && mode.synchronous(zero_buffer),
             Op::Recv { blocking, .. } => *blocking,
-            Op::CommFree { .. } => false,
+            Op::CommFree { .. } | Op::RequestFree { .. } => false,
             _ => true,
         }
     }
@@ -656,6 +659,10 @@ fn encode_op(w: &mut W, op: &Op) {
             w.i32(*color);
             w.i32(*key);
         }
+        Op::RequestFree { req } => {
+            w.u8(13);
+            w.u32(*req);
+        }
     }
 }
 
@@ -723,6 +730,7 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
         },
         10 => Op::CommFree { comm: r.u32()? },
         11 => Op::Finalize,
+        13 => Op::RequestFree { req: r.u32()? },
         12 => {
             let c = r.u8()? as usize;
             let how = *SplitKind::ALL
@@ -1091,6 +1099,7 @@ mod tests {
                 members: vec![0, 2],
             },
             Op::CommFree { comm: 4 },
+            Op::RequestFree { req: 12 },
             Op::Finalize,
         ] {
             round_up(Up::Op { site, op });
@@ -1226,5 +1235,6 @@ mod tests {
         assert!(!send(SendMode::Ready, None).expects_reply(false));
         assert!(Op::Finalize.expects_reply(false));
         assert!(!Op::CommFree { comm: 2 }.expects_reply(false));
+        assert!(!Op::RequestFree { req: 2 }.expects_reply(true));
     }
 }

@@ -5,7 +5,7 @@
 //! calls and what became of them; it knows nothing of causality or of the
 //! plan a run replays.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use fib_wire::{self as wire, Down, WaitKind, ANY, PROC_NULL};
 
@@ -57,6 +57,8 @@ struct RankSt {
     /// Communicators the rank holds and has not freed, with the call that
     /// created each.
     held: BTreeMap<u32, usize>,
+    /// Operations whose request the rank freed while they were active.
+    freed: HashSet<usize>,
 }
 
 /// A call whose answer no longer depends on anything still to come.
@@ -238,6 +240,12 @@ impl Matching {
             Kind::CommFree { comm } => {
                 rec.complete = true;
                 self.ranks[r].held.remove(comm);
+            }
+            Kind::RequestFree { op } => {
+                rec.complete = true;
+                let op = *op;
+                self.ranks[r].reqs.retain(|_, &mut i| i != op);
+                self.ranks[r].freed.insert(op);
             }
             _ => {}
         }
@@ -801,6 +809,16 @@ impl Matching {
             src: self.local_rank(probe.rank, comm, send.rank),
             tag,
         }
+    }
+
+    /// The wildcard receives whose request was freed and that a send could
+    /// still match, as choice points: with every rank in `MPI_Finalize`,
+    /// they are matched before the run ends, as MPI completes them.
+    pub(crate) fn freed_points(&self) -> Vec<ChoicePoint> {
+        let mut points = Vec::new();
+        self.wildcard_points(&mut points);
+        points.retain(|p| self.ranks[p.at.rank].freed.contains(&p.at.index));
+        points
     }
 
     /// With every rank waiting: the choice points (wildcard receives and

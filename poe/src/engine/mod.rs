@@ -222,6 +222,13 @@ impl Engine {
             if self.fire_send_recv() {
                 return true;
             }
+            // So are wildcard receives the program freed (their requests
+            // were never to be waited for); each is still a choice.
+            let points = self.path.awake(self.matching.freed_points());
+            if let Some(point) = with_defers(points) {
+                self.choose(point);
+                return true;
+            }
             self.matching.finalize();
             self.end = Some(RunEnd::Completed);
             return true;

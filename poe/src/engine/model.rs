@@ -85,6 +85,11 @@ pub enum Kind {
     CommFree {
         comm: u32,
     },
+    /// `MPI_Request_free` of the rank's operation `op`, which goes on
+    /// matching and completing with no wait or test.
+    RequestFree {
+        op: usize,
+    },
     Finalize,
 }
 
@@ -397,6 +402,11 @@ pub(crate) fn model(
             check_comm(h, rank, *comm)?;
             Kind::CommFree { comm: *comm }
         }
+        Op::RequestFree { req } => Kind::RequestFree {
+            op: h
+                .request(rank, *req)
+                .ok_or_else(|| format!("request {req} is not active"))?,
+        },
         Op::Finalize => Kind::Finalize,
     })
 }
@@ -521,6 +531,7 @@ pub fn call_name(op: &Op) -> &'static str {
         Op::CommSplitAs { how, .. } => how.mpi_name(),
         Op::CommCreate { .. } => "MPI_Comm_create",
         Op::CommFree { .. } => "MPI_Comm_free",
+        Op::RequestFree { .. } => "MPI_Request_free",
         Op::Finalize => "MPI_Finalize",
     }
 }
