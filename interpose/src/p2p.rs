@@ -15,8 +15,8 @@ use mpi_sys::*;
 
 use crate::conn::fatal;
 use crate::state::{
-    copy_of, lib, put_status, rank_from_wire, rank_to_wire, tag_from_wire, tag_to_wire, Kind, Real,
-    RecvReq,
+    copy_of, lib, put_status, rank_from_wire, rank_to_wire, tag_from_wire, tag_to_wire, Kind,
+    Persist, Real, RecvReq,
 };
 use crate::wait::wait_ids;
 
@@ -46,7 +46,11 @@ unsafe fn send(
         Some(req)
     } else {
         let bsize = if mode == SendMode::Buffered {
-            let call = if blocking { "MPI_Bsend" } else { "MPI_Ibsend" };
+            let call = match (blocking, l.starting.is_some()) {
+                (true, _) => "MPI_Bsend",
+                (false, false) => "MPI_Ibsend",
+                (false, true) => "MPI_Start",
+            };
             l.bsend_room(count, dtype, comm, call)
         } else {
             0
@@ -475,5 +479,212 @@ pub unsafe extern "C" fn MPI_Iprobe(
     status: *mut MPI_Status,
 ) -> c_int {
     *flag = probe(source, tag, comm, false, status) as c_int;
+    MPI_SUCCESS as c_int
+}
+
+/// Makes a persistent send request in `mode`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn send_init(
+    buf: *const c_void,
+    count: c_int,
+    dtype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    mode: SendMode,
+    request: *mut MPI_Request,
+) -> c_int {
+    let mut l = lib();
+    l.comm_id(comm);
+    let (id, h) = l.new_persistent(Persist::Send {
+        buf,
+        count,
+        dtype,
+        dest,
+        tag,
+        comm,
+        mode,
+    });
+    l.event(Op::RequestInit {
+        req: id,
+        recv: false,
+        mode,
+    });
+    *request = h;
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Send_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    send_init(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Standard,
+        request,
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ssend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    send_init(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Sync,
+        request,
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Bsend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    send_init(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Buffered,
+        request,
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Rsend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    send_init(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Ready,
+        request,
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Recv_init(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    let mut l = lib();
+    l.comm_id(comm);
+    let (id, h) = l.new_persistent(Persist::Recv {
+        buf,
+        count,
+        dtype: datatype,
+        src: source,
+        tag,
+        comm,
+    });
+    l.event(Op::RequestInit {
+        req: id,
+        recv: true,
+        mode: SendMode::Standard,
+    });
+    *request = h;
+    MPI_SUCCESS as c_int
+}
+
+/// Starts the persistent request behind `h`: its send or receive is issued
+/// as the nonblocking one would be (a receive with a named source posted
+/// ahead of the scheduler when no receive of the rank is deferred, a
+/// wildcard one deferred until the scheduler chooses its sender, each time
+/// anew), under the request's own id.
+unsafe fn start(h: *mut MPI_Request) -> c_int {
+    let mut l = lib();
+    let Some(id) = l.req_id(*h) else {
+        drop(l);
+        return PMPI_Start(h);
+    };
+    let Some(p) = l.persistent.get(&id).copied() else {
+        l.unsupported("MPI_Start of a request that is not persistent");
+    };
+    l.starting = Some(id);
+    drop(l);
+    match p {
+        Persist::Send {
+            buf,
+            count,
+            dtype,
+            dest,
+            tag,
+            comm,
+            mode,
+        } => {
+            send(buf, count, dtype, dest, tag, comm, mode, false);
+        }
+        Persist::Recv {
+            buf,
+            count,
+            dtype,
+            src,
+            tag,
+            comm,
+        } => {
+            recv(buf, count, dtype, src, tag, comm, false);
+        }
+    }
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Start(request: *mut MPI_Request) -> c_int {
+    start(request)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Startall(count: c_int, array_of_requests: *mut MPI_Request) -> c_int {
+    for i in 0..count.max(0) as usize {
+        let rc = start(array_of_requests.add(i));
+        if rc != MPI_SUCCESS as c_int {
+            return rc;
+        }
+    }
     MPI_SUCCESS as c_int
 }

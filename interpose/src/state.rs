@@ -76,6 +76,29 @@ pub struct Req {
     pub kind: Kind,
 }
 
+/// A persistent request's arguments, kept from its `MPI_*_init` for each
+/// `MPI_Start`.
+#[derive(Clone, Copy)]
+pub enum Persist {
+    Send {
+        buf: *const c_void,
+        count: c_int,
+        dtype: MPI_Datatype,
+        dest: c_int,
+        tag: c_int,
+        comm: MPI_Comm,
+        mode: fib_wire::SendMode,
+    },
+    Recv {
+        buf: *mut c_void,
+        count: c_int,
+        dtype: MPI_Datatype,
+        src: c_int,
+        tag: c_int,
+        comm: MPI_Comm,
+    },
+}
+
 /// A buffered send: the real request and the private copy it sends from.
 struct Background {
     req: MPI_Request,
@@ -110,6 +133,13 @@ pub struct Lib {
     /// Requests the program freed while active ([`Lib::free_req`]) whose
     /// operation has not completed yet.
     freed: Vec<u32>,
+    /// The persistent requests not freed. While one is started, its
+    /// operation is in `reqs` under its id, like any nonblocking one; once
+    /// completed it is inactive again and keeps its handle.
+    pub persistent: HashMap<u32, Persist>,
+    /// The persistent request an `MPI_Start` is starting: the next
+    /// [`Lib::new_req`] registers its operation under that id.
+    pub starting: Option<u32>,
 }
 
 /// How long a call that goes ahead of the scheduler ([`Lib::settle`]) waits
@@ -386,6 +416,8 @@ impl Lib {
             ahead: std::env::var("FIB_AHEAD").map_or(true, |v| v != "0"),
             attached: 0,
             freed: Vec::new(),
+            persistent: HashMap::new(),
+            starting: None,
         }
     }
 
@@ -423,6 +455,10 @@ impl Lib {
 
     /// Registers a new request and returns its id and fake handle.
     pub fn new_req(&mut self, kind: Kind) -> (u32, MPI_Request) {
+        if let Some(id) = self.starting.take() {
+            self.reqs.insert(id, Req { kind });
+            return (id, from_bits(fake_request_bits(id)));
+        }
         let id = self.next_req;
         self.next_req = self.next_req.wrapping_add(1);
         let fb = fake_request_bits(id);
@@ -463,10 +499,29 @@ impl Lib {
         }
     }
 
-    /// Forgets a completed request.
+    /// Forgets a completed request (a persistent one keeps its handle).
     pub fn drop_req(&mut self, id: u32) {
         self.reqs.remove(&id);
-        self.fakes.remove(&fake_request_bits(id));
+        if !self.persistent.contains_key(&id) {
+            self.fakes.remove(&fake_request_bits(id));
+        }
+    }
+
+    /// Registers a persistent request and returns its id and fake handle.
+    pub fn new_persistent(&mut self, p: Persist) -> (u32, MPI_Request) {
+        let id = self.next_req;
+        self.next_req = self.next_req.wrapping_add(1);
+        let fb = fake_request_bits(id);
+        self.fakes.insert(fb, id);
+        self.persistent.insert(id, p);
+        (id, from_bits(fb))
+    }
+
+    /// Whether `id` is a persistent request that is not started: a
+    /// completion call treats it as `MPI_REQUEST_NULL` (it completes at
+    /// once, with an empty status), but leaves its handle.
+    pub fn inactive(&self, id: u32) -> bool {
+        self.persistent.contains_key(&id) && !self.reqs.contains_key(&id)
     }
 
     /// Starts a buffered send of a private copy of the program's data;

@@ -1410,3 +1410,97 @@ fn freeing_a_request_that_is_not_active_is_invalid() {
         other => panic!("expected an invalid call, got {other:?}"),
     }
 }
+
+// Persistent requests: each MPI_Start is reported as the nonblocking send
+// or receive it starts, under the request's id.
+
+fn init(req: u32, recv: bool) -> Step {
+    Step::Call(Op::RequestInit {
+        req,
+        recv,
+        mode: SendMode::Standard,
+    })
+}
+
+#[test]
+fn a_persistent_wildcard_receive_is_a_choice_at_each_start() {
+    // Rank 2 starts one wildcard receive twice: the first start may take
+    // either sender's message, the second takes the other.
+    let p = vec![
+        vec![send(2, 0), fin()],
+        vec![send(2, 0), fin()],
+        vec![
+            init(5, true),
+            irecv(ANY, 0, 5),
+            wait(WaitKind::One, &[5]),
+            irecv(ANY, 0, 5),
+            wait(WaitKind::One, &[5]),
+            free(5),
+            fin(),
+        ],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    let got_by: Vec<_> = runs
+        .iter()
+        .map(|r| (got(r, id(2, 1)), got(r, id(2, 3))))
+        .collect();
+    assert_eq!(
+        got_by,
+        vec![
+            (Some(id(0, 0)), Some(id(1, 0))),
+            (Some(id(1, 0)), Some(id(0, 0)))
+        ]
+    );
+    assert!(runs
+        .iter()
+        .all(|r| r.end == RunEnd::Completed && r.leaks.is_empty()));
+    assert_replays_in_any_order(&p, cfg(3), &runs);
+}
+
+#[test]
+fn a_persistent_request_never_freed_leaks_where_it_was_made() {
+    let p = vec![
+        vec![
+            init(1, false),
+            isend(1, 0, 1),
+            wait(WaitKind::One, &[1]),
+            fin(),
+        ],
+        vec![
+            init(2, true),
+            irecv(0, 0, 2),
+            wait(WaitKind::One, &[2]),
+            free(2),
+            fin(),
+        ],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks, vec![Leak::Persistent { op: id(0, 0) }]);
+    assert_eq!(run.ops[0][0].name, "MPI_Send_init");
+    assert_eq!(run.ops[1][0].name, "MPI_Recv_init");
+    // Freed while started: the send still completes, nothing leaks.
+    let p = vec![
+        vec![init(1, false), isend(1, 0, 1), free(1), fin()],
+        vec![recv(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks, vec![]);
+}
+
+#[test]
+fn starting_an_active_request_is_invalid() {
+    let p = vec![
+        vec![init(1, false), isend(1, 0, 1), isend(1, 0, 1), fin()],
+        vec![recv(0, 0), recv(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    match run.end {
+        RunEnd::Invalid { op, message, .. } => {
+            assert_eq!(op, id(0, 2));
+            assert_eq!(message, "MPI_Isend: request 1 is already active");
+        }
+        other => panic!("expected an invalid call, got {other:?}"),
+    }
+}

@@ -253,6 +253,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             ranks: vec![0],
             count: 1,
             call: "MPI_Isend".into(),
+            persistent: false,
             place: place(),
             replay: replay(),
         },

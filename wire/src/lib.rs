@@ -358,9 +358,18 @@ pub enum Op {
     CommCreate { comm: u32, members: Vec<u32> },
     /// `MPI_Comm_free`.
     CommFree { comm: u32 },
-    /// `MPI_Request_free` of the active request `req`: its operation still
-    /// matches and completes, but no wait or test will complete it.
+    /// `MPI_Request_free` of `req`: an active request's operation still
+    /// matches and completes, but no wait or test will complete it; a
+    /// persistent request is gone.
     RequestFree { req: u32 },
+    /// A persistent request `req` made by `MPI_Recv_init` (`recv`) or by
+    /// the `MPI_*send_init` of `mode`. Each `MPI_Start` of it is reported
+    /// as the nonblocking send or receive it starts, with `req`.
+    RequestInit {
+        req: u32,
+        recv: bool,
+        mode: SendMode,
+    },
     /// `MPI_Finalize`.
     Finalize,
 }
@@ -372,7 +381,7 @@ impl Op {
         match self {
             Op::Send { mode, req, .. } => req.is_none() && mode.synchronous(zero_buffer),
             Op::Recv { blocking, .. } => *blocking,
-            Op::CommFree { .. } | Op::RequestFree { .. } => false,
+            Op::CommFree { .. } | Op::RequestFree { .. } | Op::RequestInit { .. } => false,
             _ => true,
         }
     }
@@ -663,6 +672,12 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u8(13);
             w.u32(*req);
         }
+        Op::RequestInit { req, recv, mode } => {
+            w.u8(14);
+            w.u32(*req);
+            w.u8(*recv as u8);
+            w.u8(SendMode::ALL.iter().position(|m| m == mode).unwrap() as u8);
+        }
     }
 }
 
@@ -731,6 +746,18 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
         10 => Op::CommFree { comm: r.u32()? },
         11 => Op::Finalize,
         13 => Op::RequestFree { req: r.u32()? },
+        14 => {
+            let req = r.u32()?;
+            let recv = r.bool()?;
+            let m = r.u8()? as usize;
+            Op::RequestInit {
+                req,
+                recv,
+                mode: *SendMode::ALL
+                    .get(m)
+                    .ok_or_else(|| WireError(format!("send mode {m}")))?,
+            }
+        }
         12 => {
             let c = r.u8()? as usize;
             let how = *SplitKind::ALL
@@ -1100,6 +1127,16 @@ mod tests {
             },
             Op::CommFree { comm: 4 },
             Op::RequestFree { req: 12 },
+            Op::RequestInit {
+                req: 3,
+                recv: false,
+                mode: SendMode::Ready,
+            },
+            Op::RequestInit {
+                req: 4,
+                recv: true,
+                mode: SendMode::Standard,
+            },
             Op::Finalize,
         ] {
             round_up(Up::Op { site, op });

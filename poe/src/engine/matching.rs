@@ -59,6 +59,8 @@ struct RankSt {
     held: BTreeMap<u32, usize>,
     /// Operations whose request the rank freed while they were active.
     freed: HashSet<usize>,
+    /// Persistent requests not freed, with the call that made each.
+    persistent: BTreeMap<u32, usize>,
 }
 
 /// A call whose answer no longer depends on anything still to come.
@@ -96,6 +98,10 @@ impl Handles for Matching {
     fn request(&self, rank: Rank, req: u32) -> Option<usize> {
         self.ranks[rank].reqs.get(&req).copied()
     }
+
+    fn persistent(&self, rank: Rank, req: u32) -> Option<usize> {
+        self.ranks[rank].persistent.get(&req).copied()
+    }
 }
 
 impl Matching {
@@ -121,6 +127,11 @@ impl Matching {
         for (rank, st) in self.ranks.iter().enumerate() {
             for &index in st.reqs.values() {
                 out.push(Leak::Request {
+                    op: OpId { rank, index },
+                });
+            }
+            for &index in st.persistent.values() {
+                out.push(Leak::Persistent {
                     op: OpId { rank, index },
                 });
             }
@@ -241,11 +252,17 @@ impl Matching {
                 rec.complete = true;
                 self.ranks[r].held.remove(comm);
             }
-            Kind::RequestFree { op } => {
+            Kind::RequestFree { op, req } => {
                 rec.complete = true;
-                let op = *op;
-                self.ranks[r].reqs.retain(|_, &mut i| i != op);
-                self.ranks[r].freed.insert(op);
+                if let Some(op) = *op {
+                    self.ranks[r].reqs.retain(|_, &mut i| i != op);
+                    self.ranks[r].freed.insert(op);
+                }
+                self.ranks[r].persistent.remove(req);
+            }
+            Kind::RequestInit { req } => {
+                rec.complete = true;
+                self.ranks[r].persistent.insert(*req, id.index);
             }
             _ => {}
         }
