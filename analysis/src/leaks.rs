@@ -61,8 +61,10 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
             g.ranks.sort_unstable();
             g.dests.sort_unstable();
             let place = sites.place(site, name, &rec.files);
-            let (ranks, count, call, replay) =
-                (g.ranks, g.count, name.to_string(), token.to_string());
+            // The site's own callee where the table knows it (MPI_Start,
+            // MPI_Startall for a started persistent request).
+            let call = sites.call_name(site, name, &rec.files);
+            let (ranks, count, replay) = (g.ranks, g.count, token.to_string());
             match what {
                 What::Request | What::Persistent => LeakedRequest {
                     ranks,

@@ -1479,6 +1479,7 @@ fn a_persistent_request_never_freed_leaks_where_it_was_made() {
     assert_eq!(run.leaks, vec![Leak::Persistent { op: id(0, 0) }]);
     assert_eq!(run.ops[0][0].name, "MPI_Send_init");
     assert_eq!(run.ops[1][0].name, "MPI_Recv_init");
+    assert_eq!(run.ops[1][1].name, "MPI_Start");
     // Freed while started: the send still completes, nothing leaks.
     let p = vec![
         vec![init(1, false), isend(1, 0, 1), free(1), fin()],
@@ -1499,7 +1500,7 @@ fn starting_an_active_request_is_invalid() {
     match run.end {
         RunEnd::Invalid { op, message, .. } => {
             assert_eq!(op, id(0, 2));
-            assert_eq!(message, "MPI_Isend: request 1 is already active");
+            assert_eq!(message, "MPI_Start: request 1 is already active");
         }
         other => panic!("expected an invalid call, got {other:?}"),
     }

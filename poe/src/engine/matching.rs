@@ -100,11 +100,17 @@ impl Handles for Matching {
     }
 
     fn persistent(&self, rank: Rank, req: u32) -> Option<usize> {
-        self.ranks[rank].persistent.get(&req).copied()
+        Matching::persistent(self, rank, req)
     }
 }
 
 impl Matching {
+    /// The call of `rank` that made the persistent request `req`, if it is
+    /// one and has not been freed.
+    pub(crate) fn persistent(&self, rank: Rank, req: u32) -> Option<usize> {
+        self.ranks[rank].persistent.get(&req).copied()
+    }
+
     /// `nprocs` ranks that have called nothing, in `MPI_COMM_WORLD`.
     pub(crate) fn new(nprocs: usize) -> Matching {
         let mut comms = HashMap::new();

@@ -148,7 +148,7 @@ impl Engine {
                         self.end = Some(RunEnd::ReadyUnposted {
                             op: id,
                             site,
-                            call: call_name(&op),
+                            call: self.name(rank, &op),
                             dst,
                         });
                         return;
@@ -156,7 +156,7 @@ impl Engine {
                 }
                 let rec = OpRec {
                     site,
-                    name: call_name(&op),
+                    name: self.name(rank, &op),
                     complete: false,
                     matched: None,
                     kind,
@@ -167,9 +167,27 @@ impl Engine {
                 self.end = Some(RunEnd::Invalid {
                     op: id,
                     site,
-                    message: format!("{}: {message}", call_name(&op)),
+                    message: format!("{}: {message}", self.name(rank, &op)),
                 });
             }
+        }
+    }
+
+    /// The MPI function `op` of `rank` is: a nonblocking send or receive on
+    /// a persistent request is its `MPI_Start`.
+    fn name(&self, rank: Rank, op: &Op) -> &'static str {
+        let req = match op {
+            Op::Send { req: Some(q), .. } => Some(*q),
+            Op::Recv {
+                req,
+                blocking: false,
+                ..
+            } => Some(*req),
+            _ => None,
+        };
+        match req {
+            Some(q) if self.matching.persistent(rank, q).is_some() => "MPI_Start",
+            _ => call_name(op),
         }
     }
 
