@@ -16,6 +16,7 @@ use crate::sites::Resolver;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum What {
     Request,
+    Persistent,
     Communicator,
     Message,
 }
@@ -35,6 +36,7 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
     for leak in &rec.leaks {
         let (what, op) = match leak {
             Leak::Request { op } => (What::Request, op),
+            Leak::Persistent { op } => (What::Persistent, op),
             Leak::Comm { op, .. } => (What::Communicator, op),
             Leak::Message { op } => (What::Message, op),
         };
@@ -59,13 +61,16 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
             g.ranks.sort_unstable();
             g.dests.sort_unstable();
             let place = sites.place(site, name, &rec.files);
-            let (ranks, count, call, replay) =
-                (g.ranks, g.count, name.to_string(), token.to_string());
+            // The site's own callee where the table knows it (MPI_Start,
+            // MPI_Startall for a started persistent request).
+            let call = sites.call_name(site, name, &rec.files);
+            let (ranks, count, replay) = (g.ranks, g.count, token.to_string());
             match what {
-                What::Request => LeakedRequest {
+                What::Request | What::Persistent => LeakedRequest {
                     ranks,
                     count,
                     call,
+                    persistent: what == What::Persistent,
                     place,
                     replay,
                 }

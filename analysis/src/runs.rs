@@ -6,8 +6,8 @@
 use fib_report::codes::Code;
 use fib_report::codes::{
     self, Abort, BufferingDeadlock, ChoiceAt, CollectiveMismatch, Crash, Deadlock, ExplorationCut,
-    FailingExit, InvalidCall, Livelock, LostTrack, MpiError, NoFinalize, ReplayDiverged, Rule,
-    Timeout, Unsupported,
+    FailingExit, InvalidCall, Livelock, LostTrack, MpiError, NoFinalize, ReadySendUnposted,
+    ReplayDiverged, Rule, Timeout, Unsupported,
 };
 use fib_report::{Finding, Outcome, RankState};
 use poe::engine::{ChoicePoint, RankView, RunEnd};
@@ -248,6 +248,21 @@ fn engine_finding(
                 rank: op.rank,
                 message: message.clone(),
                 place: sites.place(*site, "", files),
+                replay,
+            };
+            (f.finding(), Outcome::Crash, false)
+        }
+        RunEnd::ReadyUnposted {
+            op,
+            site,
+            call: name,
+            dst,
+        } => {
+            let f = ReadySendUnposted {
+                rank: op.rank,
+                call: sites.call_name(*site, name, files),
+                dest: *dst,
+                place: sites.place(*site, name, files),
                 replay,
             };
             (f.finding(), Outcome::Crash, false)

@@ -347,7 +347,7 @@ fn a_run_the_engine_did_not_finish_is_judged_by_how_it_ended() {
     let mut rec = record(&runs[0]);
     rec.ending = Ending::Unsupported {
         rank: 1,
-        name: "MPI_Bsend".into(),
+        name: "MPI_Cancel".into(),
         site: fib_wire::Site::Line { file: 1, line: 1 },
     };
     assert!(e.add(rec, "-".into(), 0), "fib cannot follow the program");
@@ -355,7 +355,7 @@ fn a_run_the_engine_did_not_finish_is_judged_by_how_it_ended() {
     assert_eq!(done.outcome, Outcome::Unsupported);
     assert_eq!(
         done.findings[0].message,
-        "MPI_Bsend is not supported by fib yet"
+        "MPI_Cancel is not supported by fib yet"
     );
     assert_eq!(done.findings[0].rank, Some(1));
 }

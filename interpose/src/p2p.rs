@@ -1,8 +1,12 @@
 //! Point-to-point calls: sends are issued to MPI at call time, in program
-//! order (standard sends from a private copy unless the run is in zero-buffer
-//! mode, synchronous ones on the program's buffer); receives are deferred
-//! until the scheduler posts them with a concrete source; probes ask the
-//! scheduler which message to report.
+//! order (standard and ready sends from a private copy unless the run is in
+//! zero-buffer mode, buffered ones always, synchronous ones on the
+//! program's buffer); receives are deferred until the scheduler posts them
+//! with a concrete source; probes ask the scheduler which message to
+//! report. A ready send goes to MPI as a standard one: whether its receive
+//! was posted first is the engine's judgement. A buffered send is sent from
+//! fib's own copy too, but takes its room in the attached buffer, which the
+//! library tracks (`MPI_Buffer_attach`, `MPI_Buffer_detach`).
 
 use std::os::raw::{c_int, c_void};
 
@@ -11,7 +15,8 @@ use mpi_sys::*;
 
 use crate::conn::fatal;
 use crate::state::{
-    lib, put_status, rank_from_wire, rank_to_wire, tag_from_wire, tag_to_wire, Kind, Real, RecvReq,
+    copy_of, lib, put_status, rank_from_wire, rank_to_wire, tag_from_wire, tag_to_wire, Kind,
+    Persist, Real, RecvReq,
 };
 use crate::wait::wait_ids;
 
@@ -31,7 +36,7 @@ unsafe fn send(
     let mut l = lib();
     let cid = l.comm_id(comm);
     let proc_null = dest == RSMPI_PROC_NULL;
-    let sync = mode == SendMode::Sync || l.zero_buffer;
+    let sync = mode.synchronous(l.zero_buffer);
     // The real send, issued now so that sends reach MPI in program order.
     let real = if proc_null {
         None
@@ -40,7 +45,17 @@ unsafe fn send(
         PMPI_Issend(buf, count, dtype, dest, tag, comm, &mut req);
         Some(req)
     } else {
-        l.buffered_send(buf, count, dtype, dest, tag, comm);
+        let bsize = if mode == SendMode::Buffered {
+            let call = match (blocking, l.starting.is_some()) {
+                (true, _) => "MPI_Bsend",
+                (false, false) => "MPI_Ibsend",
+                (false, true) => "MPI_Start",
+            };
+            l.bsend_room(count, dtype, comm, call)
+        } else {
+            0
+        };
+        l.buffered_send(buf, count, dtype, dest, tag, comm, bsize);
         None
     };
     let (req, handle) = if blocking {
@@ -199,6 +214,112 @@ pub unsafe extern "C" fn MPI_Issend(
 }
 
 #[no_mangle]
+pub unsafe extern "C" fn MPI_Bsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    send(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Buffered,
+        true,
+    );
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Rsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+) -> c_int {
+    send(buf, count, datatype, dest, tag, comm, SendMode::Ready, true);
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ibsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    if let Some(h) = send(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Buffered,
+        false,
+    ) {
+        *request = h;
+    }
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Irsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    if let Some(h) = send(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Ready,
+        false,
+    ) {
+        *request = h;
+    }
+    MPI_SUCCESS as c_int
+}
+
+/// `MPI_Buffer_attach`: passed to MPI, and its size kept for the checks of
+/// the buffered sends.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) -> c_int {
+    let rc = PMPI_Buffer_attach(buffer, size);
+    if rc == MPI_SUCCESS as c_int {
+        lib().attached = size.max(0) as usize;
+    }
+    rc
+}
+
+/// `MPI_Buffer_detach`: passed to MPI; no buffer is attached after it.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
+    let rc = PMPI_Buffer_detach(buffer_addr, size);
+    if rc == MPI_SUCCESS as c_int {
+        lib().buffer_detached();
+    }
+    rc
+}
+
+#[no_mangle]
 pub unsafe extern "C" fn MPI_Recv(
     buf: *mut c_void,
     count: c_int,
@@ -248,18 +369,45 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     comm: MPI_Comm,
     status: *mut MPI_Status,
 ) -> c_int {
-    let sh = send(
-        sendbuf,
-        sendcount,
-        sendtype,
-        dest,
-        sendtag,
-        comm,
-        SendMode::Standard,
-        false,
-    )
-    .expect("a nonblocking send returns a request");
-    let (rid, _, _) = recv(recvbuf, recvcount, recvtype, source, recvtag, comm, false);
+    let send = (sendbuf, sendcount, sendtype, dest, sendtag);
+    let recv = (recvbuf, recvcount, recvtype, source, recvtag);
+    sendrecv(send, recv, comm, status);
+    MPI_SUCCESS as c_int
+}
+
+/// `MPI_Sendrecv_replace`: a send-receive whose send goes from a private
+/// copy of the buffer, so the receive may overwrite it at once.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Sendrecv_replace(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: MPI_Comm,
+    status: *mut MPI_Status,
+) -> c_int {
+    let (copy, from) = copy_of(buf, count, datatype);
+    let send = (from, count, datatype, dest, sendtag);
+    let recv = (buf, count, datatype, source, recvtag);
+    sendrecv(send, recv, comm, status);
+    drop(copy);
+    MPI_SUCCESS as c_int
+}
+
+/// A send's buffer, count, datatype, destination and tag.
+type SendArgs = (*const c_void, c_int, MPI_Datatype, c_int, c_int);
+/// A receive's buffer, count, datatype, source and tag.
+type RecvArgs = (*mut c_void, c_int, MPI_Datatype, c_int, c_int);
+
+/// A send and a receive on `comm`, reported as a nonblocking send, a
+/// nonblocking receive and a wait for both.
+unsafe fn sendrecv(s: SendArgs, r: RecvArgs, comm: MPI_Comm, status: *mut MPI_Status) {
+    let sh = send(s.0, s.1, s.2, s.3, s.4, comm, SendMode::Standard, false)
+        .expect("a nonblocking send returns a request");
+    let (rid, _, _) = recv(r.0, r.1, r.2, r.3, r.4, comm, false);
     let mut l = lib();
     let sid = l.req_id(sh).expect("the send's request is not null");
     let done = wait_ids(&mut l, WaitKind::All, &[sid, rid], false);
@@ -271,7 +419,6 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     l.complete(sid);
     let st = l.complete(rid);
     put_status(status, &st);
-    MPI_SUCCESS as c_int
 }
 
 /// `MPI_Probe` and `MPI_Iprobe`: asks the scheduler, then waits until MPI
@@ -332,5 +479,212 @@ pub unsafe extern "C" fn MPI_Iprobe(
     status: *mut MPI_Status,
 ) -> c_int {
     *flag = probe(source, tag, comm, false, status) as c_int;
+    MPI_SUCCESS as c_int
+}
+
+/// Makes a persistent send request in `mode`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn send_init(
+    buf: *const c_void,
+    count: c_int,
+    dtype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    mode: SendMode,
+    request: *mut MPI_Request,
+) -> c_int {
+    let mut l = lib();
+    l.comm_id(comm);
+    let (id, h) = l.new_persistent(Persist::Send {
+        buf,
+        count,
+        dtype,
+        dest,
+        tag,
+        comm,
+        mode,
+    });
+    l.event(Op::RequestInit {
+        req: id,
+        recv: false,
+        mode,
+    });
+    *request = h;
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Send_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    send_init(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Standard,
+        request,
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ssend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    send_init(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Sync,
+        request,
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Bsend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    send_init(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Buffered,
+        request,
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Rsend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    dest: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    send_init(
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        SendMode::Ready,
+        request,
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Recv_init(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    let mut l = lib();
+    l.comm_id(comm);
+    let (id, h) = l.new_persistent(Persist::Recv {
+        buf,
+        count,
+        dtype: datatype,
+        src: source,
+        tag,
+        comm,
+    });
+    l.event(Op::RequestInit {
+        req: id,
+        recv: true,
+        mode: SendMode::Standard,
+    });
+    *request = h;
+    MPI_SUCCESS as c_int
+}
+
+/// Starts the persistent request behind `h`: its send or receive is issued
+/// as the nonblocking one would be (a receive with a named source posted
+/// ahead of the scheduler when no receive of the rank is deferred, a
+/// wildcard one deferred until the scheduler chooses its sender, each time
+/// anew), under the request's own id.
+unsafe fn start(h: *mut MPI_Request) -> c_int {
+    let mut l = lib();
+    let Some(id) = l.req_id(*h) else {
+        drop(l);
+        return PMPI_Start(h);
+    };
+    let Some(p) = l.persistent.get(&id).copied() else {
+        l.unsupported("MPI_Start of a request that is not persistent");
+    };
+    l.starting = Some(id);
+    drop(l);
+    match p {
+        Persist::Send {
+            buf,
+            count,
+            dtype,
+            dest,
+            tag,
+            comm,
+            mode,
+        } => {
+            send(buf, count, dtype, dest, tag, comm, mode, false);
+        }
+        Persist::Recv {
+            buf,
+            count,
+            dtype,
+            src,
+            tag,
+            comm,
+        } => {
+            recv(buf, count, dtype, src, tag, comm, false);
+        }
+    }
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Start(request: *mut MPI_Request) -> c_int {
+    start(request)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Startall(count: c_int, array_of_requests: *mut MPI_Request) -> c_int {
+    for i in 0..count.max(0) as usize {
+        let rc = start(array_of_requests.add(i));
+        if rc != MPI_SUCCESS as c_int {
+            return rc;
+        }
+    }
     MPI_SUCCESS as c_int
 }

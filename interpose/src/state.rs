@@ -76,10 +76,37 @@ pub struct Req {
     pub kind: Kind,
 }
 
+/// A persistent request's arguments, kept from its `MPI_*_init` for each
+/// `MPI_Start`.
+#[derive(Clone, Copy)]
+pub enum Persist {
+    Send {
+        buf: *const c_void,
+        count: c_int,
+        dtype: MPI_Datatype,
+        dest: c_int,
+        tag: c_int,
+        comm: MPI_Comm,
+        mode: fib_wire::SendMode,
+    },
+    Recv {
+        buf: *mut c_void,
+        count: c_int,
+        dtype: MPI_Datatype,
+        src: c_int,
+        tag: c_int,
+        comm: MPI_Comm,
+    },
+}
+
 /// A buffered send: the real request and the private copy it sends from.
 struct Background {
     req: MPI_Request,
     copy: Vec<u64>,
+    /// For `MPI_Bsend`/`MPI_Ibsend`: the bytes of the attached buffer the
+    /// message takes until it has left (`MPI_Pack_size` plus
+    /// `MPI_BSEND_OVERHEAD`); 0 for a standard send.
+    bsize: usize,
 }
 
 pub struct Lib {
@@ -100,6 +127,19 @@ pub struct Lib {
     /// Whether calls whose outcome is already determined go ahead of the
     /// scheduler ([`Lib::settle`]; `FIB_AHEAD=0` turns it off).
     pub ahead: bool,
+    /// The size of the buffer attached with `MPI_Buffer_attach` (0 when
+    /// none is).
+    pub attached: usize,
+    /// Requests the program freed while active ([`Lib::free_req`]) whose
+    /// operation has not completed yet.
+    freed: Vec<u32>,
+    /// The persistent requests not freed. While one is started, its
+    /// operation is in `reqs` under its id, like any nonblocking one; once
+    /// completed it is inactive again and keeps its handle.
+    pub persistent: HashMap<u32, Persist>,
+    /// The persistent request an `MPI_Start` is starting: the next
+    /// [`Lib::new_req`] registers its operation under that id.
+    pub starting: Option<u32>,
 }
 
 /// How long a call that goes ahead of the scheduler ([`Lib::settle`]) waits
@@ -275,6 +315,37 @@ pub fn send_status() -> MPI_Status {
     st
 }
 
+/// A private copy of `count` elements of `dtype` at `buf`, and the address
+/// to hand MPI in place of `buf` (the copy keeps the datatype's layout from
+/// its true lower bound on).
+pub unsafe fn copy_of(
+    buf: *const c_void,
+    count: c_int,
+    dtype: MPI_Datatype,
+) -> (Vec<u64>, *const c_void) {
+    let mut lb: MPI_Aint = 0;
+    let mut extent: MPI_Aint = 0;
+    let mut tlb: MPI_Aint = 0;
+    let mut textent: MPI_Aint = 0;
+    PMPI_Type_get_extent(dtype, &mut lb, &mut extent);
+    PMPI_Type_get_true_extent(dtype, &mut tlb, &mut textent);
+    let n = if count > 0 {
+        ((count as MPI_Aint - 1) * extent + textent).max(0) as usize
+    } else {
+        0
+    };
+    let mut copy = vec![0u64; n.div_ceil(8)];
+    if n > 0 {
+        std::ptr::copy_nonoverlapping(
+            (buf as *const u8).wrapping_offset(tlb as isize),
+            copy.as_mut_ptr() as *mut u8,
+            n,
+        );
+    }
+    let from = (copy.as_ptr() as *const u8).wrapping_offset(-(tlb as isize));
+    (copy, from.cast())
+}
+
 /// A source or destination rank as sent on the wire.
 pub fn rank_to_wire(r: c_int) -> i32 {
     // SAFETY: reading constants.
@@ -352,6 +423,10 @@ impl Lib {
             background: Vec::new(),
             deferred: 0,
             ahead: std::env::var("FIB_AHEAD").map_or(true, |v| v != "0"),
+            attached: 0,
+            freed: Vec::new(),
+            persistent: HashMap::new(),
+            starting: None,
         }
     }
 
@@ -389,6 +464,10 @@ impl Lib {
 
     /// Registers a new request and returns its id and fake handle.
     pub fn new_req(&mut self, kind: Kind) -> (u32, MPI_Request) {
+        if let Some(id) = self.starting.take() {
+            self.reqs.insert(id, Req { kind });
+            return (id, from_bits(fake_request_bits(id)));
+        }
         let id = self.next_req;
         self.next_req = self.next_req.wrapping_add(1);
         let fb = fake_request_bits(id);
@@ -410,13 +489,53 @@ impl Lib {
         }
     }
 
-    /// Forgets a completed request.
-    pub fn drop_req(&mut self, id: u32) {
-        self.reqs.remove(&id);
+    /// `MPI_Request_free` of the active request `id`: its handle is
+    /// forgotten at once, but a real operation in flight stays in the table
+    /// so that MPI's progress keeps driving it, and a deferred receive is
+    /// still posted when the scheduler matches it (its entry is dropped
+    /// once it has completed, in [`Lib::progress`]).
+    pub fn free_req(&mut self, id: u32) {
         self.fakes.remove(&fake_request_bits(id));
+        let done = match self.reqs.get(&id).map(|r| &r.kind) {
+            Some(Kind::Nothing) | None => true,
+            Some(Kind::Recv(r)) => r.proc_null,
+            Some(_) => false,
+        };
+        if done {
+            self.reqs.remove(&id);
+        } else {
+            self.freed.push(id);
+        }
     }
 
-    /// Starts a buffered send of a private copy of the program's data.
+    /// Forgets a completed request (a persistent one keeps its handle).
+    pub fn drop_req(&mut self, id: u32) {
+        self.reqs.remove(&id);
+        if !self.persistent.contains_key(&id) {
+            self.fakes.remove(&fake_request_bits(id));
+        }
+    }
+
+    /// Registers a persistent request and returns its id and fake handle.
+    pub fn new_persistent(&mut self, p: Persist) -> (u32, MPI_Request) {
+        let id = self.next_req;
+        self.next_req = self.next_req.wrapping_add(1);
+        let fb = fake_request_bits(id);
+        self.fakes.insert(fb, id);
+        self.persistent.insert(id, p);
+        (id, from_bits(fb))
+    }
+
+    /// Whether `id` is a persistent request that is not started: a
+    /// completion call treats it as `MPI_REQUEST_NULL` (it completes at
+    /// once, with an empty status), but leaves its handle.
+    pub fn inactive(&self, id: u32) -> bool {
+        self.persistent.contains_key(&id) && !self.reqs.contains_key(&id)
+    }
+
+    /// Starts a buffered send of a private copy of the program's data;
+    /// `bsize` is what it takes of the attached buffer ([`Background`]).
+    #[allow(clippy::too_many_arguments)]
     pub unsafe fn buffered_send(
         &mut self,
         buf: *const c_void,
@@ -425,33 +544,70 @@ impl Lib {
         dest: c_int,
         tag: c_int,
         comm: MPI_Comm,
+        bsize: usize,
     ) {
         if !self.background.is_empty() {
             self.test_background();
         }
-        let mut lb: MPI_Aint = 0;
-        let mut extent: MPI_Aint = 0;
-        let mut tlb: MPI_Aint = 0;
-        let mut textent: MPI_Aint = 0;
-        PMPI_Type_get_extent(dtype, &mut lb, &mut extent);
-        PMPI_Type_get_true_extent(dtype, &mut tlb, &mut textent);
-        let n = if count > 0 {
-            ((count as MPI_Aint - 1) * extent + textent).max(0) as usize
-        } else {
-            0
-        };
-        let mut copy = vec![0u64; n.div_ceil(8)];
-        if n > 0 {
-            std::ptr::copy_nonoverlapping(
-                (buf as *const u8).wrapping_offset(tlb as isize),
-                copy.as_mut_ptr() as *mut u8,
-                n,
-            );
-        }
-        let from = (copy.as_ptr() as *const u8).wrapping_offset(-(tlb as isize));
+        let (copy, from) = copy_of(buf, count, dtype);
         let mut req: MPI_Request = RSMPI_REQUEST_NULL;
-        PMPI_Isend(from.cast(), count, dtype, dest, tag, comm, &mut req);
-        self.background.push(Background { req, copy });
+        PMPI_Isend(from, count, dtype, dest, tag, comm, &mut req);
+        self.background.push(Background { req, copy, bsize });
+    }
+
+    /// Checks that the attached buffer has room for a buffered send of
+    /// `count` elements of `dtype` on `comm` (`call` names it), beside the
+    /// buffered sends still in flight; when it has not, reports the call as
+    /// an MPI error (as MPI itself would fail it, with `MPI_ERR_BUFFER`)
+    /// and ends the rank. Returns the bytes the message takes.
+    pub unsafe fn bsend_room(
+        &mut self,
+        count: c_int,
+        dtype: MPI_Datatype,
+        comm: MPI_Comm,
+        call: &str,
+    ) -> usize {
+        if !self.background.is_empty() {
+            self.test_background();
+        }
+        let mut packed: c_int = 0;
+        PMPI_Pack_size(count, dtype, comm, &mut packed);
+        let need = packed.max(0) as usize + MPI_BSEND_OVERHEAD as usize;
+        let used: usize = self.background.iter().map(|b| b.bsize).sum();
+        let free = self.attached.saturating_sub(used);
+        if need > free {
+            let text = if self.attached == 0 {
+                format!(
+                    "{call} needs {need} bytes of buffer space (MPI_Pack_size plus \
+                     MPI_BSEND_OVERHEAD) but no buffer is attached (MPI_Buffer_attach)"
+                )
+            } else {
+                format!(
+                    "{call} needs {need} bytes of buffer space (MPI_Pack_size plus \
+                     MPI_BSEND_OVERHEAD) but only {free} of the {} bytes attached are free",
+                    self.attached
+                )
+            };
+            let site = site::for_call();
+            self.push(Up::MpiError {
+                site,
+                code: MPI_ERR_BUFFER as c_int,
+                text,
+            });
+            self.conn.flush();
+            libc::_exit(1);
+        }
+        need
+    }
+
+    /// `MPI_Buffer_detach`: MPI waits there until the buffered messages
+    /// have left the buffer, so none of them takes space of a buffer
+    /// attached later.
+    pub fn buffer_detached(&mut self) {
+        self.attached = 0;
+        for b in &mut self.background {
+            b.bsize = 0;
+        }
     }
 
     /// Posts the deferred receive `id` from `src` with `tag` (wire values).
@@ -619,7 +775,29 @@ impl Lib {
                 _ => {}
             }
         }
+        if !self.freed.is_empty() {
+            self.drop_freed();
+        }
         self.test_background() || any
+    }
+
+    /// Forgets the freed requests whose operation has completed.
+    fn drop_freed(&mut self) {
+        let reqs = &mut self.reqs;
+        self.freed.retain(|id| {
+            let done = match reqs.get(id).map(|r| &r.kind) {
+                Some(Kind::Sync(real))
+                | Some(Kind::Recv(RecvReq {
+                    real: Some(real), ..
+                })) => real.status.is_some(),
+                Some(_) => false,
+                None => true,
+            };
+            if done {
+                reqs.remove(id);
+            }
+            !done
+        });
     }
 
     /// Tests the buffered sends in flight and drops the finished ones.
@@ -752,6 +930,15 @@ impl Lib {
     /// a rank finalize only when every rank has reached `MPI_Finalize`, so a
     /// send still unmatched then never will be; it is cancelled and freed.
     pub fn finish_background(&mut self) {
+        // Freed requests the scheduler matched complete as MPI progresses.
+        for _ in 0..1000 {
+            if self.freed.is_empty() {
+                break;
+            }
+            self.progress();
+            // SAFETY: always safe.
+            unsafe { libc::sched_yield() };
+        }
         for _ in 0..100 {
             if self.background.is_empty() {
                 return;

@@ -64,8 +64,9 @@ pub fn wait_ids(l: &mut Lib, kind: WaitKind, ids: &[u32], test: bool) -> Vec<u32
 }
 
 /// The common part of every completion call: reports the active requests
-/// among `reqs[..count]`, completes those the scheduler releases (setting the
-/// program's handles to `MPI_REQUEST_NULL`) and returns their array positions
+/// among `reqs[..count]` (an inactive persistent request counts as null),
+/// completes those the scheduler releases (setting the program's handles to
+/// `MPI_REQUEST_NULL`, a persistent one's aside) and returns their array positions
 /// and statuses in the scheduler's order. `None` means no request was active.
 unsafe fn completion(
     count: c_int,
@@ -77,7 +78,9 @@ unsafe fn completion(
     let mut active = Vec::new();
     for pos in 0..count.max(0) as usize {
         if let Some(id) = l.req_id(*reqs.add(pos)) {
-            active.push((pos, id));
+            if !l.inactive(id) {
+                active.push((pos, id));
+            }
         }
     }
     if active.is_empty() {
@@ -89,7 +92,9 @@ unsafe fn completion(
     for i in indices {
         let (pos, id) = active[i as usize];
         let st = l.complete(id);
-        *reqs.add(pos) = RSMPI_REQUEST_NULL;
+        if !l.persistent.contains_key(&id) {
+            *reqs.add(pos) = RSMPI_REQUEST_NULL;
+        }
         out.push((pos, st));
     }
     Some(out)
@@ -263,5 +268,23 @@ pub unsafe extern "C" fn MPI_Testsome(
 ) -> c_int {
     let done = completion(incount, array_of_requests, WaitKind::Some, true);
     fill_some(done, outcount, array_of_indices, array_of_statuses);
+    MPI_SUCCESS as c_int
+}
+
+/// `MPI_Request_free`: an active request's operation goes on (a receive is
+/// still matched and posted), but nothing will wait for it; a persistent
+/// request is gone; the scheduler is told so. Freeing `MPI_REQUEST_NULL` is
+/// passed to MPI, which fails it.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Request_free(request: *mut MPI_Request) -> c_int {
+    let mut l = lib();
+    let Some(id) = l.req_id(*request) else {
+        drop(l);
+        return PMPI_Request_free(request);
+    };
+    l.event(Op::RequestFree { req: id });
+    l.persistent.remove(&id);
+    l.free_req(id);
+    *request = RSMPI_REQUEST_NULL;
     MPI_SUCCESS as c_int
 }

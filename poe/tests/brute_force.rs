@@ -50,6 +50,20 @@ enum Call {
     Waitsome {
         reqs: Vec<usize>,
     },
+    /// `MPI_Request_free` of this call's request (active, or persistent).
+    Free {
+        req: usize,
+    },
+    /// `MPI_Send_init`/`MPI_Recv_init` of the persistent request that the
+    /// call `of` (a nonblocking send or receive) starts first.
+    Init {
+        of: usize,
+    },
+    /// `MPI_Start` again of the persistent request the call `of` started:
+    /// the same send or receive, under the same request.
+    Restart {
+        of: usize,
+    },
     Barrier,
     Finalize,
 }
@@ -78,6 +92,9 @@ impl fmt::Display for Call {
             Call::Wait { reqs } => write!(f, "Waitall({reqs:?})"),
             Call::Waitany { reqs } => write!(f, "Waitany({reqs:?})"),
             Call::Waitsome { reqs } => write!(f, "Waitsome({reqs:?})"),
+            Call::Free { req } => write!(f, "Request_free(#{req})"),
+            Call::Init { of } => write!(f, "Init(for #{of})"),
+            Call::Restart { of } => write!(f, "Start(#{of})"),
             Call::Barrier => write!(f, "Barrier"),
             Call::Finalize => write!(f, "Finalize"),
         }
@@ -98,14 +115,23 @@ fn show(prog: &Prog) -> String {
     s
 }
 
-/// The same program as simulator steps; a call's request id is its index.
+/// The same program as simulator steps; a call's request id is its index
+/// (a restart's is the one of the call it starts again).
 fn to_sim(prog: &Prog) -> Program {
     prog.iter()
         .map(|calls| {
+            let req_of = |q: usize| match calls[q] {
+                Call::Restart { of } => of,
+                _ => q,
+            };
             calls
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
+                    let (c, i) = match c {
+                        Call::Restart { of } => (&calls[*of], *of),
+                        c => (c, i),
+                    };
                     Step::Call(match c {
                         Call::Send { dst, tag, sync, nb } => Op::Send {
                             mode: if *sync {
@@ -131,7 +157,7 @@ fn to_sim(prog: &Prog) -> Program {
                             } else {
                                 WaitKind::All
                             },
-                            reqs: reqs.iter().map(|&q| q as u32).collect(),
+                            reqs: reqs.iter().map(|&q| req_of(q) as u32).collect(),
                         },
                         Call::Waitany { reqs } => Op::Wait {
                             kind: WaitKind::Any,
@@ -141,6 +167,15 @@ fn to_sim(prog: &Prog) -> Program {
                             kind: WaitKind::Some,
                             reqs: reqs.iter().map(|&q| q as u32).collect(),
                         },
+                        Call::Free { req } => Op::RequestFree {
+                            req: req_of(*req) as u32,
+                        },
+                        Call::Init { of } => Op::RequestInit {
+                            req: *of as u32,
+                            recv: matches!(calls[*of], Call::Recv { .. }),
+                            mode: SendMode::Standard,
+                        },
+                        Call::Restart { .. } => unreachable!("resolved above"),
                         Call::Barrier => Op::Coll {
                             kind: CollKind::Barrier,
                             comm: COMM_WORLD,
@@ -196,6 +231,7 @@ impl Brute<'_> {
         match c {
             Call::Send { nb, .. } => !nb && self.sync(c),
             Call::Recv { nb, .. } => !nb,
+            Call::Free { .. } | Call::Init { .. } => false,
             _ => true,
         }
     }
@@ -255,6 +291,8 @@ impl Brute<'_> {
                         // (see `walk`), unless every request is null.
                         Call::Waitany { .. } | Call::Waitsome { .. } => self.ready(st, r).is_none(),
                         Call::Barrier | Call::Finalize => false,
+                        Call::Free { .. } | Call::Init { .. } => true,
+                        Call::Restart { .. } => unreachable!("resolved"),
                     };
                     if done {
                         st.blocked[r] = false;
@@ -392,6 +430,20 @@ impl Brute<'_> {
 
 /// Every outcome MPI allows for `prog`.
 fn brute_force(prog: &Prog, zero_buffer: bool) -> BTreeSet<Outcome> {
+    // A restart is its call again, a send or receive of its own to MPI.
+    let resolved: Prog = prog
+        .iter()
+        .map(|calls| {
+            calls
+                .iter()
+                .map(|c| match c {
+                    Call::Restart { of } => calls[*of].clone(),
+                    c => c.clone(),
+                })
+                .collect()
+        })
+        .collect();
+    let prog = &resolved;
     let n = prog.len();
     let mut b = Brute {
         prog,
@@ -693,6 +745,220 @@ fn poe_finds_exactly_the_outcomes_mpi_allows() {
         "{} of {} checks failed ({runs} POE runs in the others); first:\n{}",
         failures.len(),
         2 * SEEDS,
+        failures[0]
+    );
+}
+
+/// `prog` with some of the requests that only its last wait completes
+/// freed instead (`MPI_Request_free`), right after the call that made them
+/// or just before that wait, at random: each still matches, and no wait
+/// completes it.
+fn with_frees(prog: &Prog, seed: u64) -> Prog {
+    let mut g = Rng::new(seed ^ 0xf4ee);
+    prog.iter()
+        .map(|calls| {
+            let last = calls
+                .iter()
+                .rposition(|c| matches!(c, Call::Wait { .. }))
+                .filter(|&w| w + 2 == calls.len());
+            let Some(last) = last else {
+                return calls.clone();
+            };
+            let Call::Wait { reqs } = &calls[last] else {
+                unreachable!()
+            };
+            let waited_before = |q: usize| {
+                calls[..last]
+                    .iter()
+                    .any(|c| matches!(c, Call::Wait { reqs } if reqs.contains(&q)))
+            };
+            let freed: Vec<usize> = reqs
+                .iter()
+                .copied()
+                .filter(|&q| !waited_before(q) && g.chance(1, 2))
+                .collect();
+            let early: Vec<bool> = freed.iter().map(|_| g.chance(1, 2)).collect();
+            let mut out = Vec::new();
+            let mut map = BTreeMap::new();
+            for (i, c) in calls.iter().enumerate() {
+                if i == last {
+                    for (k, &q) in freed.iter().enumerate() {
+                        if !early[k] {
+                            out.push(Call::Free { req: map[&q] });
+                        }
+                    }
+                    let kept: Vec<usize> = reqs
+                        .iter()
+                        .filter(|q| !freed.contains(q))
+                        .map(|q| map[q])
+                        .collect();
+                    if !kept.is_empty() {
+                        out.push(Call::Wait { reqs: kept });
+                    }
+                    continue;
+                }
+                let c = match c {
+                    Call::Wait { reqs } => Call::Wait {
+                        reqs: reqs.iter().map(|q| map[q]).collect(),
+                    },
+                    c => c.clone(),
+                };
+                map.insert(i, out.len());
+                out.push(c);
+                if let Some(k) = freed.iter().position(|&q| q == i) {
+                    if early[k] {
+                        out.push(Call::Free { req: map[&i] });
+                    }
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn poe_finds_exactly_the_outcomes_mpi_allows_with_freed_requests() {
+    let (mut failures, mut changed, mut runs) = (Vec::new(), 0, 0);
+    for seed in 0..SEEDS {
+        let base = program(seed, Partial::Never);
+        let prog = with_frees(&base, seed);
+        if prog == base {
+            continue;
+        }
+        changed += 1;
+        for zero_buffer in [false, true] {
+            match check(&prog, zero_buffer) {
+                Ok(n) => runs += n,
+                Err(e) => failures.push(format!("seed {seed}, {e}")),
+            }
+        }
+    }
+    println!("{changed} programs with freed requests, {runs} POE runs");
+    assert!(
+        changed > SEEDS / 4,
+        "only {changed} programs free a request"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} checks failed; first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+}
+
+/// `prog` with, on some ranks, a nonblocking call that one wait completes
+/// made persistent: an `Init` before it, and before `MPI_Finalize` a second
+/// start of it, its wait and `MPI_Request_free`; the rank its message goes
+/// to (or comes from: any other rank, for a wildcard receive) gets a
+/// blocking call that matches the second start, before its own
+/// `MPI_Finalize`.
+fn with_persistent(prog: &Prog, seed: u64) -> Prog {
+    let mut g = Rng::new(seed ^ 0x9e55);
+    let n = prog.len();
+    let mut out: Prog = Vec::new();
+    let mut partners: Vec<(usize, Call)> = Vec::new();
+    for (r, calls) in prog.iter().enumerate() {
+        let waited = |q: usize| {
+            calls
+                .iter()
+                .filter(|c| matches!(c, Call::Wait { reqs } if reqs.contains(&q)))
+                .count()
+        };
+        let candidates: Vec<usize> = (0..calls.len())
+            .filter(|&q| {
+                matches!(
+                    calls[q],
+                    Call::Send { nb: true, .. } | Call::Recv { nb: true, .. }
+                ) && waited(q) == 1
+            })
+            .collect();
+        if candidates.is_empty() || !g.chance(2, 3) {
+            out.push(calls.clone());
+            continue;
+        }
+        let q = candidates[g.below(candidates.len())];
+        let mut mine = Vec::new();
+        let mut map = BTreeMap::new();
+        for (i, c) in calls.iter().enumerate() {
+            if matches!(c, Call::Finalize) {
+                let of = map[&q];
+                mine.push(Call::Restart { of });
+                mine.push(Call::Wait {
+                    reqs: vec![mine.len() - 1],
+                });
+                mine.push(Call::Free { req: of });
+            }
+            if i == q {
+                mine.push(Call::Init { of: mine.len() + 1 });
+            }
+            let c = match c {
+                Call::Wait { reqs } => Call::Wait {
+                    reqs: reqs.iter().map(|x| map[x]).collect(),
+                },
+                c => c.clone(),
+            };
+            map.insert(i, mine.len());
+            mine.push(c);
+        }
+        partners.push(match calls[q] {
+            Call::Send { dst, tag, .. } => (
+                dst,
+                Call::Recv {
+                    src: Some(r),
+                    tag: Some(tag),
+                    nb: false,
+                },
+            ),
+            Call::Recv { src, tag, .. } => (
+                src.unwrap_or((r + 1) % n),
+                Call::Send {
+                    dst: r,
+                    tag: tag.unwrap_or(0),
+                    sync: false,
+                    nb: false,
+                },
+            ),
+            _ => unreachable!(),
+        });
+        out.push(mine);
+    }
+    for (p, call) in partners {
+        let at = out[p].len() - 1;
+        out[p].insert(at, call);
+    }
+    out
+}
+
+#[test]
+fn poe_finds_exactly_the_outcomes_mpi_allows_with_persistent_requests() {
+    let (mut failures, mut changed, mut runs, mut wild) = (Vec::new(), 0, 0, 0);
+    for seed in 0..SEEDS {
+        let base = program(seed, Partial::Never);
+        let prog = with_persistent(&base, seed);
+        if prog == base {
+            continue;
+        }
+        changed += 1;
+        wild += usize::from(prog.iter().any(|calls| {
+            calls.iter().any(|c| {
+                matches!(c, Call::Restart { of }
+                    if matches!(calls[*of], Call::Recv { src: None, .. }))
+            })
+        }));
+        for zero_buffer in [false, true] {
+            match check(&prog, zero_buffer) {
+                Ok(k) => runs += k,
+                Err(e) => failures.push(format!("seed {seed}, {e}")),
+            }
+        }
+    }
+    println!("{changed} programs with persistent requests ({wild} wildcard), {runs} POE runs");
+    assert!(changed > SEEDS / 4, "only {changed} programs have one");
+    assert!(wild > 0, "no persistent wildcard receive");
+    assert!(
+        failures.is_empty(),
+        "{} checks failed; first:\n{}",
+        failures.len(),
         failures[0]
     );
 }

@@ -1236,3 +1236,272 @@ fn recorded_calls_rerun_without_buffering_show_the_head_to_head_deadlock() {
         other => panic!("expected a deadlock, got {other:?}"),
     }
 }
+
+// Point-to-point modes.
+
+fn bsend(dest: i32, tag: i32) -> Step {
+    send_on(SendMode::Buffered, dest, tag, COMM_WORLD, None)
+}
+
+fn rsend(dest: i32, tag: i32) -> Step {
+    send_on(SendMode::Ready, dest, tag, COMM_WORLD, None)
+}
+
+#[test]
+fn buffered_mode_sends_stay_buffered_without_buffering() {
+    // Head-to-head MPI_Bsend: the attached buffer holds both messages, so
+    // even a zero-buffer run completes (a standard send deadlocks there).
+    let p = vec![
+        vec![bsend(1, 0), recv(1, 0), fin()],
+        vec![
+            send_on(SendMode::Buffered, 0, 0, COMM_WORLD, Some(7)),
+            recv(0, 0),
+            wait(WaitKind::One, &[7]),
+            fin(),
+        ],
+    ];
+    for config in [cfg(2), zero(2)] {
+        let run = only_run(&p, config);
+        assert_eq!(run.end, RunEnd::Completed);
+        assert_eq!(run.leaks, vec![]);
+    }
+}
+
+#[test]
+fn a_ready_send_after_its_receive_is_posted_is_a_standard_send() {
+    // Rank 1 posts its receive, then tells rank 0, which sends ready: in
+    // either arrival order the receive is known first.
+    let p = vec![
+        vec![recv(1, 5), rsend(1, 0), fin()],
+        vec![irecv(0, 0, 1), send(0, 5), wait(WaitKind::All, &[1]), fin()],
+    ];
+    for config in [cfg(2), zero(2)] {
+        let run = only_run(&p, config);
+        assert_eq!(run.end, RunEnd::Completed);
+        assert_eq!(got(&run, id(1, 0)), Some(id(0, 1)));
+        assert_replays_in_any_order(&p, config, &[run]);
+    }
+    // Standard under zero buffering: head-to-head ready sends deadlock.
+    let p = vec![
+        vec![irecv(1, 1, 1), rsend(1, 0), recv(1, 0), fin()],
+        vec![irecv(0, 0, 1), rsend(0, 1), recv(0, 1), fin()],
+    ];
+    let runs = explore(&p, zero(2), Turns::Forward);
+    assert!(runs.iter().all(|r| r.end != RunEnd::Completed), "{runs:?}");
+}
+
+#[test]
+fn a_ready_send_before_its_receive_is_posted_ends_the_run() {
+    // Rank 1 posts the receive only after rank 0's next message: the ready
+    // send never finds it posted, whatever order the calls arrive in.
+    let p = vec![
+        vec![rsend(1, 0), send(1, 1), fin()],
+        vec![recv(0, 1), recv(0, 0), fin()],
+    ];
+    for turns in [Turns::Forward, Turns::Backward] {
+        let runs = explore(&p, cfg(2), turns);
+        assert_eq!(runs.len(), 1);
+        match &runs[0].end {
+            RunEnd::ReadyUnposted { op, call, dst, .. } => {
+                assert_eq!((*op, *call, *dst), (id(0, 0), "MPI_Rsend", 1));
+            }
+            other => panic!("expected ReadyUnposted, got {other:?}"),
+        }
+    }
+    // A receive the same channel's earlier send takes does not count.
+    let p = vec![
+        vec![send(1, 0), rsend(1, 0), send(1, 1), fin()],
+        vec![
+            irecv(0, 0, 1),
+            recv(0, 1),
+            recv(0, 0),
+            wait(WaitKind::One, &[1]),
+            fin(),
+        ],
+    ];
+    for turns in [Turns::Forward, Turns::Backward] {
+        let runs = explore(&p, cfg(2), turns);
+        assert_eq!(runs.len(), 1);
+        assert!(
+            matches!(runs[0].end, RunEnd::ReadyUnposted { op, .. } if op == id(0, 1)),
+            "{:?}",
+            runs[0].end
+        );
+    }
+}
+
+// MPI_Request_free.
+
+fn free(req: u32) -> Step {
+    Step::Call(Op::RequestFree { req })
+}
+
+#[test]
+fn a_freed_request_still_matches_and_never_leaks() {
+    // Rank 0 frees an active MPI_Isend, rank 1 an active MPI_Irecv: the
+    // pair still matches, and nothing is left behind.
+    let p = vec![
+        vec![isend(1, 0, 1), free(1), recv(1, 1), fin()],
+        vec![irecv(0, 0, 1), free(1), send(0, 1), fin()],
+    ];
+    for config in [cfg(2), zero(2)] {
+        let run = only_run(&p, config);
+        assert_eq!(run.end, RunEnd::Completed);
+        assert_eq!(got(&run, id(1, 0)), Some(id(0, 0)));
+        assert_eq!(run.leaks, vec![]);
+        assert_replays_in_any_order(&p, config, &[run]);
+    }
+    // A freed send nobody receives is still an unreceived message.
+    let p = vec![vec![isend(1, 0, 1), free(1), fin()], vec![fin()]];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks, vec![Leak::Message { op: id(0, 0) }]);
+}
+
+#[test]
+fn a_freed_wildcard_receive_is_still_a_choice() {
+    let p = vec![
+        vec![send(2, 0), fin()],
+        vec![send(2, 0), fin()],
+        vec![irecv(ANY, 0, 1), free(1), recv(ANY, 0), fin()],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    assert_eq!(runs.len(), 2);
+    let firsts: Vec<_> = runs.iter().map(|r| got(r, id(2, 0))).collect();
+    assert_eq!(firsts, vec![Some(id(0, 0)), Some(id(1, 0))]);
+    assert!(runs
+        .iter()
+        .all(|r| r.end == RunEnd::Completed && r.leaks.is_empty()));
+    assert_replays_in_any_order(&p, cfg(3), &runs);
+    // Nothing waits for it, but MPI still completes it: it is matched
+    // before the run ends, once every rank is in MPI_Finalize.
+    let p = vec![
+        vec![send(2, 0), fin()],
+        vec![send(2, 0), fin()],
+        vec![irecv(ANY, 0, 1), free(1), fin()],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    let firsts: Vec<_> = runs.iter().map(|r| got(r, id(2, 0))).collect();
+    assert_eq!(firsts, vec![Some(id(0, 0)), Some(id(1, 0))]);
+    let left: Vec<_> = runs.iter().map(|r| r.leaks.clone()).collect();
+    assert_eq!(
+        left,
+        vec![
+            vec![Leak::Message { op: id(1, 0) }],
+            vec![Leak::Message { op: id(0, 0) }]
+        ]
+    );
+    assert_replays_in_any_order(&p, cfg(3), &runs);
+}
+
+#[test]
+fn freeing_a_request_that_is_not_active_is_invalid() {
+    // The request was completed by its wait: its handle is null.
+    let p = vec![
+        vec![isend(1, 0, 1), wait(WaitKind::One, &[1]), free(1), fin()],
+        vec![recv(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    match run.end {
+        RunEnd::Invalid { op, message, .. } => {
+            assert_eq!(op, id(0, 2));
+            assert_eq!(message, "MPI_Request_free: request 1 is not active");
+        }
+        other => panic!("expected an invalid call, got {other:?}"),
+    }
+}
+
+// Persistent requests: each MPI_Start is reported as the nonblocking send
+// or receive it starts, under the request's id.
+
+fn init(req: u32, recv: bool) -> Step {
+    Step::Call(Op::RequestInit {
+        req,
+        recv,
+        mode: SendMode::Standard,
+    })
+}
+
+#[test]
+fn a_persistent_wildcard_receive_is_a_choice_at_each_start() {
+    // Rank 2 starts one wildcard receive twice: the first start may take
+    // either sender's message, the second takes the other.
+    let p = vec![
+        vec![send(2, 0), fin()],
+        vec![send(2, 0), fin()],
+        vec![
+            init(5, true),
+            irecv(ANY, 0, 5),
+            wait(WaitKind::One, &[5]),
+            irecv(ANY, 0, 5),
+            wait(WaitKind::One, &[5]),
+            free(5),
+            fin(),
+        ],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    let got_by: Vec<_> = runs
+        .iter()
+        .map(|r| (got(r, id(2, 1)), got(r, id(2, 3))))
+        .collect();
+    assert_eq!(
+        got_by,
+        vec![
+            (Some(id(0, 0)), Some(id(1, 0))),
+            (Some(id(1, 0)), Some(id(0, 0)))
+        ]
+    );
+    assert!(runs
+        .iter()
+        .all(|r| r.end == RunEnd::Completed && r.leaks.is_empty()));
+    assert_replays_in_any_order(&p, cfg(3), &runs);
+}
+
+#[test]
+fn a_persistent_request_never_freed_leaks_where_it_was_made() {
+    let p = vec![
+        vec![
+            init(1, false),
+            isend(1, 0, 1),
+            wait(WaitKind::One, &[1]),
+            fin(),
+        ],
+        vec![
+            init(2, true),
+            irecv(0, 0, 2),
+            wait(WaitKind::One, &[2]),
+            free(2),
+            fin(),
+        ],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks, vec![Leak::Persistent { op: id(0, 0) }]);
+    assert_eq!(run.ops[0][0].name, "MPI_Send_init");
+    assert_eq!(run.ops[1][0].name, "MPI_Recv_init");
+    assert_eq!(run.ops[1][1].name, "MPI_Start");
+    // Freed while started: the send still completes, nothing leaks.
+    let p = vec![
+        vec![init(1, false), isend(1, 0, 1), free(1), fin()],
+        vec![recv(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks, vec![]);
+}
+
+#[test]
+fn starting_an_active_request_is_invalid() {
+    let p = vec![
+        vec![init(1, false), isend(1, 0, 1), isend(1, 0, 1), fin()],
+        vec![recv(0, 0), recv(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    match run.end {
+        RunEnd::Invalid { op, message, .. } => {
+            assert_eq!(op, id(0, 2));
+            assert_eq!(message, "MPI_Start: request 1 is already active");
+        }
+        other => panic!("expected an invalid call, got {other:?}"),
+    }
+}

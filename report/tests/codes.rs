@@ -9,8 +9,8 @@ use fib_report::codes::{
     BuildFailed, BuildStage, ChoiceAt, Code, CollectiveMismatch, ConfirmDisagreement, Crash,
     Deadlock, ExplorationCut, FailingExit, Inputs, InvalidCall, IrrelevantBarrier,
     LeakedCommunicator, LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, Observed,
-    RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, UnreceivedMessage,
-    Unsupported, UnusedWaiver, SECTIONS,
+    ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout,
+    UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -45,7 +45,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(seen.insert(code.code), "{} appears twice", code.code);
         assert_eq!(code.code, format!("FIB{:03}", i + 1));
     }
-    assert_eq!(codes::ALL.len(), 24);
+    assert_eq!(codes::ALL.len(), 25);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -149,7 +149,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
         },
         Unsupported::Reached {
             rank: 0,
-            call: "MPI_Bsend".into(),
+            call: "MPI_Cancel".into(),
             place: place(),
             scope: Scope::NotYet,
             replay: replay(),
@@ -253,6 +253,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             ranks: vec![0],
             count: 1,
             call: "MPI_Isend".into(),
+            persistent: false,
             place: place(),
             replay: replay(),
         },
@@ -295,6 +296,13 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             unknown: vec![],
             partly_used: false,
             reason: None,
+        },
+        ReadySendUnposted {
+            rank: 0,
+            call: "MPI_Rsend".into(),
+            dest: 1,
+            place: place(),
+            replay: replay(),
         },
     ]
 }

@@ -144,6 +144,7 @@ fn leak() -> Finding {
         ranks: vec![1],
         count: 1,
         call: "MPI_Send".into(),
+        persistent: false,
         place: Place {
             file: Some(RACE.into()),
             line: Some(13),

@@ -246,6 +246,29 @@ fn leaked_communicator_fib019() {
 }
 
 #[test]
+fn ready_send_unposted_fib025() {
+    // Rank 0's MPI_Rsend comes before anything orders rank 1's receive
+    // first. The run stops at the send, while rank 1 may or may not have
+    // reported its first receive yet.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "ready_send_unposted_fib025",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/rsend_before_recv.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn unreceived_message_fib020() {
     // The message with tag 2 is never received (FIB020), and its send
     // returns only because MPI buffers it (FIB023).

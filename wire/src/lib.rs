@@ -130,6 +130,32 @@ pub enum SendMode {
     Standard,
     /// `MPI_Ssend`/`MPI_Issend`: completes only once matched.
     Sync,
+    /// `MPI_Bsend`/`MPI_Ibsend`: buffered in the attached buffer, so it
+    /// completes without a matching receive even in zero-buffer mode.
+    Buffered,
+    /// `MPI_Rsend`/`MPI_Irsend`: a standard send whose matching receive
+    /// must already be posted when it is issued.
+    Ready,
+}
+
+impl SendMode {
+    /// Every mode, in the order of their wire codes (append new modes).
+    pub const ALL: [SendMode; 4] = [
+        SendMode::Standard,
+        SendMode::Sync,
+        SendMode::Buffered,
+        SendMode::Ready,
+    ];
+
+    /// Whether a send in this mode completes only once matched, when
+    /// `zero_buffer` says whether standard sends are synchronous.
+    pub fn synchronous(self, zero_buffer: bool) -> bool {
+        match self {
+            SendMode::Sync => true,
+            SendMode::Buffered => false,
+            SendMode::Standard | SendMode::Ready => zero_buffer,
+        }
+    }
 }
 
 /// The completion calls.
@@ -332,6 +358,18 @@ pub enum Op {
     CommCreate { comm: u32, members: Vec<u32> },
     /// `MPI_Comm_free`.
     CommFree { comm: u32 },
+    /// `MPI_Request_free` of `req`: an active request's operation still
+    /// matches and completes, but no wait or test will complete it; a
+    /// persistent request is gone.
+    RequestFree { req: u32 },
+    /// A persistent request `req` made by `MPI_Recv_init` (`recv`) or by
+    /// the `MPI_*send_init` of `mode`. Each `MPI_Start` of it is reported
+    /// as the nonblocking send or receive it starts, with `req`.
+    RequestInit {
+        req: u32,
+        recv: bool,
+        mode: SendMode,
+    },
     /// `MPI_Finalize`.
     Finalize,
 }
@@ -341,9 +379,9 @@ impl Op {
     /// `zero_buffer` says whether standard sends are synchronous in this run.
     pub fn expects_reply(&self, zero_buffer: bool) -> bool {
         match self {
-            Op::Send { mode, req, .. } => req.is_none() && (*mode == SendMode::Sync || zero_buffer),
+            Op::Send { mode, req, .. } => req.is_none() && mode.synchronous(zero_buffer),
             Op::Recv { blocking, .. } => *blocking,
-            Op::CommFree { .. } => false,
+            Op::CommFree { .. } | Op::RequestFree { .. } | Op::RequestInit { .. } => false,
             _ => true,
         }
     }
@@ -549,7 +587,7 @@ fn encode_op(w: &mut W, op: &Op) {
             req,
         } => {
             w.u8(1);
-            w.u8(matches!(mode, SendMode::Sync) as u8);
+            w.u8(SendMode::ALL.iter().position(|m| m == mode).unwrap() as u8);
             w.i32(*dest);
             w.i32(*tag);
             w.u32(*comm);
@@ -630,17 +668,26 @@ fn encode_op(w: &mut W, op: &Op) {
             w.i32(*color);
             w.i32(*key);
         }
+        Op::RequestFree { req } => {
+            w.u8(13);
+            w.u32(*req);
+        }
+        Op::RequestInit { req, recv, mode } => {
+            w.u8(14);
+            w.u32(*req);
+            w.u8(*recv as u8);
+            w.u8(SendMode::ALL.iter().position(|m| m == mode).unwrap() as u8);
+        }
     }
 }
 
 fn decode_op(r: &mut R) -> Result<Op, WireError> {
     Ok(match r.u8()? {
         1 => {
-            let mode = if r.bool()? {
-                SendMode::Sync
-            } else {
-                SendMode::Standard
-            };
+            let m = r.u8()? as usize;
+            let mode = *SendMode::ALL
+                .get(m)
+                .ok_or_else(|| WireError(format!("send mode {m}")))?;
             let dest = r.i32()?;
             let tag = r.i32()?;
             let comm = r.u32()?;
@@ -698,6 +745,19 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
         },
         10 => Op::CommFree { comm: r.u32()? },
         11 => Op::Finalize,
+        13 => Op::RequestFree { req: r.u32()? },
+        14 => {
+            let req = r.u32()?;
+            let recv = r.bool()?;
+            let m = r.u8()? as usize;
+            Op::RequestInit {
+                req,
+                recv,
+                mode: *SendMode::ALL
+                    .get(m)
+                    .ok_or_else(|| WireError(format!("send mode {m}")))?,
+            }
+        }
         12 => {
             let c = r.u8()? as usize;
             let how = *SplitKind::ALL
@@ -1009,6 +1069,20 @@ mod tests {
                 req: Some(5),
             },
             Op::Send {
+                mode: SendMode::Buffered,
+                dest: 2,
+                tag: 3,
+                comm: 0,
+                req: None,
+            },
+            Op::Send {
+                mode: SendMode::Ready,
+                dest: 0,
+                tag: 1,
+                comm: 4,
+                req: Some(9),
+            },
+            Op::Send {
                 mode: SendMode::Standard,
                 dest: PROC_NULL,
                 tag: 0,
@@ -1052,6 +1126,17 @@ mod tests {
                 members: vec![0, 2],
             },
             Op::CommFree { comm: 4 },
+            Op::RequestFree { req: 12 },
+            Op::RequestInit {
+                req: 3,
+                recv: false,
+                mode: SendMode::Ready,
+            },
+            Op::RequestInit {
+                req: 4,
+                recv: true,
+                mode: SendMode::Standard,
+            },
             Op::Finalize,
         ] {
             round_up(Up::Op { site, op });
@@ -1182,7 +1267,11 @@ mod tests {
         assert!(send(SendMode::Standard, None).expects_reply(true));
         assert!(send(SendMode::Sync, None).expects_reply(false));
         assert!(!send(SendMode::Sync, Some(1)).expects_reply(false));
+        assert!(!send(SendMode::Buffered, None).expects_reply(true));
+        assert!(send(SendMode::Ready, None).expects_reply(true));
+        assert!(!send(SendMode::Ready, None).expects_reply(false));
         assert!(Op::Finalize.expects_reply(false));
         assert!(!Op::CommFree { comm: 2 }.expects_reply(false));
+        assert!(!Op::RequestFree { req: 2 }.expects_reply(true));
     }
 }

@@ -146,6 +146,21 @@ pub const INTERCEPTED: &[&str] = &[
     "MPI_Recv",
     "MPI_Irecv",
     "MPI_Sendrecv",
+    "MPI_Sendrecv_replace",
+    "MPI_Bsend",
+    "MPI_Ibsend",
+    "MPI_Rsend",
+    "MPI_Irsend",
+    "MPI_Buffer_attach",
+    "MPI_Buffer_detach",
+    "MPI_Request_free",
+    "MPI_Send_init",
+    "MPI_Ssend_init",
+    "MPI_Bsend_init",
+    "MPI_Rsend_init",
+    "MPI_Recv_init",
+    "MPI_Start",
+    "MPI_Startall",
     "MPI_Wait",
     "MPI_Waitall",
     "MPI_Waitany",
@@ -197,19 +212,16 @@ macro_rules! unsupported_functions {
         $m! {
             // Not supported yet.
             // Point-to-point modes and forms fib does not model.
-            MPI_Bsend,
             MPI_Bsend_c,
-            MPI_Ibsend,
+            MPI_Buffer_attach_c,
+            MPI_Buffer_detach_c,
             MPI_Ibsend_c,
-            MPI_Irsend,
             MPI_Irsend_c,
             MPI_Isendrecv,
             MPI_Isendrecv_c,
             MPI_Isendrecv_replace,
             MPI_Isendrecv_replace_c,
-            MPI_Rsend,
             MPI_Rsend_c,
-            MPI_Sendrecv_replace,
             MPI_Sendrecv_replace_c,
             // The large-count (`_c`) forms of modelled calls.
             MPI_Allgather_c,
@@ -227,7 +239,6 @@ macro_rules! unsupported_functions {
             MPI_Sendrecv_c,
             MPI_Ssend_c,
             // Persistent and partitioned point-to-point requests.
-            MPI_Bsend_init,
             MPI_Bsend_init_c,
             MPI_Parrived,
             MPI_Pready,
@@ -235,21 +246,14 @@ macro_rules! unsupported_functions {
             MPI_Pready_range,
             MPI_Precv_init,
             MPI_Psend_init,
-            MPI_Recv_init,
             MPI_Recv_init_c,
-            MPI_Rsend_init,
             MPI_Rsend_init_c,
-            MPI_Send_init,
             MPI_Send_init_c,
-            MPI_Ssend_init,
             MPI_Ssend_init_c,
-            MPI_Start,
-            MPI_Startall,
             // Freeing, cancelling and inspecting requests; generalized requests.
             MPI_Cancel,
             MPI_Grequest_complete,
             MPI_Grequest_start,
-            MPI_Request_free,
             MPI_Request_get_status,
             // Matched probes.
             MPI_Improbe,
@@ -537,8 +541,6 @@ unsupported_functions!(name_list);
 
 /// Local MPI functions that MPI runs untouched under fib: they neither
 /// communicate nor create or complete requests or communicators.
-/// `MPI_Buffer_attach` and `MPI_Buffer_detach` are harmless on their own
-/// (the buffered sends that use the buffer are unsupported).
 pub const PASS_THROUGH: &[&str] = &[
     "MPI_Add_error_class",
     "MPI_Add_error_code",
@@ -550,10 +552,6 @@ pub const PASS_THROUGH: &[&str] = &[
     "MPI_Attr_delete",
     "MPI_Attr_get",
     "MPI_Attr_put",
-    "MPI_Buffer_attach",
-    "MPI_Buffer_attach_c",
-    "MPI_Buffer_detach",
-    "MPI_Buffer_detach_c",
     "MPI_Cart_coords",
     "MPI_Cart_get",
     "MPI_Cart_map",
@@ -851,6 +849,13 @@ mod tests {
             "MPI_Cart_sub",
             "MPI_Comm_split_type",
             "MPI_Comm_dup_with_info",
+            "MPI_Bsend",
+            "MPI_Irsend",
+            "MPI_Sendrecv_replace",
+            "MPI_Buffer_attach",
+            "MPI_Request_free",
+            "MPI_Recv_init",
+            "MPI_Startall",
         ] {
             assert_eq!(support(name), Support::Modelled, "{name}");
         }
@@ -859,13 +864,13 @@ mod tests {
     #[test]
     fn calls_that_communicate_match_or_create_are_unsupported() {
         for name in [
-            "MPI_Bsend",
+            "MPI_Bsend_c",
+            "MPI_Buffer_attach_c",
             "MPI_Iscan",
             "MPI_Scan_c",
             "MPI_Comm_idup",
-            "MPI_Send_init",
-            "MPI_Start",
-            "MPI_Request_free",
+            "MPI_Send_init_c",
+            "MPI_Psend_init",
             "MPI_Cancel",
             "MPI_Mprobe",
             "MPI_Gatherv_c",
@@ -937,8 +942,6 @@ mod tests {
             "MPI_Errhandler_free",
             "MPI_Comm_set_errhandler",
             "MPI_Pcontrol",
-            "MPI_Buffer_attach",
-            "MPI_Buffer_detach",
             "MPI_Reduce_local",
             "MPI_Test_cancelled",
             "MPI_Cart_shift",

@@ -87,6 +87,7 @@ pub fn trace(s: Shape) -> (Vec<Vec<OpRec>>, Vec<Fired>) {
                     comm: 0,
                     sync: false,
                     req: None,
+                    ready: false,
                 },
                 "MPI_Send",
                 10,

@@ -78,7 +78,7 @@ fn is_fence(op: &OpRec) -> bool {
         Kind::Wait { test, .. } => !test,
         Kind::Probe { blocking, .. } => *blocking,
         Kind::Coll { .. } | Kind::Finalize => true,
-        Kind::CommFree { .. } => false,
+        Kind::CommFree { .. } | Kind::RequestFree { .. } | Kind::RequestInit { .. } => false,
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use fib_wire::{self as wire, Down, WaitKind, ANY, PROC_NULL};
 
@@ -59,6 +59,10 @@ struct RankSt {
     /// Communicators the rank holds and has not freed, with the call that
     /// created each.
     held: BTreeMap<u32, usize>,
+    /// Operations whose request the rank freed while they were active.
+    freed: HashSet<usize>,
+    /// Persistent requests not freed, with the call that made each.
+    persistent: BTreeMap<u32, usize>,
 }
 
 /// A call whose answer no longer depends on anything still to come.
@@ -96,9 +100,19 @@ impl Handles for Matching {
     fn request(&self, rank: Rank, req: u32) -> Option<usize> {
         self.ranks[rank].reqs.get(&req).copied()
     }
+
+    fn persistent(&self, rank: Rank, req: u32) -> Option<usize> {
+        Matching::persistent(self, rank, req)
+    }
 }
 
 impl Matching {
+    /// The call of `rank` that made the persistent request `req`, if it is
+    /// one and has not been freed.
+    pub(crate) fn persistent(&self, rank: Rank, req: u32) -> Option<usize> {
+        self.ranks[rank].persistent.get(&req).copied()
+    }
+
     /// `nprocs` ranks that have called nothing, in `MPI_COMM_WORLD`.
     pub(crate) fn new(nprocs: usize) -> Matching {
         let mut comms = HashMap::default();
@@ -121,6 +135,11 @@ impl Matching {
         for (rank, st) in self.ranks.iter().enumerate() {
             for &index in st.reqs.values() {
                 out.push(Leak::Request {
+                    op: OpId { rank, index },
+                });
+            }
+            for &index in st.persistent.values() {
+                out.push(Leak::Persistent {
                     op: OpId { rank, index },
                 });
             }
@@ -240,6 +259,18 @@ impl Matching {
             Kind::CommFree { comm } => {
                 rec.complete = true;
                 self.ranks[r].held.remove(comm);
+            }
+            Kind::RequestFree { op, req } => {
+                rec.complete = true;
+                if let Some(op) = *op {
+                    self.ranks[r].reqs.retain(|_, &mut i| i != op);
+                    self.ranks[r].freed.insert(op);
+                }
+                self.ranks[r].persistent.remove(req);
+            }
+            Kind::RequestInit { req } => {
+                rec.complete = true;
+                self.ranks[r].persistent.insert(*req, id.index);
             }
             _ => {}
         }
@@ -594,6 +625,29 @@ impl Matching {
             .collect()
     }
 
+    /// Whether a send of `from` to `dst` on `comm` with `tag`, about to be
+    /// issued, finds a receive posted for it: `dst` has more unmatched
+    /// receives that accept it than `from` has earlier unmatched sends on
+    /// the channel with that tag (which non-overtaking matches first).
+    pub(crate) fn receive_posted(&self, from: Rank, dst: Rank, comm: u32, tag: i32) -> bool {
+        let earlier = self.sends.get(&(comm, from, dst)).map_or(0, |q| {
+            q.iter()
+                .filter(|&&s| {
+                    matches!(self.ranks[from].ops[s].kind, Kind::Send { tag: t, .. } if t == tag)
+                })
+                .count()
+        });
+        let accepting = self.recvs.get(&(comm, dst)).map_or(0, |p| {
+            p.iter()
+                .filter(|&&r| {
+                    matches!(self.ranks[dst].ops[r].kind,
+                        Kind::Recv { src, tag: t, .. } if accepts(src, t, from, tag))
+                })
+                .count()
+        });
+        accepting > earlier
+    }
+
     /// A send/receive pair whose receive names its source: such a pair has
     /// exactly one possible partner.
     pub(crate) fn named_pair(&self) -> Option<(OpId, OpId)> {
@@ -780,6 +834,16 @@ impl Matching {
             src: self.local_rank(probe.rank, comm, send.rank),
             tag,
         }
+    }
+
+    /// The wildcard receives whose request was freed and that a send could
+    /// still match, as choice points: with every rank in `MPI_Finalize`,
+    /// they are matched before the run ends, as MPI completes them.
+    pub(crate) fn freed_points(&self) -> Vec<ChoicePoint> {
+        let mut points = Vec::new();
+        self.wildcard_points(&mut points);
+        points.retain(|p| self.ranks[p.at.rank].freed.contains(&p.at.index));
+        points
     }
 
     /// With every rank waiting: the choice points (wildcard receives and

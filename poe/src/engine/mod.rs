@@ -136,9 +136,27 @@ impl Engine {
                 if !is_poll {
                     self.false_rounds = 0;
                 }
+                if let Kind::Send {
+                    dst: Peer::Rank(dst),
+                    comm,
+                    tag,
+                    ready: true,
+                    ..
+                } = kind
+                {
+                    if !self.matching.receive_posted(rank, dst, comm, tag) {
+                        self.end = Some(RunEnd::ReadyUnposted {
+                            op: id,
+                            site,
+                            call: self.name(rank, &op),
+                            dst,
+                        });
+                        return;
+                    }
+                }
                 let rec = OpRec {
                     site,
-                    name: call_name(&op),
+                    name: self.name(rank, &op),
                     complete: false,
                     matched: None,
                     kind,
@@ -149,9 +167,27 @@ impl Engine {
                 self.end = Some(RunEnd::Invalid {
                     op: id,
                     site,
-                    message: format!("{}: {message}", call_name(&op)),
+                    message: format!("{}: {message}", self.name(rank, &op)),
                 });
             }
+        }
+    }
+
+    /// The MPI function `op` of `rank` is: a nonblocking send or receive on
+    /// a persistent request is its `MPI_Start`.
+    fn name(&self, rank: Rank, op: &Op) -> &'static str {
+        let req = match op {
+            Op::Send { req: Some(q), .. } => Some(*q),
+            Op::Recv {
+                req,
+                blocking: false,
+                ..
+            } => Some(*req),
+            _ => None,
+        };
+        match req {
+            Some(q) if self.matching.persistent(rank, q).is_some() => "MPI_Start",
+            _ => call_name(op),
         }
     }
 
@@ -202,6 +238,13 @@ impl Engine {
             // waited for) are matched first, so that what the run leaves
             // behind does not depend on when the ranks' calls arrived.
             if self.fire_send_recv() {
+                return true;
+            }
+            // So are wildcard receives the program freed (their requests
+            // were never to be waited for); each is still a choice.
+            let points = self.path.awake(self.matching.freed_points());
+            if let Some(point) = with_defers(points) {
+                self.choose(point);
                 return true;
             }
             self.matching.finalize();

@@ -55,6 +55,8 @@ pub enum Kind {
         comm: u32,
         sync: bool,
         req: Option<u32>,
+        /// `MPI_Rsend`/`MPI_Irsend`: its receive must already be posted.
+        ready: bool,
     },
     Recv {
         src: Peer,
@@ -82,6 +84,18 @@ pub enum Kind {
     },
     CommFree {
         comm: u32,
+    },
+    /// `MPI_Request_free` of the request `req`: of the rank's active
+    /// operation `op`, which goes on matching and completing with no wait
+    /// or test, and of the persistent request `req` if it is one.
+    RequestFree {
+        op: Option<usize>,
+        req: u32,
+    },
+    /// A persistent request made (`MPI_Send_init`, `MPI_Recv_init`, ...);
+    /// each `MPI_Start` of it is a nonblocking send or receive.
+    RequestInit {
+        req: u32,
     },
     Finalize,
 }
@@ -216,6 +230,15 @@ pub enum RunEnd {
         site: Site,
         message: String,
     },
+    /// A ready send (`MPI_Rsend`, `MPI_Irsend`) issued while no receive
+    /// that would match it was posted: the program's own calls do not
+    /// ensure that its receive comes first.
+    ReadyUnposted {
+        op: OpId,
+        site: Site,
+        call: &'static str,
+        dst: Rank,
+    },
 }
 
 /// Something the program left behind in a run that completed: MPI requires
@@ -229,6 +252,8 @@ pub enum Leak {
     Comm { op: OpId, comm: u32 },
     /// A message no receive ever took; `op` is its send.
     Message { op: OpId },
+    /// A persistent request never freed; `op` is the call that made it.
+    Persistent { op: OpId },
 }
 
 /// Settings of one run.
@@ -270,6 +295,9 @@ pub(crate) trait Handles {
     fn members(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>>;
     /// The call of `rank` that created the active request `req`.
     fn request(&self, rank: Rank, req: u32) -> Option<usize>;
+    /// The call of `rank` that made the persistent request `req`, if it is
+    /// one and has not been freed.
+    fn persistent(&self, rank: Rank, req: u32) -> Option<usize>;
 }
 
 /// The world rank that rank `local` of `comm` is, as `rank` sees it.
@@ -386,6 +414,14 @@ pub(crate) fn model(
             check_comm(h, rank, *comm)?;
             Kind::CommFree { comm: *comm }
         }
+        Op::RequestFree { req } => {
+            let op = h.request(rank, *req);
+            if op.is_none() && h.persistent(rank, *req).is_none() {
+                return Err(format!("request {req} is not active"));
+            }
+            Kind::RequestFree { op, req: *req }
+        }
+        Op::RequestInit { req, .. } => Kind::RequestInit { req: *req },
         Op::Finalize => Kind::Finalize,
     })
 }
@@ -408,12 +444,18 @@ fn model_p2p(h: &dyn Handles, rank: Rank, op: &Op, zero_buffer: bool) -> Result<
             if *tag < 0 {
                 return Err(format!("tag {tag} is negative"));
             }
+            if let Some(q) = req {
+                if h.request(rank, *q).is_some() {
+                    return Err(format!("request {q} is already active"));
+                }
+            }
             Kind::Send {
                 dst,
                 tag: *tag,
                 comm: *comm,
-                sync: *mode == SendMode::Sync || zero_buffer,
+                sync: mode.synchronous(zero_buffer),
                 req: *req,
+                ready: *mode == SendMode::Ready,
             }
         }
         Op::Recv {
@@ -424,6 +466,9 @@ fn model_p2p(h: &dyn Handles, rank: Rank, op: &Op, zero_buffer: bool) -> Result<
             blocking,
         } => {
             check_comm(h, rank, *comm)?;
+            if !blocking && h.request(rank, *req).is_some() {
+                return Err(format!("request {req} is already active"));
+            }
             Kind::Recv {
                 src: world_peer(h, rank, *comm, *src)?,
                 tag: *tag,
@@ -470,8 +515,12 @@ pub fn call_name(op: &Op) -> &'static str {
         Op::Send { mode, req, .. } => match (mode, req.is_some()) {
             (SendMode::Standard, false) => "MPI_Send",
             (SendMode::Sync, false) => "MPI_Ssend",
+            (SendMode::Buffered, false) => "MPI_Bsend",
+            (SendMode::Ready, false) => "MPI_Rsend",
             (SendMode::Standard, true) => "MPI_Isend",
             (SendMode::Sync, true) => "MPI_Issend",
+            (SendMode::Buffered, true) => "MPI_Ibsend",
+            (SendMode::Ready, true) => "MPI_Irsend",
         },
         Op::Recv { blocking, .. } => {
             if *blocking {
@@ -505,6 +554,14 @@ pub fn call_name(op: &Op) -> &'static str {
         Op::CommSplitAs { how, .. } => how.mpi_name(),
         Op::CommCreate { .. } => "MPI_Comm_create",
         Op::CommFree { .. } => "MPI_Comm_free",
+        Op::RequestFree { .. } => "MPI_Request_free",
+        Op::RequestInit { recv: true, .. } => "MPI_Recv_init",
+        Op::RequestInit { mode, .. } => match mode {
+            SendMode::Standard => "MPI_Send_init",
+            SendMode::Sync => "MPI_Ssend_init",
+            SendMode::Buffered => "MPI_Bsend_init",
+            SendMode::Ready => "MPI_Rsend_init",
+        },
         Op::Finalize => "MPI_Finalize",
     }
 }
@@ -530,6 +587,10 @@ mod tests {
         fn request(&self, rank: Rank, req: u32) -> Option<usize> {
             (rank == 1 && req == 7).then_some(4)
         }
+
+        fn persistent(&self, _: Rank, _: u32) -> Option<usize> {
+            None
+        }
     }
 
     fn send(dest: i32, tag: i32, comm: u32) -> Op {
@@ -552,7 +613,8 @@ mod tests {
                 tag: 3,
                 comm: 5,
                 sync: false,
-                req: None
+                req: None,
+                ready: false,
             }
         ));
         let recv = Op::Recv {

@@ -16,7 +16,7 @@ pub const FIB006: Code = Code {
 
 The program calls an MPI function that communicates, matches messages,
 synchronises, or creates or completes requests or communicators in a way
-fib's scheduler does not model yet, such as MPI_Bsend, persistent requests,
+fib's scheduler does not model yet, such as MPI_Cancel, matched probes,
 nonblocking or neighbourhood collectives, or intercommunicators. One-sided communication
 (MPI_Win_*, MPI_Put, MPI_Get, MPI_Accumulate, ...) and dynamic process
 management (MPI_Comm_spawn, MPI_Comm_connect, ...) are out of fib's scope
@@ -49,13 +49,13 @@ code 2.
 ## Example
 
     if (argc > 5)
-        MPI_Bsend(buf, n, MPI_INT, 1, 0, MPI_COMM_WORLD);   /* not modelled */
+        MPI_Ibcast(buf, n, MPI_INT, 0, MPI_COMM_WORLD, &req);   /* not modelled */
 
 ## What to do
 
 Check the list of supported functions in the README. Where the program has a
-choice, use a modelled function (MPI_Send instead of MPI_Bsend, MPI_Gather
-instead of MPI_Igather followed at once by MPI_Wait) to verify the rest of
+choice, use a modelled function (MPI_Bcast instead of MPI_Ibcast, or
+MPI_Gather instead of MPI_Igather followed at once by MPI_Wait) to verify the rest of
 the logic.
 When the call sits on a path your runs do not take, `--run-unsupported`
 checks the rest of the program; a `fib: allow FIB006` comment on the line
@@ -84,7 +84,7 @@ pub enum Unsupported {
     /// case no run reached the call (a run that did reports it as
     /// [`Unsupported::Reached`]).
     Listed {
-        /// The MPI function, such as `MPI_Bsend`.
+        /// The MPI function, such as `MPI_Cancel`.
         call: String,
         place: Place,
         scope: Scope,
@@ -176,13 +176,13 @@ mod tests {
     fn a_reached_call_names_the_function_rank_and_token() {
         let f = Unsupported::Reached {
             rank: 0,
-            call: "MPI_Bsend".into(),
+            call: "MPI_Cancel".into(),
             place: place(),
             scope: Scope::NotYet,
             replay: "0".into(),
         }
         .finding();
-        assert_eq!(f.message, "MPI_Bsend is not supported by fib yet");
+        assert_eq!(f.message, "MPI_Cancel is not supported by fib yet");
         assert_eq!((f.line, f.span, f.rank), (Some(3), Some((30, 40)), Some(0)));
         assert_eq!(f.replay.as_deref(), Some("0"));
     }

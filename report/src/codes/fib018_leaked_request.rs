@@ -10,13 +10,16 @@ pub const FIB018: Code = Code {
     name: "leaked-request",
     severity: Severity::Warning,
     tool_failure: false,
-    summary: "A nonblocking send or receive was never completed by a wait or a test.",
+    summary: "A nonblocking send or receive was never completed by a wait or a test, or a persistent request was never freed.",
     explanation: "\
 ## What it means
 
-A rank started a nonblocking operation (MPI_Isend, MPI_Issend, MPI_Irecv)
-and reached MPI_Finalize without any MPI_Wait*, or successful MPI_Test*,
-completing its request. The finding points at the call that started it.
+A rank started a nonblocking operation (MPI_Isend, MPI_Issend, MPI_Irecv,
+MPI_Start of a persistent request) and reached MPI_Finalize without any
+MPI_Wait*, or successful MPI_Test*, completing its request, or
+MPI_Request_free freeing it. The finding points at the call that started
+it. A persistent request (MPI_Send_init, MPI_Recv_init, ...) that was never
+freed with MPI_Request_free is reported too, at the call that made it.
 
 ## Why it matters
 
@@ -49,6 +52,9 @@ pub struct LeakedRequest {
     pub count: usize,
     /// The MPI function, such as `MPI_Isend`.
     pub call: String,
+    /// The request is a persistent one (made by `call`, such as
+    /// `MPI_Send_init`) that was never freed.
+    pub persistent: bool,
     pub place: Place,
     pub replay: String,
 }
@@ -57,15 +63,26 @@ impl Rule for LeakedRequest {
     const CODE: &'static Code = &FIB018;
 
     fn finding(&self) -> Finding {
-        let what = format!(
-            "the request of this {} is never completed by a wait or test",
-            self.call
-        );
+        let what = if self.persistent {
+            format!(
+                "the persistent request of this {} is never freed with MPI_Request_free",
+                self.call
+            )
+        } else {
+            format!(
+                "the request of this {} is never completed by a wait or test",
+                self.call
+            )
+        };
         let mut f =
             Finding::new(Self::CODE, leak_message(&self.ranks, &what, self.count)).at(&self.place);
         f.rank = leak_rank(&self.ranks);
         f.replay = Some(self.replay.clone());
-        f.help = Some("complete it with MPI_Wait or MPI_Waitall before MPI_Finalize".into());
+        f.help = Some(if self.persistent {
+            "free it with MPI_Request_free once it is no longer started, before MPI_Finalize".into()
+        } else {
+            "complete it with MPI_Wait or MPI_Waitall before MPI_Finalize".into()
+        });
         f
     }
 }
@@ -80,6 +97,7 @@ mod tests {
             ranks: vec![0, 1, 2],
             count: 6,
             call: "MPI_Isend".into(),
+            persistent: false,
             place: Place {
                 file: Some("a.c".into()),
                 line: Some(5),
@@ -103,5 +121,13 @@ mod tests {
             "rank 1: the request of this MPI_Isend is never completed by a wait or test"
         );
         assert_eq!(f.rank, Some(1));
+        l.persistent = true;
+        l.call = "MPI_Recv_init".into();
+        let f = l.finding();
+        assert_eq!(
+            f.message,
+            "rank 1: the persistent request of this MPI_Recv_init is never freed with MPI_Request_free"
+        );
+        assert!(f.help.unwrap().contains("MPI_Request_free"));
     }
 }
