@@ -127,6 +127,9 @@ pub struct Lib {
     /// Whether calls whose outcome is already determined go ahead of the
     /// scheduler ([`Lib::settle`]; `FIB_AHEAD=0` turns it off).
     pub ahead: bool,
+    /// The last call [`Lib::settle`] completed waited [`SETTLE_WITHIN`] or
+    /// more.
+    settle_waited: bool,
     /// The size of the buffer attached with `MPI_Buffer_attach` (0 when
     /// none is).
     pub attached: usize,
@@ -423,6 +426,7 @@ impl Lib {
             background: Vec::new(),
             deferred: 0,
             ahead: std::env::var("FIB_AHEAD").map_or(true, |v| v != "0"),
+            settle_waited: false,
             attached: 0,
             freed: Vec::new(),
             persistent: HashMap::new(),
@@ -687,9 +691,17 @@ impl Lib {
     /// scheduler sees the rank waiting (a peer may wait for a choice that
     /// needs every rank seen waiting, and a deadlock is declared only then),
     /// and from then on the rank also takes receives the scheduler posts.
+    ///
+    /// A call that had to wait that long flushes the next one's reports
+    /// before it polls: a rank whose calls keep waiting (a client waiting
+    /// for a server that takes its requests with wildcard receives) would
+    /// otherwise hold every choice of the scheduler's back by that much.
     pub fn settle(&mut self, ids: &[u32]) {
         let mut since: Option<std::time::Instant> = None;
-        let mut flushed = false;
+        let mut flushed = std::mem::take(&mut self.settle_waited);
+        if flushed {
+            self.conn.flush();
+        }
         loop {
             let mut all = true;
             for id in ids {
@@ -702,20 +714,19 @@ impl Lib {
                 };
             }
             if all {
+                self.settle_waited = since.is_some_and(|s| s.elapsed() >= SETTLE_WITHIN);
                 return;
             }
             if !self.background.is_empty() {
                 self.test_background();
             }
+            let now = std::time::Instant::now();
+            let start = *since.get_or_insert(now);
             if flushed {
                 self.poll_socket();
-            } else {
-                let now = std::time::Instant::now();
-                let start = *since.get_or_insert(now);
-                if now - start >= SETTLE_WITHIN {
-                    self.conn.flush();
-                    flushed = true;
-                }
+            } else if now - start >= SETTLE_WITHIN {
+                self.conn.flush();
+                flushed = true;
             }
             // SAFETY: always safe.
             unsafe { libc::sched_yield() };
