@@ -48,6 +48,19 @@ fn json(out: &Output) -> Value {
     })
 }
 
+/// Interrupts `child` (fib) as Ctrl-C does and waits for it: it exits with
+/// 130 and leaves no process whose command line carries `marker`.
+fn ctrl_c(child: std::process::Child, marker: &str) -> Output {
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert_eq!(processes_with(marker), Vec::<String>::new());
+    out
+}
+
 fn marker(test: &str) -> String {
     format!("fib-test-marker-{test}-{}", std::process::id())
 }
@@ -245,13 +258,7 @@ fn ctrl_c_stops_the_run_and_leaves_no_process() {
         assert!(Instant::now() < until, "the ranks never started");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: signalling our own child.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
-    assert_eq!(processes_with(&m), Vec::<String>::new());
+    let out = ctrl_c(child, &m);
     // The run the interrupt killed is no finding: not one interleaving
     // finished, so the program is listed as not checked.
     let text = String::from_utf8_lossy(&out.stdout);
@@ -306,13 +313,7 @@ fn ctrl_c_reports_what_the_interleavings_before_it_showed() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: signalling our own child.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
-    assert_eq!(processes_with(&m), Vec::<String>::new());
+    let out = ctrl_c(child, &m);
     let v = json(&out);
     assert_eq!(v["interrupted"], true);
     let programs = v["programs"].as_array().unwrap();
@@ -381,14 +382,8 @@ fn ctrl_c_stops_every_run_in_progress_with_two_jobs() {
         assert!(Instant::now() < until, "the two runs never ran together");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: signalling our own child.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
-    // Both runs in progress were killed, every rank of each.
-    assert_eq!(processes_with(&m), Vec::<String>::new());
+    // Both runs in progress are killed, every rank of each.
+    let out = ctrl_c(child, &m);
     let v = json(&out);
     let p = &v["programs"][0];
     assert_eq!(p["interrupted"], true);
