@@ -97,6 +97,12 @@ struct CheckArgs {
     /// one at a time [default: the number of cores].
     #[arg(short = 'j', long, value_parser = clap::value_parser!(u64).range(1..))]
     jobs: Option<u64>,
+    /// Run every order of wildcard receives that one run could stand for
+    /// (by default, when the program's MPI calls do not depend on what it
+    /// receives, one run stands for every order in which a rank's run of
+    /// identical wildcard receives takes its senders' messages).
+    #[arg(long)]
+    exhaustive: bool,
     /// Prove every barrier verdict by removal: re-explore the program with
     /// each barrier group deleted and compare what its messages can do.
     #[arg(long)]
@@ -290,6 +296,7 @@ fn check(args: CheckArgs) -> Result<i32> {
         replay,
         max_interleavings: args.max_interleavings,
         jobs: args.jobs.map(|j| j as usize),
+        exhaustive: args.exhaustive,
         mpi: args.mpi.as_deref().map(parse_mpi).transpose()?,
         cwd: args.cwd.clone(),
         mpicc: std::env::var("FIB_MPICC").ok(),

@@ -126,6 +126,7 @@ pub(crate) fn run_prebuilt(args: RunArgs) -> Result<i32> {
         jobs: args
             .jobs
             .map_or_else(fib_driver::workflow::default_jobs, |j| j as usize),
+        exhaustive: false,
         toolchain,
         args: args.command[1..].to_vec(),
         cwd: args.cwd.clone(),

@@ -158,7 +158,7 @@ fn run_pass(
             .copied()
             .unwrap_or(GroupKey::Unplaced(members[0]))
     };
-    for rel in fib::analyze_grouped(&run.ops, &run.fired, &key_of).relevant {
+    for rel in fib::analyze_exchanged(&run.ops, &run.fired, &run.exchanges, &key_of).relevant {
         let Some(&s) = per_set.get(&rel.barrier).and_then(|ids| ids.first()) else {
             continue;
         };

@@ -49,12 +49,25 @@ impl Signature {
                 self.pairs.insert((r, s));
             }
         }
+        // The orders of its exchangeable blocks that the run stands for.
+        for (recv, send) in run.exchanges.iter().flat_map(|x| x.pairs()) {
+            if let (Some(r), Some(s)) = (inst[recv.rank][recv.index], inst[send.rank][send.index]) {
+                self.pairs.insert((r, s));
+            }
+        }
     }
 
     /// Whether `other` (the program without some barriers) shows something
     /// this one does not: another wildcard pairing, or a new kind of error.
     pub fn differs(&self, other: &Signature) -> bool {
         self.pairs != other.pairs || !other.errors.is_subset(&self.errors)
+    }
+
+    /// Whether `other`, even if it is only part of an exploration, already
+    /// shows a wildcard pairing or a kind of error this one does not: the
+    /// whole exploration it is part of then [`Signature::differs`].
+    pub fn lacks_some_of(&self, other: &Signature) -> bool {
+        !other.pairs.is_subset(&self.pairs) || !other.errors.is_subset(&self.errors)
     }
 }
 
@@ -129,6 +142,22 @@ mod tests {
             site,
             occurrence: 0,
         }
+    }
+
+    #[test]
+    fn part_of_an_exploration_shows_a_difference_once_it_has_something_new() {
+        let mut with = Signature::default();
+        with.pairs.insert((inst(0, 1), inst(1, 2)));
+        with.pairs.insert((inst(0, 1), inst(2, 2)));
+        let mut part = Signature::default();
+        part.pairs.insert((inst(0, 1), inst(1, 2)));
+        assert!(with.differs(&part), "the whole would differ");
+        assert!(!with.lacks_some_of(&part), "but the part shows nothing new");
+        part.errors.insert(fib_report::codes::FIB001.code);
+        assert!(with.lacks_some_of(&part), "a new kind of error");
+        part.errors.clear();
+        part.pairs.insert((inst(0, 1), inst(3, 2)));
+        assert!(with.lacks_some_of(&part), "a new pairing");
     }
 
     #[test]

@@ -131,6 +131,7 @@ impl<'a> Exploration<'a> {
                 token,
                 ops: rec.ops,
                 fired: rec.fired,
+                exchanges: rec.exchanges,
                 files: rec.files,
             };
             if self.keep.signature {
@@ -172,6 +173,11 @@ impl<'a> Exploration<'a> {
     /// away, so nothing of it is added.
     pub fn interrupt(&mut self) {
         self.done.interrupted = true;
+    }
+
+    /// What the runs so far could do (kept with [`Keep::signature`]).
+    pub fn signature(&self) -> &Signature {
+        &self.done.signature
     }
 
     /// The results.

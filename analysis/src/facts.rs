@@ -43,5 +43,6 @@ pub fn static_facts(sites: &Resolver, in_program: &dyn Fn(&Path) -> bool) -> Sta
             .iter()
             .filter_map(|w| fact(w.site))
             .collect(),
+        steering: analysis.facts.steering.clone(),
     }
 }

@@ -100,4 +100,6 @@ pub struct RunRecord {
     /// calls are what the program makes under any buffering, so rerunning
     /// them in the engine without buffering is exact.
     pub calls_log: Option<CallLog>,
+    /// The run's exchangeable blocks: it stands for their other orders.
+    pub exchanges: Vec<poe::engine::Exchange>,
 }

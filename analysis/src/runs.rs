@@ -328,6 +328,7 @@ pub fn without_buffering(
     let cfg = poe::Config {
         nprocs: calls.len(),
         zero_buffer: true,
+        exchange: false,
     };
     let rerun = poe::sim::rerun_calls(calls, cfg);
     let RunEnd::Deadlock { ranks } = &rerun.end else {

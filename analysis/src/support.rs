@@ -102,6 +102,8 @@ mod tests {
                 ],
             },
             facts: Facts {
+                steering: Vec::new(),
+                fixed_receives: Vec::new(),
                 purposes: Vec::new(),
                 barriers: Vec::new(),
                 wildcards: Vec::new(),

@@ -2,7 +2,7 @@
 //! by removal, and how a run's operations map to instances of the
 //! program's sites.
 
-use poe::engine::{Fired, OpRec};
+use poe::engine::{Exchange, Fired, OpRec};
 
 use crate::sites::{FileNames, Resolver};
 
@@ -23,6 +23,8 @@ pub struct RunTrace {
     pub token: String,
     pub ops: Vec<Vec<OpRec>>,
     pub fired: Vec<Fired>,
+    /// Its exchangeable blocks: the run stands for their other orders.
+    pub exchanges: Vec<Exchange>,
     /// File ids the ranks named.
     pub files: FileNames,
 }

@@ -102,6 +102,8 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             barriers,
             wildcards: Vec::new(),
             control,
+            steering: Vec::new(),
+            fixed_receives: Vec::new(),
         },
         units: Vec::new(),
         files: Vec::new(),
@@ -124,6 +126,7 @@ fn record(run: &RunResult) -> RunRecord {
         stderr: String::new(),
         leaks: run.leaks.clone(),
         calls_log: None,
+        exchanges: run.exchanges.clone(),
     }
 }
 
@@ -139,6 +142,7 @@ fn cfg(n: usize) -> Config {
     Config {
         nprocs: n,
         zero_buffer: false,
+        exchange: false,
     }
 }
 

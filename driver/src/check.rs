@@ -36,6 +36,9 @@ pub struct Options {
     /// How many interleavings may run at once (`--jobs`); the results are
     /// those of one at a time.
     pub jobs: usize,
+    /// Explore every order of exchangeable wildcard receives instead of
+    /// letting one run stand for them (`--exhaustive`).
+    pub exhaustive: bool,
     /// The MPI implementation's compiler, launcher and interposition
     /// library.
     pub toolchain: Toolchain,
@@ -191,6 +194,8 @@ pub(crate) fn verify(
         sites: &sites,
         has_barriers,
         unmodelled: &unmodelled,
+        exchange: (!opts.exhaustive && program.analysis.facts.steering.is_empty())
+            .then_some(&program.analysis.facts.fixed_receives[..]),
     };
     run_built(&built, opts, &mut tracker, &mut report)?;
     report.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -207,6 +212,12 @@ pub(crate) struct Built<'a> {
     pub sites: &'a Resolver<'a>,
     pub has_barriers: bool,
     pub unmodelled: &'a [&'a CallSite],
+    /// When a run may stand for the other orders of its exchangeable
+    /// wildcard receives (the static facts found nothing that makes the
+    /// program's MPI calls depend on what it receives, and the user did not
+    /// ask for `--exhaustive`): the receive sites that take any message
+    /// alike.
+    pub exchange: Option<&'a [u32]>,
 }
 
 /// Explores a built program, gives its barrier groups their verdicts and
@@ -225,6 +236,7 @@ pub(crate) fn run_built(
         args: &opts.args,
         cwd: built.cwd,
         zero_buffer: opts.zero_buffer,
+        exchange: built.exchange,
         timeout: opts.timeout,
         elide: None,
     };
@@ -470,7 +482,15 @@ fn confirm_groups(
             jobs: opts.jobs,
             log_first: false,
         };
-        let without = explore::explore(&removed, &mut strategy, walk, sites, keep, tracker)?;
+        let without = explore::explore_until(
+            &removed,
+            &mut strategy,
+            walk,
+            sites,
+            keep,
+            tracker,
+            Some(&base.signature),
+        )?;
         out.calls += without.calls;
         if without.interrupted {
             // Removal saw only part of the program without the group: this

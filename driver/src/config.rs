@@ -8,6 +8,7 @@
 //! timeout = 30                    # seconds per interleaving
 //! max_interleavings = 5000
 //! jobs = 2                        # interleavings run at once (default: the cores)
+//! exhaustive = false              # run every order of exchangeable wildcard receives
 //! zero_buffer = false
 //! confirm = true
 //! mpi = "mpich"                 # or "openmpi"
@@ -50,6 +51,7 @@ struct Raw {
     timeout: Option<f64>,
     max_interleavings: Option<usize>,
     jobs: Option<usize>,
+    exhaustive: Option<bool>,
     #[serde(default)]
     ignore: Vec<String>,
     zero_buffer: Option<bool>,
@@ -112,6 +114,8 @@ pub struct Settings {
     pub max_interleavings: Option<usize>,
     /// How many interleavings run at once (`jobs`).
     pub jobs: Option<usize>,
+    /// Run every order of exchangeable wildcard receives (`exhaustive`).
+    pub exhaustive: Option<bool>,
     pub zero_buffer: Option<bool>,
     pub confirm: Option<bool>,
     /// Paths (relative to the file's directory) left out of discovery.
@@ -245,6 +249,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
         timeout,
         max_interleavings: raw.max_interleavings,
         jobs: raw.jobs,
+        exhaustive: raw.exhaustive,
         zero_buffer: raw.zero_buffer,
         confirm: raw.confirm,
         ignore,

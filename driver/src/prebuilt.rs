@@ -54,6 +54,7 @@ pub fn run_prebuilt(
         sites: &sites,
         has_barriers: true,
         unmodelled: &[],
+        exchange: None,
     };
     run_built(&built, opts, &mut tracker, &mut report)?;
     report.elapsed_ms = started.elapsed().as_millis() as u64;

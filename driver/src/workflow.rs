@@ -49,6 +49,9 @@ pub struct Request {
     pub max_interleavings: Option<usize>,
     /// How many interleavings run at once (`--jobs`).
     pub jobs: Option<usize>,
+    /// Explore every order of exchangeable wildcard receives
+    /// (`--exhaustive`).
+    pub exhaustive: bool,
     pub confirm: bool,
     /// Run programs that call MPI functions fib does not model anyway.
     pub run_unsupported: bool,
@@ -394,6 +397,7 @@ pub(crate) fn options(
                 .or(s.max_interleavings)
                 .unwrap_or(DEFAULT_MAX_INTERLEAVINGS),
             jobs: req.jobs.or(s.jobs).unwrap_or_else(default_jobs),
+            exhaustive: req.exhaustive || s.exhaustive.unwrap_or(false),
             toolchain: tc.clone(),
             cwd: req.cwd.clone(),
             args: req.args.clone().or(own.args.clone()).unwrap_or_default(),

@@ -53,7 +53,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use fib_wire::{CollKind, ANY};
-use poe::engine::{CollWhat, Fired, Kind, OpId, OpRec, Peer};
+use poe::engine::{CollWhat, Exchange, Fired, Kind, OpId, OpRec, Peer};
 
 /// A node of the completes-before graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -448,6 +448,10 @@ struct Rivals {
     taken: Vec<bool>,
     rank: usize,
     cursor: usize,
+    /// Rivals a receive of an exchangeable block has in the other orders
+    /// of the block that the run stands for: when an earlier receive of the
+    /// block takes a sender's message, that sender's next one.
+    extra: HashMap<OpId, Vec<u32>>,
 }
 
 impl Rivals {
@@ -493,6 +497,33 @@ impl Rivals {
             taken: vec![false; g.ops()],
             rank: 0,
             cursor: 0,
+            extra: HashMap::new(),
+        }
+    }
+
+    /// Adds the rivals the block receives of `exchanges` have in the orders
+    /// of their blocks that this run did not take.
+    fn exchanged(&mut self, g: &Graph, ops: &[Vec<OpRec>], exchanges: &[Exchange]) {
+        for x in exchanges {
+            for &r in x.recvs.iter().skip(1) {
+                let Some((comm, tag)) = wildcard(&ops[r.rank][r.index]) else {
+                    continue;
+                };
+                let key = (r.rank, comm, (tag != ANY).then_some(tag));
+                let Some(list) = self.chans.get(&key) else {
+                    continue;
+                };
+                for s in &x.sends {
+                    let v = g.id(*s);
+                    let next = list.iter().filter(|c| c.sender == s.rank).find_map(|c| {
+                        let at = c.sends.iter().position(|&w| w == v)?;
+                        c.sends.get(at + 1).copied()
+                    });
+                    if let Some(n) = next {
+                        self.extra.entry(r).or_default().push(n);
+                    }
+                }
+            }
         }
     }
 
@@ -523,6 +554,11 @@ impl Rivals {
                 if own != Some(s) {
                     out.push(s);
                 }
+            }
+        }
+        for &s in self.extra.get(&r).into_iter().flatten() {
+            if !out.contains(&s) {
+                out.push(s);
             }
         }
         out
@@ -646,6 +682,21 @@ pub fn analyze_grouped<K: Copy + Eq + std::hash::Hash>(
     fired: &[Fired],
     group: &dyn Fn(&[OpId]) -> K,
 ) -> Analysis {
+    analyze_exchanged(ops, fired, &[], group)
+}
+
+/// [`analyze_grouped`] for a run that stands for the other orders of its
+/// exchangeable blocks ([`Exchange`]): a block receive's rivals are those it
+/// has in any order of its block. Which receive of the block takes a
+/// sender's message decides whether that sender's next message is a rival
+/// of the later receives; everything else the pass looks at (the paths out
+/// of a receive, along its rank's program order) is the same in every order.
+pub fn analyze_exchanged<K: Copy + Eq + std::hash::Hash>(
+    ops: &[Vec<OpRec>],
+    fired: &[Fired],
+    exchanges: &[Exchange],
+    group: &dyn Fn(&[OpId]) -> K,
+) -> Analysis {
     let barriers: Vec<(usize, Vec<OpId>)> = fired
         .iter()
         .enumerate()
@@ -690,6 +741,7 @@ pub fn analyze_grouped<K: Copy + Eq + std::hash::Hash>(
         g: &g,
     };
     let mut rivals = Rivals::new(&g, ops);
+    rivals.exchanged(&g, ops, exchanges);
     match g.topological() {
         Some(order) => pass.sweeps(ops, &wildcards, &mut rivals, &order),
         // The runs POE records give no cycles; should one appear, each pair

@@ -358,6 +358,7 @@ fn the_pass_agrees_with_the_oracle_on_random_programs() {
             Config {
                 nprocs: n,
                 zero_buffer,
+                exchange: false,
             },
             Turns::Forward,
         );
@@ -384,4 +385,179 @@ fn the_pass_agrees_with_the_oracle_on_random_programs() {
     assert!(tally.relevant * 10 >= tally.runs, "{tally:?}");
     assert!(tally.compared * 100 >= tally.runs * 95, "{tally:?}");
     assert!(tally.barriers > tally.relevant, "{tally:?}");
+}
+
+/// A program where rank 0 collects one message from most ranks per phase
+/// with a row of blocking wildcard receives, phases closed by barriers,
+/// and now and then a message sent right after a barrier that rank 0 takes
+/// in the next phase: the barrier keeps it from the row.
+fn gather_program(seed: u64) -> (Program, usize, bool) {
+    let mut rng = Rng::new(seed ^ 0x6a7e);
+    let n = 3 + rng.below(2);
+    let phases = 1 + rng.below(3);
+    let mut program: Program = vec![Vec::new(); n];
+    let send = |dst: usize, tag: i32, mode: SendMode, req: Option<u32>| Op::Send {
+        mode,
+        dest: dst as i32,
+        tag,
+        comm: COMM_WORLD,
+        req,
+    };
+    let recv = |src: i32, tag: i32, req: u32| Op::Recv {
+        src,
+        tag,
+        comm: COMM_WORLD,
+        req,
+        blocking: true,
+    };
+    let mut late: Vec<usize> = Vec::new();
+    for _ in 0..phases {
+        let tag = rng.below(2) as i32;
+        let any_tag = rng.chance(30);
+        // Last phase's late messages, taken by name first.
+        for &r in &late {
+            let req = program[0].len() as u32;
+            program[0].push(Step::Call(recv(r as i32, tag, req)));
+        }
+        let mut senders = 0;
+        for steps in program.iter_mut().skip(1) {
+            if rng.chance(10) {
+                continue;
+            }
+            senders += 1;
+            let mode = if rng.chance(10) {
+                SendMode::Sync
+            } else {
+                SendMode::Standard
+            };
+            let nb = rng.chance(25);
+            let req = steps.len() as u32;
+            let t = if rng.chance(8) { 1 - tag } else { tag };
+            steps.push(Step::Call(send(0, t, mode, nb.then_some(req))));
+            if nb {
+                steps.push(Step::Call(Op::Wait {
+                    kind: WaitKind::One,
+                    reqs: vec![req],
+                }));
+            }
+        }
+        for _ in 0..senders {
+            let req = program[0].len() as u32;
+            let t = if any_tag { ANY } else { tag };
+            program[0].push(Step::Call(recv(ANY, t, req)));
+        }
+        let barrier = rng.chance(80);
+        if barrier {
+            for steps in program.iter_mut() {
+                steps.push(Step::Call(Op::Coll {
+                    kind: CollKind::Barrier,
+                    comm: COMM_WORLD,
+                    root: 0,
+                }));
+            }
+        }
+        late.clear();
+        for (r, steps) in program.iter_mut().enumerate().skip(1) {
+            if rng.chance(25) {
+                steps.push(Step::Call(send(0, tag, SendMode::Standard, None)));
+                late.push(r);
+            }
+        }
+    }
+    for &r in &late {
+        let req = program[0].len() as u32;
+        program[0].push(Step::Call(recv(r as i32, ANY, req)));
+    }
+    for steps in program.iter_mut() {
+        steps.push(Step::Call(Op::Finalize));
+    }
+    let zero_buffer = rng.chance(15);
+    (program, n, zero_buffer)
+}
+
+/// What a whole exploration shows the barrier verdicts and the proof by
+/// removal: the barrier match sets (by their members' calls) some run
+/// finds relevant, every barrier match set, the wildcard pairs (with the
+/// orders of exchangeable blocks), and the ends.
+#[derive(Debug, PartialEq, Eq)]
+struct Shown {
+    relevant: BTreeSet<Vec<OpId>>,
+    barriers: BTreeSet<Vec<OpId>>,
+    pairs: BTreeSet<(OpId, OpId)>,
+    ends: BTreeSet<String>,
+}
+
+fn shown(program: &Program, n: usize, zero_buffer: bool, exchange: bool) -> (Shown, usize, bool) {
+    let runs = explore(
+        program,
+        Config {
+            nprocs: n,
+            zero_buffer,
+            exchange,
+        },
+        Turns::Forward,
+    );
+    let mut s = Shown {
+        relevant: BTreeSet::new(),
+        barriers: BTreeSet::new(),
+        pairs: BTreeSet::new(),
+        ends: BTreeSet::new(),
+    };
+    let mut blocks = false;
+    for run in &runs {
+        let a = fib::analyze_exchanged(&run.ops, &run.fired, &run.exchanges, &|m: &[OpId]| m[0]);
+        for r in &a.relevant {
+            let m = &a.barriers.iter().find(|b| b.0 == r.barrier).unwrap().1;
+            s.relevant.insert(m.clone());
+        }
+        s.barriers.extend(a.barriers.iter().map(|b| b.1.clone()));
+        for f in &run.fired {
+            if let Fired::SendRecv {
+                send,
+                recv,
+                wildcard: true,
+            } = f
+            {
+                s.pairs.insert((*recv, *send));
+            }
+        }
+        for x in &run.exchanges {
+            blocks = true;
+            s.pairs.extend(x.pairs());
+        }
+        s.ends.insert(format!("{:?}", run.end));
+    }
+    (s, runs.len(), blocks)
+}
+
+/// The barrier verdicts, the wildcard pairs and the ends that a run per
+/// exchangeable block gives are those of every order run.
+#[test]
+fn exchangeable_blocks_keep_every_verdict_pair_and_end() {
+    let count = env_u64("FIB_EQ_COUNT", 2000);
+    let (mut full, mut reduced, mut with_blocks, mut relevant) = (0, 0, 0, 0);
+    for seed in 1..=count {
+        let (program, n, zero_buffer) = if seed % 2 == 0 {
+            generate(seed)
+        } else {
+            gather_program(seed)
+        };
+        let (all, runs_all, _) = shown(&program, n, zero_buffer, false);
+        let (some, runs_some, blocks) = shown(&program, n, zero_buffer, true);
+        assert_eq!(some, all, "seed {seed}: {program:?}");
+        full += runs_all;
+        reduced += runs_some;
+        with_blocks += usize::from(blocks);
+        relevant += usize::from(blocks && !all.relevant.is_empty());
+    }
+    eprintln!("{with_blocks} programs with exchangeable blocks ({relevant} with a relevant barrier): {reduced} runs instead of {full}");
+    assert!(
+        with_blocks * 5 >= count as usize,
+        "{with_blocks} of {count}"
+    );
+    assert!(relevant * 10 >= count as usize, "{relevant} of {count}");
+    assert!(
+        reduced * 3 < full * 2,
+        "{reduced} runs, {full} without blocks"
+    );
 }

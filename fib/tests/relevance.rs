@@ -44,6 +44,7 @@ fn cfg(n: usize) -> Config {
     Config {
         nprocs: n,
         zero_buffer: false,
+        exchange: false,
     }
 }
 

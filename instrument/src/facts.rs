@@ -194,6 +194,59 @@ const WILDCARD_ARGS: &[(&str, usize, usize)] = &[
     ("MPI_Sendrecv_replace", 5, 6),
 ];
 
+/// Arguments of MPI calls that decide what the call matches: (function,
+/// argument indices of peers, tags, roots, counts of requests, colours).
+const STEERING_ARGS: &[(&str, &[usize])] = &[
+    ("MPI_Send", &[3, 4]),
+    ("MPI_Ssend", &[3, 4]),
+    ("MPI_Bsend", &[3, 4]),
+    ("MPI_Rsend", &[3, 4]),
+    ("MPI_Isend", &[3, 4]),
+    ("MPI_Issend", &[3, 4]),
+    ("MPI_Ibsend", &[3, 4]),
+    ("MPI_Irsend", &[3, 4]),
+    ("MPI_Send_init", &[3, 4]),
+    ("MPI_Ssend_init", &[3, 4]),
+    ("MPI_Bsend_init", &[3, 4]),
+    ("MPI_Rsend_init", &[3, 4]),
+    ("MPI_Recv", &[3, 4]),
+    ("MPI_Irecv", &[3, 4]),
+    ("MPI_Recv_init", &[3, 4]),
+    ("MPI_Sendrecv", &[3, 4, 8, 9]),
+    ("MPI_Sendrecv_replace", &[3, 4, 5, 6]),
+    ("MPI_Probe", &[0, 1]),
+    ("MPI_Iprobe", &[0, 1]),
+    ("MPI_Mprobe", &[0, 1]),
+    ("MPI_Improbe", &[0, 1]),
+    ("MPI_Bcast", &[3]),
+    ("MPI_Reduce", &[5]),
+    ("MPI_Gather", &[6]),
+    ("MPI_Gatherv", &[7]),
+    ("MPI_Scatter", &[6]),
+    ("MPI_Scatterv", &[7]),
+    ("MPI_Waitall", &[0]),
+    ("MPI_Waitany", &[0]),
+    ("MPI_Waitsome", &[0]),
+    ("MPI_Testall", &[0]),
+    ("MPI_Testany", &[0]),
+    ("MPI_Testsome", &[0]),
+    ("MPI_Startall", &[0]),
+    ("MPI_Comm_split", &[1, 2]),
+];
+
+/// Calls that end the process: the conditions around them steer the run.
+const EXITS: &[&str] = &[
+    "exit",
+    "_exit",
+    "abort",
+    "quick_exit",
+    "__assert_fail",
+    "assert",
+];
+
+/// How many reasons [`Facts::steering`] keeps.
+const STEERING_REASONS: usize = 5;
+
 /// Adds the definitions that calls make: what MPI, the C library and the
 /// program's own functions write through the places they are given, and
 /// what each parameter receives.
@@ -451,7 +504,67 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
         }
     }
     f.purposes = purposes(ir, ids, &f.barriers);
+    f.steering = steering(ir, &by_callee, &clean);
+    f.fixed_receives = by_site
+        .iter()
+        .filter(|(_, calls)| {
+            calls.iter().all(|c| {
+                c.callee == "MPI_Recv"
+                    && [1, 2]
+                        .iter()
+                        .all(|&i| c.args.get(i).is_some_and(|a| fixed(ir, a)))
+            })
+        })
+        .map(|(&id, _)| id)
+        .collect();
+    f.fixed_receives.sort_unstable();
     f
+}
+
+/// Whether an expression has the same value wherever it is evaluated: it
+/// calls nothing and reads only variables the program never assigns (such
+/// as the globals behind an MPI implementation's datatype handles).
+fn fixed(ir: &Ir, e: &Expr) -> bool {
+    e.calls.is_empty()
+        && e.reads
+            .iter()
+            .all(|r| ir.vars.get(r).is_none_or(|v| v.defs.is_empty()))
+}
+
+/// Why the MPI calls a rank makes may depend on data ([`Facts::steering`]).
+fn steering(ir: &Ir, by_callee: &HashMap<&str, Vec<usize>>, clean: &Clean<'_>) -> Vec<String> {
+    let mut reasons = Vec::new();
+    let mut seen = HashSet::new();
+    for c in &ir.calls {
+        if reasons.len() >= STEERING_REASONS {
+            break;
+        }
+        let mpi = c.callee.starts_with("MPI_") || c.callee.starts_with("PMPI_");
+        if !mpi && !EXITS.contains(&c.callee.as_str()) {
+            continue;
+        }
+        let mut why = Vec::new();
+        dependence(ir, by_callee, clean, c, &mut HashSet::new(), &mut why);
+        let name = c.callee.trim_start_matches('P');
+        if let Some((_, args)) = STEERING_ARGS.iter().find(|(n, _)| *n == name) {
+            for &i in *args {
+                if let Some((what, _)) = c.args.get(i).and_then(|a| clean.expr(a)) {
+                    let text = &c.args[i].text;
+                    why.push(format!(
+                        "argument `{text}` of {} at {} {what}",
+                        c.callee, c.at
+                    ));
+                }
+            }
+        }
+        for w in why {
+            if seen.insert(w.clone()) {
+                reasons.push(w);
+            }
+        }
+    }
+    reasons.truncate(STEERING_REASONS);
+    reasons
 }
 
 /// Whether a call reads a clock or writes output: itself, or (up to

@@ -97,6 +97,19 @@ pub struct Facts {
     /// Barrier sites followed by a clock reading or by output: what they
     /// may order besides messages.
     pub purposes: Vec<Purpose>,
+    /// Why the sequence of MPI calls a rank makes may depend on what it
+    /// receives (or on other data that can differ between runs): each a
+    /// condition on the way to an MPI call (or to `exit`/`abort`) or an
+    /// argument that names a peer, tag, root or count, with what it reads.
+    /// Empty when every rank's calls depend only on its rank, the process
+    /// count, constants and the command line: then a run stands for the
+    /// other orders of its exchangeable wildcard receives.
+    pub steering: Vec<String>,
+    /// `MPI_Recv` sites whose count and datatype arguments read nothing the
+    /// program assigns (literals, `MPI_DOUBLE`, ...): every call at such a
+    /// site takes a message alike, so a run of them may be taken in any
+    /// order with the same errors.
+    pub fixed_receives: Vec<u32>,
 }
 
 /// What a barrier may be there for besides messages: the first call after

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use fib_wire::{Down, Op, Site};
 
-use crate::engine::{Choice, Config, Engine, Fired, Leak, OpRec, Planned, RunEnd};
+use crate::engine::{Choice, Config, Engine, Exchange, Fired, Leak, OpRec, Planned, RunEnd};
 use crate::explore::{self as ex, DepthFirst, Ran, Stopped, Token};
 
 /// One step of a simulated rank.
@@ -40,6 +40,8 @@ pub struct RunResult {
     pub ops: Vec<Vec<OpRec>>,
     /// What a completed run left behind.
     pub leaks: Vec<Leak>,
+    /// Its exchangeable blocks ([`Engine::conclude`]).
+    pub exchanges: Vec<Exchange>,
 }
 
 /// The order in which simulated ranks take turns; the engine's decisions
@@ -130,14 +132,17 @@ fn run(
                 pc[r] += 1;
             }
         }
-        if let Some(end) = engine.end() {
+        if let Some(end) = engine.end().cloned() {
+            // Simulated receives have no buffers: any takes a message alike.
+            let exchanges = engine.conclude(&|_| true);
             return RunResult {
-                end: end.clone(),
+                end,
                 choices: engine.choices().to_vec(),
                 fired: engine.fired().to_vec(),
                 token: Token::of(engine.choices()),
                 ops: (0..n).map(|r| engine.ops(r).to_vec()).collect(),
                 leaks: engine.leaks(),
+                exchanges,
             };
         }
         let stuck = answers.is_empty() && (0..n).all(|r| waiting[r] || pc[r] >= program[r].len());
@@ -152,6 +157,7 @@ fn run(
                 token: Token::of(engine.choices()),
                 ops: (0..n).map(|r| engine.ops(r).to_vec()).collect(),
                 leaks: Vec::new(),
+                exchanges: Vec::new(),
             };
         }
     }

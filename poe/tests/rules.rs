@@ -16,6 +16,7 @@ fn cfg(nprocs: usize) -> Config {
     Config {
         nprocs,
         zero_buffer: false,
+        exchange: false,
     }
 }
 
@@ -23,6 +24,7 @@ fn zero(nprocs: usize) -> Config {
     Config {
         nprocs,
         zero_buffer: true,
+        exchange: false,
     }
 }
 

@@ -188,6 +188,12 @@ pub struct StaticFacts {
     pub barriers: Vec<SiteFact>,
     /// Every receive or probe with `MPI_ANY_SOURCE` or `MPI_ANY_TAG`.
     pub wildcards: Vec<SiteFact>,
+    /// Why the MPI calls a rank makes may depend on what it receives (a
+    /// condition or an argument that reads received data): then every order
+    /// of a row of wildcard receives is run. Empty when one run stands for
+    /// them all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub steering: Vec<String>,
 }
 
 /// A barrier or wildcard site and what decides whether it runs.

@@ -183,6 +183,7 @@ fn sample() -> Report {
         calls: 33,
         build: Some(BuildKind::Built),
         static_facts: Some(StaticFacts {
+            steering: Vec::new(),
             sites: 16,
             barriers: vec![
                 barrier(MAIN, 13, 9, &[]),

@@ -97,6 +97,7 @@ fn sample() -> Report {
         barriers: vec![],
         timing: Default::default(),
         static_facts: Some(StaticFacts {
+            steering: Vec::new(),
             sites: 7,
             barriers: vec![SiteFact {
                 file: "tests/fixtures/race.c".into(),

@@ -8,6 +8,7 @@ mod ahead;
 pub mod launch;
 pub mod run;
 
+use fib_analysis::confirm::Signature;
 use fib_analysis::{Exploration, Explored, Keep, Resolver};
 use poe::explore::{Ran, Stopped, Strategy};
 use poe::Token;
@@ -42,6 +43,22 @@ pub(crate) fn explore(
     keep: Keep,
     progress: &mut Tracker,
 ) -> Result<Explored, DriverError> {
+    explore_until(spec, strategy, walk, sites, keep, progress, None)
+}
+
+/// [`explore`] that stops, when `differs_from` is given, at the first run
+/// after which what the exploration has shown ([`Keep::signature`]) differs
+/// from it: removal has then proved a barrier group relevant, and the rest
+/// of the program without it need not run.
+pub(crate) fn explore_until(
+    spec: &RunSpec,
+    strategy: &mut dyn Strategy,
+    walk: Walk,
+    sites: &Resolver,
+    keep: Keep,
+    progress: &mut Tracker,
+    differs_from: Option<&Signature>,
+) -> Result<Explored, DriverError> {
     let mut exploration = Exploration::new(sites, keep);
     let limit = walk.limit;
     let stopped = poe::explore::explore_parallel(
@@ -52,7 +69,10 @@ pub(crate) fn explore(
         |plan, rec| {
             let choices = rec.choices.clone();
             let token = Token::of(&choices).to_string();
-            let stop = exploration.add(rec, token, plan.len());
+            let mut stop = exploration.add(rec, token, plan.len());
+            if let Some(base) = differs_from {
+                stop |= base.lacks_some_of(exploration.signature());
+            }
             Ran { choices, stop }
         },
         |runs, pending| progress.ran(runs, pending, limit.saturating_sub(runs)),

@@ -29,6 +29,10 @@ pub struct RunSpec<'a> {
     /// The ranks' working directory.
     pub cwd: &'a Path,
     pub zero_buffer: bool,
+    /// When a run may stand for the other orders of its exchangeable
+    /// blocks ([`poe::Config::exchange`]): the site ids (sorted) of the
+    /// receives that take any message alike (`Facts::fixed_receives`).
+    pub exchange: Option<&'a [u32]>,
     pub timeout: Duration,
     /// Barrier sites the ranks must skip, for `--confirm`.
     pub elide: Option<String>,
@@ -86,6 +90,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
         Config {
             nprocs: spec.nprocs,
             zero_buffer: spec.zero_buffer,
+            exchange: spec.exchange.is_some(),
         },
         plan,
     );
@@ -101,6 +106,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
         log: (log_calls && !spec.zero_buffer).then(|| vec![Vec::new(); spec.nprocs]),
         buf: vec![0u8; 64 * 1024],
         ahead: (0..spec.nprocs).map(|_| Ahead::default()).collect(),
+        fixed: spec.exchange.map(<[u32]>::to_vec),
     };
     let served = st.serve(&mut launch, Instant::now() + spec.timeout)?;
     if served == Served::Interrupted {
@@ -168,6 +174,8 @@ struct Loop {
     buf: Vec<u8>,
     /// Per rank, its calls that went ahead of the scheduler.
     ahead: Vec<Ahead>,
+    /// [`RunSpec::exchange`]'s sites.
+    fixed: Option<Vec<u32>>,
 }
 
 impl Loop {
@@ -328,8 +336,16 @@ impl Loop {
     fn record(mut self, ending: Ending, stderr: String) -> RunRecord {
         let nprocs = self.by_rank.len();
         let completed = ending.completed();
+        let fixed = self.fixed.take().unwrap_or_default();
+        let exchanges = self.engine.conclude(&|sites| {
+            let Some(fib_wire::Site::Table(id)) = sites.first() else {
+                return false;
+            };
+            sites.iter().all(|s| s == &sites[0]) && fixed.binary_search(id).is_ok()
+        });
         RunRecord {
             ending,
+            exchanges,
             choices: self.engine.choices().to_vec(),
             fired: self.engine.fired().to_vec(),
             ops: (0..nprocs).map(|r| self.engine.ops(r).to_vec()).collect(),

@@ -130,6 +130,11 @@ impl Causality {
         }
     }
 
+    /// Whether the issued call `op` causally follows the `k`-th choice.
+    pub(crate) fn follows(&self, op: OpId, k: usize) -> bool {
+        self.op_dep[op.rank][op.index].contains(k)
+    }
+
     /// Rank `r` issued its next call: it follows what the rank follows now.
     pub(crate) fn issued(&mut self, r: Rank) {
         self.op_dep[r].push(self.dep[r].clone());
@@ -377,6 +382,7 @@ mod tests {
                     ],
                 },
                 taken: 0,
+                predicted: vec![],
                 wake: vec![],
             },
             Choice {
@@ -387,6 +393,7 @@ mod tests {
                 },
                 taken: 0,
                 wake: vec![],
+                predicted: vec![],
             },
         ]
     }

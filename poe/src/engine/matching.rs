@@ -162,6 +162,10 @@ impl Matching {
     }
 
     /// The match sets fired so far.
+    pub(crate) fn nprocs(&self) -> usize {
+        self.ranks.len()
+    }
+
     pub(crate) fn fired(&self) -> &[Fired] {
         &self.fired
     }

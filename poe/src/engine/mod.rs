@@ -22,6 +22,7 @@
 //! concerns, the facade asks one and tells the other.
 
 mod causality;
+mod exchange;
 mod matching;
 mod model;
 mod path;
@@ -32,6 +33,7 @@ use causality::{completion_races, Causality};
 use matching::{Matching, Ready};
 use path::{with_defers, Path};
 
+pub use exchange::Exchange;
 pub use matching::SOME_SUBSETS_UP_TO;
 pub use model::{
     call_name, Alternative, Choice, ChoicePoint, CollWhat, Config, Fired, Kind, Leak, OpId, OpRec,
@@ -82,6 +84,31 @@ impl Engine {
     /// The run's end, once it has one.
     pub fn end(&self) -> Option<&RunEnd> {
         self.end.as_ref()
+    }
+
+    /// Once the run has ended: its exchangeable blocks (none unless
+    /// [`Config::exchange`]), whose choices' other alternatives it marks
+    /// [`Choice::predicted`]: this run stands for them. Call it before
+    /// handing the choices to the exploration. `alike(sites)`: whether
+    /// receives made at these sites take any message alike (the same
+    /// capacity and datatype), which only the caller can tell.
+    pub fn conclude(&mut self, alike: &dyn Fn(&[Site]) -> bool) -> Vec<Exchange> {
+        if !self.cfg.exchange || self.end.is_none() {
+            return Vec::new();
+        }
+        let blocks = exchange::blocks(&self.matching, &self.causality, &self.path, alike);
+        let choices = self.path.choices_mut();
+        for x in &blocks {
+            for &k in &x.choices {
+                let c = &mut choices[k];
+                c.predicted = (0..c.point.alternatives.len())
+                    .filter(|&i| {
+                        i != c.taken && matches!(c.point.alternatives[i], Alternative::Send(_))
+                    })
+                    .collect();
+            }
+        }
+        blocks
     }
 
     /// The choices taken so far.
@@ -407,6 +434,7 @@ mod tests {
         Config {
             nprocs,
             zero_buffer: false,
+            exchange: false,
         }
     }
 

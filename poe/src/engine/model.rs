@@ -169,6 +169,10 @@ pub struct Choice {
     /// worth exploring: a send arrived later that the choosing call accepts
     /// and that does not depend on this choice.
     pub wake: Vec<usize>,
+    /// Alternatives of the point that need no run of their own: the run
+    /// that took this choice stands for them (an exchangeable block, see
+    /// [`crate::engine::Exchange`]).
+    pub predicted: Vec<usize>,
 }
 
 impl Choice {
@@ -262,6 +266,10 @@ pub struct Config {
     pub nprocs: usize,
     /// Every standard send is synchronous.
     pub zero_buffer: bool,
+    /// The program's control flow and the arguments of its MPI calls do not
+    /// depend on what it receives, so that a run can stand for the other
+    /// orders of its exchangeable blocks ([`crate::engine::Exchange`]).
+    pub exchange: bool,
 }
 
 /// Whether a receive or probe for `src` and `tag` accepts a message from
@@ -782,6 +790,7 @@ mod tests {
                 ],
             },
             taken: 1,
+            predicted: vec![],
             wake: vec![],
         };
         assert_eq!(c.fired(), (other, &Alternative::Index(3)));

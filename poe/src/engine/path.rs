@@ -16,6 +16,8 @@ pub(crate) struct Path {
     /// take again (the point's own alternatives, after an
     /// [`Alternative::Defer`]).
     asleep: HashSet<(OpId, Alternative)>,
+    /// The calls with an alternative in `asleep`.
+    asleep_at: HashSet<OpId>,
 }
 
 impl Path {
@@ -25,6 +27,7 @@ impl Path {
             plan,
             choices: Vec::new(),
             asleep: HashSet::new(),
+            asleep_at: HashSet::new(),
         }
     }
 
@@ -36,6 +39,11 @@ impl Path {
     /// The same, for marking the alternatives that races wake.
     pub(crate) fn choices_mut(&mut self) -> &mut [Choice] {
         &mut self.choices
+    }
+
+    /// Whether some alternative of the call `at` is asleep in this run.
+    pub(crate) fn has_asleep(&self, at: OpId) -> bool {
+        self.asleep_at.contains(&at)
     }
 
     /// Whether the plan has been used up.
@@ -94,6 +102,7 @@ impl Path {
             point,
             taken,
             wake: Vec::new(),
+            predicted: Vec::new(),
         };
         let (at, alt) = choice.fired();
         let alt = alt.clone();
@@ -102,6 +111,7 @@ impl Path {
             for a in &choice.point.alternatives {
                 if !matches!(a, Alternative::Defer { .. }) {
                     self.asleep.insert((choice.point.at, a.clone()));
+                    self.asleep_at.insert(choice.point.at);
                 }
             }
         }

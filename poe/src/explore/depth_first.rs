@@ -7,7 +7,9 @@
 //! at their first differing choice point, where they took different
 //! alternatives. An [`Alternative::Defer`] is run only when some run woke
 //! it, and not when an ancestor point already explored the same choice
-//! through its own Defer (a sleep set).
+//! through its own Defer (a sleep set). An alternative the run marked
+//! [`crate::engine::Choice::predicted`] is not run either: the run that took
+//! the point stands for it (an exchangeable block of wildcard receives).
 
 use crate::engine::{Alternative, Choice, Planned};
 
@@ -81,7 +83,10 @@ impl DepthFirst {
                         .point
                         .alternatives
                         .iter()
-                        .map(|a| !matches!(a, Alternative::Defer { .. }))
+                        .enumerate()
+                        .map(|(k, a)| {
+                            !matches!(a, Alternative::Defer { .. }) && !c.predicted.contains(&k)
+                        })
                         .collect(),
                 });
             }

@@ -135,12 +135,14 @@ mod tests {
             point: point(0, 2),
             taken: first,
             wake: vec![],
+            predicted: vec![],
         }];
         if first == 0 {
             out.push(Choice {
                 point: point(1, 3),
                 taken: plan.get(1).map_or(0, |p| p.taken),
                 wake: vec![],
+                predicted: vec![],
             });
         }
         out
@@ -182,6 +184,7 @@ mod tests {
             vec![Choice {
                 point: p.clone(),
                 taken: 0,
+                predicted: vec![],
                 wake,
             }]
         };

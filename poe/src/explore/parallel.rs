@@ -256,6 +256,7 @@ mod tests {
                     alternatives,
                 },
                 taken,
+                predicted: vec![],
                 wake,
             });
             h = mix(h ^ (taken as u64 + 1) << 8);

@@ -1,0 +1,282 @@
+//! Exchangeable blocks: wildcard receives whose order of taking their sends
+//! cannot change what follows, so that one run stands for every order.
+//!
+//! A rank that takes several messages in a row with the same blocking
+//! wildcard receive (`for (i = 1; i < n; i++) MPI_Recv(..., MPI_ANY_SOURCE,
+//! ...)`) gives POE one choice point per receive, and a full exploration
+//! runs every order in which the senders' messages can arrive: k! runs for k
+//! senders, multiplied by every other such block of the run. When the
+//! program's control flow and the arguments of its MPI calls do not depend
+//! on what it receives (a static fact the caller vouches for through
+//! [`super::Config::exchange`]), and the block meets the conditions below,
+//! every order of the block is a run that equals this one except for which
+//! receive of the block got which message: the same calls on every rank,
+//! the same matches outside the block, the same ending. So the run stands
+//! for all of them: every receive of the block can get every message of it
+//! (the pairs are predicted, not run), and the alternatives at the block's
+//! choice points are not explored.
+//!
+//! The conditions, on the finished run, for a block `r_1..r_k` (k ≥ 2) of
+//! consecutive calls of one rank:
+//!
+//! 1. every `r_j` is a blocking receive with `MPI_ANY_SOURCE`, on one
+//!    communicator with one tag filter, with nothing else in between (local
+//!    calls such as `MPI_Get_count` are not operations of the engine), and
+//!    the caller vouches that they take any message alike (one site whose
+//!    count and datatype are fixed: which receive gets a long message must
+//!    not decide whether it is truncated);
+//! 2. each was decided by its own choice point, none of whose alternatives
+//!    were asleep (a run after a deferral sees a subset), and got a send;
+//! 3. the sends come from k different ranks and are buffered (a standard
+//!    send complete without its receive): when one is taken does not change
+//!    when its sender goes on;
+//! 4. all k sends are alternatives at `r_1`, and every `r_j` has no send
+//!    among its alternatives other than the block's: no message from outside
+//!    the block could have been taken instead;
+//! 5. no later send of a block sender that the block accepts was issued
+//!    before the block's last choice, and every one issued after it follows
+//!    that choice: taking a sender's message earlier never exposes its next;
+//! 6. every earlier receive of the rank on the communicator (but those from
+//!    `MPI_PROC_NULL`) was matched before the block's first receive was.
+//!
+//! Under 1–6 the orders of the block differ in the matches inside it only.
+//! The completes-before paths that the Fib pass follows out of a block
+//! receive run along its rank's program order to after the block in every
+//! order, so the barrier verdicts do not change either (the pass never asks
+//! whether a send reaches a receive).
+
+use fib_wire::Site;
+use rustc_hash::FxHashMap;
+
+use super::causality::Causality;
+use super::matching::Matching;
+use super::model::{Alternative, Fired, Kind, OpId, Peer};
+use super::path::Path;
+
+/// One exchangeable block of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Exchange {
+    /// The block's receives, in program order.
+    pub recvs: Vec<OpId>,
+    /// The sends they took in this run, in the same order.
+    pub sends: Vec<OpId>,
+    /// The choices (positions in the run's choice list) of the receives.
+    pub choices: Vec<usize>,
+}
+
+impl Exchange {
+    /// Every (receive, send) pair of the block: what its orders match.
+    pub fn pairs(&self) -> impl Iterator<Item = (OpId, OpId)> + '_ {
+        self.recvs
+            .iter()
+            .flat_map(|&r| self.sends.iter().map(move |&s| (r, s)))
+    }
+}
+
+/// The exchangeable blocks of a finished run.
+pub(crate) fn blocks(
+    m: &Matching,
+    c: &Causality,
+    p: &Path,
+    alike: &dyn Fn(&[Site]) -> bool,
+) -> Vec<Exchange> {
+    let run = Run::new(m, c, p);
+    let mut out = Vec::new();
+    for rank in 0..m.nprocs() {
+        let ops = m.ops(rank);
+        // Per communicator: the latest position in the fired list at which
+        // a receive of the rank so far matched (`usize::MAX`: one did not).
+        let mut latest: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut i = 0;
+        while i < ops.len() {
+            let Some(key) = block_key(&ops[i].kind) else {
+                // A receive from `MPI_PROC_NULL` takes no message.
+                if let Kind::Recv { comm, src, .. } = ops[i].kind {
+                    if src != Peer::Null {
+                        run.saw_recv(&mut latest, comm, OpId { rank, index: i });
+                    }
+                }
+                i += 1;
+                continue;
+            };
+            let mut j = i + 1;
+            while j < ops.len() && block_key(&ops[j].kind) == Some(key) {
+                j += 1;
+            }
+            let before = latest.get(&key.0).copied();
+            let sites: Vec<Site> = ops[i..j].iter().map(|o| o.site).collect();
+            if j - i >= 2 && alike(&sites) {
+                if let Some(x) = run.check(rank, i..j, key, before) {
+                    out.push(x);
+                }
+            }
+            for index in i..j {
+                run.saw_recv(&mut latest, key.0, OpId { rank, index });
+            }
+            i = j;
+        }
+    }
+    out
+}
+
+/// What makes blocking wildcard receives one block: communicator and tag.
+fn block_key(k: &Kind) -> Option<(u32, i32)> {
+    match *k {
+        Kind::Recv {
+            src: Peer::Any,
+            tag,
+            comm,
+            blocking: true,
+            ..
+        } => Some((comm, tag)),
+        _ => None,
+    }
+}
+
+/// What the checks need of the run, indexed once.
+struct Run<'a> {
+    m: &'a Matching,
+    c: &'a Causality,
+    p: &'a Path,
+    /// The choice that decided each wildcard receive by its own point.
+    decided: FxHashMap<OpId, usize>,
+    /// Where each receive's send/receive pair fired.
+    fired_at: FxHashMap<OpId, usize>,
+    /// Every send by (sender, destination, communicator): its position in
+    /// the sender's calls and its tag, in program order.
+    sends: FxHashMap<(usize, usize, u32), Vec<(usize, i32)>>,
+}
+
+impl<'a> Run<'a> {
+    fn new(m: &'a Matching, c: &'a Causality, p: &'a Path) -> Run<'a> {
+        let mut decided = FxHashMap::default();
+        for (k, ch) in p.choices().iter().enumerate() {
+            if let (at, Alternative::Send(_)) = ch.fired() {
+                if at == ch.point.at {
+                    decided.insert(at, k);
+                }
+            }
+        }
+        let mut fired_at = FxHashMap::default();
+        for (i, f) in m.fired().iter().enumerate() {
+            if let Fired::SendRecv { recv, .. } = f {
+                fired_at.insert(*recv, i);
+            }
+        }
+        let mut sends: FxHashMap<(usize, usize, u32), Vec<(usize, i32)>> = FxHashMap::default();
+        for rank in 0..m.nprocs() {
+            for (index, op) in m.ops(rank).iter().enumerate() {
+                if let Kind::Send {
+                    dst: Peer::Rank(d),
+                    tag,
+                    comm,
+                    ..
+                } = op.kind
+                {
+                    sends.entry((rank, d, comm)).or_default().push((index, tag));
+                }
+            }
+        }
+        Run {
+            m,
+            c,
+            p,
+            decided,
+            fired_at,
+            sends,
+        }
+    }
+
+    fn saw_recv(&self, latest: &mut FxHashMap<u32, usize>, comm: u32, r: OpId) {
+        let at = self.fired_at.get(&r).copied().unwrap_or(usize::MAX);
+        let e = latest.entry(comm).or_insert(0);
+        *e = (*e).max(at);
+    }
+
+    /// The block `range` of `rank`'s calls, if it is exchangeable; `before`:
+    /// the latest fired position of the rank's earlier receives on its
+    /// communicator.
+    fn check(
+        &self,
+        rank: usize,
+        range: std::ops::Range<usize>,
+        (comm, tag): (u32, i32),
+        before: Option<usize>,
+    ) -> Option<Exchange> {
+        let m = self.m;
+        let choices = self.p.choices();
+        let ops = m.ops(rank);
+        let mut x = Exchange {
+            recvs: Vec::new(),
+            sends: Vec::new(),
+            choices: Vec::new(),
+        };
+        // 1–3.
+        for index in range {
+            let r = OpId { rank, index };
+            let k = *self.decided.get(&r)?;
+            if self.p.has_asleep(r) {
+                return None;
+            }
+            let s = ops[index].matched?;
+            if !m.buffered_send(s)
+                || matches!(m.op(s).kind, Kind::Send { ready: true, .. })
+                || x.sends.iter().any(|o: &OpId| o.rank == s.rank)
+            {
+                return None;
+            }
+            x.recvs.push(r);
+            x.sends.push(s);
+            x.choices.push(k);
+        }
+        // 4.
+        let sends_at = |k: usize| {
+            choices[k]
+                .point
+                .alternatives
+                .iter()
+                .filter_map(|a| match a {
+                    Alternative::Send(s) => Some(*s),
+                    _ => None,
+                })
+        };
+        let first: Vec<OpId> = sends_at(x.choices[0]).collect();
+        if !x.sends.iter().all(|s| first.contains(s)) {
+            return None;
+        }
+        if !x
+            .choices
+            .iter()
+            .all(|&k| sends_at(k).all(|s| x.sends.contains(&s)))
+        {
+            return None;
+        }
+        // 5. Later sends of a sender follow whatever its earlier ones do, so
+        // the first accepted one after the block's send is the one to check.
+        let last = *x.choices.last()?;
+        for s in &x.sends {
+            let list = self.sends.get(&(s.rank, rank, comm))?;
+            let from = list.partition_point(|&(i, _)| i <= s.index);
+            let next = list[from..]
+                .iter()
+                .find(|&&(_, t)| tag == fib_wire::ANY || tag == t);
+            if let Some(&(index, _)) = next {
+                if !self.c.follows(
+                    OpId {
+                        rank: s.rank,
+                        index,
+                    },
+                    last,
+                ) {
+                    return None;
+                }
+            }
+        }
+        // 6.
+        let start = *self.fired_at.get(&x.recvs[0])?;
+        if before.is_some_and(|b| b >= start) {
+            return None;
+        }
+        Some(x)
+    }
+}
