@@ -18,8 +18,9 @@
 # interleaving only) shows how the scheduler scales with choice points.
 #
 # Further sections: launching under MPICH and Open MPI, --jobs 1 against
-# --jobs 2, the static analysis, the Fib pass alone, and its share of a
-# check.
+# --jobs 2, one run for every order of a row of wildcard receives against
+# --exhaustive, the static analysis, the Fib pass alone, and its share of
+# a check.
 #
 # Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS
 # override the defaults.
@@ -207,6 +208,56 @@ widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
 for row in [header] + rows:
     print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
 print(f"best of {runs} runs each; {os.cpu_count()} cores; il = interleavings")
+PY
+
+# One run for every order: the frame-collecting diffusion solver (rank 0
+# takes a frame with a row of wildcard receives at every step) with the
+# default exploration and with --exhaustive, at a few steps on a 2x2 grid,
+# and the 2x4 grid over 50 steps with --confirm (exhaustive would run
+# 5040^50 orders: not run). Also checks that both give the same barrier
+# verdicts.
+echo
+python3 - <<'PY'
+import json
+import subprocess
+import time
+
+path = "tests/diffusion2d/diffusion2d_frames.c"
+cases = [(4, 2, True), (4, 3, True), (4, 4, True), (8, 50, False)]
+header = ("program", "ranks", "steps", "orders", "il", "s", "--exhaustive il", "--exhaustive s",
+          "same verdicts")
+
+
+def check(n, steps, flags):
+    start = time.perf_counter()
+    out = subprocess.run(
+        ["target/release/fib", "check", path, "-n", str(n), *flags, "--format", "json", "--",
+         str(steps)], capture_output=True, text=True)
+    took = time.perf_counter() - start
+    p = json.loads(out.stdout)["programs"][0]
+    verdicts = [(b["group"][0]["line"], b["verdict"]) for b in p["barriers"]]
+    return p["interleavings"], took, verdicts
+
+
+rows = []
+for n, steps, exhaustive in cases:
+    flags = ["--max-interleavings", "100000"] + ([] if exhaustive else ["--confirm"])
+    il, took, verdicts = check(n, steps, flags)
+    orders = f"{__import__('math').factorial(n - 1)}^{steps}"
+    if exhaustive:
+        il2, took2, verdicts2 = check(n, steps, flags + ["--exhaustive"])
+        same = "yes" if verdicts == verdicts2 else "NO"
+        if same != "yes":
+            raise SystemExit(f"bench: --exhaustive changed the verdicts of {path} -n {n} -- {steps}")
+        rows.append((path.split("/")[-1], str(n), str(steps), orders, str(il), f"{took:.2f}", str(il2),
+                     f"{took2:.2f}", same))
+    else:
+        rows.append((path.split("/")[-1] + " --confirm", str(n), str(steps), orders, str(il),
+                     f"{took:.2f}", "-", "-", "-"))
+widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+for row in [header] + rows:
+    print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+print("il = interleavings run; orders = the orders of the wildcard rows a full exploration runs")
 PY
 
 # The static half: libclang analysis and rewriting of a generated program

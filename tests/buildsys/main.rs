@@ -161,7 +161,8 @@ fn a_cmake_project_is_checked_as_its_build_links_it() {
     let census = program(&v, "tools/census.c");
     assert_eq!(census["nprocs"], 3);
     assert_eq!(census["outcome"], "ok");
-    assert_eq!(census["interleavings"], 2);
+    // One run stands for both orders of rank 0's row of wildcard receives.
+    assert_eq!(census["interleavings"], 1);
     assert_eq!(findings(census), vec!["FIB014 tools/report.c:7"]);
     assert_eq!(barrier_files(census), vec!["tools/report.c:7"]);
     assert_eq!(census["static"]["sites"], 7);

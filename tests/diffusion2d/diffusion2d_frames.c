@@ -1,11 +1,11 @@
 /* fib-barriers: nprocs=8 outcome=ok interleavings=1 */
 /*
- * barrier L80: irrelevant
- * barrier L131: relevant witness: recv L125 rank 0, send L129 rank 2
- * barrier L138: irrelevant
+ * barrier L81: irrelevant
+ * barrier L132: relevant witness: recv L126 rank 0, send L130 rank 2
+ * barrier L139: irrelevant
  *
  * The 2D heat solver on a 2x4 process grid (8 ranks, 32x32 grid, 50 time
- * steps) that records a frame of the run at every step: each rank sends
+ * steps, or as many as the first argument says) that records a frame of the run at every step: each rank sends
  * its local heat to rank 0, which takes the 7 messages with
  * MPI_Recv(MPI_ANY_SOURCE, TAG_FRAME) in whatever order they come and
  * files each under its sender (status.MPI_SOURCE). Nothing the program
@@ -20,15 +20,15 @@
  * other orders: every frame receive of a step can take every rank's
  * message of that step (49 pairs per step).
  *
- * The barrier at L131 closes a step's collection and is relevant: without
+ * The barrier at L132 closes a step's collection and is relevant: without
  * it, the ranks that do not border rank 0 finish the next step's halo
  * exchange with their own neighbours (rank 0's neighbours 1 and 4 have
  * posted their sends before they wait for rank 0) and send their next
  * frame while rank 0 is still collecting this one. Once rank 2's frame has
  * been taken, its next frame is the earliest unmatched message from it,
  * and a later receive of the collection can take it. The barrier before
- * the steps (L80) has nothing to order yet, and the one before the final
- * reduction (L138) comes after every frame.
+ * the steps (L81) has nothing to order yet, and the one before the final
+ * reduction (L139) comes after every frame.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -49,6 +49,7 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int nsteps = argc > 1 && atoi(argv[1]) > 0 ? atoi(argv[1]) : NSTEPS; /* the first argument */
 
     int py = 1;
     for (int d = 1; d * d <= size; d++)
@@ -68,7 +69,7 @@ int main(int argc, char **argv)
     double *in_s = malloc(sizeof(double) * (size_t)nx), *out_s = malloc(sizeof(double) * (size_t)nx);
     double *in_w = malloc(sizeof(double) * (size_t)ny), *out_w = malloc(sizeof(double) * (size_t)ny);
     double *in_e = malloc(sizeof(double) * (size_t)ny), *out_e = malloc(sizeof(double) * (size_t)ny);
-    double *frames = calloc((size_t)NSTEPS * (size_t)size, sizeof(double));
+    double *frames = calloc((size_t)nsteps * (size_t)size, sizeof(double));
 
     for (int i = 1; i <= ny; i++)
         for (int j = 1; j <= nx; j++) {
@@ -78,7 +79,7 @@ int main(int argc, char **argv)
         }
 
     MPI_Barrier(MPI_COMM_WORLD); /* the ranks start the steps together */
-    for (int step = 0; step < NSTEPS; step++) {
+    for (int step = 0; step < nsteps; step++) {
         for (int j = 0; j < nx; j++) {
             out_n[j] = AT(u, 1, j + 1);
             out_s[j] = AT(u, ny, j + 1);
@@ -141,10 +142,10 @@ int main(int argc, char **argv)
         double first = 0.0, last = 0.0;
         for (int k = 0; k < size; k++) {
             first += frames[k];
-            last += frames[(size_t)(NSTEPS - 1) * (size_t)size + (size_t)k];
+            last += frames[(size_t)(nsteps - 1) * (size_t)size + (size_t)k];
         }
         printf("diffusion2d_frames: %dx%d ranks, %d steps, heat %.6f, frames %.6f .. %.6f\n",
-               px, py, NSTEPS, total, first, last);
+               px, py, nsteps, total, first, last);
     }
 
     free(u);
