@@ -17,6 +17,8 @@
 //! the programs to DIR and leaves them there (best a new directory: fib
 //! checks every program in it). `FIB_GEN_CONFIRM=0` runs without `--confirm`
 //! and without the assertions that need it, to check the generator alone.
+//! `FIB_GEN_EXHAUSTIVE=1` adds `--exhaustive`: every order of a row of
+//! wildcard receives runs (compare the interleavings of the summary line).
 
 mod gen;
 
@@ -110,6 +112,7 @@ fn fast_method_and_proof_by_removal_agree() {
     let count = env_u64("FIB_GEN_COUNT", 200);
     let first = env_u64("FIB_GEN_SEED", 1);
     let confirm = env_u64("FIB_GEN_CONFIRM", 1) != 0;
+    let exhaustive = env_u64("FIB_GEN_EXHAUSTIVE", 0) != 0;
     if count == 0 {
         return;
     }
@@ -132,6 +135,9 @@ fn fast_method_and_proof_by_removal_agree() {
     cmd.arg("check").arg(&dir);
     if confirm {
         cmd.arg("--confirm");
+    }
+    if exhaustive {
+        cmd.arg("--exhaustive");
     }
     let out = cmd
         .args(["--format", "json", "--timeout", "30"])
