@@ -77,7 +77,8 @@ fn is_fence(op: &OpRec) -> bool {
         Kind::Recv { blocking, .. } => *blocking,
         Kind::Wait { test, .. } => !test,
         Kind::Probe { blocking, .. } => *blocking,
-        Kind::Coll { .. } | Kind::Finalize => true,
+        Kind::Coll { req, .. } => req.is_none(),
+        Kind::Finalize => true,
         Kind::CommFree { .. } | Kind::RequestFree { .. } | Kind::RequestInit { .. } => false,
     }
 }

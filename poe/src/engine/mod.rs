@@ -255,7 +255,17 @@ impl Engine {
         for (comm, members) in self.matching.ready_collectives() {
             match self.matching.fire_collective(comm, &members) {
                 Ok(ids) => {
-                    self.causality.join(&ids);
+                    let matching = &self.matching;
+                    let dep = self.causality.join(&ids, |o| matching.nonblocking_coll(o));
+                    // A nonblocking collective's request completes now: a
+                    // Waitany/Waitsome that chose before, without it, may
+                    // race with it.
+                    if !self.path.choices().is_empty() {
+                        let choices = self.path.choices_mut();
+                        for &o in ids.iter().filter(|&&o| matching.nonblocking_coll(o)) {
+                            completion_races(&dep, choices, |at| matching.lists(at, o));
+                        }
+                    }
                     fired = true;
                 }
                 Err(end) => {

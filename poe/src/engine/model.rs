@@ -78,9 +78,13 @@ pub enum Kind {
         comm: u32,
         blocking: bool,
     },
+    /// A collective or communicator constructor; a nonblocking collective
+    /// carries its request `req`, which a wait or test completes once the
+    /// collective has matched on every rank.
     Coll {
         what: CollWhat,
         comm: u32,
+        req: Option<u32>,
     },
     CommFree {
         comm: u32,
@@ -359,12 +363,38 @@ pub(crate) fn model(
         }
         Op::Coll { kind, comm, root } => {
             check_comm(h, rank, *comm)?;
+            if kind.is_nonblocking() {
+                return Err("a nonblocking collective needs a request".into());
+            }
             Kind::Coll {
                 what: CollWhat::Coll {
                     kind: *kind,
                     root: if kind.has_root() { *root } else { 0 },
                 },
                 comm: *comm,
+                req: None,
+            }
+        }
+        Op::Icoll {
+            kind,
+            comm,
+            root,
+            req,
+        } => {
+            check_comm(h, rank, *comm)?;
+            if !kind.is_nonblocking() {
+                return Err("a blocking collective has no request".into());
+            }
+            if h.request(rank, *req).is_some() {
+                return Err(format!("request {req} is already active"));
+            }
+            Kind::Coll {
+                what: CollWhat::Coll {
+                    kind: *kind,
+                    root: if kind.has_root() { *root } else { 0 },
+                },
+                comm: *comm,
+                req: Some(*req),
             }
         }
         Op::CommDup { comm } => {
@@ -372,6 +402,7 @@ pub(crate) fn model(
             Kind::Coll {
                 what: CollWhat::Dup,
                 comm: *comm,
+                req: None,
             }
         }
         Op::CommSplit { comm, color, key } => {
@@ -383,6 +414,7 @@ pub(crate) fn model(
                     key: *key,
                 },
                 comm: *comm,
+                req: None,
             }
         }
         Op::CommSplitAs {
@@ -399,6 +431,7 @@ pub(crate) fn model(
                     key: *key,
                 },
                 comm: *comm,
+                req: None,
             }
         }
         Op::CommCreate { comm, members } => {
@@ -408,6 +441,7 @@ pub(crate) fn model(
                     members: members.clone(),
                 },
                 comm: *comm,
+                req: None,
             }
         }
         Op::CommFree { comm } => {
@@ -548,7 +582,7 @@ pub fn call_name(op: &Op) -> &'static str {
                 "MPI_Iprobe"
             }
         }
-        Op::Coll { kind, .. } => kind.mpi_name(),
+        Op::Coll { kind, .. } | Op::Icoll { kind, .. } => kind.mpi_name(),
         Op::CommDup { .. } => "MPI_Comm_dup",
         Op::CommSplit { .. } => "MPI_Comm_split",
         Op::CommSplitAs { how, .. } => how.mpi_name(),
