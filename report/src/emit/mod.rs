@@ -147,11 +147,15 @@ fn to_u32(n: usize) -> u32 {
 }
 
 /// `rank 0: blocked in MPI_Recv at file.c:12`, `rank 2: waiting in
-/// MPI_Finalize`, or `rank 1: exited` for a state that is not an MPI call.
+/// MPI_Finalize`, `rank 3: called MPI_Ibarrier` (a nonblocking collective
+/// returns at once), or `rank 1: exited` for a state that is not an MPI
+/// call.
 pub(crate) fn rank_state(r: &RankState) -> String {
     let mut s = if r.call == "MPI_Finalize" {
         // A rank in MPI_Finalize has finished its part; it is not at fault.
         format!("rank {}: waiting in {}", r.rank, r.call)
+    } else if crate::finding::NONBLOCKING_COLLECTIVES.contains(&r.call.as_str()) {
+        format!("rank {}: called {}", r.rank, r.call)
     } else if r.call.starts_with("MPI_") {
         format!("rank {}: blocked in {}", r.rank, r.call)
     } else {
