@@ -45,7 +45,9 @@ pub unsafe extern "C" fn MPI_Ibarrier(comm: MPI_Comm, request: *mut MPI_Request)
         *request = RSMPI_REQUEST_NULL;
         return MPI_SUCCESS as c_int;
     }
-    icoll(CollKind::Ibarrier, comm, 0, request, |r| PMPI_Ibarrier(comm, r))
+    icoll(CollKind::Ibarrier, comm, 0, request, |r| {
+        PMPI_Ibarrier(comm, r)
+    })
 }
 
 #[no_mangle]

@@ -439,7 +439,10 @@ fn a_nonblocking_collective_returns_at_once_and_its_wait_completes_once_all_matc
     ];
     let run = only_run(&p, zero(2));
     assert_eq!(run.end, RunEnd::Completed);
-    let c = position(&run, |f| matches!(f, Fired::Collective { ops } if ops.len() == 2));
+    let c = position(
+        &run,
+        |f| matches!(f, Fired::Collective { ops } if ops.len() == 2),
+    );
     assert_eq!(
         run.fired[c],
         Fired::Collective {
@@ -500,7 +503,12 @@ fn every_completion_call_completes_a_nonblocking_collective() {
                 done(4),
                 fin(),
             ],
-            vec![send(1, 0), icoll(CollKind::Ibcast, COMM_WORLD, 6), done(6), fin()],
+            vec![
+                send(1, 0),
+                icoll(CollKind::Ibcast, COMM_WORLD, 6),
+                done(6),
+                fin(),
+            ],
         ];
         let runs = explore(&p, cfg(3), Turns::Forward);
         assert_eq!(runs.len(), 1, "{kind:?} test {test}");

@@ -1362,7 +1362,11 @@ mod tests {
     #[test]
     fn nonblocking_collectives_have_the_root_and_barrier_nature_of_their_blocking_form() {
         for k in CollKind::ALL {
-            assert_eq!(k.is_nonblocking(), k.mpi_name().starts_with("MPI_I"), "{k:?}");
+            assert_eq!(
+                k.is_nonblocking(),
+                k.mpi_name().starts_with("MPI_I"),
+                "{k:?}"
+            );
             assert_eq!(k.has_root(), k.blocking_form().has_root());
             assert_eq!(
                 k.mpi_name().replacen("MPI_I", "MPI_", 1).to_lowercase(),
@@ -1370,7 +1374,10 @@ mod tests {
                 "{k:?}"
             );
         }
-        let barriers: Vec<CollKind> = CollKind::ALL.into_iter().filter(|k| k.is_barrier()).collect();
+        let barriers: Vec<CollKind> = CollKind::ALL
+            .into_iter()
+            .filter(|k| k.is_barrier())
+            .collect();
         assert_eq!(barriers, [CollKind::Barrier, CollKind::Ibarrier]);
     }
 

@@ -463,10 +463,12 @@ impl Matching {
         comms.dedup();
         for comm in comms {
             let members = &self.comms[&comm];
-            if members
-                .iter()
-                .all(|&m| self.ranks[m].colls.get(&comm).is_some_and(|q| !q.is_empty()))
-            {
+            if members.iter().all(|&m| {
+                self.ranks[m]
+                    .colls
+                    .get(&comm)
+                    .is_some_and(|q| !q.is_empty())
+            }) {
                 out.push((comm, members.clone()));
             }
         }
