@@ -212,3 +212,36 @@ pub(crate) fn location(f: &crate::finding::Finding) -> Option<String> {
         (None, None) => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(rank: usize, call: &str, line: Option<u32>) -> RankState {
+        RankState {
+            rank,
+            call: call.into(),
+            file: line.map(|_| "a.c".into()),
+            line,
+            column: None,
+            span: None,
+        }
+    }
+
+    #[test]
+    fn a_rank_is_blocked_in_a_call_but_has_only_called_a_nonblocking_collective() {
+        assert_eq!(
+            rank_state(&state(0, "MPI_Recv", Some(12))),
+            "rank 0: blocked in MPI_Recv at a.c:12"
+        );
+        assert_eq!(
+            rank_state(&state(1, "MPI_Ibarrier", Some(16))),
+            "rank 1: called MPI_Ibarrier at a.c:16"
+        );
+        assert_eq!(
+            rank_state(&state(2, "MPI_Finalize", None)),
+            "rank 2: waiting in MPI_Finalize"
+        );
+        assert_eq!(rank_state(&state(3, "exited", None)), "rank 3: exited");
+    }
+}
