@@ -634,6 +634,27 @@ fn a_nonblocking_collective_never_waited_for_is_a_leaked_request() {
     let run = only_run(&p, cfg(2));
     assert_eq!(run.end, RunEnd::Completed);
     assert_eq!(run.leaks, vec![Leak::Request { op: id(0, 0) }]);
+    // Never waited for on any rank, it still matches before MPI_Finalize,
+    // whatever order the calls arrive in.
+    let p = vec![vec![ibarrier(1), fin()], vec![ibarrier(1), fin()]];
+    for turns in [Turns::Forward, Turns::Backward] {
+        let runs = explore(&p, cfg(2), turns);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].end, RunEnd::Completed);
+        assert_eq!(
+            runs[0].fired[0],
+            Fired::Collective {
+                ops: vec![id(0, 0), id(1, 0)]
+            }
+        );
+        assert_eq!(
+            runs[0].leaks,
+            vec![
+                Leak::Request { op: id(0, 0) },
+                Leak::Request { op: id(1, 0) }
+            ]
+        );
+    }
 }
 
 #[test]
