@@ -104,13 +104,12 @@ pub fn cb_graph(ops: &[Vec<OpRec>], fired: &[Fired]) -> CbGraph {
     let mut completes_coll: std::collections::HashSet<OpId> = Default::default();
     for (k, f) in fired.iter().enumerate() {
         match f {
-            Fired::Completion { op, completed } => {
-                if completed
-                    .iter()
-                    .any(|c| matches!(ops[c.rank][c.index].kind, Kind::Coll { req: Some(_), .. }))
-                {
-                    completes_coll.insert(*op);
-                }
+            Fired::Completion { op, completed }
+                if completed.iter().any(|c| {
+                    matches!(ops[c.rank][c.index].kind, Kind::Coll { req: Some(_), .. })
+                }) =>
+            {
+                completes_coll.insert(*op);
             }
             Fired::Collective { ops: members } => {
                 for m in members {
