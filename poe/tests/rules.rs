@@ -658,6 +658,25 @@ fn a_nonblocking_collective_never_waited_for_is_a_leaked_request() {
 }
 
 #[test]
+fn freeing_a_nonblocking_collective_request_is_an_invalid_call() {
+    let p = vec![
+        vec![ibarrier(1), Step::Call(Op::RequestFree { req: 1 }), fin()],
+        vec![ibarrier(1), wait(WaitKind::One, &[1]), fin()],
+    ];
+    match only_run(&p, cfg(2)).end {
+        RunEnd::Invalid { op, message, .. } => {
+            assert_eq!(op, id(0, 1));
+            assert_eq!(
+                message,
+                "MPI_Request_free: the request of a nonblocking collective may not be freed \
+                 (MPI 3.1 §5.12)"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn a_nonblocking_collective_on_self_and_on_a_split_communicator() {
     let split = |color| {
         Step::Call(Op::CommSplit {

@@ -108,6 +108,10 @@ impl Handles for Matching {
     fn persistent(&self, rank: Rank, req: u32) -> Option<usize> {
         Matching::persistent(self, rank, req)
     }
+
+    fn nonblocking_collective(&self, rank: Rank, index: usize) -> bool {
+        self.nonblocking_coll(OpId { rank, index })
+    }
 }
 
 impl Matching {

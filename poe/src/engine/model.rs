@@ -302,6 +302,8 @@ pub(crate) trait Handles {
     /// The call of `rank` that made the persistent request `req`, if it is
     /// one and has not been freed.
     fn persistent(&self, rank: Rank, req: u32) -> Option<usize>;
+    /// Whether the call `index` of `rank` is a nonblocking collective.
+    fn nonblocking_collective(&self, rank: Rank, index: usize) -> bool;
 }
 
 /// The world rank that rank `local` of `comm` is, as `rank` sees it.
@@ -452,6 +454,12 @@ pub(crate) fn model(
             let op = h.request(rank, *req);
             if op.is_none() && h.persistent(rank, *req).is_none() {
                 return Err(format!("request {req} is not active"));
+            }
+            if op.is_some_and(|o| h.nonblocking_collective(rank, o)) {
+                return Err(
+                    "the request of a nonblocking collective may not be freed (MPI 3.1 §5.12)"
+                        .into(),
+                );
             }
             Kind::RequestFree { op, req: *req }
         }
@@ -624,6 +632,10 @@ mod tests {
 
         fn persistent(&self, _: Rank, _: u32) -> Option<usize> {
             None
+        }
+
+        fn nonblocking_collective(&self, _: Rank, _: usize) -> bool {
+            false
         }
     }
 
