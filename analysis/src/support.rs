@@ -95,7 +95,7 @@ mod tests {
                 sites: vec![
                     call(0, 3, "MPI_Init"),
                     call(1, 4, "MPI_Comm_rank"),
-                    call(2, 6, "MPI_Iscan"),
+                    call(2, 6, "MPI_Iscan_c"),
                     call(3, 8, "MPI_Put"),
                     call(4, 9, "MPI_Comm_spawn"),
                     call(5, 10, "MPI_Finalize"),
@@ -120,14 +120,14 @@ mod tests {
         let r = Resolver::new(&a, Path::new("src"));
         let calls = unmodelled_calls(&r);
         let names: Vec<&str> = calls.iter().map(|s| s.callee.as_str()).collect();
-        assert_eq!(names, ["MPI_Iscan", "MPI_Put", "MPI_Comm_spawn"]);
+        assert_eq!(names, ["MPI_Iscan_c", "MPI_Put", "MPI_Comm_spawn"]);
         let found = unmodelled_findings(&r, &calls, None);
         let shown: Vec<(&str, Option<u32>)> =
             found.iter().map(|f| (f.message.as_str(), f.line)).collect();
         assert_eq!(
             shown,
             [
-                ("MPI_Iscan is not supported by fib yet", Some(6)),
+                ("MPI_Iscan_c is not supported by fib yet", Some(6)),
                 (
                     "MPI_Put is not supported by fib yet: one-sided communication is out of scope for now",
                     Some(8)
@@ -159,5 +159,15 @@ mod tests {
         let lines: Vec<Option<u32>> = found.iter().map(|f| f.line).collect();
         assert_eq!(lines, [Some(6), Some(9)]);
         assert!(found[0].notes[0].contains("no run reached this call"));
+    }
+
+    #[test]
+    fn the_report_knows_the_nonblocking_collectives_the_wire_models() {
+        let wire: Vec<&str> = fib_wire::CollKind::ALL
+            .iter()
+            .filter(|k| k.is_nonblocking())
+            .map(|k| k.mpi_name())
+            .collect();
+        assert_eq!(wire, fib_report::NONBLOCKING_COLLECTIVES);
     }
 }

@@ -13,10 +13,14 @@
 //!   receives on one communicator that could take the same message keep their
 //!   order (the earlier one a wildcard or both from one source, with tags that
 //!   meet); a nonblocking operation comes before the wait that completes it.
+//!   A nonblocking collective (`MPI_Ibarrier`, ...) is no fence: the call
+//!   that completes it (a wait, or a test that returned it) is, and waits
+//!   for its match set.
 //! - InterCB, across a match set: each collective gets a node that every
 //!   member's call reaches and that reaches everything each member's call
 //!   reaches in its own rank (so the collective orders ranks only through
-//!   that node); a send comes before the receive (or probe) it matched; a
+//!   that node; a nonblocking collective's node reaches the call that
+//!   completes it instead); a send comes before the receive (or probe) it matched; a
 //!   receive comes before what follows the synchronous send it matched. What
 //!   follows a buffered send does not wait for its receive.
 //!
@@ -52,7 +56,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
-use fib_wire::{CollKind, ANY};
+use fib_wire::ANY;
 use poe::engine::{CollWhat, Exchange, Fired, Kind, OpId, OpRec, Peer};
 
 /// A node of the completes-before graph.
@@ -168,7 +172,8 @@ fn is_fence(op: &OpRec) -> bool {
         Kind::Recv { blocking, .. } => *blocking,
         Kind::Wait { test, .. } => !test,
         Kind::Probe { blocking, .. } => *blocking,
-        Kind::Coll { .. } | Kind::Finalize => true,
+        Kind::Coll { req, .. } => req.is_none(),
+        Kind::Finalize => true,
         Kind::CommFree { .. } | Kind::RequestFree { .. } | Kind::RequestInit { .. } => false,
     }
 }
@@ -266,6 +271,11 @@ fn build(ops: &[Vec<OpRec>], fired: &[Fired]) -> Graph {
     // The completion calls of each nonblocking synchronous send, with their
     // fired-list positions.
     let mut completions: HashMap<u32, Vec<(usize, u32)>> = HashMap::new();
+    // The calls that completed a nonblocking collective: each waits for its
+    // match set, and orders what its rank does next (a test that returned
+    // it too).
+    let mut coll_done: Vec<(u32, u32)> = Vec::new();
+    let mut fences_too: Vec<bool> = vec![false; n_ops];
     for (k, f) in fired.iter().enumerate() {
         match f {
             Fired::Collective { ops: members } => {
@@ -285,13 +295,17 @@ fn build(ops: &[Vec<OpRec>], fired: &[Fired]) -> Graph {
             }
             Fired::Completion { op, completed } => {
                 for c in completed {
-                    if let Kind::Send {
-                        sync: true,
-                        req: Some(_),
-                        ..
-                    } = ops[c.rank][c.index].kind
-                    {
-                        completions.entry(id(c)).or_default().push((k, id(op)));
+                    match ops[c.rank][c.index].kind {
+                        Kind::Send {
+                            sync: true,
+                            req: Some(_),
+                            ..
+                        } => completions.entry(id(c)).or_default().push((k, id(op))),
+                        Kind::Coll { req: Some(_), .. } => {
+                            coll_done.push((id(c), id(op)));
+                            fences_too[id(op) as usize] = true;
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -331,7 +345,7 @@ fn build(ops: &[Vec<OpRec>], fired: &[Fired]) -> Graph {
                 Kind::Recv { src, tag, comm, .. } => recvs.add(j, *comm, *src, *tag, &mut edges),
                 _ => {}
             }
-            if is_fence(op) {
+            if is_fence(op) || fences_too[j as usize] {
                 last_fence = Some(j);
             }
         }
@@ -359,6 +373,12 @@ fn build(ops: &[Vec<OpRec>], fired: &[Fired]) -> Graph {
                     edges.push((id(c), id(op)));
                 }
             }
+        }
+    }
+    for (c, w) in coll_done {
+        let node = member_of[c as usize];
+        if node != NONE {
+            edges.push((node, w));
         }
     }
     edges.retain(|(a, b)| a != b);
@@ -392,12 +412,9 @@ pub fn is_barrier(ops: &[Vec<OpRec>], members: &[OpId]) -> bool {
         matches!(
             ops[m.rank][m.index].kind,
             Kind::Coll {
-                what: CollWhat::Coll {
-                    kind: CollKind::Barrier,
-                    ..
-                },
+                what: CollWhat::Coll { kind, .. },
                 ..
-            }
+            } if kind.is_barrier()
         )
     })
 }

@@ -4,7 +4,7 @@
 //! nothing a wildcard could see are irrelevant.
 
 use fib::{analyze, Node};
-use fib_wire::{CollKind, Op, SendMode, ANY, COMM_WORLD};
+use fib_wire::{CollKind, Op, SendMode, WaitKind, ANY, COMM_WORLD};
 use poe::engine::{Config, OpId};
 use poe::sim::{explore, Step, Turns};
 
@@ -123,6 +123,85 @@ fn a_send_an_earlier_receive_must_take_is_no_rival() {
     let (ops, fired) = poe_trace(&program, &runs[0]);
     let a = analyze(&ops, &fired);
     assert!(a.relevant.is_empty(), "{:?}", a.relevant);
+}
+
+fn ibarrier(req: u32) -> Step {
+    Step::Call(Op::Icoll {
+        kind: CollKind::Ibarrier,
+        comm: COMM_WORLD,
+        root: 0,
+        req,
+    })
+}
+
+fn wait(req: u32) -> Step {
+    Step::Call(Op::Wait {
+        kind: WaitKind::One,
+        reqs: vec![req],
+    })
+}
+
+fn test_until_done(req: u32) -> Step {
+    Step::Poll(Op::Test {
+        kind: WaitKind::One,
+        reqs: vec![req],
+    })
+}
+
+#[test]
+fn an_ibarrier_orders_through_the_call_that_completes_it() {
+    // The first program with MPI_Ibarrier: rank 2 sends after its wait (or
+    // a test loop) returned, so the receive rank 0 made before its
+    // Ibarrier cannot get that send; the witness path passes the match set
+    // and the completing call.
+    for done in [wait as fn(u32) -> Step, test_until_done] {
+        let program = vec![
+            vec![recv(ANY, 0), ibarrier(7), done(7), recv(ANY, 1), fin()],
+            vec![send(0), ibarrier(7), done(7), fin()],
+            vec![ibarrier(7), done(7), send(0), fin()],
+        ];
+        let runs = explore(&program, cfg(3), Turns::Forward);
+        assert_eq!(runs.len(), 1);
+        let (all_ops, fired) = poe_trace(&program, &runs[0]);
+        let a = analyze(&all_ops, &fired);
+        assert_eq!(a.barriers.len(), 1);
+        assert_eq!(a.relevant.len(), 1, "{a:?}");
+        let w = &a.relevant[0];
+        assert_eq!(w.recv, OpId { rank: 0, index: 0 });
+        assert_eq!(w.send.rank, 2);
+        assert!(w.path.contains(&Node::Collective(w.barrier)));
+        // The send follows the completing call (the wait, or the test that
+        // returned the request), which follows the match set.
+        let n = w.path.len();
+        let Node::Op(completing) = w.path[n - 2] else {
+            panic!("{:?}", w.path)
+        };
+        assert_eq!(completing.rank, 2);
+        assert!(matches!(
+            all_ops[2][completing.index].kind,
+            poe::engine::Kind::Wait { .. }
+        ));
+        assert_eq!(w.path[n - 3], Node::Collective(w.barrier));
+    }
+}
+
+#[test]
+fn an_ibarrier_whose_wait_comes_after_the_send_orders_nothing() {
+    // Rank 2 sends before it waits for its Ibarrier: nothing keeps the
+    // send away from rank 0's first wildcard receive.
+    let program = vec![
+        vec![recv(ANY, 0), ibarrier(7), wait(7), recv(ANY, 1), fin()],
+        vec![send(0), ibarrier(7), wait(7), fin()],
+        vec![ibarrier(7), send(0), wait(7), fin()],
+    ];
+    let runs = explore(&program, cfg(3), Turns::Forward);
+    assert_eq!(runs.len(), 2);
+    for r in &runs {
+        let (all_ops, fired) = poe_trace(&program, r);
+        let a = analyze(&all_ops, &fired);
+        assert_eq!(a.barriers.len(), 1);
+        assert!(a.relevant.is_empty(), "{a:?}");
+    }
 }
 
 /// Replays one explored run and returns its operations and fired match sets.

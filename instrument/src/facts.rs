@@ -464,7 +464,7 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
         let calls = &by_site[&id];
         let callee = calls[0].callee.as_str();
         let mut interesting = false;
-        if callee == "MPI_Barrier" {
+        if callee == "MPI_Barrier" || callee == "MPI_Ibarrier" {
             f.barriers.push(id);
             interesting = true;
         }

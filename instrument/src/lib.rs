@@ -88,7 +88,7 @@ pub struct Wildcard {
 /// What is known about a program without running it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Facts {
-    /// Every `MPI_Barrier` site, executed or not.
+    /// Every `MPI_Barrier` and `MPI_Ibarrier` site, executed or not.
     pub barriers: Vec<u32>,
     /// Every receive or probe with a wildcard source or tag.
     pub wildcards: Vec<Wildcard>,

@@ -42,6 +42,15 @@ fn barrier_guarded_by_rank_is_input_independent() {
 }
 
 #[test]
+fn ibarrier_sites_are_barriers() {
+    let a = common::analyze("facts", &["ibarrier.c"]);
+    let blocking = site(&a, "ibarrier.c", 9, "MPI_Barrier");
+    let nonblocking = site(&a, "ibarrier.c", 10, "MPI_Ibarrier");
+    assert_eq!(a.facts.barriers, vec![blocking, nonblocking]);
+    assert_eq!(control(&a, nonblocking), &Dependence::InputIndependent);
+}
+
+#[test]
 fn barrier_guarded_by_received_value_is_data_dependent() {
     let a = common::analyze("facts", &["recv_guard.c"]);
     let direct = site(&a, "recv_guard.c", 20, "MPI_Barrier");

@@ -67,6 +67,9 @@ pub enum Kind {
     Recv(RecvReq),
     /// A synchronous send issued on the program's buffer.
     Sync(Real),
+    /// A nonblocking collective started in MPI when the program called it;
+    /// completed only once the scheduler says it matched on every rank.
+    Coll(Real),
     /// A buffered send (its real request lives in the background list) or a
     /// send to `MPI_PROC_NULL`: nothing to complete locally.
     Nothing,
@@ -679,6 +682,8 @@ impl Lib {
                 .iter()
                 .all(|id| match self.reqs.get(id).map(|r| &r.kind) {
                     Some(Kind::Recv(r)) => r.real.is_some() || r.proc_null,
+                    // Only the scheduler knows when a collective matched.
+                    Some(Kind::Coll(_)) => false,
                     Some(_) => true,
                     None => false,
                 })
@@ -764,7 +769,8 @@ impl Lib {
                 Kind::Recv(RecvReq {
                     real: Some(real), ..
                 })
-                | Kind::Sync(real) => real.status.is_none(),
+                | Kind::Sync(real)
+                | Kind::Coll(real) => real.status.is_none(),
                 _ => false,
             })
     }
@@ -779,6 +785,7 @@ impl Lib {
                     real: Some(real), ..
                 })
                 | Kind::Sync(real)
+                | Kind::Coll(real)
                     if real.status.is_none() =>
                 {
                     any |= real.test();
@@ -798,6 +805,7 @@ impl Lib {
         self.freed.retain(|id| {
             let done = match reqs.get(id).map(|r| &r.kind) {
                 Some(Kind::Sync(real))
+                | Some(Kind::Coll(real))
                 | Some(Kind::Recv(RecvReq {
                     real: Some(real), ..
                 })) => real.status.is_some(),
@@ -915,6 +923,11 @@ impl Lib {
                 Kind::Sync(real) => {
                     if real.test() {
                         break send_status();
+                    }
+                }
+                Kind::Coll(real) => {
+                    if real.test() {
+                        break empty_status();
                     }
                 }
                 Kind::Recv(rr) => match &mut rr.real {

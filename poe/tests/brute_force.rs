@@ -7,7 +7,10 @@
 //! any one of its active requests that is complete, `MPI_Waitsome` any
 //! non-empty set of them) and records, for each terminal state, which send
 //! every `MPI_ANY_SOURCE` receive got, which requests every `MPI_Waitany` and
-//! `MPI_Waitsome` returned, and whether the state is a deadlock. POE must
+//! `MPI_Waitsome` returned, and whether the state is a deadlock. Collectives
+//! (`MPI_Barrier` and the nonblocking ones, which return a request at once
+//! that a wait completes) match in each rank's order of them: the k-th of
+//! every rank together, once every rank has made its k-th. POE must
 //! find exactly the same set of outcomes, in at most as many runs as there are
 //! outcomes. Programs come from a small seeded generator, so a failure names
 //! the seed and prints the program.
@@ -65,6 +68,13 @@ enum Call {
         of: usize,
     },
     Barrier,
+    /// A nonblocking collective on `MPI_COMM_WORLD` (`MPI_Ibarrier`,
+    /// `MPI_Iallreduce`, ...): its request is this call, completed by a
+    /// wait once every rank has made its collective of the same rank in
+    /// order.
+    Icoll {
+        kind: CollKind,
+    },
     Finalize,
 }
 
@@ -96,6 +106,7 @@ impl fmt::Display for Call {
             Call::Init { of } => write!(f, "Init(for #{of})"),
             Call::Restart { of } => write!(f, "Start(#{of})"),
             Call::Barrier => write!(f, "Barrier"),
+            Call::Icoll { kind } => write!(f, "{}", &kind.mpi_name()[4..]),
             Call::Finalize => write!(f, "Finalize"),
         }
     }
@@ -181,6 +192,12 @@ fn to_sim(prog: &Prog) -> Program {
                             comm: COMM_WORLD,
                             root: 0,
                         },
+                        Call::Icoll { kind } => Op::Icoll {
+                            kind: *kind,
+                            comm: COMM_WORLD,
+                            root: 0,
+                            req: i as u32,
+                        },
                         Call::Finalize => Op::Finalize,
                     })
                 })
@@ -210,12 +227,18 @@ struct State {
     /// The requests (calls of the same rank, ascending) each `MPI_Waitany`
     /// or `MPI_Waitsome` returned.
     returned: Vec<Vec<Option<Vec<usize>>>>,
+    /// How many collectives have matched (each rank's first ones).
+    colls: usize,
     /// Every rank passed `MPI_Finalize`.
     finalized: bool,
 }
 
 struct Brute<'a> {
     prog: &'a Prog,
+    /// For each call, how many collectives its rank made before it.
+    ordinal: Vec<Vec<usize>>,
+    /// For each rank, the positions of its collectives, in order.
+    colls: Vec<Vec<usize>>,
     zero_buffer: bool,
     seen: HashSet<State>,
     outcomes: BTreeSet<Outcome>,
@@ -231,7 +254,7 @@ impl Brute<'_> {
         match c {
             Call::Send { nb, .. } => !nb && self.sync(c),
             Call::Recv { nb, .. } => !nb,
-            Call::Free { .. } | Call::Init { .. } => false,
+            Call::Free { .. } | Call::Init { .. } | Call::Icoll { .. } => false,
             _ => true,
         }
     }
@@ -241,6 +264,7 @@ impl Brute<'_> {
         match &self.prog[r][i] {
             c @ Call::Send { .. } => !self.sync(c) || st.partner[r][i].is_some(),
             Call::Recv { .. } => st.partner[r][i].is_some(),
+            Call::Icoll { .. } => st.colls > self.ordinal[r][i],
             _ => true,
         }
     }
@@ -290,8 +314,9 @@ impl Brute<'_> {
                         // Which requests it returns is a step of its own
                         // (see `walk`), unless every request is null.
                         Call::Waitany { .. } | Call::Waitsome { .. } => self.ready(st, r).is_none(),
-                        Call::Barrier | Call::Finalize => false,
-                        Call::Free { .. } | Call::Init { .. } => true,
+                        Call::Barrier => st.colls > self.ordinal[r][i],
+                        Call::Finalize => false,
+                        Call::Free { .. } | Call::Init { .. } | Call::Icoll { .. } => true,
                         Call::Restart { .. } => unreachable!("resolved"),
                     };
                     if done {
@@ -307,8 +332,10 @@ impl Brute<'_> {
             }
             let all_at =
                 |want: &Call| (0..n).all(|r| st.blocked[r] && self.prog[r][st.pc[r] - 1] == *want);
-            if all_at(&Call::Barrier) {
-                st.blocked = vec![false; n];
+            // The next collective matches once every rank has made it.
+            let k = st.colls;
+            if (0..n).all(|r| self.colls[r].get(k).is_some_and(|&p| p < st.pc[r])) {
+                st.colls += 1;
                 changed = true;
             } else if !st.finalized && all_at(&Call::Finalize) {
                 st.finalized = true;
@@ -445,8 +472,26 @@ fn brute_force(prog: &Prog, zero_buffer: bool) -> BTreeSet<Outcome> {
         .collect();
     let prog = &resolved;
     let n = prog.len();
+    let is_coll = |c: &Call| matches!(c, Call::Barrier | Call::Icoll { .. });
     let mut b = Brute {
         prog,
+        ordinal: prog
+            .iter()
+            .map(|calls| {
+                calls
+                    .iter()
+                    .scan(0, |k, c| {
+                        let mine = *k;
+                        *k += usize::from(is_coll(c));
+                        Some(mine)
+                    })
+                    .collect()
+            })
+            .collect(),
+        colls: prog
+            .iter()
+            .map(|calls| (0..calls.len()).filter(|&i| is_coll(&calls[i])).collect())
+            .collect(),
         zero_buffer,
         seen: HashSet::new(),
         outcomes: BTreeSet::new(),
@@ -456,6 +501,7 @@ fn brute_force(prog: &Prog, zero_buffer: bool) -> BTreeSet<Outcome> {
         blocked: vec![false; n],
         partner: prog.iter().map(|c| vec![None; c.len()]).collect(),
         returned: prog.iter().map(|c| vec![None; c.len()]).collect(),
+        colls: 0,
         finalized: false,
     });
     b.outcomes
@@ -966,6 +1012,118 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_persistent_requests() {
         "{} checks failed; first:\n{}",
         failures.len(),
         failures[0]
+    );
+}
+
+/// `prog` with some of its barriers nonblocking collectives instead: the
+/// k-th collective of every rank becomes one kind (`MPI_Ibarrier`,
+/// `MPI_Iallreduce` or `MPI_Ibcast`), or stays `MPI_Barrier`, at random, so
+/// that the ranks agree on each. Each rank completes its request by a wait
+/// right after the call or by its last wait before `MPI_Finalize`, so that
+/// calls in between go ahead of the collective's match.
+fn with_icolls(prog: &Prog, seed: u64) -> Prog {
+    let mut g = Rng::new(seed ^ 0x1c0c);
+    let most = prog
+        .iter()
+        .map(|calls| calls.iter().filter(|c| **c == Call::Barrier).count())
+        .max()
+        .unwrap_or(0);
+    let kinds: Vec<Option<CollKind>> = (0..most)
+        .map(|_| match g.below(4) {
+            0 => Some(CollKind::Ibarrier),
+            1 => Some(CollKind::Iallreduce),
+            2 => Some(CollKind::Ibcast),
+            _ => None,
+        })
+        .collect();
+    prog.iter()
+        .map(|calls| {
+            let mut out = Vec::new();
+            let mut map = BTreeMap::new();
+            let mut later = Vec::new();
+            let mut k = 0;
+            for (i, c) in calls.iter().enumerate() {
+                let c = match c {
+                    Call::Wait { reqs } => Call::Wait {
+                        reqs: reqs.iter().map(|x| map[x]).collect(),
+                    },
+                    Call::Barrier => {
+                        k += 1;
+                        match kinds[k - 1] {
+                            Some(kind) => Call::Icoll { kind },
+                            None => Call::Barrier,
+                        }
+                    }
+                    Call::Finalize if !later.is_empty() => {
+                        match out.last_mut() {
+                            Some(Call::Wait { reqs }) => reqs.append(&mut later),
+                            _ => out.push(Call::Wait {
+                                reqs: std::mem::take(&mut later),
+                            }),
+                        }
+                        Call::Finalize
+                    }
+                    c => c.clone(),
+                };
+                map.insert(i, out.len());
+                let icoll = matches!(c, Call::Icoll { .. });
+                out.push(c);
+                if icoll {
+                    if g.chance(1, 2) {
+                        out.push(Call::Wait {
+                            reqs: vec![out.len() - 1],
+                        });
+                    } else {
+                        later.push(out.len() - 1);
+                    }
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+#[test]
+fn poe_finds_exactly_the_outcomes_mpi_allows_with_nonblocking_collectives() {
+    let (mut failures, mut changed, mut runs, mut deferred) = (Vec::new(), 0, 0, 0);
+    let mut t = Tally::default();
+    for seed in 0..SEEDS * 4 {
+        let base = program(seed, Partial::Never);
+        let prog = with_icolls(&base, seed);
+        if prog == base {
+            continue;
+        }
+        changed += 1;
+        // A wait that is not right after its collective.
+        deferred += usize::from(prog.iter().any(|calls| {
+            calls.iter().enumerate().any(|(i, c)| {
+                matches!(c, Call::Icoll { .. })
+                    && calls.get(i + 1) != Some(&Call::Wait { reqs: vec![i] })
+            })
+        }));
+        for zero_buffer in [false, true] {
+            match check(&prog, zero_buffer) {
+                Ok(k) => runs += k,
+                Err(e) => failures.push(format!("seed {seed}, {e}")),
+            }
+        }
+        if failures.len() == 1 && t.wrong.is_empty() {
+            // Shrunk, for the message.
+            t.compare(seed, &prog);
+        }
+    }
+    println!(
+        "{changed} programs with nonblocking collectives ({deferred} waiting for one later), \
+         {runs} POE runs"
+    );
+    assert!(changed > SEEDS / 2, "only {changed} programs have one");
+    assert!(deferred as u64 > SEEDS / 4, "only {deferred} wait later");
+    assert!(
+        failures.is_empty(),
+        "{} checks failed; first:\n{}\nshrunk: {}",
+        failures.len(),
+        failures[0],
+        t.wrong.join("\n")
     );
 }
 

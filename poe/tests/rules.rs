@@ -402,6 +402,7 @@ fn a_scan_against_an_exscan_is_a_mismatch_and_the_v_collectives_complete() {
     };
     let all: Vec<Step> = CollKind::ALL
         .iter()
+        .filter(|k| !k.is_nonblocking())
         .map(|&k| coll(k, COMM_WORLD))
         .chain([gatherv(1), fin()])
         .collect();
@@ -413,6 +414,331 @@ fn a_scan_against_an_exscan_is_a_mismatch_and_the_v_collectives_complete() {
         only_run(&p, cfg(2)).end,
         RunEnd::CollectiveMismatch { .. }
     ));
+}
+
+// Nonblocking collectives.
+
+fn icoll(kind: CollKind, comm: u32, req: u32) -> Step {
+    Step::Call(Op::Icoll {
+        kind,
+        comm,
+        root: 0,
+        req,
+    })
+}
+
+fn ibarrier(req: u32) -> Step {
+    icoll(CollKind::Ibarrier, COMM_WORLD, req)
+}
+
+#[test]
+fn a_nonblocking_collective_returns_at_once_and_its_wait_completes_once_all_matched() {
+    // Rank 0 sends after its Ibarrier, before waiting: the call did not
+    // block. Rank 1 receives first, then joins.
+    let p = vec![
+        vec![ibarrier(1), send(1, 0), wait(WaitKind::One, &[1]), fin()],
+        vec![recv(0, 0), ibarrier(2), wait(WaitKind::One, &[2]), fin()],
+    ];
+    let run = only_run(&p, zero(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    let c = position(
+        &run,
+        |f| matches!(f, Fired::Collective { ops } if ops.len() == 2),
+    );
+    assert_eq!(
+        run.fired[c],
+        Fired::Collective {
+            ops: vec![id(0, 0), id(1, 1)]
+        }
+    );
+    let w = position(
+        &run,
+        |f| matches!(f, Fired::Completion { op, .. } if *op == id(0, 2)),
+    );
+    assert!(c < w, "{:?}", run.fired);
+    assert!(run.leaks.is_empty());
+}
+
+#[test]
+fn a_wait_on_a_nonblocking_collective_a_rank_never_joins_deadlocks() {
+    let p = vec![
+        vec![ibarrier(1), wait(WaitKind::One, &[1]), fin()],
+        vec![recv(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(
+        deadlocked_in(&run.end),
+        vec![Some("MPI_Wait"), Some("MPI_Recv")]
+    );
+}
+
+#[test]
+fn every_completion_call_completes_a_nonblocking_collective() {
+    let poll = |kind, reqs: &[u32]| {
+        Step::Poll(Op::Test {
+            kind,
+            reqs: reqs.to_vec(),
+        })
+    };
+    for (kind, test) in [
+        (WaitKind::One, false),
+        (WaitKind::All, false),
+        (WaitKind::Any, false),
+        (WaitKind::Some, false),
+        (WaitKind::One, true),
+        (WaitKind::All, true),
+        (WaitKind::Any, true),
+        (WaitKind::Some, true),
+    ] {
+        let done = |req| {
+            if test {
+                poll(kind, &[req])
+            } else {
+                wait(kind, &[req])
+            }
+        };
+        let p = vec![
+            vec![icoll(CollKind::Ibcast, COMM_WORLD, 4), done(4), fin()],
+            vec![
+                recv(2, 0),
+                icoll(CollKind::Ibcast, COMM_WORLD, 4),
+                done(4),
+                fin(),
+            ],
+            vec![
+                send(1, 0),
+                icoll(CollKind::Ibcast, COMM_WORLD, 6),
+                done(6),
+                fin(),
+            ],
+        ];
+        let runs = explore(&p, cfg(3), Turns::Forward);
+        assert_eq!(runs.len(), 1, "{kind:?} test {test}");
+        assert_eq!(runs[0].end, RunEnd::Completed, "{kind:?} test {test}");
+        assert!(runs[0].leaks.is_empty(), "{kind:?} test {test}");
+        for r in 0..3 {
+            assert!(runs[0].fired.iter().any(|f| matches!(f,
+                Fired::Completion { op, completed } if op.rank == r && completed.len() == 1)));
+        }
+    }
+}
+
+#[test]
+fn an_iallreduce_in_a_waitall_with_point_to_point_requests_completes() {
+    let p = vec![
+        vec![
+            irecv(ANY, 0, 1),
+            icoll(CollKind::Iallreduce, COMM_WORLD, 2),
+            wait(WaitKind::All, &[1, 2]),
+            fin(),
+        ],
+        vec![
+            isend(0, 0, 1),
+            icoll(CollKind::Iallreduce, COMM_WORLD, 2),
+            wait(WaitKind::All, &[1, 2]),
+            fin(),
+        ],
+        vec![
+            icoll(CollKind::Iallreduce, COMM_WORLD, 3),
+            send(0, 0),
+            wait(WaitKind::All, &[3]),
+            fin(),
+        ],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    // The wildcard receive can take either sender's message; the other
+    // message is left behind.
+    assert_eq!(runs.len(), 2);
+    for run in &runs {
+        assert_eq!(run.end, RunEnd::Completed);
+        assert_eq!(run.leaks.len(), 1, "{:?}", run.leaks);
+        assert!(matches!(run.leaks[0], Leak::Message { .. }));
+    }
+    assert_replays_in_any_order(&p, cfg(3), &runs);
+}
+
+#[test]
+fn blocking_and_nonblocking_collectives_match_in_order_per_communicator() {
+    // Two Ibcasts, then a blocking barrier: every rank in the same order
+    // matches; the waits come in any order.
+    let p = vec![
+        vec![
+            icoll(CollKind::Ibcast, COMM_WORLD, 1),
+            icoll(CollKind::Ireduce, COMM_WORLD, 2),
+            barrier(),
+            wait(WaitKind::One, &[2]),
+            wait(WaitKind::One, &[1]),
+            fin(),
+        ],
+        vec![
+            icoll(CollKind::Ibcast, COMM_WORLD, 1),
+            icoll(CollKind::Ireduce, COMM_WORLD, 2),
+            barrier(),
+            wait(WaitKind::All, &[1, 2]),
+            fin(),
+        ],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    let sets: Vec<&Fired> = run
+        .fired
+        .iter()
+        .filter(|f| matches!(f, Fired::Collective { ops } if ops.len() == 2 && ops[0].index < 3))
+        .collect();
+    assert_eq!(sets.len(), 3);
+    // The blocking call against a nonblocking one is a mismatch, naming both.
+    let p = vec![
+        vec![barrier(), fin()],
+        vec![ibarrier(1), wait(WaitKind::One, &[1]), fin()],
+    ];
+    match only_run(&p, cfg(2)).end {
+        RunEnd::CollectiveMismatch { comm, calls } => {
+            assert_eq!(comm, COMM_WORLD);
+            let names: Vec<_> = calls.iter().map(|c| (c.0, c.1)).collect();
+            assert_eq!(
+                names,
+                vec![(id(0, 0), "MPI_Barrier"), (id(1, 0), "MPI_Ibarrier")]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // So is an order that differs between ranks.
+    let p = vec![
+        vec![
+            icoll(CollKind::Ibcast, COMM_WORLD, 1),
+            icoll(CollKind::Iallreduce, COMM_WORLD, 2),
+            wait(WaitKind::All, &[1, 2]),
+            fin(),
+        ],
+        vec![
+            icoll(CollKind::Iallreduce, COMM_WORLD, 2),
+            icoll(CollKind::Ibcast, COMM_WORLD, 1),
+            wait(WaitKind::All, &[1, 2]),
+            fin(),
+        ],
+    ];
+    assert!(matches!(
+        only_run(&p, cfg(2)).end,
+        RunEnd::CollectiveMismatch { .. }
+    ));
+}
+
+#[test]
+fn a_nonblocking_collective_never_waited_for_is_a_leaked_request() {
+    let p = vec![
+        vec![icoll(CollKind::Ibcast, COMM_WORLD, 1), fin()],
+        vec![
+            icoll(CollKind::Ibcast, COMM_WORLD, 1),
+            wait(WaitKind::One, &[1]),
+            fin(),
+        ],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks, vec![Leak::Request { op: id(0, 0) }]);
+    // Never waited for on any rank, it still matches before MPI_Finalize,
+    // whatever order the calls arrive in.
+    let p = vec![vec![ibarrier(1), fin()], vec![ibarrier(1), fin()]];
+    for turns in [Turns::Forward, Turns::Backward] {
+        let runs = explore(&p, cfg(2), turns);
+        assert_eq!(runs.len(), 1);
+        assert_eq!(runs[0].end, RunEnd::Completed);
+        assert_eq!(
+            runs[0].fired[0],
+            Fired::Collective {
+                ops: vec![id(0, 0), id(1, 0)]
+            }
+        );
+        assert_eq!(
+            runs[0].leaks,
+            vec![
+                Leak::Request { op: id(0, 0) },
+                Leak::Request { op: id(1, 0) }
+            ]
+        );
+    }
+}
+
+#[test]
+fn freeing_a_nonblocking_collective_request_is_an_invalid_call() {
+    let p = vec![
+        vec![ibarrier(1), Step::Call(Op::RequestFree { req: 1 }), fin()],
+        vec![ibarrier(1), wait(WaitKind::One, &[1]), fin()],
+    ];
+    match only_run(&p, cfg(2)).end {
+        RunEnd::Invalid { op, message, .. } => {
+            assert_eq!(op, id(0, 1));
+            assert_eq!(
+                message,
+                "MPI_Request_free: the request of a nonblocking collective may not be freed \
+                 (MPI 3.1 §5.12)"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_nonblocking_collective_on_self_and_on_a_split_communicator() {
+    let split = |color| {
+        Step::Call(Op::CommSplit {
+            comm: COMM_WORLD,
+            color,
+            key: 0,
+        })
+    };
+    let new = fib_wire::FIRST_USER_COMM;
+    let p = vec![
+        vec![
+            split(0),
+            icoll(CollKind::Iscan, new, 1),
+            icoll(CollKind::Ibarrier, COMM_SELF, 2),
+            wait(WaitKind::All, &[2, 1]),
+            fin(),
+        ],
+        vec![split(1), fin()],
+        vec![
+            split(0),
+            icoll(CollKind::Iscan, new, 1),
+            wait(WaitKind::One, &[1]),
+            fin(),
+        ],
+    ];
+    let run = only_run(&p, cfg(3));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert!(run.fired.contains(&Fired::Collective {
+        ops: vec![id(0, 2)]
+    }));
+    assert!(run.fired.contains(&Fired::Collective {
+        ops: vec![id(0, 1), id(2, 1)]
+    }));
+}
+
+#[test]
+fn a_waitany_on_a_nonblocking_collective_and_a_wildcard_receive_branches() {
+    // Rank 0's Waitany may find its Ibarrier or its receive complete
+    // first, whichever the other ranks' timing gives.
+    let p = vec![
+        vec![
+            irecv(ANY, 0, 1),
+            ibarrier(2),
+            Step::Call(Op::Wait {
+                kind: WaitKind::Any,
+                reqs: vec![1, 2],
+            }),
+            wait(WaitKind::All, &[1, 2]),
+            fin(),
+        ],
+        vec![send(0, 0), ibarrier(3), wait(WaitKind::One, &[3]), fin()],
+    ];
+    let runs = explore(&p, cfg(2), Turns::Forward);
+    let firsts: Vec<Vec<OpId>> = runs.iter().map(|r| completions(r, 0)[0].clone()).collect();
+    assert!(firsts.contains(&vec![id(0, 0)]), "{firsts:?}");
+    assert!(firsts.contains(&vec![id(0, 1)]), "{firsts:?}");
+    for run in &runs {
+        assert_eq!(run.end, RunEnd::Completed);
+    }
+    assert_replays_in_any_order(&p, cfg(2), &runs);
 }
 
 #[test]

@@ -95,6 +95,29 @@ pub struct RankState {
     pub span: Option<(usize, usize)>,
 }
 
+/// The nonblocking collectives (`fib_wire::CollKind::is_nonblocking`): a
+/// rank that called one returned at once, so a finding shows it as called,
+/// never as blocked in it.
+pub const NONBLOCKING_COLLECTIVES: &[&str] = &[
+    "MPI_Ibarrier",
+    "MPI_Ibcast",
+    "MPI_Ireduce",
+    "MPI_Iallreduce",
+    "MPI_Igather",
+    "MPI_Iscatter",
+    "MPI_Iallgather",
+    "MPI_Ialltoall",
+    "MPI_Igatherv",
+    "MPI_Iscatterv",
+    "MPI_Iallgatherv",
+    "MPI_Ialltoallv",
+    "MPI_Ialltoallw",
+    "MPI_Iscan",
+    "MPI_Iexscan",
+    "MPI_Ireduce_scatter",
+    "MPI_Ireduce_scatter_block",
+];
+
 /// One thing fib found, with a stable code (see [`crate::codes`]).
 ///
 /// Findings are made by the rules of [`crate::codes`], one per code, from

@@ -184,7 +184,7 @@ pub enum BuildKind {
 pub struct StaticFacts {
     /// MPI call sites in the program's sources.
     pub sites: usize,
-    /// Every `MPI_Barrier` site, executed or not.
+    /// Every `MPI_Barrier` and `MPI_Ibarrier` site, executed or not.
     pub barriers: Vec<SiteFact>,
     /// Every receive or probe with `MPI_ANY_SOURCE` or `MPI_ANY_TAG`.
     pub wildcards: Vec<SiteFact>,
@@ -308,7 +308,8 @@ pub struct Purpose {
     pub line: u32,
 }
 
-/// One barrier group: the `MPI_Barrier` sites that match each other.
+/// One barrier group: the `MPI_Barrier` (and `MPI_Ibarrier`) sites that
+/// match each other.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct BarrierReport {
     pub group: Vec<SiteRef>,

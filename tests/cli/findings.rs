@@ -226,6 +226,49 @@ fn leaked_request_fib018() {
 }
 
 #[test]
+fn collective_mismatch_nonblocking_fib009() {
+    // A blocking collective against a nonblocking one: the rank that made
+    // the nonblocking call is shown as having called it, not as blocked in
+    // it.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "collective_mismatch_nonblocking_fib009",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/barrier_vs_ibarrier.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn leaked_nonblocking_collective_fib018() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "leaked_nonblocking_collective_fib018",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/leak_ibcast_never_waited.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn leaked_communicator_fib019() {
     let cache = tempfile::tempdir().unwrap();
     redacted(cache.path()).bind(|| {

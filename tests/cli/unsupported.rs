@@ -29,7 +29,7 @@ fn fib006(line: u64, message: &str, rank: Option<u64>) -> (String, u64, String, 
     ("FIB006".to_string(), line, message.to_string(), rank)
 }
 
-const ISCAN: &str = "MPI_Iscan is not supported by fib yet";
+const ISCAN: &str = "MPI_Iscan_c is not supported by fib yet";
 const IDUP: &str = "MPI_Comm_idup is not supported by fib yet";
 
 #[test]
@@ -108,7 +108,7 @@ fn run_unsupported_runs_the_program_and_still_reports_the_calls() {
 #[test]
 fn a_run_that_reaches_an_unmodelled_call_stops_there_and_names_it() {
     // Five arguments take the branch: the interposition library reports
-    // MPI_Iscan, which it wraps for this, by name with its rank.
+    // MPI_Iscan_c, which it wraps for this, by name with its rank.
     let f = fixture("unsupported_paths.c");
     let out = fib(&[
         "check",
@@ -148,7 +148,7 @@ fn a_waiver_keeps_a_call_no_run_reaches_out_of_the_exit_code_only_when_the_progr
     let waived: String = text
         .lines()
         .map(|l| {
-            if l.contains("MPI_Iscan(") || l.contains("MPI_Comm_idup(") {
+            if l.contains("MPI_Iscan_c(") || l.contains("MPI_Comm_idup(") {
                 format!("{l} /* fib: allow FIB006 -- debug path */\n")
             } else {
                 format!("{l}\n")

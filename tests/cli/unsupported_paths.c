@@ -2,7 +2,7 @@
  * arguments takes: fib names both before running, at their lines, and
  * does not run the program. With --run-unsupported and no arguments the
  * run completes without reaching them; with five arguments it stops at
- * MPI_Iscan, which the interposition library reports by name. */
+ * MPI_Iscan_c, which the interposition library reports by name. */
 #include <mpi.h>
 int main(int argc, char **argv) {
   int rank, x = 1, y = 0;
@@ -11,7 +11,7 @@ int main(int argc, char **argv) {
   if (argc > 5) {
     MPI_Request req;
     MPI_Comm dup;
-    MPI_Iscan(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
+    MPI_Iscan_c(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
     MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);

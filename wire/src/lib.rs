@@ -192,6 +192,25 @@ pub enum CollKind {
     Exscan,
     ReduceScatter,
     ReduceScatterBlock,
+    // The nonblocking forms: each returns a request at once, and matches
+    // only its own kind (an `MPI_Ibarrier` never matches an `MPI_Barrier`).
+    Ibarrier,
+    Ibcast,
+    Ireduce,
+    Iallreduce,
+    Igather,
+    Iscatter,
+    Iallgather,
+    Ialltoall,
+    Igatherv,
+    Iscatterv,
+    Iallgatherv,
+    Ialltoallv,
+    Ialltoallw,
+    Iscan,
+    Iexscan,
+    IreduceScatter,
+    IreduceScatterBlock,
 }
 
 impl CollKind {
@@ -215,13 +234,67 @@ impl CollKind {
             CollKind::Exscan => "MPI_Exscan",
             CollKind::ReduceScatter => "MPI_Reduce_scatter",
             CollKind::ReduceScatterBlock => "MPI_Reduce_scatter_block",
+            CollKind::Ibarrier => "MPI_Ibarrier",
+            CollKind::Ibcast => "MPI_Ibcast",
+            CollKind::Ireduce => "MPI_Ireduce",
+            CollKind::Iallreduce => "MPI_Iallreduce",
+            CollKind::Igather => "MPI_Igather",
+            CollKind::Iscatter => "MPI_Iscatter",
+            CollKind::Iallgather => "MPI_Iallgather",
+            CollKind::Ialltoall => "MPI_Ialltoall",
+            CollKind::Igatherv => "MPI_Igatherv",
+            CollKind::Iscatterv => "MPI_Iscatterv",
+            CollKind::Iallgatherv => "MPI_Iallgatherv",
+            CollKind::Ialltoallv => "MPI_Ialltoallv",
+            CollKind::Ialltoallw => "MPI_Ialltoallw",
+            CollKind::Iscan => "MPI_Iscan",
+            CollKind::Iexscan => "MPI_Iexscan",
+            CollKind::IreduceScatter => "MPI_Ireduce_scatter",
+            CollKind::IreduceScatterBlock => "MPI_Ireduce_scatter_block",
         }
+    }
+
+    /// Whether this is a nonblocking collective (`MPI_Ibarrier`, ...): the
+    /// call returns a request, reported as [`Op::Icoll`].
+    pub fn is_nonblocking(self) -> bool {
+        self.blocking_form() != self
+    }
+
+    /// The blocking collective a nonblocking one is the form of (itself for
+    /// a blocking one).
+    pub fn blocking_form(self) -> CollKind {
+        match self {
+            CollKind::Ibarrier => CollKind::Barrier,
+            CollKind::Ibcast => CollKind::Bcast,
+            CollKind::Ireduce => CollKind::Reduce,
+            CollKind::Iallreduce => CollKind::Allreduce,
+            CollKind::Igather => CollKind::Gather,
+            CollKind::Iscatter => CollKind::Scatter,
+            CollKind::Iallgather => CollKind::Allgather,
+            CollKind::Ialltoall => CollKind::Alltoall,
+            CollKind::Igatherv => CollKind::Gatherv,
+            CollKind::Iscatterv => CollKind::Scatterv,
+            CollKind::Iallgatherv => CollKind::Allgatherv,
+            CollKind::Ialltoallv => CollKind::Alltoallv,
+            CollKind::Ialltoallw => CollKind::Alltoallw,
+            CollKind::Iscan => CollKind::Scan,
+            CollKind::Iexscan => CollKind::Exscan,
+            CollKind::IreduceScatter => CollKind::ReduceScatter,
+            CollKind::IreduceScatterBlock => CollKind::ReduceScatterBlock,
+            k => k,
+        }
+    }
+
+    /// Whether the collective synchronises like a barrier (`MPI_Barrier`,
+    /// `MPI_Ibarrier`): its sites form barrier groups.
+    pub fn is_barrier(self) -> bool {
+        self.blocking_form() == CollKind::Barrier
     }
 
     /// Whether the operation has a root argument that must agree across ranks.
     pub fn has_root(self) -> bool {
         matches!(
-            self,
+            self.blocking_form(),
             CollKind::Bcast
                 | CollKind::Reduce
                 | CollKind::Gather
@@ -233,7 +306,7 @@ impl CollKind {
 
     /// Every kind, in the order of their wire codes (a code is the kind's
     /// position here: new kinds are appended, so existing codes stay).
-    pub const ALL: [CollKind; 17] = [
+    pub const ALL: [CollKind; 34] = [
         CollKind::Barrier,
         CollKind::Bcast,
         CollKind::Reduce,
@@ -251,6 +324,23 @@ impl CollKind {
         CollKind::Exscan,
         CollKind::ReduceScatter,
         CollKind::ReduceScatterBlock,
+        CollKind::Ibarrier,
+        CollKind::Ibcast,
+        CollKind::Ireduce,
+        CollKind::Iallreduce,
+        CollKind::Igather,
+        CollKind::Iscatter,
+        CollKind::Iallgather,
+        CollKind::Ialltoall,
+        CollKind::Igatherv,
+        CollKind::Iscatterv,
+        CollKind::Iallgatherv,
+        CollKind::Ialltoallv,
+        CollKind::Ialltoallw,
+        CollKind::Iscan,
+        CollKind::Iexscan,
+        CollKind::IreduceScatter,
+        CollKind::IreduceScatterBlock,
     ];
 }
 
@@ -340,6 +430,15 @@ pub enum Op {
         comm: u32,
         root: i32,
     },
+    /// A nonblocking collective ([`CollKind::is_nonblocking`]) on `comm`,
+    /// whose request `req` the rank handed to the program; a wait or test
+    /// on it completes once the collective has matched on every rank.
+    Icoll {
+        kind: CollKind,
+        comm: u32,
+        root: i32,
+        req: u32,
+    },
     /// `MPI_Comm_dup(comm)`.
     CommDup { comm: u32 },
     /// `MPI_Comm_split(comm, color, key)`; `color` may be [`UNDEFINED`].
@@ -381,7 +480,10 @@ impl Op {
         match self {
             Op::Send { mode, req, .. } => req.is_none() && mode.synchronous(zero_buffer),
             Op::Recv { blocking, .. } => *blocking,
-            Op::CommFree { .. } | Op::RequestFree { .. } | Op::RequestInit { .. } => false,
+            Op::CommFree { .. }
+            | Op::RequestFree { .. }
+            | Op::RequestInit { .. }
+            | Op::Icoll { .. } => false,
             _ => true,
         }
     }
@@ -678,6 +780,18 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u8(*recv as u8);
             w.u8(SendMode::ALL.iter().position(|m| m == mode).unwrap() as u8);
         }
+        Op::Icoll {
+            kind,
+            comm,
+            root,
+            req,
+        } => {
+            w.u8(15);
+            w.u8(coll_code(*kind));
+            w.u32(*comm);
+            w.i32(*root);
+            w.u32(*req);
+        }
     }
 }
 
@@ -756,6 +870,18 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
                 mode: *SendMode::ALL
                     .get(m)
                     .ok_or_else(|| WireError(format!("send mode {m}")))?,
+            }
+        }
+        15 => {
+            let c = r.u8()? as usize;
+            let kind = *CollKind::ALL
+                .get(c)
+                .ok_or_else(|| WireError(format!("collective kind {c}")))?;
+            Op::Icoll {
+                kind,
+                comm: r.u32()?,
+                root: r.i32()?,
+                req: r.u32()?,
             }
         }
         12 => {
@@ -1115,6 +1241,12 @@ mod tests {
                 comm: 2,
                 root: 0,
             },
+            Op::Icoll {
+                kind: CollKind::Iallreduce,
+                comm: 2,
+                root: 0,
+                req: 9,
+            },
             Op::CommDup { comm: 0 },
             Op::CommSplit {
                 comm: 0,
@@ -1218,7 +1350,9 @@ mod tests {
         .encode(&mut out);
         // length, message tag, two site words, operation tag, kind code.
         assert_eq!(out[4 + 1 + 8 + 1], 13);
-        assert!(Up::decode(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 6, 17, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        assert_eq!(coll_code(CollKind::Ibarrier), 17);
+        assert_eq!(coll_code(CollKind::IreduceScatterBlock), 33);
+        assert!(Up::decode(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 6, 34, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
         assert!(Up::decode(&[
             3, 0, 0, 0, 0, 0, 0, 0, 0, 12, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
         ])
@@ -1226,8 +1360,33 @@ mod tests {
     }
 
     #[test]
+    fn nonblocking_collectives_have_the_root_and_barrier_nature_of_their_blocking_form() {
+        for k in CollKind::ALL {
+            assert_eq!(
+                k.is_nonblocking(),
+                k.mpi_name().starts_with("MPI_I"),
+                "{k:?}"
+            );
+            assert_eq!(k.has_root(), k.blocking_form().has_root());
+            assert_eq!(
+                k.mpi_name().replacen("MPI_I", "MPI_", 1).to_lowercase(),
+                k.blocking_form().mpi_name().to_lowercase(),
+                "{k:?}"
+            );
+        }
+        let barriers: Vec<CollKind> = CollKind::ALL
+            .into_iter()
+            .filter(|k| k.is_barrier())
+            .collect();
+        assert_eq!(barriers, [CollKind::Barrier, CollKind::Ibarrier]);
+    }
+
+    #[test]
     fn only_gatherv_and_scatterv_of_the_new_kinds_have_a_root() {
-        let rooted: Vec<CollKind> = CollKind::ALL.into_iter().filter(|k| k.has_root()).collect();
+        let rooted: Vec<CollKind> = CollKind::ALL
+            .into_iter()
+            .filter(|k| k.has_root() && !k.is_nonblocking())
+            .collect();
         assert_eq!(
             rooted,
             [
@@ -1273,5 +1432,12 @@ mod tests {
         assert!(Op::Finalize.expects_reply(false));
         assert!(!Op::CommFree { comm: 2 }.expects_reply(false));
         assert!(!Op::RequestFree { req: 2 }.expects_reply(true));
+        let ibarrier = Op::Icoll {
+            kind: CollKind::Ibarrier,
+            comm: 0,
+            root: 0,
+            req: 3,
+        };
+        assert!(!ibarrier.expects_reply(true));
     }
 }

@@ -65,6 +65,7 @@ pub fn trace(s: Shape) -> (Vec<Vec<OpRec>>, Vec<Fired>) {
     let coll = |kind| Kind::Coll {
         what: CollWhat::Coll { kind, root: 0 },
         comm: 0,
+        req: None,
     };
     for t in 0..s.rounds {
         let wild = s.wildcards_in(t);

@@ -77,7 +77,8 @@ fn is_fence(op: &OpRec) -> bool {
         Kind::Recv { blocking, .. } => *blocking,
         Kind::Wait { test, .. } => !test,
         Kind::Probe { blocking, .. } => *blocking,
-        Kind::Coll { .. } | Kind::Finalize => true,
+        Kind::Coll { req, .. } => req.is_none(),
+        Kind::Finalize => true,
         Kind::CommFree { .. } | Kind::RequestFree { .. } | Kind::RequestInit { .. } => false,
     }
 }
@@ -98,8 +99,18 @@ pub fn cb_graph(ops: &[Vec<OpRec>], fired: &[Fired]) -> CbGraph {
     // Likewise what follows a blocking synchronous send waits for the
     // receive that matched it.
     let mut sync_recv: HashMap<OpId, OpId> = HashMap::new();
+    // The calls that completed a nonblocking collective: fences, like waits,
+    // even when they are tests.
+    let mut completes_coll: std::collections::HashSet<OpId> = Default::default();
     for (k, f) in fired.iter().enumerate() {
         match f {
+            Fired::Completion { op, completed }
+                if completed.iter().any(|c| {
+                    matches!(ops[c.rank][c.index].kind, Kind::Coll { req: Some(_), .. })
+                }) =>
+            {
+                completes_coll.insert(*op);
+            }
             Fired::Collective { ops: members } => {
                 for m in members {
                     member_of.insert(*m, k);
@@ -167,7 +178,7 @@ pub fn cb_graph(ops: &[Vec<OpRec>], fired: &[Fired]) -> CbGraph {
                 }
                 _ => {}
             }
-            if is_fence(op) {
+            if is_fence(op) || completes_coll.contains(&OpId { rank, index: j }) {
                 last_fence = Some(j);
             }
         }
@@ -204,6 +215,13 @@ pub fn cb_graph(ops: &[Vec<OpRec>], fired: &[Fired]) -> CbGraph {
             Fired::Completion { op, completed } => {
                 for c in completed {
                     g.edge(Node::Op(*c), Node::Op(*op));
+                    // A nonblocking collective's match set comes before the
+                    // call that completes it.
+                    if let (Kind::Coll { req: Some(_), .. }, Some(&k)) =
+                        (&ops[c.rank][c.index].kind, member_of.get(c))
+                    {
+                        g.edge(Node::Collective(k), Node::Op(*op));
+                    }
                 }
             }
         }
@@ -218,7 +236,7 @@ pub fn is_barrier(ops: &[Vec<OpRec>], members: &[OpId]) -> bool {
             ops[m.rank][m.index].kind,
             Kind::Coll {
                 what: CollWhat::Coll {
-                    kind: CollKind::Barrier,
+                    kind: CollKind::Barrier | CollKind::Ibarrier,
                     ..
                 },
                 ..

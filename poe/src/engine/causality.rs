@@ -167,15 +167,23 @@ impl Causality {
     }
 
     /// The calls of one collective match set: every member continues after
-    /// what any of them followed.
-    pub(crate) fn join(&mut self, ids: &[OpId]) {
+    /// what any of them followed, a blocking one now, a nonblocking one
+    /// (`nonblocking(id)`) once a wait or test completes it. Returns what
+    /// the match set follows.
+    pub(crate) fn join(&mut self, ids: &[OpId], nonblocking: impl Fn(OpId) -> bool) -> Rc<Deps> {
         let mut all = Deps::default();
         for id in ids {
             all.union(&self.op_dep[id.rank][id.index]);
         }
+        let all = Rc::new(all);
         for id in ids {
-            self.learn(id.rank, &all);
+            if nonblocking(*id) {
+                self.match_dep.insert(*id, all.clone());
+            } else {
+                self.learn(id.rank, &all);
+            }
         }
+        all
     }
 
     /// Records the match of `p` after `choices` choices (the last of which
@@ -485,8 +493,17 @@ mod tests {
         for r in 0..3 {
             c.issued(r);
         }
-        c.join(&[id(0, 0), id(2, 0)]);
+        c.join(&[id(0, 0), id(2, 0)], |_| false);
         assert!(c.dep[0].contains(5));
         assert!(!c.dep[1].contains(5));
+        // A nonblocking member learns it only when its request completes.
+        let mut c = Causality::new(2);
+        c.learn_choice(1, 3);
+        c.issued(0);
+        c.issued(1);
+        c.join(&[id(0, 0), id(1, 0)], |o| o.rank == 0);
+        assert!(!c.dep[0].contains(3));
+        c.learn_match(0, id(0, 0));
+        assert!(c.dep[0].contains(3));
     }
 }

@@ -63,6 +63,10 @@ struct RankSt {
     freed: HashSet<usize>,
     /// Persistent requests not freed, with the call that made each.
     persistent: BTreeMap<u32, usize>,
+    /// The collective calls not matched yet, per communicator, in the
+    /// order the rank made them (blocking and nonblocking ones alike: MPI
+    /// matches a communicator's collectives in that order).
+    colls: BTreeMap<u32, VecDeque<usize>>,
 }
 
 /// A call whose answer no longer depends on anything still to come.
@@ -103,6 +107,10 @@ impl Handles for Matching {
 
     fn persistent(&self, rank: Rank, req: u32) -> Option<usize> {
         Matching::persistent(self, rank, req)
+    }
+
+    fn nonblocking_collective(&self, rank: Rank, index: usize) -> bool {
+        self.nonblocking_coll(OpId { rank, index })
     }
 }
 
@@ -276,6 +284,16 @@ impl Matching {
                 rec.complete = true;
                 self.ranks[r].persistent.insert(*req, id.index);
             }
+            Kind::Coll { comm, req, .. } => {
+                if let Some(q) = req {
+                    self.ranks[r].reqs.insert(*q, id.index);
+                }
+                self.ranks[r]
+                    .colls
+                    .entry(*comm)
+                    .or_default()
+                    .push_back(id.index);
+            }
             _ => {}
         }
         let is_send = matches!(
@@ -431,38 +449,46 @@ impl Matching {
     }
 
     /// The collectives whose every member has arrived, as (communicator,
-    /// members), by communicator (each rank's `MPI_COMM_SELF` apart).
+    /// members), by communicator (each rank's `MPI_COMM_SELF` apart): on
+    /// each communicator, every member's earliest collective call not
+    /// matched yet, blocking or not.
     pub(crate) fn ready_collectives(&self) -> Vec<(u32, Vec<Rank>)> {
-        let n = self.ranks.len();
-        // Group blocked collective calls by communicator.
-        let mut by_comm: BTreeMap<u32, Vec<Rank>> = BTreeMap::new();
+        let mut out = Vec::new();
+        let mut comms: Vec<u32> = Vec::new();
         for (r, st) in self.ranks.iter().enumerate() {
-            if let Some(i) = st.blocked {
-                if let Kind::Coll { comm, .. } = &st.ops[i].kind {
-                    if *comm == wire::COMM_SELF {
-                        by_comm.entry(u32::MAX - r as u32).or_default().push(r);
-                    } else {
-                        by_comm.entry(*comm).or_default().push(r);
-                    }
+            for (&comm, q) in &st.colls {
+                if q.is_empty() {
+                    continue;
+                }
+                if comm == wire::COMM_SELF {
+                    out.push((wire::COMM_SELF, vec![r]));
+                } else {
+                    comms.push(comm);
                 }
             }
         }
-        let mut out = Vec::new();
-        for (key, arrived) in by_comm {
-            let (comm, members) = if key >= u32::MAX - n as u32 {
-                (wire::COMM_SELF, arrived.clone())
-            } else {
-                (key, self.comms[&key].clone())
-            };
-            if arrived.len() == members.len() {
-                out.push((comm, members));
+        comms.sort_unstable();
+        comms.dedup();
+        for comm in comms {
+            let members = &self.comms[&comm];
+            if members.iter().all(|&m| {
+                self.ranks[m]
+                    .colls
+                    .get(&comm)
+                    .is_some_and(|q| !q.is_empty())
+            }) {
+                out.push((comm, members.clone()));
             }
         }
+        out.sort_by_key(|(comm, m)| (*comm == wire::COMM_SELF, *comm, m[0]));
         out
     }
 
-    /// Fires the collective of `comm` that all `members` wait in, and
-    /// returns its calls; or the mismatch, when they disagree on what it is.
+    /// Fires the collective of `comm` that all `members` have called (each
+    /// one's earliest not matched yet), and returns its calls; or the
+    /// mismatch, when they disagree on what it is. A blocking call's rank
+    /// gets its answer; a nonblocking call completes, for a wait or test to
+    /// find.
     pub(crate) fn fire_collective(
         &mut self,
         comm: u32,
@@ -472,7 +498,7 @@ impl Matching {
             .iter()
             .map(|&r| OpId {
                 rank: r,
-                index: self.ranks[r].blocked.unwrap(),
+                index: self.ranks[r].colls[&comm][0],
             })
             .collect();
         let whats: Vec<CollWhat> = ids
@@ -495,16 +521,29 @@ impl Matching {
         self.fired.push(Fired::Collective { ops: ids.clone() });
         for (id, answer) in ids.iter().zip(answers) {
             let st = &mut self.ranks[id.rank];
+            let q = st.colls.get_mut(&comm).unwrap();
+            q.pop_front();
+            if q.is_empty() {
+                st.colls.remove(&comm);
+            }
             if let Down::NewComm { id: c } = answer {
                 if c >= 0 {
                     st.held.insert(c as u32, id.index);
                 }
             }
-            st.blocked = None;
             st.ops[id.index].complete = true;
+            if let Kind::Coll { req: Some(_), .. } = st.ops[id.index].kind {
+                continue;
+            }
+            st.blocked = None;
             self.out.push((id.rank, answer));
         }
         Ok(ids)
+    }
+
+    /// Whether `op` is a nonblocking collective call.
+    pub(crate) fn nonblocking_coll(&self, op: OpId) -> bool {
+        matches!(self.op(op).kind, Kind::Coll { req: Some(_), .. })
     }
 
     fn collective_answers(&mut self, members: &[Rank], whats: &[CollWhat]) -> Vec<Down> {
@@ -801,7 +840,7 @@ impl Matching {
         let st = &mut self.ranks[id.rank];
         for &o in &completed {
             let req = match st.ops[o].kind {
-                Kind::Send { req, .. } => req,
+                Kind::Send { req, .. } | Kind::Coll { req, .. } => req,
                 Kind::Recv { req, .. } => Some(req),
                 _ => None,
             };

@@ -263,8 +263,9 @@ impl Engine {
         if self.matching.at_finalize() {
             // Messages that can still be matched (nonblocking calls never
             // waited for) are matched first, so that what the run leaves
-            // behind does not depend on when the ranks' calls arrived.
-            if self.fire_send_recv() {
+            // behind does not depend on when the ranks' calls arrived; and
+            // so are nonblocking collectives every member made.
+            if self.fire_send_recv() || self.fire_ready_collectives() {
                 return true;
             }
             // So are wildcard receives the program freed (their requests
@@ -278,11 +279,26 @@ impl Engine {
             self.end = Some(RunEnd::Completed);
             return true;
         }
+        self.fire_ready_collectives()
+    }
+
+    /// The collectives whose every member has made its call.
+    fn fire_ready_collectives(&mut self) -> bool {
         let mut fired = false;
         for (comm, members) in self.matching.ready_collectives() {
             match self.matching.fire_collective(comm, &members) {
                 Ok(ids) => {
-                    self.causality.join(&ids);
+                    let matching = &self.matching;
+                    let dep = self.causality.join(&ids, |o| matching.nonblocking_coll(o));
+                    // A nonblocking collective's request completes now: a
+                    // Waitany/Waitsome that chose before, without it, may
+                    // race with it.
+                    if !self.path.choices().is_empty() {
+                        let choices = self.path.choices_mut();
+                        for &o in ids.iter().filter(|&&o| matching.nonblocking_coll(o)) {
+                            completion_races(&dep, choices, |at| matching.lists(at, o));
+                        }
+                    }
                     fired = true;
                 }
                 Err(end) => {

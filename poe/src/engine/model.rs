@@ -78,9 +78,13 @@ pub enum Kind {
         comm: u32,
         blocking: bool,
     },
+    /// A collective or communicator constructor; a nonblocking collective
+    /// carries its request `req`, which a wait or test completes once the
+    /// collective has matched on every rank.
     Coll {
         what: CollWhat,
         comm: u32,
+        req: Option<u32>,
     },
     CommFree {
         comm: u32,
@@ -306,6 +310,8 @@ pub(crate) trait Handles {
     /// The call of `rank` that made the persistent request `req`, if it is
     /// one and has not been freed.
     fn persistent(&self, rank: Rank, req: u32) -> Option<usize>;
+    /// Whether the call `index` of `rank` is a nonblocking collective.
+    fn nonblocking_collective(&self, rank: Rank, index: usize) -> bool;
 }
 
 /// The world rank that rank `local` of `comm` is, as `rank` sees it.
@@ -367,12 +373,38 @@ pub(crate) fn model(
         }
         Op::Coll { kind, comm, root } => {
             check_comm(h, rank, *comm)?;
+            if kind.is_nonblocking() {
+                return Err("a nonblocking collective needs a request".into());
+            }
             Kind::Coll {
                 what: CollWhat::Coll {
                     kind: *kind,
                     root: if kind.has_root() { *root } else { 0 },
                 },
                 comm: *comm,
+                req: None,
+            }
+        }
+        Op::Icoll {
+            kind,
+            comm,
+            root,
+            req,
+        } => {
+            check_comm(h, rank, *comm)?;
+            if !kind.is_nonblocking() {
+                return Err("a blocking collective has no request".into());
+            }
+            if h.request(rank, *req).is_some() {
+                return Err(format!("request {req} is already active"));
+            }
+            Kind::Coll {
+                what: CollWhat::Coll {
+                    kind: *kind,
+                    root: if kind.has_root() { *root } else { 0 },
+                },
+                comm: *comm,
+                req: Some(*req),
             }
         }
         Op::CommDup { comm } => {
@@ -380,6 +412,7 @@ pub(crate) fn model(
             Kind::Coll {
                 what: CollWhat::Dup,
                 comm: *comm,
+                req: None,
             }
         }
         Op::CommSplit { comm, color, key } => {
@@ -391,6 +424,7 @@ pub(crate) fn model(
                     key: *key,
                 },
                 comm: *comm,
+                req: None,
             }
         }
         Op::CommSplitAs {
@@ -407,6 +441,7 @@ pub(crate) fn model(
                     key: *key,
                 },
                 comm: *comm,
+                req: None,
             }
         }
         Op::CommCreate { comm, members } => {
@@ -416,6 +451,7 @@ pub(crate) fn model(
                     members: members.clone(),
                 },
                 comm: *comm,
+                req: None,
             }
         }
         Op::CommFree { comm } => {
@@ -426,6 +462,12 @@ pub(crate) fn model(
             let op = h.request(rank, *req);
             if op.is_none() && h.persistent(rank, *req).is_none() {
                 return Err(format!("request {req} is not active"));
+            }
+            if op.is_some_and(|o| h.nonblocking_collective(rank, o)) {
+                return Err(
+                    "the request of a nonblocking collective may not be freed (MPI 3.1 §5.12)"
+                        .into(),
+                );
             }
             Kind::RequestFree { op, req: *req }
         }
@@ -556,7 +598,7 @@ pub fn call_name(op: &Op) -> &'static str {
                 "MPI_Iprobe"
             }
         }
-        Op::Coll { kind, .. } => kind.mpi_name(),
+        Op::Coll { kind, .. } | Op::Icoll { kind, .. } => kind.mpi_name(),
         Op::CommDup { .. } => "MPI_Comm_dup",
         Op::CommSplit { .. } => "MPI_Comm_split",
         Op::CommSplitAs { how, .. } => how.mpi_name(),
@@ -598,6 +640,10 @@ mod tests {
 
         fn persistent(&self, _: Rank, _: u32) -> Option<usize> {
             None
+        }
+
+        fn nonblocking_collective(&self, _: Rank, _: usize) -> bool {
+            false
         }
     }
 

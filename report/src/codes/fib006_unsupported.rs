@@ -49,14 +49,13 @@ code 2.
 ## Example
 
     if (argc > 5)
-        MPI_Ibcast(buf, n, MPI_INT, 0, MPI_COMM_WORLD, &req);   /* not modelled */
+        MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req);   /* not modelled */
 
 ## What to do
 
 Check the list of supported functions in the README. Where the program has a
-choice, use a modelled function (MPI_Bcast instead of MPI_Ibcast, or
-MPI_Gather instead of MPI_Igather followed at once by MPI_Wait) to verify the rest of
-the logic.
+choice, use a modelled function (MPI_Comm_dup instead of MPI_Comm_idup
+followed at once by MPI_Wait) to verify the rest of the logic.
 When the call sits on a path your runs do not take, `--run-unsupported`
 checks the rest of the program; a `fib: allow FIB006` comment on the line
 then keeps the finding out of the exit code.

@@ -10,12 +10,13 @@ pub const FIB018: Code = Code {
     name: "leaked-request",
     severity: Severity::Warning,
     tool_failure: false,
-    summary: "A nonblocking send or receive was never completed by a wait or a test, or a persistent request was never freed.",
+    summary: "A nonblocking send, receive or collective was never completed by a wait or a test, or a persistent request was never freed.",
     explanation: "\
 ## What it means
 
 A rank started a nonblocking operation (MPI_Isend, MPI_Issend, MPI_Irecv,
-MPI_Start of a persistent request) and reached MPI_Finalize without any
+MPI_Start of a persistent request, a nonblocking collective such as
+MPI_Ibarrier or MPI_Ibcast) and reached MPI_Finalize without any
 MPI_Wait*, or successful MPI_Test*, completing its request, or
 MPI_Request_free freeing it. The finding points at the call that started
 it. A persistent request (MPI_Send_init, MPI_Recv_init, ...) that was never

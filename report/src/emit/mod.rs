@@ -147,11 +147,15 @@ fn to_u32(n: usize) -> u32 {
 }
 
 /// `rank 0: blocked in MPI_Recv at file.c:12`, `rank 2: waiting in
-/// MPI_Finalize`, or `rank 1: exited` for a state that is not an MPI call.
+/// MPI_Finalize`, `rank 3: called MPI_Ibarrier` (a nonblocking collective
+/// returns at once), or `rank 1: exited` for a state that is not an MPI
+/// call.
 pub(crate) fn rank_state(r: &RankState) -> String {
     let mut s = if r.call == "MPI_Finalize" {
         // A rank in MPI_Finalize has finished its part; it is not at fault.
         format!("rank {}: waiting in {}", r.rank, r.call)
+    } else if crate::finding::NONBLOCKING_COLLECTIVES.contains(&r.call.as_str()) {
+        format!("rank {}: called {}", r.rank, r.call)
     } else if r.call.starts_with("MPI_") {
         format!("rank {}: blocked in {}", r.rank, r.call)
     } else {
@@ -206,5 +210,38 @@ pub(crate) fn location(f: &crate::finding::Finding) -> Option<String> {
         (Some(place), None) => Some(place),
         (None, Some(rank)) => Some(format!("rank {rank}")),
         (None, None) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(rank: usize, call: &str, line: Option<u32>) -> RankState {
+        RankState {
+            rank,
+            call: call.into(),
+            file: line.map(|_| "a.c".into()),
+            line,
+            column: None,
+            span: None,
+        }
+    }
+
+    #[test]
+    fn a_rank_is_blocked_in_a_call_but_has_only_called_a_nonblocking_collective() {
+        assert_eq!(
+            rank_state(&state(0, "MPI_Recv", Some(12))),
+            "rank 0: blocked in MPI_Recv at a.c:12"
+        );
+        assert_eq!(
+            rank_state(&state(1, "MPI_Ibarrier", Some(16))),
+            "rank 1: called MPI_Ibarrier at a.c:16"
+        );
+        assert_eq!(
+            rank_state(&state(2, "MPI_Finalize", None)),
+            "rank 2: waiting in MPI_Finalize"
+        );
+        assert_eq!(rank_state(&state(3, "exited", None)), "rank 3: exited");
     }
 }

@@ -1,0 +1,330 @@
+//! Nonblocking collectives (`MPI_Ibarrier`, `MPI_Ibcast`, ...). Each is
+//! started in MPI when the program calls it, like a nonblocking send, and
+//! reported with the request handed to the program; the scheduler matches
+//! it in its communicator's collective order and answers a wait or test on
+//! the request once it has matched on every rank, when the library
+//! completes the real request (`state::Kind::Coll`).
+
+use std::os::raw::{c_int, c_void};
+
+use fib_wire::{CollKind, Op};
+use mpi_sys::*;
+
+use crate::state::{lib, Kind, Real};
+
+/// Starts the nonblocking collective with `start`, registers its request
+/// and reports the call.
+unsafe fn icoll(
+    kind: CollKind,
+    comm: MPI_Comm,
+    root: c_int,
+    request: *mut MPI_Request,
+    start: impl FnOnce(*mut MPI_Request) -> c_int,
+) -> c_int {
+    let mut l = lib();
+    let cid = l.comm_id(comm);
+    let root = if kind.has_root() { root } else { 0 };
+    let mut real = RSMPI_REQUEST_NULL;
+    let rc = start(&mut real);
+    let (id, handle) = l.new_req(Kind::Coll(Real::new(real)));
+    l.event(Op::Icoll {
+        kind,
+        comm: cid,
+        root,
+        req: id,
+    });
+    *request = handle;
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ibarrier(comm: MPI_Comm, request: *mut MPI_Request) -> c_int {
+    // An Ibarrier the driver deleted (to prove its group irrelevant) is not
+    // there at all: its request completes at once, as a null request does.
+    if crate::site::elided() {
+        *request = RSMPI_REQUEST_NULL;
+        return MPI_SUCCESS as c_int;
+    }
+    icoll(CollKind::Ibarrier, comm, 0, request, |r| {
+        PMPI_Ibarrier(comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ibcast(
+    buffer: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Ibcast, comm, root, request, |r| {
+        PMPI_Ibcast(buffer, count, datatype, root, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ireduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Ireduce, comm, root, request, |r| {
+        PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iallreduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Iallreduce, comm, 0, request, |r| {
+        PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Igather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Igather, comm, root, request, |r| {
+        PMPI_Igather(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iscatter(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Iscatter, comm, root, request, |r| {
+        PMPI_Iscatter(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iallgather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Iallgather, comm, 0, request, |r| {
+        PMPI_Iallgather(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ialltoall(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Ialltoall, comm, 0, request, |r| {
+        PMPI_Ialltoall(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Igatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Igatherv, comm, root, request, |r| {
+        PMPI_Igatherv(
+            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iscatterv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    displs: *const c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Iscatterv, comm, root, request, |r| {
+        PMPI_Iscatterv(
+            sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iallgatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Iallgatherv, comm, 0, request, |r| {
+        PMPI_Iallgatherv(
+            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ialltoallv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Ialltoallv, comm, 0, request, |r| {
+        PMPI_Ialltoallv(
+            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ialltoallw(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtypes: *const MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtypes: *const MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Ialltoallw, comm, 0, request, |r| {
+        PMPI_Ialltoallw(
+            sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+            r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iscan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Iscan, comm, 0, request, |r| {
+        PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Iexscan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::Iexscan, comm, 0, request, |r| {
+        PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ireduce_scatter(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::IreduceScatter, comm, 0, request, |r| {
+        PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ireduce_scatter_block(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    datatype: MPI_Datatype,
+    op: MPI_Op,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::IreduceScatterBlock, comm, 0, request, |r| {
+        PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r)
+    })
+}
