@@ -74,6 +74,19 @@ fn ending_finding(
             };
             (f.finding(), Outcome::Unsupported, true)
         }
+        Ending::Invalid {
+            rank,
+            message,
+            site,
+        } => {
+            let f = InvalidCall {
+                rank: *rank,
+                message: message.clone(),
+                place: place(*site, ""),
+                replay,
+            };
+            (f.finding(), Outcome::Crash, false)
+        }
         Ending::Timeout => {
             let f = Timeout {
                 ranks: rank_states(sites, files, &rec.ranks),

@@ -23,6 +23,7 @@ mod conn;
 mod crash;
 mod errors;
 mod handle;
+mod handles;
 mod init;
 mod p2p;
 mod site;
@@ -32,6 +33,7 @@ mod unsupported;
 mod wait;
 
 pub use coll::*;
+pub use handles::*;
 pub use init::*;
 pub use p2p::*;
 pub use site::fib_set_site;

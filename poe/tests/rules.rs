@@ -6,7 +6,8 @@
 //! which send each wildcard receive got and which match sets fired.
 
 use fib_wire::{
-    CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, COMM_SELF, COMM_WORLD, UNDEFINED,
+    CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, COMM_SELF, COMM_WORLD, PROC_NULL,
+    UNDEFINED,
 };
 use poe::engine::{Alternative, ChoicePoint, Fired, Planned};
 use poe::sim::{explore, run_once, Program, RunResult, Step, Turns};
@@ -1339,7 +1340,8 @@ fn free(req: u32) -> Step {
 #[test]
 fn a_freed_request_still_matches_and_never_leaks() {
     // Rank 0 frees an active MPI_Isend, rank 1 an active MPI_Irecv: the
-    // pair still matches, and nothing is left behind.
+    // pair still matches, and no request is left behind; but the receive's
+    // buffer was freed while in use.
     let p = vec![
         vec![isend(1, 0, 1), free(1), recv(1, 1), fin()],
         vec![irecv(0, 0, 1), free(1), send(0, 1), fin()],
@@ -1348,7 +1350,13 @@ fn a_freed_request_still_matches_and_never_leaks() {
         let run = only_run(&p, config);
         assert_eq!(run.end, RunEnd::Completed);
         assert_eq!(got(&run, id(1, 0)), Some(id(0, 0)));
-        assert_eq!(run.leaks, vec![]);
+        assert_eq!(
+            run.leaks,
+            vec![Leak::FreedReceive {
+                op: id(1, 1),
+                recv: id(1, 0)
+            }]
+        );
         assert_replays_in_any_order(&p, config, &[run]);
     }
     // A freed send nobody receives is still an unreceived message.
@@ -1369,9 +1377,13 @@ fn a_freed_wildcard_receive_is_still_a_choice() {
     assert_eq!(runs.len(), 2);
     let firsts: Vec<_> = runs.iter().map(|r| got(r, id(2, 0))).collect();
     assert_eq!(firsts, vec![Some(id(0, 0)), Some(id(1, 0))]);
+    let freed = Leak::FreedReceive {
+        op: id(2, 1),
+        recv: id(2, 0),
+    };
     assert!(runs
         .iter()
-        .all(|r| r.end == RunEnd::Completed && r.leaks.is_empty()));
+        .all(|r| r.end == RunEnd::Completed && r.leaks == vec![freed.clone()]));
     assert_replays_in_any_order(&p, cfg(3), &runs);
     // Nothing waits for it, but MPI still completes it: it is matched
     // before the run ends, once every rank is in MPI_Finalize.
@@ -1387,11 +1399,43 @@ fn a_freed_wildcard_receive_is_still_a_choice() {
     assert_eq!(
         left,
         vec![
-            vec![Leak::Message { op: id(1, 0) }],
-            vec![Leak::Message { op: id(0, 0) }]
+            vec![Leak::Message { op: id(1, 0) }, freed.clone()],
+            vec![Leak::Message { op: id(0, 0) }, freed]
         ]
     );
     assert_replays_in_any_order(&p, cfg(3), &runs);
+}
+
+#[test]
+fn freeing_an_active_receive_is_reported_but_not_a_send_or_an_inactive_one() {
+    // A persistent receive freed while inactive, a send freed while
+    // active, a receive from MPI_PROC_NULL: none of their buffers is in
+    // use. The active receive's is.
+    let p = vec![
+        vec![
+            Step::Call(Op::RequestInit {
+                req: 5,
+                recv: true,
+                mode: SendMode::Standard,
+            }),
+            free(5),
+            irecv(PROC_NULL, 0, 2),
+            free(2),
+            isend(1, 0, 3),
+            free(3),
+            fin(),
+        ],
+        vec![irecv(0, 0, 4), free(4), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(
+        run.leaks,
+        vec![Leak::FreedReceive {
+            op: id(1, 1),
+            recv: id(1, 0)
+        }]
+    );
 }
 
 #[test]

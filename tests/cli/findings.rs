@@ -246,6 +246,46 @@ fn leaked_communicator_fib019() {
 }
 
 #[test]
+fn leaked_handle_fib028() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "leaked_handle_fib028",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/leak_datatype.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn freed_active_receive_fib029() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "freed_active_receive_fib029",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/request_free_irecv.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn ready_send_unposted_fib025() {
     // Rank 0's MPI_Rsend comes before anything orders rank 1's receive
     // first. The run stops at the send, while rank 1 may or may not have

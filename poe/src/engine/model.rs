@@ -254,6 +254,10 @@ pub enum Leak {
     Message { op: OpId },
     /// A persistent request never freed; `op` is the call that made it.
     Persistent { op: OpId },
+    /// `MPI_Request_free` (`op`) of a receive's request (`recv`) while the
+    /// receive was active: nothing can tell the program when its buffer
+    /// holds the message.
+    FreedReceive { op: OpId, recv: OpId },
 }
 
 /// Settings of one run.
