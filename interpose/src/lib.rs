@@ -18,6 +18,7 @@
 #![allow(non_snake_case)]
 #![allow(clippy::missing_safety_doc)]
 
+mod check;
 mod coll;
 mod conn;
 mod crash;

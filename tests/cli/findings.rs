@@ -246,6 +246,28 @@ fn leaked_communicator_fib019() {
 }
 
 #[test]
+fn invalid_call_fib012() {
+    // Found by the rank before the call reaches MPI; rank 0 may or may
+    // not have reported its send by the time the run stops.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "invalid_call_fib012",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/invalid_recv_tag.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn leaked_handle_fib028() {
     let cache = tempfile::tempdir().unwrap();
     redacted(cache.path()).bind(|| {
