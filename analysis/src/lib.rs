@@ -13,6 +13,7 @@ mod ending;
 mod exploration;
 mod facts;
 mod leaks;
+mod params;
 mod record;
 mod runs;
 mod sites;

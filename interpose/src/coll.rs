@@ -56,7 +56,7 @@ pub unsafe extern "C" fn MPI_Bcast(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
-    crate::check::data(&mut lib(), count, datatype);
+    crate::sig::coll(count, datatype, None);
     coll(CollKind::Bcast, comm, root, |r| {
         PMPI_Ibcast(buffer, count, datatype, root, comm, r)
     })
@@ -72,7 +72,7 @@ pub unsafe extern "C" fn MPI_Reduce(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
-    crate::check::data(&mut lib(), count, datatype);
+    crate::sig::coll(count, datatype, Some(op));
     coll(CollKind::Reduce, comm, root, |r| {
         PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r)
     })
@@ -87,7 +87,7 @@ pub unsafe extern "C" fn MPI_Allreduce(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
-    crate::check::data(&mut lib(), count, datatype);
+    crate::sig::coll(count, datatype, Some(op));
     coll(CollKind::Allreduce, comm, 0, |r| {
         PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn MPI_Allgather(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
-    crate::check::data(&mut lib(), recvcount, recvtype);
+    crate::sig::coll(recvcount, recvtype, None);
     coll(CollKind::Allgather, comm, 0, |r| {
         PMPI_Iallgather(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -157,7 +157,7 @@ pub unsafe extern "C" fn MPI_Alltoall(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
-    crate::check::data(&mut lib(), recvcount, recvtype);
+    crate::sig::coll(recvcount, recvtype, None);
     coll(CollKind::Alltoall, comm, 0, |r| {
         PMPI_Ialltoall(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -269,7 +269,7 @@ pub unsafe extern "C" fn MPI_Scan(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
-    crate::check::data(&mut lib(), count, datatype);
+    crate::sig::coll(count, datatype, Some(op));
     coll(CollKind::Scan, comm, 0, |r| {
         PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -284,7 +284,7 @@ pub unsafe extern "C" fn MPI_Exscan(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
-    crate::check::data(&mut lib(), count, datatype);
+    crate::sig::coll(count, datatype, Some(op));
     coll(CollKind::Exscan, comm, 0, |r| {
         PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -313,7 +313,7 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
-    crate::check::data(&mut lib(), recvcount, datatype);
+    crate::sig::coll(recvcount, datatype, Some(op));
     coll(CollKind::ReduceScatterBlock, comm, 0, |r| {
         PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r)
     })

@@ -27,6 +27,7 @@ mod handle;
 mod handles;
 mod init;
 mod p2p;
+mod sig;
 mod site;
 mod state;
 mod topo;

@@ -35,6 +35,7 @@ unsafe fn send(
 ) -> Option<MPI_Request> {
     let mut l = lib();
     crate::check::p2p(&mut l, comm, count, dtype, dest, tag, false);
+    crate::sig::report(&mut l, count, dtype, None);
     let cid = l.comm_id(comm);
     let proc_null = dest == RSMPI_PROC_NULL;
     let sync = mode.synchronous(l.zero_buffer);
@@ -107,6 +108,7 @@ unsafe fn recv(
 ) -> (u32, MPI_Request, bool) {
     let mut l = lib();
     crate::check::p2p(&mut l, comm, count, dtype, src, tag, true);
+    crate::sig::report(&mut l, count, dtype, None);
     let cid = l.comm_id(comm);
     let proc_null = src == RSMPI_PROC_NULL;
     let real = l.post_ahead(buf, count, dtype, src, tag, comm);

@@ -9,7 +9,7 @@ use fib_wire::{
     CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, COMM_SELF, COMM_WORLD, PROC_NULL,
     UNDEFINED,
 };
-use poe::engine::{Alternative, ChoicePoint, Fired, Planned};
+use poe::engine::{Alternative, ChoicePoint, Differs, Fired, Planned};
 use poe::sim::{explore, run_once, Program, RunResult, Step, Turns};
 use poe::{Config, Leak, OpId, RunEnd};
 
@@ -1548,4 +1548,140 @@ fn starting_an_active_request_is_invalid() {
         }
         other => panic!("expected an invalid call, got {other:?}"),
     }
+}
+
+// Arguments that matching calls must agree on (Op::Args).
+
+fn args(dtype: &str, count: i64, op: &str) -> Step {
+    Step::Call(Op::Args {
+        dtype: dtype.into(),
+        count,
+        op: op.into(),
+    })
+}
+
+#[test]
+fn a_send_received_as_another_datatype_ends_the_run() {
+    let p = vec![
+        vec![args("MPI_INT", 1, ""), send(1, 0), fin()],
+        vec![args("MPI_FLOAT", 1, ""), recv(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    let RunEnd::ArgsDiffer {
+        collective: false,
+        mismatch,
+    } = &run.end
+    else {
+        panic!("{:?}", run.end)
+    };
+    assert_eq!(mismatch.differs, Differs::Datatype);
+    assert_eq!(
+        mismatch.values,
+        vec![
+            (id(0, 0), "MPI_INT".to_string()),
+            (id(1, 0), "MPI_FLOAT".to_string())
+        ]
+    );
+    // The same message received as its own datatype, into a larger
+    // buffer, or as MPI_BYTE, or with no arguments reported: no finding.
+    for recv_args in [
+        Some(args("MPI_INT", 4, "")),
+        Some(args("MPI_BYTE", 4, "")),
+        None,
+    ] {
+        let mut r1 = Vec::new();
+        r1.extend(recv_args);
+        r1.extend([recv(0, 0), fin()]);
+        let p = vec![vec![args("MPI_INT", 1, ""), send(1, 0), fin()], r1];
+        assert_eq!(only_run(&p, cfg(2)).end, RunEnd::Completed);
+    }
+}
+
+#[test]
+fn a_wildcard_receive_is_checked_against_the_send_it_gets() {
+    // Rank 2 receives a float from any source, then an int: when rank 0's
+    // float comes first both agree; when rank 1's int does, the first
+    // receive takes an MPI_INT as MPI_FLOAT.
+    let p = vec![
+        vec![args("MPI_FLOAT", 1, ""), send(2, 0), fin()],
+        vec![args("MPI_INT", 1, ""), send(2, 0), fin()],
+        vec![
+            args("MPI_FLOAT", 1, ""),
+            recv(ANY, 0),
+            args("MPI_INT", 1, ""),
+            recv(ANY, 0),
+            fin(),
+        ],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0].end, RunEnd::Completed);
+    let RunEnd::ArgsDiffer {
+        collective: false,
+        mismatch,
+    } = &runs[1].end
+    else {
+        panic!("{:?}", runs[1].end)
+    };
+    assert_eq!(
+        mismatch.values,
+        vec![
+            (id(1, 0), "MPI_INT".to_string()),
+            (id(2, 0), "MPI_FLOAT".to_string())
+        ]
+    );
+}
+
+#[test]
+fn collective_members_must_agree_on_datatype_count_and_operation() {
+    let allreduce = |dtype: &str, count: i64, op: &str| {
+        vec![
+            args(dtype, count, op),
+            coll(CollKind::Allreduce, COMM_WORLD),
+            fin(),
+        ]
+    };
+    let differs = |p: &Program| match only_run(p, cfg(2)).end {
+        RunEnd::ArgsDiffer {
+            collective: true,
+            mismatch,
+        } => Some(mismatch.differs),
+        RunEnd::Completed => None,
+        e => panic!("{e:?}"),
+    };
+    let p = vec![
+        allreduce("MPI_INT", 1, "MPI_SUM"),
+        allreduce("MPI_INT", 1, "MPI_MAX"),
+    ];
+    assert_eq!(differs(&p), Some(Differs::Operation));
+    let p = vec![
+        allreduce("MPI_INT", 2, "MPI_SUM"),
+        allreduce("MPI_INT", 1, "MPI_SUM"),
+    ];
+    assert_eq!(differs(&p), Some(Differs::Count));
+    let p = vec![
+        allreduce("MPI_DOUBLE", 1, "MPI_SUM"),
+        allreduce("MPI_FLOAT", 1, "MPI_SUM"),
+    ];
+    assert_eq!(differs(&p), Some(Differs::Datatype));
+    let p = vec![
+        allreduce("MPI_INT", 1, "MPI_SUM"),
+        allreduce("MPI_INT", 1, "MPI_SUM"),
+    ];
+    assert_eq!(differs(&p), None);
+    // A user-defined operation ("") is not compared.
+    let p = vec![
+        allreduce("MPI_INT", 1, ""),
+        allreduce("MPI_INT", 1, "MPI_MAX"),
+    ];
+    assert_eq!(differs(&p), None);
+    // A gather's members give different counts by design: not compared.
+    let gather = |count: i64| {
+        vec![
+            args("MPI_INT", count, ""),
+            coll(CollKind::Gatherv, COMM_WORLD),
+            fin(),
+        ]
+    };
+    assert_eq!(differs(&vec![gather(1), gather(3)]), None);
 }

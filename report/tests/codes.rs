@@ -6,11 +6,12 @@ use std::collections::HashSet;
 
 use fib_report::codes::{
     self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferingDeadlock,
-    BuildFailed, BuildStage, ChoiceAt, Code, CollectiveMismatch, ConfirmDisagreement, Crash,
-    Deadlock, ExplorationCut, FailingExit, FreedActiveReceive, Inputs, InvalidCall,
-    IrrelevantBarrier, LeakedCommunicator, LeakedHandle, LeakedRequest, Livelock, LostTrack,
-    MpiError, NoFinalize, Observed, ReadySendUnposted, RelevantBarrier, RelevantByRemoval,
-    ReplayDiverged, Rule, Scope, Timeout, UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
+    BuildFailed, BuildStage, ChoiceAt, Code, CollectiveArguments, CollectiveMismatch,
+    ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit, FreedActiveReceive, Inputs,
+    InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedHandle, LeakedRequest, Livelock,
+    LostTrack, MpiError, NoFinalize, Observed, ReadySendUnposted, RelevantBarrier,
+    RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, TypeMismatch, UnreceivedMessage,
+    Unsupported, UnusedWaiver, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -49,7 +50,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 27);
+    assert_eq!(codes::ALL.len(), 29);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -323,6 +324,26 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             recv_call: "MPI_Irecv".into(),
             recv_place: place(),
             place: place(),
+            replay: replay(),
+        },
+        TypeMismatch {
+            send_rank: 0,
+            send_call: "MPI_Send".into(),
+            send_type: "MPI_INT".into(),
+            send_place: place(),
+            recv_rank: 1,
+            recv_call: "MPI_Recv".into(),
+            recv_type: "MPI_FLOAT".into(),
+            place: place(),
+            replay: replay(),
+        },
+        CollectiveArguments {
+            call: "MPI_Allreduce".into(),
+            what: "operation".into(),
+            members: vec![
+                (0, "MPI_SUM".into(), place()),
+                (1, "MPI_MAX".into(), place())
+            ],
             replay: replay(),
         },
     ]

@@ -268,6 +268,48 @@ fn invalid_call_fib012() {
 }
 
 #[test]
+fn type_mismatch_fib030() {
+    // Whether rank 0's MPI_Finalize is read before the run stops depends on
+    // timing.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "type_mismatch_fib030",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/type_mismatch_int_float.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn collective_arguments_fib031() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "collective_arguments_fib031",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/coll_op_mismatch.c",
+                    "-n",
+                    "3",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn leaked_handle_fib028() {
     let cache = tempfile::tempdir().unwrap();
     redacted(cache.path()).bind(|| {

@@ -372,6 +372,19 @@ pub enum Op {
     },
     /// `MPI_Finalize`.
     Finalize,
+    /// What the rank's next call sends, receives or reduces, for the
+    /// checks that compare it with the calls it matches: `dtype` is the
+    /// name of the predefined datatype its datatype is made of (`MPI_INT`
+    /// for an `MPI_Type_vector` of ints; empty when the datatype mixes
+    /// several, or has no name), `count` how many of those elements, `op`
+    /// the name of its predefined reduction operation (empty for none or a
+    /// user-defined one). Not a call of its own: it precedes the call it
+    /// describes, and expects no answer.
+    Args {
+        dtype: String,
+        count: i64,
+        op: String,
+    },
 }
 
 impl Op {
@@ -381,7 +394,10 @@ impl Op {
         match self {
             Op::Send { mode, req, .. } => req.is_none() && mode.synchronous(zero_buffer),
             Op::Recv { blocking, .. } => *blocking,
-            Op::CommFree { .. } | Op::RequestFree { .. } | Op::RequestInit { .. } => false,
+            Op::CommFree { .. }
+            | Op::RequestFree { .. }
+            | Op::RequestInit { .. }
+            | Op::Args { .. } => false,
             _ => true,
         }
     }
@@ -740,6 +756,13 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u32(*comm);
         }
         Op::Finalize => w.u8(11),
+        Op::Args { dtype, count, op } => {
+            w.u8(40);
+            w.str(dtype);
+            w.i32(*count as i32);
+            w.i32((*count >> 32) as i32);
+            w.str(op);
+        }
         Op::CommSplitAs {
             how,
             comm,
@@ -829,6 +852,16 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
         },
         10 => Op::CommFree { comm: r.u32()? },
         11 => Op::Finalize,
+        40 => {
+            let dtype = r.str()?;
+            let lo = r.i32()? as u32 as i64;
+            let hi = r.i32()? as i64;
+            Op::Args {
+                dtype,
+                count: hi << 32 | lo,
+                op: r.str()?,
+            }
+        }
         13 => Op::RequestFree { req: r.u32()? },
         14 => {
             let req = r.u32()?;
@@ -1242,6 +1275,16 @@ mod tests {
                 mode: SendMode::Standard,
             },
             Op::Finalize,
+            Op::Args {
+                dtype: "MPI_INT".into(),
+                count: -(1 << 40) + 3,
+                op: String::new(),
+            },
+            Op::Args {
+                dtype: String::new(),
+                count: 1 << 33,
+                op: "MPI_SUM".into(),
+            },
         ] {
             round_up(Up::Op { site, op });
         }

@@ -422,7 +422,10 @@ impl Loop {
                 self.files.insert(id, path);
             }
             Up::Op { site, op } => {
-                self.calls += 1;
+                // A call's arguments ride ahead of it; they are no call.
+                if !matches!(op, fib_wire::Op::Args { .. }) {
+                    self.calls += 1;
+                }
                 self.endings.call(r, site, &op);
                 if let Some(log) = &mut self.log {
                     if depends_on_timing(&op) {
