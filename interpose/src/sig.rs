@@ -5,19 +5,45 @@
 //! and `MPI_Type_get_contents` (none when it mixes several), named as MPI
 //! names it (`MPI_Type_get_name`, so every rank and implementation says
 //! the same), the number of such elements, and the predefined reduction
-//! operation.
+//! operation. The report holds for the rank's later calls too, so it is
+//! sent only when it changes (a ping-pong of ints sends it once).
 
+use std::cell::UnsafeCell;
+use std::collections::HashMap;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 
 use fib_wire::Op;
 use mpi_sys::*;
 
-use crate::handle::same;
+use crate::handle::{bits, same};
 use crate::state::{lib, Lib};
 
 /// How deep a derived datatype is followed.
 const MAX_DEPTH: u32 = 16;
+
+/// The names of the predefined datatypes met so far (by handle bits:
+/// predefined handles are never freed, so never reused), and the last
+/// arguments reported.
+#[derive(Default)]
+struct Memo {
+    named: HashMap<u64, String>,
+    last: Option<(String, i64, &'static str)>,
+}
+
+struct Global(UnsafeCell<Option<Memo>>);
+
+// SAFETY: used only while the calling thread holds the library's state
+// ([`lib`]), so by one thread at a time.
+unsafe impl Sync for Global {}
+
+static MEMO: Global = Global(UnsafeCell::new(None));
+
+fn memo() -> &'static mut Memo {
+    // SAFETY: see `Global`; no caller keeps the reference across another
+    // call into this module.
+    unsafe { (*MEMO.0.get()).get_or_insert_with(Memo::default) }
+}
 
 /// Whether `t` is a named (predefined) datatype, which has no contents.
 unsafe fn named(t: MPI_Datatype) -> Option<(c_int, c_int, c_int)> {
@@ -98,7 +124,34 @@ unsafe fn op_name(op: MPI_Op) -> &'static str {
 /// Reports `count` elements of `dtype` (and the operation `op`) as the
 /// arguments of the rank's next call.
 pub unsafe fn report(l: &mut Lib, count: c_int, dtype: MPI_Datatype, op: Option<MPI_Op>) {
-    let (name, elements) = match base(dtype, 0) {
+    let known = memo().named.get(&bits(dtype)).cloned();
+    let (name, elements) = match known {
+        Some(name) => (name, count as i64),
+        None => measure(count, dtype),
+    };
+    let op = op.map_or("", |o| op_name(o));
+    let now = (name, elements, op);
+    if memo().last.as_ref() == Some(&now) {
+        return;
+    }
+    memo().last = Some(now.clone());
+    l.event(Op::Args {
+        dtype: now.0,
+        count: now.1,
+        op: now.2.to_string(),
+    });
+}
+
+/// The predefined datatype `count` elements of `dtype` are made of, and how
+/// many of them.
+unsafe fn measure(count: c_int, dtype: MPI_Datatype) -> (String, i64) {
+    if named(dtype).is_some_and(|(_, _, nd)| nd == 0) {
+        if let Some((name, _)) = base(dtype, 0) {
+            memo().named.insert(bits(dtype), name.clone());
+            return (name, count as i64);
+        }
+    }
+    match base(dtype, 0) {
         Some((name, b)) => {
             let (mut whole, mut one) = (0, 0);
             PMPI_Type_size(dtype, &mut whole);
@@ -107,12 +160,7 @@ pub unsafe fn report(l: &mut Lib, count: c_int, dtype: MPI_Datatype, op: Option<
             (name, count as i64 * per as i64)
         }
         None => (String::new(), count as i64),
-    };
-    l.event(Op::Args {
-        dtype: name,
-        count: elements,
-        op: op.map_or("", |o| op_name(o)).to_string(),
-    });
+    }
 }
 
 /// A collective's count, datatype and operation: checked

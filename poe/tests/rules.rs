@@ -1685,3 +1685,41 @@ fn collective_members_must_agree_on_datatype_count_and_operation() {
     };
     assert_eq!(differs(&vec![gather(1), gather(3)]), None);
 }
+
+#[test]
+fn reported_arguments_hold_for_the_ranks_later_calls() {
+    // Rank 1 reports MPI_FLOAT once, before a wait that takes no
+    // arguments and two receives: both receives are of floats, and rank
+    // 0's second message, of ints, is the one that disagrees.
+    let p = vec![
+        vec![
+            args("MPI_FLOAT", 1, ""),
+            send(1, 0),
+            args("MPI_INT", 1, ""),
+            send(1, 1),
+            fin(),
+        ],
+        vec![
+            args("MPI_FLOAT", 1, ""),
+            irecv(0, 0, 1),
+            wait(WaitKind::One, &[1]),
+            recv(0, 1),
+            fin(),
+        ],
+    ];
+    let run = only_run(&p, cfg(2));
+    let RunEnd::ArgsDiffer {
+        collective: false,
+        mismatch,
+    } = &run.end
+    else {
+        panic!("{:?}", run.end)
+    };
+    assert_eq!(
+        mismatch.values,
+        vec![
+            (id(0, 1), "MPI_INT".to_string()),
+            (id(1, 2), "MPI_FLOAT".to_string())
+        ]
+    );
+}

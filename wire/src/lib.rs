@@ -378,8 +378,10 @@ pub enum Op {
     /// for an `MPI_Type_vector` of ints; empty when the datatype mixes
     /// several, or has no name), `count` how many of those elements, `op`
     /// the name of its predefined reduction operation (empty for none or a
-    /// user-defined one). Not a call of its own: it precedes the call it
-    /// describes, and expects no answer.
+    /// user-defined one). Not a call of its own: it precedes the calls it
+    /// describes (every later send, receive and collective of the rank,
+    /// until the next `Args`; a rank reports it only when it changes), and
+    /// expects no answer.
     Args {
         dtype: String,
         count: i64,

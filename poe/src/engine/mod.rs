@@ -166,7 +166,7 @@ impl Engine {
                     matched: None,
                     kind,
                 };
-                self.params.issued(id);
+                self.params.issued(id, &rec.kind);
                 self.issue(id, rec, op.expects_reply(self.cfg.zero_buffer));
             }
             Err(message) => {

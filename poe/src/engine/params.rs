@@ -3,11 +3,14 @@
 //! the count, datatype and reduction operation of the members of one
 //! collective. MPI libraries do not check them (an `MPI_INT` received as
 //! `MPI_FLOAT` arrives as garbage), so the engine does when the match set
-//! forms. A rank reports a call's arguments as [`Op::Args`] just before the
-//! call; calls reported without them (simulated programs, calls whose
-//! datatype fib cannot name) are not compared.
+//! forms. A rank reports a call's arguments as [`Op::Args`] before the
+//! call, once for as long as they stay the same: they hold for each later
+//! send, receive and collective of the rank until the next report. Calls
+//! reported without them (simulated programs, calls whose datatype fib
+//! cannot name) are not compared.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use fib_wire::{CollKind, Op};
 
@@ -41,11 +44,12 @@ pub struct Mismatch {
     pub values: Vec<(OpId, String)>,
 }
 
-/// Each rank's arguments reported for its next call, and every call's.
+/// Each rank's arguments reported last, and those of every send, receive
+/// and collective not yet matched.
 #[derive(Default)]
 pub(crate) struct Params {
-    next: HashMap<Rank, Args>,
-    of: HashMap<OpId, Args>,
+    next: HashMap<Rank, Arc<Args>>,
+    of: HashMap<OpId, Arc<Args>>,
 }
 
 /// Datatypes that match any other in point-to-point communication.
@@ -61,19 +65,29 @@ impl Params {
         };
         self.next.insert(
             rank,
-            Args {
+            Arc::new(Args {
                 dtype: dtype.clone(),
                 count: *count,
                 op: op.clone(),
-            },
+            }),
         );
         true
     }
 
-    /// `id` is the call the arguments reported last were for.
-    pub(crate) fn issued(&mut self, id: OpId) {
-        if let Some(a) = self.next.remove(&id.rank) {
-            self.of.insert(id, a);
+    /// `rank` issued the call `id` of `kind`: a send, receive or
+    /// collective takes the arguments the rank reported last.
+    pub(crate) fn issued(&mut self, id: OpId, kind: &Kind) {
+        let data = matches!(
+            kind,
+            Kind::Send { .. }
+                | Kind::Recv { .. }
+                | Kind::Coll {
+                    what: CollWhat::Coll { .. },
+                    ..
+                }
+        );
+        if let (true, Some(a)) = (data, self.next.get(&id.rank)) {
+            self.of.insert(id, a.clone());
         }
     }
 
@@ -95,7 +109,7 @@ impl Params {
     /// count or operation that every member must give alike (their
     /// arguments are not needed after this).
     pub(crate) fn collective(&mut self, ops: &[(OpId, &OpRec)]) -> Option<Mismatch> {
-        let args: Vec<Option<Args>> = ops.iter().map(|(id, _)| self.of.remove(id)).collect();
+        let args: Vec<Option<Arc<Args>>> = ops.iter().map(|(id, _)| self.of.remove(id)).collect();
         let kind = match ops.first()?.1.kind {
             Kind::Coll {
                 what: CollWhat::Coll { kind, .. },
@@ -118,7 +132,7 @@ impl Params {
         let args: Vec<(OpId, &Args)> = ops
             .iter()
             .zip(&args)
-            .map(|((id, _), a)| a.as_ref().map(|a| (*id, a)))
+            .map(|((id, _), a)| a.as_deref().map(|a| (*id, a)))
             .collect::<Option<_>>()?;
         let differ = |f: &dyn Fn(&Args) -> String, differs| {
             let first = f(args[0].1);
