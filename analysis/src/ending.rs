@@ -101,6 +101,16 @@ impl Endings {
         });
     }
 
+    /// Rank `r` found an argument of its call at `site` that MPI does not
+    /// accept.
+    pub fn invalid(&mut self, r: usize, site: Site, message: String) {
+        self.decide(Ending::Invalid {
+            rank: r,
+            message,
+            site,
+        });
+    }
+
     /// The MPI library raised an error in rank `r`'s call.
     pub fn mpi_error(&mut self, r: usize, site: Site, code: i32, text: String) {
         self.decide(Ending::MpiError {

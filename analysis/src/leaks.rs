@@ -1,10 +1,14 @@
 //! Findings for what a completed run left behind: requests never completed,
-//! communicators never freed, messages never received. One finding per call
-//! site and kind, over every rank and instance that leaked there.
+//! communicators, groups, datatypes, operations, info objects and error
+//! handlers never freed, messages never received, receive requests freed
+//! while active. One finding per call site and kind, over every rank and
+//! instance that leaked there.
 
 use std::collections::BTreeMap;
 
-use fib_report::codes::{LeakedCommunicator, LeakedRequest, Rule, UnreceivedMessage};
+use fib_report::codes::{
+    FreedActiveReceive, LeakedCommunicator, LeakedHandle, LeakedRequest, Rule, UnreceivedMessage,
+};
 use fib_report::Finding;
 use poe::engine::{Kind, Peer};
 use poe::Leak;
@@ -19,6 +23,10 @@ enum What {
     Persistent,
     Communicator,
     Message,
+    /// An active receive's request freed: the site is `MPI_Request_free`'s.
+    FreedReceive,
+    /// An object a [`fib_wire::HANDLE_MAKERS`] call made.
+    Handle,
 }
 
 /// One site's leaks of one kind.
@@ -28,17 +36,30 @@ struct Group {
     count: usize,
     /// Destinations of unreceived messages (world ranks).
     dests: Vec<usize>,
+    /// For freed receives: the first receive's site and call.
+    recv: Option<(fib_wire::Site, &'static str)>,
 }
 
 /// The findings for what `rec` left behind; `token` is its replay token.
 pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> {
     let mut groups: BTreeMap<(What, fib_wire::Site, &'static str), Group> = BTreeMap::new();
+    for h in &rec.handles {
+        let Some(&(name, _)) = fib_wire::HANDLE_MAKERS.iter().find(|(n, _)| *n == h.call) else {
+            continue;
+        };
+        let g = groups.entry((What::Handle, h.site, name)).or_default();
+        if !g.ranks.contains(&h.rank) {
+            g.ranks.push(h.rank);
+        }
+        g.count += h.count;
+    }
     for leak in &rec.leaks {
         let (what, op) = match leak {
             Leak::Request { op } => (What::Request, op),
             Leak::Persistent { op } => (What::Persistent, op),
             Leak::Comm { op, .. } => (What::Communicator, op),
             Leak::Message { op } => (What::Message, op),
+            Leak::FreedReceive { op, .. } => (What::FreedReceive, op),
         };
         let o = &rec.ops[op.rank][op.index];
         let g = groups.entry((what, o.site, o.name)).or_default();
@@ -46,6 +67,10 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
             g.ranks.push(op.rank);
         }
         g.count += 1;
+        if let Leak::FreedReceive { recv, .. } = leak {
+            let r = &rec.ops[recv.rank][recv.index];
+            g.recv.get_or_insert((r.site, r.name));
+        }
         if let Kind::Send {
             dst: Peer::Rank(d), ..
         } = o.kind
@@ -83,6 +108,31 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                     replay,
                 }
                 .finding(),
+                What::FreedReceive => {
+                    let (rsite, rname) = g.recv.unwrap_or_default();
+                    FreedActiveReceive {
+                        ranks,
+                        count,
+                        recv_call: sites.call_name(rsite, rname, &rec.files),
+                        recv_place: sites.place(rsite, rname, &rec.files),
+                        place,
+                        replay,
+                    }
+                    .finding()
+                }
+                What::Handle => {
+                    let kind = fib_wire::HandleKind::of(name).expect("a maker's name");
+                    LeakedHandle {
+                        ranks,
+                        count,
+                        call,
+                        noun: kind.noun().into(),
+                        free_call: kind.free_call().into(),
+                        place,
+                        replay,
+                    }
+                    .finding()
+                }
                 What::Message => UnreceivedMessage {
                     ranks,
                     count,

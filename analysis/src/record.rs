@@ -39,6 +39,13 @@ pub enum Ending {
         name: String,
         site: Site,
     },
+    /// A rank found an argument of its call at `site` that MPI does not
+    /// accept, before calling MPI.
+    Invalid {
+        rank: usize,
+        message: String,
+        site: Site,
+    },
     /// The MPI library raised an error in a rank's call at `site`.
     MpiError {
         rank: usize,
@@ -80,6 +87,17 @@ impl Ending {
 /// Every rank's calls of a run, in order, as the ranks reported them.
 pub type CallLog = Vec<Vec<(Site, fib_wire::Op)>>;
 
+/// Objects one call site of one rank made and never freed, as the rank
+/// reported them at `MPI_Finalize` ([`fib_wire::Up::Leaked`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HandleLeak {
+    pub rank: usize,
+    pub site: Site,
+    /// The MPI function that made them (a [`fib_wire::HANDLE_MAKERS`] name).
+    pub call: String,
+    pub count: usize,
+}
+
 /// Everything one run produced.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
@@ -95,6 +113,9 @@ pub struct RunRecord {
     pub stderr: String,
     /// What the ranks left behind, when the run completed.
     pub leaks: Vec<poe::Leak>,
+    /// The objects (groups, datatypes, ...) the ranks said at
+    /// `MPI_Finalize` they had not freed; read only when the run completed.
+    pub handles: Vec<HandleLeak>,
     /// Every rank's calls, when the run completed with buffering and none
     /// of its calls could make the sequence depend on timing: the same
     /// calls are what the program makes under any buffering, so rerunning

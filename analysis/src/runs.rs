@@ -74,6 +74,19 @@ fn ending_finding(
             };
             (f.finding(), Outcome::Unsupported, true)
         }
+        Ending::Invalid {
+            rank,
+            message,
+            site,
+        } => {
+            let f = InvalidCall {
+                rank: *rank,
+                message: message.clone(),
+                place: place(*site, ""),
+                replay,
+            };
+            (f.finding(), Outcome::Crash, false)
+        }
         Ending::Timeout => {
             let f = Timeout {
                 ranks: rank_states(sites, files, &rec.ranks),
@@ -185,6 +198,14 @@ fn engine_finding(
     let stuck = |views| Some(timeline::stuck(sites, files, &rec.ops, &rec.fired, views));
     let (f, outcome, stop) = match end {
         RunEnd::Completed => return (None, Outcome::Ok, false),
+        RunEnd::ArgsDiffer {
+            collective,
+            mismatch,
+        } => (
+            crate::params::finding(sites, rec, *collective, mismatch, replay),
+            Outcome::Crash,
+            false,
+        ),
         RunEnd::Deadlock { ranks: views } => {
             let ranks = rank_states(sites, files, views);
             (

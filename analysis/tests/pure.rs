@@ -125,6 +125,7 @@ fn record(run: &RunResult) -> RunRecord {
         calls: run.ops.iter().map(|o| o.len() as u64).sum(),
         stderr: String::new(),
         leaks: run.leaks.clone(),
+        handles: Vec::new(),
         calls_log: None,
         exchanges: run.exchanges.clone(),
     }

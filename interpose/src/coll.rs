@@ -23,6 +23,7 @@ unsafe fn coll(
     start: impl FnOnce(*mut MPI_Request) -> c_int,
 ) -> c_int {
     let mut l = lib();
+    crate::check::coll(&mut l, comm, kind.has_root().then_some(root));
     let cid = l.comm_id(comm);
     let root = if kind.has_root() { root } else { 0 };
     l.event(Op::Coll {
@@ -55,6 +56,7 @@ pub unsafe extern "C" fn MPI_Bcast(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::coll(count, datatype, None);
     coll(CollKind::Bcast, comm, root, |r| {
         PMPI_Ibcast(buffer, count, datatype, root, comm, r)
     })
@@ -70,6 +72,7 @@ pub unsafe extern "C" fn MPI_Reduce(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     coll(CollKind::Reduce, comm, root, |r| {
         PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r)
     })
@@ -84,6 +87,7 @@ pub unsafe extern "C" fn MPI_Allreduce(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     coll(CollKind::Allreduce, comm, 0, |r| {
         PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -135,6 +139,7 @@ pub unsafe extern "C" fn MPI_Allgather(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::coll(recvcount, recvtype, None);
     coll(CollKind::Allgather, comm, 0, |r| {
         PMPI_Iallgather(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -152,6 +157,7 @@ pub unsafe extern "C" fn MPI_Alltoall(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::coll(recvcount, recvtype, None);
     coll(CollKind::Alltoall, comm, 0, |r| {
         PMPI_Ialltoall(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -263,6 +269,7 @@ pub unsafe extern "C" fn MPI_Scan(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     coll(CollKind::Scan, comm, 0, |r| {
         PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -277,6 +284,7 @@ pub unsafe extern "C" fn MPI_Exscan(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     coll(CollKind::Exscan, comm, 0, |r| {
         PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -305,6 +313,7 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::coll(recvcount, datatype, Some(op));
     coll(CollKind::ReduceScatterBlock, comm, 0, |r| {
         PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r)
     })

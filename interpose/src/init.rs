@@ -70,6 +70,7 @@ pub unsafe extern "C" fn MPI_Init_thread(
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     let mut l = lib();
+    crate::handles::report(&mut l);
     l.event(Op::Finalize);
     l.wait_go();
     l.finish_background();

@@ -18,14 +18,17 @@
 #![allow(non_snake_case)]
 #![allow(clippy::missing_safety_doc)]
 
+mod check;
 mod coll;
 mod conn;
 mod crash;
 mod errors;
 mod handle;
+mod handles;
 mod icoll;
 mod init;
 mod p2p;
+mod sig;
 mod site;
 mod state;
 mod topo;
@@ -33,6 +36,7 @@ mod unsupported;
 mod wait;
 
 pub use coll::*;
+pub use handles::*;
 pub use icoll::*;
 pub use init::*;
 pub use p2p::*;

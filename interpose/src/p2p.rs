@@ -34,6 +34,8 @@ unsafe fn send(
     blocking: bool,
 ) -> Option<MPI_Request> {
     let mut l = lib();
+    crate::check::p2p(&mut l, comm, count, dtype, dest, tag, false);
+    crate::sig::report(&mut l, count, dtype, None);
     let cid = l.comm_id(comm);
     let proc_null = dest == RSMPI_PROC_NULL;
     let sync = mode.synchronous(l.zero_buffer);
@@ -105,6 +107,8 @@ unsafe fn recv(
     blocking: bool,
 ) -> (u32, MPI_Request, bool) {
     let mut l = lib();
+    crate::check::p2p(&mut l, comm, count, dtype, src, tag, true);
+    crate::sig::report(&mut l, count, dtype, None);
     let cid = l.comm_id(comm);
     let proc_null = src == RSMPI_PROC_NULL;
     let real = l.post_ahead(buf, count, dtype, src, tag, comm);
@@ -389,6 +393,7 @@ pub unsafe extern "C" fn MPI_Sendrecv_replace(
     comm: MPI_Comm,
     status: *mut MPI_Status,
 ) -> c_int {
+    crate::check::data(&mut lib(), count, datatype);
     let (copy, from) = copy_of(buf, count, datatype);
     let send = (from, count, datatype, dest, sendtag);
     let recv = (buf, count, datatype, source, recvtag);
@@ -431,6 +436,7 @@ unsafe fn probe(
     status: *mut MPI_Status,
 ) -> bool {
     let mut l = lib();
+    crate::check::probe(&mut l, comm, source, tag);
     let cid = l.comm_id(comm);
     l.event(Op::Probe {
         src: rank_to_wire(source),
@@ -495,6 +501,7 @@ unsafe fn send_init(
     request: *mut MPI_Request,
 ) -> c_int {
     let mut l = lib();
+    crate::check::p2p(&mut l, comm, count, dtype, dest, tag, false);
     l.comm_id(comm);
     let (id, h) = l.new_persistent(Persist::Send {
         buf,
@@ -613,6 +620,7 @@ pub unsafe extern "C" fn MPI_Recv_init(
     request: *mut MPI_Request,
 ) -> c_int {
     let mut l = lib();
+    crate::check::p2p(&mut l, comm, count, datatype, source, tag, true);
     l.comm_id(comm);
     let (id, h) = l.new_persistent(Persist::Recv {
         buf,

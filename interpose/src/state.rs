@@ -465,6 +465,10 @@ impl Lib {
     pub fn comm_id(&mut self, comm: MPI_Comm) -> u32 {
         match self.comms.get(&bits(comm)) {
             Some(id) => *id,
+            // SAFETY: reading a constant.
+            None if bits(comm) == bits(unsafe { RSMPI_COMM_NULL }) => {
+                crate::check::invalid(self, "MPI_COMM_NULL is not a communicator".into())
+            }
             None => self.unsupported("communicator not created through a supported call"),
         }
     }

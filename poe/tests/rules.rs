@@ -6,9 +6,10 @@
 //! which send each wildcard receive got and which match sets fired.
 
 use fib_wire::{
-    CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, COMM_SELF, COMM_WORLD, UNDEFINED,
+    CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, COMM_SELF, COMM_WORLD, PROC_NULL,
+    UNDEFINED,
 };
-use poe::engine::{Alternative, ChoicePoint, Fired, Planned};
+use poe::engine::{Alternative, ChoicePoint, Differs, Fired, Planned};
 use poe::sim::{explore, run_once, Program, RunResult, Step, Turns};
 use poe::{Config, Leak, OpId, RunEnd};
 
@@ -1667,7 +1668,8 @@ fn free(req: u32) -> Step {
 #[test]
 fn a_freed_request_still_matches_and_never_leaks() {
     // Rank 0 frees an active MPI_Isend, rank 1 an active MPI_Irecv: the
-    // pair still matches, and nothing is left behind.
+    // pair still matches, and no request is left behind; but the receive's
+    // buffer was freed while in use.
     let p = vec![
         vec![isend(1, 0, 1), free(1), recv(1, 1), fin()],
         vec![irecv(0, 0, 1), free(1), send(0, 1), fin()],
@@ -1676,7 +1678,13 @@ fn a_freed_request_still_matches_and_never_leaks() {
         let run = only_run(&p, config);
         assert_eq!(run.end, RunEnd::Completed);
         assert_eq!(got(&run, id(1, 0)), Some(id(0, 0)));
-        assert_eq!(run.leaks, vec![]);
+        assert_eq!(
+            run.leaks,
+            vec![Leak::FreedReceive {
+                op: id(1, 1),
+                recv: id(1, 0)
+            }]
+        );
         assert_replays_in_any_order(&p, config, &[run]);
     }
     // A freed send nobody receives is still an unreceived message.
@@ -1697,9 +1705,13 @@ fn a_freed_wildcard_receive_is_still_a_choice() {
     assert_eq!(runs.len(), 2);
     let firsts: Vec<_> = runs.iter().map(|r| got(r, id(2, 0))).collect();
     assert_eq!(firsts, vec![Some(id(0, 0)), Some(id(1, 0))]);
+    let freed = Leak::FreedReceive {
+        op: id(2, 1),
+        recv: id(2, 0),
+    };
     assert!(runs
         .iter()
-        .all(|r| r.end == RunEnd::Completed && r.leaks.is_empty()));
+        .all(|r| r.end == RunEnd::Completed && r.leaks == vec![freed.clone()]));
     assert_replays_in_any_order(&p, cfg(3), &runs);
     // Nothing waits for it, but MPI still completes it: it is matched
     // before the run ends, once every rank is in MPI_Finalize.
@@ -1715,11 +1727,43 @@ fn a_freed_wildcard_receive_is_still_a_choice() {
     assert_eq!(
         left,
         vec![
-            vec![Leak::Message { op: id(1, 0) }],
-            vec![Leak::Message { op: id(0, 0) }]
+            vec![Leak::Message { op: id(1, 0) }, freed.clone()],
+            vec![Leak::Message { op: id(0, 0) }, freed]
         ]
     );
     assert_replays_in_any_order(&p, cfg(3), &runs);
+}
+
+#[test]
+fn freeing_an_active_receive_is_reported_but_not_a_send_or_an_inactive_one() {
+    // A persistent receive freed while inactive, a send freed while
+    // active, a receive from MPI_PROC_NULL: none of their buffers is in
+    // use. The active receive's is.
+    let p = vec![
+        vec![
+            Step::Call(Op::RequestInit {
+                req: 5,
+                recv: true,
+                mode: SendMode::Standard,
+            }),
+            free(5),
+            irecv(PROC_NULL, 0, 2),
+            free(2),
+            isend(1, 0, 3),
+            free(3),
+            fin(),
+        ],
+        vec![irecv(0, 0, 4), free(4), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(
+        run.leaks,
+        vec![Leak::FreedReceive {
+            op: id(1, 1),
+            recv: id(1, 0)
+        }]
+    );
 }
 
 #[test]
@@ -1832,4 +1876,178 @@ fn starting_an_active_request_is_invalid() {
         }
         other => panic!("expected an invalid call, got {other:?}"),
     }
+}
+
+// Arguments that matching calls must agree on (Op::Args).
+
+fn args(dtype: &str, count: i64, op: &str) -> Step {
+    Step::Call(Op::Args {
+        dtype: dtype.into(),
+        count,
+        op: op.into(),
+    })
+}
+
+#[test]
+fn a_send_received_as_another_datatype_ends_the_run() {
+    let p = vec![
+        vec![args("MPI_INT", 1, ""), send(1, 0), fin()],
+        vec![args("MPI_FLOAT", 1, ""), recv(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    let RunEnd::ArgsDiffer {
+        collective: false,
+        mismatch,
+    } = &run.end
+    else {
+        panic!("{:?}", run.end)
+    };
+    assert_eq!(mismatch.differs, Differs::Datatype);
+    assert_eq!(
+        mismatch.values,
+        vec![
+            (id(0, 0), "MPI_INT".to_string()),
+            (id(1, 0), "MPI_FLOAT".to_string())
+        ]
+    );
+    // The same message received as its own datatype, into a larger
+    // buffer, or as MPI_BYTE, or with no arguments reported: no finding.
+    for recv_args in [
+        Some(args("MPI_INT", 4, "")),
+        Some(args("MPI_BYTE", 4, "")),
+        None,
+    ] {
+        let mut r1 = Vec::new();
+        r1.extend(recv_args);
+        r1.extend([recv(0, 0), fin()]);
+        let p = vec![vec![args("MPI_INT", 1, ""), send(1, 0), fin()], r1];
+        assert_eq!(only_run(&p, cfg(2)).end, RunEnd::Completed);
+    }
+}
+
+#[test]
+fn a_wildcard_receive_is_checked_against_the_send_it_gets() {
+    // Rank 2 receives a float from any source, then an int: when rank 0's
+    // float comes first both agree; when rank 1's int does, the first
+    // receive takes an MPI_INT as MPI_FLOAT.
+    let p = vec![
+        vec![args("MPI_FLOAT", 1, ""), send(2, 0), fin()],
+        vec![args("MPI_INT", 1, ""), send(2, 0), fin()],
+        vec![
+            args("MPI_FLOAT", 1, ""),
+            recv(ANY, 0),
+            args("MPI_INT", 1, ""),
+            recv(ANY, 0),
+            fin(),
+        ],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[0].end, RunEnd::Completed);
+    let RunEnd::ArgsDiffer {
+        collective: false,
+        mismatch,
+    } = &runs[1].end
+    else {
+        panic!("{:?}", runs[1].end)
+    };
+    assert_eq!(
+        mismatch.values,
+        vec![
+            (id(1, 0), "MPI_INT".to_string()),
+            (id(2, 0), "MPI_FLOAT".to_string())
+        ]
+    );
+}
+
+#[test]
+fn collective_members_must_agree_on_datatype_count_and_operation() {
+    let allreduce = |dtype: &str, count: i64, op: &str| {
+        vec![
+            args(dtype, count, op),
+            coll(CollKind::Allreduce, COMM_WORLD),
+            fin(),
+        ]
+    };
+    let differs = |p: &Program| match only_run(p, cfg(2)).end {
+        RunEnd::ArgsDiffer {
+            collective: true,
+            mismatch,
+        } => Some(mismatch.differs),
+        RunEnd::Completed => None,
+        e => panic!("{e:?}"),
+    };
+    let p = vec![
+        allreduce("MPI_INT", 1, "MPI_SUM"),
+        allreduce("MPI_INT", 1, "MPI_MAX"),
+    ];
+    assert_eq!(differs(&p), Some(Differs::Operation));
+    let p = vec![
+        allreduce("MPI_INT", 2, "MPI_SUM"),
+        allreduce("MPI_INT", 1, "MPI_SUM"),
+    ];
+    assert_eq!(differs(&p), Some(Differs::Count));
+    let p = vec![
+        allreduce("MPI_DOUBLE", 1, "MPI_SUM"),
+        allreduce("MPI_FLOAT", 1, "MPI_SUM"),
+    ];
+    assert_eq!(differs(&p), Some(Differs::Datatype));
+    let p = vec![
+        allreduce("MPI_INT", 1, "MPI_SUM"),
+        allreduce("MPI_INT", 1, "MPI_SUM"),
+    ];
+    assert_eq!(differs(&p), None);
+    // A user-defined operation ("") is not compared.
+    let p = vec![
+        allreduce("MPI_INT", 1, ""),
+        allreduce("MPI_INT", 1, "MPI_MAX"),
+    ];
+    assert_eq!(differs(&p), None);
+    // A gather's members give different counts by design: not compared.
+    let gather = |count: i64| {
+        vec![
+            args("MPI_INT", count, ""),
+            coll(CollKind::Gatherv, COMM_WORLD),
+            fin(),
+        ]
+    };
+    assert_eq!(differs(&vec![gather(1), gather(3)]), None);
+}
+
+#[test]
+fn reported_arguments_hold_for_the_ranks_later_calls() {
+    // Rank 1 reports MPI_FLOAT once, before a wait that takes no
+    // arguments and two receives: both receives are of floats, and rank
+    // 0's second message, of ints, is the one that disagrees.
+    let p = vec![
+        vec![
+            args("MPI_FLOAT", 1, ""),
+            send(1, 0),
+            args("MPI_INT", 1, ""),
+            send(1, 1),
+            fin(),
+        ],
+        vec![
+            args("MPI_FLOAT", 1, ""),
+            irecv(0, 0, 1),
+            wait(WaitKind::One, &[1]),
+            recv(0, 1),
+            fin(),
+        ],
+    ];
+    let run = only_run(&p, cfg(2));
+    let RunEnd::ArgsDiffer {
+        collective: false,
+        mismatch,
+    } = &run.end
+    else {
+        panic!("{:?}", run.end)
+    };
+    assert_eq!(
+        mismatch.values,
+        vec![
+            (id(0, 1), "MPI_INT".to_string()),
+            (id(1, 2), "MPI_FLOAT".to_string())
+        ]
+    );
 }

@@ -6,11 +6,12 @@ use std::collections::HashSet;
 
 use fib_report::codes::{
     self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferingDeadlock,
-    BuildFailed, BuildStage, ChoiceAt, Code, CollectiveMismatch, ConfirmDisagreement, Crash,
-    Deadlock, ExplorationCut, FailingExit, Inputs, InvalidCall, IrrelevantBarrier,
-    LeakedCommunicator, LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, Observed,
-    ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout,
-    UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
+    BuildFailed, BuildStage, ChoiceAt, Code, CollectiveArguments, CollectiveMismatch,
+    ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit, FreedActiveReceive, Inputs,
+    InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedHandle, LeakedRequest, Livelock,
+    LostTrack, MpiError, NoFinalize, Observed, ReadySendUnposted, RelevantBarrier,
+    RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, TypeMismatch, UnreceivedMessage,
+    Unsupported, UnusedWaiver, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -41,11 +42,15 @@ fn every_code_has_all_four_sections_in_order() {
 #[test]
 fn codes_are_unique_and_numbered_in_order() {
     let mut seen = HashSet::new();
-    for (i, code) in codes::ALL.iter().enumerate() {
+    let mut last = 0;
+    for code in codes::ALL {
         assert!(seen.insert(code.code), "{} appears twice", code.code);
-        assert_eq!(code.code, format!("FIB{:03}", i + 1));
+        let n: u32 = code.code.strip_prefix("FIB").unwrap().parse().unwrap();
+        assert_eq!(code.code, format!("FIB{n:03}"));
+        assert!(n > last, "{} is out of order", code.code);
+        last = n;
     }
-    assert_eq!(codes::ALL.len(), 25);
+    assert_eq!(codes::ALL.len(), 29);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -302,6 +307,43 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             call: "MPI_Rsend".into(),
             dest: 1,
             place: place(),
+            replay: replay(),
+        },
+        LeakedHandle {
+            ranks: vec![0, 1],
+            count: 2,
+            call: "MPI_Type_vector".into(),
+            noun: "datatype".into(),
+            free_call: "MPI_Type_free".into(),
+            place: place(),
+            replay: replay(),
+        },
+        FreedActiveReceive {
+            ranks: vec![1],
+            count: 1,
+            recv_call: "MPI_Irecv".into(),
+            recv_place: place(),
+            place: place(),
+            replay: replay(),
+        },
+        TypeMismatch {
+            send_rank: 0,
+            send_call: "MPI_Send".into(),
+            send_type: "MPI_INT".into(),
+            send_place: place(),
+            recv_rank: 1,
+            recv_call: "MPI_Recv".into(),
+            recv_type: "MPI_FLOAT".into(),
+            place: place(),
+            replay: replay(),
+        },
+        CollectiveArguments {
+            call: "MPI_Allreduce".into(),
+            what: "operation".into(),
+            members: vec![
+                (0, "MPI_SUM".into(), place()),
+                (1, "MPI_MAX".into(), place())
+            ],
             replay: replay(),
         },
     ]

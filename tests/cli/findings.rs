@@ -289,6 +289,110 @@ fn leaked_communicator_fib019() {
 }
 
 #[test]
+fn invalid_call_fib012() {
+    // Found by the rank before the call reaches MPI; rank 0 may or may
+    // not have reported its send by the time the run stops.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "invalid_call_fib012",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/invalid_recv_tag.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn type_mismatch_fib030() {
+    // Whether rank 0's MPI_Finalize is read before the run stops depends on
+    // timing.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "type_mismatch_fib030",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/type_mismatch_int_float.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn collective_arguments_fib031() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "collective_arguments_fib031",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/coll_op_mismatch.c",
+                    "-n",
+                    "3",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn leaked_handle_fib028() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "leaked_handle_fib028",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/leak_datatype.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn freed_active_receive_fib029() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "freed_active_receive_fib029",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/request_free_irecv.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn ready_send_unposted_fib025() {
     // Rank 0's MPI_Rsend comes before anything orders rank 1's receive
     // first. The run stops at the send, while rank 1 may or may not have

@@ -409,6 +409,37 @@ fn fib_toml_sets_counts_ignores_files_and_overrides_a_severity() {
 }
 
 #[test]
+fn a_leak_fails_the_check_only_when_fib_toml_raises_it() {
+    // The leaked datatype is a note by default (exit 0); a project that
+    // wants every leak fixed raises FIB028 to a warning or an error, and
+    // the same program fails the check.
+    let s = Scratch::new();
+    s.write("leak.c", include_str!("../umpire/leak_datatype.c"));
+    let codes = |out: &Output| -> Vec<(String, String)> {
+        json(out)["programs"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap().to_string(),
+                    f["severity"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let out = s.fib(&["check", "leak.c", "-n", "2", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(codes(&out), [("FIB028".to_string(), "note".to_string())]);
+    for level in ["warning", "error"] {
+        s.write("fib.toml", &format!("[severity]\nFIB028 = \"{level}\"\n"));
+        let out = s.fib(&["check", "leak.c", "-n", "2", "--format", "json"]);
+        assert_eq!(out.status.code(), Some(1), "{level}: {}", text(&out));
+        assert_eq!(codes(&out), [("FIB028".to_string(), level.to_string())]);
+    }
+}
+
+#[test]
 fn several_counts_say_which_findings_and_verdicts_hold_where() {
     let cache = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_fib"))

@@ -1,6 +1,7 @@
-/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB021 */
-/* Rank 0 sends with a negative count, which the MPI library rejects inside
- * MPI_Send (FIB021, "Invalid count"). */
+/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB012 at=FIB012:12 */
+/* Rank 0 sends with a negative count. fib finds it before the call
+ * reaches MPI (FIB012 at the MPI_Send, "count -1 is negative"), where the
+ * MPI library would reject it from inside (an MPI error). */
 #include <mpi.h>
 
 int main(int argc, char **argv) {

@@ -7,7 +7,8 @@
 //!
 //! `codes` is the exact set of finding codes the report must hold (`-` for
 //! none), so a program that should be clean also proves that fib does not
-//! warn about it.
+//! warn about it. An optional `at=CODE:LINE[,CODE:LINE...]` names the line
+//! of the program at which a finding of that code must be placed.
 //!
 //! Every program is checked with the real `fib` binary
 //! (`fib check FILE -n N --format json [flags]`) and the JSON report is
@@ -84,6 +85,8 @@ struct Expect {
     interleavings: u64,
     codes: Vec<String>,
     flags: Vec<String>,
+    /// Codes and the program lines their findings must be placed at.
+    at: Vec<(String, u64)>,
 }
 
 #[derive(Debug, Clone)]
@@ -121,6 +124,7 @@ fn parse_header(text: &str) -> Result<Expect, String> {
         .ok_or_else(|| format!("first line is not a `{HEADER_PREFIX} ... */` header: {first:?}"))?;
     let (mut nprocs, mut outcome, mut interleavings, mut codes, mut flags) =
         (None, None, None, None, Vec::new());
+    let mut at = Vec::new();
     for token in body.split_whitespace() {
         let (key, value) = token
             .split_once('=')
@@ -155,6 +159,17 @@ fn parse_header(text: &str) -> Result<Expect, String> {
                 set.sort();
                 codes = Some(set);
             }
+            "at" => {
+                for place in value.split(',') {
+                    let (code, line) = place
+                        .split_once(':')
+                        .ok_or_else(|| format!("at={place:?} is not CODE:LINE"))?;
+                    let line: u64 = line
+                        .parse()
+                        .map_err(|_| format!("bad line in at={place:?}"))?;
+                    at.push((code.to_string(), line));
+                }
+            }
             "flags" => flags.extend(value.split(',').filter(|f| !f.is_empty()).map(String::from)),
             other => return Err(format!("unknown header key {other:?}")),
         }
@@ -165,6 +180,7 @@ fn parse_header(text: &str) -> Result<Expect, String> {
         interleavings: interleavings.ok_or("header lacks interleavings=")?,
         codes: codes.ok_or("header lacks codes=")?,
         flags,
+        at,
     })
 }
 
@@ -365,6 +381,18 @@ fn check_program(program: &Program, mpi: &str, timeout: Duration) -> Vec<String>
             "finding codes: expected {:?}, got {codes:?}",
             exp.codes
         ));
+    }
+    for (code, line) in &exp.at {
+        let placed = findings.iter().any(|f| {
+            code_of(f).as_deref() == Some(code.as_str())
+                && f.get("line").and_then(Value::as_u64) == Some(*line)
+                && f.get("file")
+                    .and_then(Value::as_str)
+                    .is_some_and(|file| file_matches(file, program))
+        });
+        if !placed {
+            problems.push(format!("expected a {code} finding at line {line}"));
+        }
     }
     // Every finding that names a line of the program names a real one.
     for f in findings {

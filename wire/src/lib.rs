@@ -471,6 +471,21 @@ pub enum Op {
     },
     /// `MPI_Finalize`.
     Finalize,
+    /// What the rank's next call sends, receives or reduces, for the
+    /// checks that compare it with the calls it matches: `dtype` is the
+    /// name of the predefined datatype its datatype is made of (`MPI_INT`
+    /// for an `MPI_Type_vector` of ints; empty when the datatype mixes
+    /// several, or has no name), `count` how many of those elements, `op`
+    /// the name of its predefined reduction operation (empty for none or a
+    /// user-defined one). Not a call of its own: it precedes the calls it
+    /// describes (every later send, receive and collective of the rank,
+    /// until the next `Args`; a rank reports it only when it changes), and
+    /// expects no answer.
+    Args {
+        dtype: String,
+        count: i64,
+        op: String,
+    },
 }
 
 impl Op {
@@ -483,7 +498,8 @@ impl Op {
             Op::CommFree { .. }
             | Op::RequestFree { .. }
             | Op::RequestInit { .. }
-            | Op::Icoll { .. } => false,
+            | Op::Icoll { .. }
+            | Op::Args { .. } => false,
             _ => true,
         }
     }
@@ -521,7 +537,91 @@ pub enum Up {
     /// answer, and feeds the rank's later calls to the engine only once the
     /// engine has completed it too.
     Ahead { posted: bool, settled: bool },
+    /// At `MPI_Finalize`: `count` handles that the call `call` (such as
+    /// `MPI_Type_vector`) made at `site` were never freed. Sent just before
+    /// the rank's `MPI_Finalize` ([`HandleKind`] says what they are).
+    Leaked {
+        site: Site,
+        call: String,
+        count: u32,
+    },
+    /// The call at `site` has an argument MPI does not accept (a negative
+    /// count, a tag above `MPI_TAG_UB`, `MPI_COMM_NULL`, ...), found by the
+    /// rank before it calls MPI; `message` says which. The rank then waits
+    /// for the scheduler to end the run.
+    Invalid { site: Site, message: String },
 }
+
+/// What kind of MPI object a handle-making call makes, for
+/// [`Up::Leaked`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HandleKind {
+    Group,
+    Datatype,
+    Op,
+    Info,
+    Errhandler,
+}
+
+impl HandleKind {
+    /// What `call` makes, when it makes a handle the program must free.
+    pub fn of(call: &str) -> Option<HandleKind> {
+        HANDLE_MAKERS
+            .iter()
+            .find(|(name, _)| *name == call)
+            .map(|(_, k)| *k)
+    }
+
+    /// The object's name in prose.
+    pub fn noun(self) -> &'static str {
+        match self {
+            HandleKind::Group => "group",
+            HandleKind::Datatype => "datatype",
+            HandleKind::Op => "reduction operation",
+            HandleKind::Info => "info object",
+            HandleKind::Errhandler => "error handler",
+        }
+    }
+
+    /// The call that frees it.
+    pub fn free_call(self) -> &'static str {
+        match self {
+            HandleKind::Group => "MPI_Group_free",
+            HandleKind::Datatype => "MPI_Type_free",
+            HandleKind::Op => "MPI_Op_free",
+            HandleKind::Info => "MPI_Info_free",
+            HandleKind::Errhandler => "MPI_Errhandler_free",
+        }
+    }
+}
+
+/// The calls that make a handle the program must free, with what they
+/// make; the interposition library tracks each and its free.
+pub const HANDLE_MAKERS: &[(&str, HandleKind)] = &[
+    ("MPI_Comm_group", HandleKind::Group),
+    ("MPI_Group_incl", HandleKind::Group),
+    ("MPI_Group_excl", HandleKind::Group),
+    ("MPI_Group_range_incl", HandleKind::Group),
+    ("MPI_Group_range_excl", HandleKind::Group),
+    ("MPI_Group_union", HandleKind::Group),
+    ("MPI_Group_intersection", HandleKind::Group),
+    ("MPI_Group_difference", HandleKind::Group),
+    ("MPI_Type_contiguous", HandleKind::Datatype),
+    ("MPI_Type_vector", HandleKind::Datatype),
+    ("MPI_Type_create_hvector", HandleKind::Datatype),
+    ("MPI_Type_indexed", HandleKind::Datatype),
+    ("MPI_Type_create_hindexed", HandleKind::Datatype),
+    ("MPI_Type_create_indexed_block", HandleKind::Datatype),
+    ("MPI_Type_create_hindexed_block", HandleKind::Datatype),
+    ("MPI_Type_create_struct", HandleKind::Datatype),
+    ("MPI_Type_create_subarray", HandleKind::Datatype),
+    ("MPI_Type_create_resized", HandleKind::Datatype),
+    ("MPI_Type_dup", HandleKind::Datatype),
+    ("MPI_Op_create", HandleKind::Op),
+    ("MPI_Info_create", HandleKind::Info),
+    ("MPI_Info_dup", HandleKind::Info),
+    ("MPI_Comm_create_errhandler", HandleKind::Errhandler),
+];
 
 /// A message from the scheduler to a rank.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -758,6 +858,13 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u32(*comm);
         }
         Op::Finalize => w.u8(11),
+        Op::Args { dtype, count, op } => {
+            w.u8(40);
+            w.str(dtype);
+            w.i32(*count as i32);
+            w.i32((*count >> 32) as i32);
+            w.str(op);
+        }
         Op::CommSplitAs {
             how,
             comm,
@@ -859,6 +966,16 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
         },
         10 => Op::CommFree { comm: r.u32()? },
         11 => Op::Finalize,
+        40 => {
+            let dtype = r.str()?;
+            let lo = r.i32()? as u32 as i64;
+            let hi = r.i32()? as i64;
+            Op::Args {
+                dtype,
+                count: hi << 32 | lo,
+                op: r.str()?,
+            }
+        }
         13 => Op::RequestFree { req: r.u32()? },
         14 => {
             let req = r.u32()?;
@@ -952,6 +1069,17 @@ impl Up {
                 w.u8(9);
                 w.u8(u8::from(*posted) | u8::from(*settled) << 1);
             }
+            Up::Leaked { site, call, count } => {
+                w.u8(20);
+                w.site(*site);
+                w.str(call);
+                w.u32(*count);
+            }
+            Up::Invalid { site, message } => {
+                w.u8(21);
+                w.site(*site);
+                w.str(message);
+            }
         }
         end(out, at);
     }
@@ -993,6 +1121,15 @@ impl Up {
             8 => Up::Exit {
                 site: r.site()?,
                 status: r.i32()?,
+            },
+            20 => Up::Leaked {
+                site: r.site()?,
+                call: r.str()?,
+                count: r.u32()?,
+            },
+            21 => Up::Invalid {
+                site: r.site()?,
+                message: r.str()?,
             },
             9 => {
                 let bits = r.u8()?;
@@ -1270,6 +1407,16 @@ mod tests {
                 mode: SendMode::Standard,
             },
             Op::Finalize,
+            Op::Args {
+                dtype: "MPI_INT".into(),
+                count: -(1 << 40) + 3,
+                op: String::new(),
+            },
+            Op::Args {
+                dtype: String::new(),
+                count: 1 << 33,
+                op: "MPI_SUM".into(),
+            },
         ] {
             round_up(Up::Op { site, op });
         }
@@ -1308,6 +1455,15 @@ mod tests {
         round_up(Up::Unsupported {
             site,
             name: "MPI_Bsend".into(),
+        });
+        round_up(Up::Leaked {
+            site,
+            call: "MPI_Type_vector".into(),
+            count: 3,
+        });
+        round_up(Up::Invalid {
+            site,
+            message: "count -1 is negative".into(),
         });
     }
 

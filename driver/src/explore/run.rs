@@ -9,7 +9,7 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use fib_analysis::{CallLog, Ending, Endings, RunRecord};
+use fib_analysis::{CallLog, Ending, Endings, HandleLeak, RunRecord};
 use fib_wire::{Down, Frames, Up};
 use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token as MioToken};
@@ -102,6 +102,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
         by_rank: vec![None; spec.nprocs],
         files: HashMap::new(),
         calls: 0,
+        handles: Vec::new(),
         endings: Endings::new(spec.nprocs),
         log: (log_calls && !spec.zero_buffer).then(|| vec![Vec::new(); spec.nprocs]),
         buf: vec![0u8; 64 * 1024],
@@ -166,6 +167,8 @@ struct Loop {
     by_rank: Vec<Option<usize>>,
     files: HashMap<u32, String>,
     calls: u64,
+    /// What the ranks said at `MPI_Finalize` they had not freed.
+    handles: Vec<HandleLeak>,
     endings: Endings,
     /// Every rank's calls, kept while their sequence cannot depend on
     /// timing, to rerun them without buffering (see
@@ -354,6 +357,11 @@ impl Loop {
             calls: self.calls,
             stderr,
             leaks: self.engine.leaks(),
+            handles: if completed {
+                std::mem::take(&mut self.handles)
+            } else {
+                Vec::new()
+            },
             calls_log: if completed { self.log.take() } else { None },
         }
     }
@@ -430,7 +438,10 @@ impl Loop {
                 self.files.insert(id, path);
             }
             Up::Op { site, op } => {
-                self.calls += 1;
+                // A call's arguments ride ahead of it; they are no call.
+                if !matches!(op, fib_wire::Op::Args { .. }) {
+                    self.calls += 1;
+                }
                 self.endings.call(r, site, &op);
                 if let Some(log) = &mut self.log {
                     if depends_on_timing(&op) {
@@ -447,6 +458,13 @@ impl Loop {
             Up::Unsupported { site, name } => self.endings.unsupported(r, site, name),
             Up::Exit { site, status } => self.endings.exit_status(r, site, status),
             Up::MpiError { site, code, text } => self.endings.mpi_error(r, site, code, text),
+            Up::Leaked { site, call, count } => self.handles.push(HandleLeak {
+                rank: r,
+                site,
+                call,
+                count: count as usize,
+            }),
+            Up::Invalid { site, message } => self.endings.invalid(r, site, message),
             m => {
                 self.endings
                     .protocol(Some(r), format!("unexpected message {m:?}"));

@@ -137,7 +137,7 @@ impl Matching {
     }
 
     /// What the ranks left behind: active requests, communicators not
-    /// freed, sends never received.
+    /// freed, sends never received, receive requests freed while active.
     pub(crate) fn leaks(&self) -> Vec<Leak> {
         let mut out = Vec::new();
         for (rank, st) in self.ranks.iter().enumerate() {
@@ -156,6 +156,19 @@ impl Matching {
                     op: OpId { rank, index },
                     comm,
                 });
+            }
+            for (index, rec) in st.ops.iter().enumerate() {
+                let Kind::RequestFree { op: Some(recv), .. } = rec.kind else {
+                    continue;
+                };
+                if let Kind::Recv { src, .. } = st.ops[recv].kind {
+                    if src != Peer::Null {
+                        out.push(Leak::FreedReceive {
+                            op: OpId { rank, index },
+                            recv: OpId { rank, index: recv },
+                        });
+                    }
+                }
             }
         }
         for (&(_, rank, _), q) in &self.sends {

@@ -25,6 +25,7 @@ mod causality;
 mod exchange;
 mod matching;
 mod model;
+mod params;
 mod path;
 
 use fib_wire::{Down, Op, Site};
@@ -39,6 +40,7 @@ pub use model::{
     call_name, Alternative, Choice, ChoicePoint, CollWhat, Config, Fired, Kind, Leak, OpId, OpRec,
     Peer, Planned, Rank, RankView, RunEnd,
 };
+pub use params::{Differs, Mismatch};
 
 /// How many rounds of failing polls, with nothing else happening, count as a
 /// livelock.
@@ -56,6 +58,8 @@ pub struct Engine {
     end: Option<RunEnd>,
     /// Rounds of failing polls with nothing else happening.
     false_rounds: u32,
+    /// The arguments the ranks reported for their calls.
+    params: params::Params,
 }
 
 impl Engine {
@@ -69,6 +73,7 @@ impl Engine {
             path: Path::new(plan),
             end: None,
             false_rounds: 0,
+            params: params::Params::default(),
         }
     }
 
@@ -145,7 +150,7 @@ impl Engine {
     /// Takes one intercepted call of `rank`. The call's answer, if it waits
     /// for one, comes from a later [`Engine::advance`].
     pub fn call(&mut self, rank: Rank, site: Site, op: Op) {
-        if self.end.is_some() {
+        if self.end.is_some() || self.params.take(rank, &op) {
             return;
         }
         let index = self.matching.ops(rank).len();
@@ -188,6 +193,7 @@ impl Engine {
                     matched: None,
                     kind,
                 };
+                self.params.issued(id, &rec.kind);
                 self.issue(id, rec, op.expects_reply(self.cfg.zero_buffer));
             }
             Err(message) => {
@@ -300,6 +306,14 @@ impl Engine {
                         }
                     }
                     fired = true;
+                    let members: Vec<_> = ids.iter().map(|&i| (i, self.matching.op(i))).collect();
+                    if let Some(mismatch) = self.params.collective(&members) {
+                        self.end = Some(RunEnd::ArgsDiffer {
+                            collective: true,
+                            mismatch,
+                        });
+                        return fired;
+                    }
                 }
                 Err(end) => {
                     self.end = Some(end);
@@ -336,6 +350,14 @@ impl Engine {
             }
         }
         self.matching.match_pair(&p, wildcard);
+        if self.end.is_none() {
+            if let Some(mismatch) = self.params.pair(send, recv) {
+                self.end = Some(RunEnd::ArgsDiffer {
+                    collective: false,
+                    mismatch,
+                });
+            }
+        }
     }
 
     /// Answers the call `rank` waits in if its answer no longer depends on

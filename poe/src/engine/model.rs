@@ -221,6 +221,13 @@ pub enum RunEnd {
     Deadlock { ranks: Vec<RankView> },
     /// Every rank waits or polls, and polls can only keep failing.
     Livelock { ranks: Vec<RankView> },
+    /// Calls that matched disagree on an argument they must give alike: a
+    /// send's and its receive's datatypes (`collective` false), or the
+    /// datatype, count or operation of one collective's members.
+    ArgsDiffer {
+        collective: bool,
+        mismatch: super::params::Mismatch,
+    },
     /// The ranks of a communicator called different collectives.
     CollectiveMismatch {
         comm: u32,
@@ -262,6 +269,10 @@ pub enum Leak {
     Message { op: OpId },
     /// A persistent request never freed; `op` is the call that made it.
     Persistent { op: OpId },
+    /// `MPI_Request_free` (`op`) of a receive's request (`recv`) while the
+    /// receive was active: nothing can tell the program when its buffer
+    /// holds the message.
+    FreedReceive { op: OpId, recv: OpId },
 }
 
 /// Settings of one run.
@@ -473,6 +484,7 @@ pub(crate) fn model(
         }
         Op::RequestInit { req, .. } => Kind::RequestInit { req: *req },
         Op::Finalize => Kind::Finalize,
+        Op::Args { .. } => return Err("arguments reported without their call".into()),
     })
 }
 
@@ -613,6 +625,7 @@ pub fn call_name(op: &Op) -> &'static str {
             SendMode::Ready => "MPI_Rsend_init",
         },
         Op::Finalize => "MPI_Finalize",
+        Op::Args { .. } => "(arguments)",
     }
 }
 

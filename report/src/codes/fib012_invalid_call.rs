@@ -9,14 +9,21 @@ pub const FIB012: Code = Code {
     name: "invalid-call",
     severity: Severity::Error,
     tool_failure: false,
-    summary: "An MPI call names a rank, tag, request or communicator that is not valid.",
+    summary: "An MPI call names a rank, root, tag, count, datatype, request or communicator that is not valid.",
     explanation: "\
 ## What it means
 
 A rank called MPI with an argument MPI does not accept: a destination or
-source rank outside the communicator, a negative tag on a send, a request
-that is not active (already completed or never started), or a communicator
-the rank is not a member of. fib stops the interleaving at that call.
+source rank outside the communicator (MPI_PROC_NULL is always allowed,
+MPI_ANY_SOURCE on receives and probes), a collective's root outside the
+communicator, a negative tag (MPI_ANY_TAG is allowed on receives and
+probes) or one above the MPI_TAG_UB attribute, a negative count,
+MPI_DATATYPE_NULL, MPI_COMM_NULL, a request that is not active (already
+completed or never started), or a communicator the rank is not a member
+of. fib stops the interleaving at that call; the interposition library
+checks the arguments it can judge alone before the call reaches MPI, so
+the finding names the call rather than an error from inside the MPI
+library, or nothing at all where the library does not check.
 
 ## Why it matters
 
@@ -31,7 +38,9 @@ the library it aborts, corrupts memory or appears to work.
 ## What to do
 
 Fix the argument at the reported line; for ranks, compute neighbours modulo
-the communicator's size or use `MPI_PROC_NULL` at the edges.
+the communicator's size or use `MPI_PROC_NULL` at the edges; a rank that
+got MPI_COMM_NULL from MPI_Comm_split (colour MPI_UNDEFINED) must not use
+it; keep tags between 0 and the MPI_TAG_UB attribute (at least 32767).
 ",
 };
 

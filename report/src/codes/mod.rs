@@ -37,6 +37,10 @@ mod fib022_failing_exit;
 mod fib023_buffering_deadlock;
 mod fib024_unused_waiver;
 mod fib025_ready_send_unposted;
+mod fib028_leaked_handle;
+mod fib029_freed_active_receive;
+mod fib030_type_mismatch;
+mod fib031_collective_arguments;
 
 pub use common::{barrier_finding, program_stderr, signal_name, Inputs};
 pub use fib001_deadlock::{Deadlock, FIB001};
@@ -66,6 +70,10 @@ pub use fib022_failing_exit::{FailingExit, FIB022};
 pub use fib023_buffering_deadlock::{BufferingDeadlock, FIB023};
 pub use fib024_unused_waiver::{UnusedWaiver, FIB024};
 pub use fib025_ready_send_unposted::{ReadySendUnposted, FIB025};
+pub use fib028_leaked_handle::{LeakedHandle, FIB028};
+pub use fib029_freed_active_receive::{FreedActiveReceive, FIB029};
+pub use fib030_type_mismatch::{TypeMismatch, FIB030};
+pub use fib031_collective_arguments::{CollectiveArguments, FIB031};
 
 /// One code's rule: the facts of one finding, and how the finding is worded
 /// and placed. Every code has exactly one rule type (an enum where the code
@@ -90,7 +98,7 @@ pub const SECTIONS: [&str; 4] = [
 pub const ALL: &[&Code] = &[
     &FIB001, &FIB002, &FIB003, &FIB004, &FIB005, &FIB006, &FIB007, &FIB008, &FIB009, &FIB010,
     &FIB011, &FIB012, &FIB013, &FIB014, &FIB015, &FIB016, &FIB017, &FIB018, &FIB019, &FIB020,
-    &FIB021, &FIB022, &FIB023, &FIB024, &FIB025,
+    &FIB021, &FIB022, &FIB023, &FIB024, &FIB025, &FIB028, &FIB029, &FIB030, &FIB031,
 ];
 
 /// The code named `code`, ignoring case (`fib001` finds `FIB001`).

@@ -1,0 +1,172 @@
+//! What a call's data is made of, reported as [`Op::Args`] just before the
+//! call so the engine can compare it with the calls it matches (a send and
+//! its receive, the members of a collective): the predefined datatype the
+//! call's datatype is built from, found through `MPI_Type_get_envelope`
+//! and `MPI_Type_get_contents` (none when it mixes several), named as MPI
+//! names it (`MPI_Type_get_name`, so every rank and implementation says
+//! the same), the number of such elements, and the predefined reduction
+//! operation. The report holds for the rank's later calls too, so it is
+//! sent only when it changes (a ping-pong of ints sends it once).
+
+use std::cell::UnsafeCell;
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int};
+
+use fib_wire::Op;
+use mpi_sys::*;
+
+use crate::handle::{bits, same};
+use crate::state::{lib, Lib};
+
+/// How deep a derived datatype is followed.
+const MAX_DEPTH: u32 = 16;
+
+/// The names of the predefined datatypes met so far (by handle bits:
+/// predefined handles are never freed, so never reused), and the last
+/// arguments reported.
+#[derive(Default)]
+struct Memo {
+    named: HashMap<u64, String>,
+    last: Option<(String, i64, &'static str)>,
+}
+
+struct Global(UnsafeCell<Option<Memo>>);
+
+// SAFETY: used only while the calling thread holds the library's state
+// ([`lib`]), so by one thread at a time.
+unsafe impl Sync for Global {}
+
+static MEMO: Global = Global(UnsafeCell::new(None));
+
+fn memo() -> &'static mut Memo {
+    // SAFETY: see `Global`; no caller keeps the reference across another
+    // call into this module.
+    unsafe { (*MEMO.0.get()).get_or_insert_with(Memo::default) }
+}
+
+/// Whether `t` is a named (predefined) datatype, which has no contents.
+unsafe fn named(t: MPI_Datatype) -> Option<(c_int, c_int, c_int)> {
+    let (mut ni, mut na, mut nd, mut comb) = (0, 0, 0, 0);
+    if PMPI_Type_get_envelope(t, &mut ni, &mut na, &mut nd, &mut comb) != MPI_SUCCESS as c_int {
+        return None;
+    }
+    Some((ni, na, nd))
+}
+
+/// The predefined datatype `t` is made of, with its name; `None` when it
+/// mixes several or fib cannot tell.
+unsafe fn base(t: MPI_Datatype, depth: u32) -> Option<(String, MPI_Datatype)> {
+    let (ni, na, nd) = named(t)?;
+    if nd == 0 {
+        let mut buf = [0 as c_char; 256];
+        let mut len: c_int = 0;
+        PMPI_Type_get_name(t, buf.as_mut_ptr(), &mut len);
+        let name = CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned();
+        return name.starts_with("MPI_").then_some((name, t));
+    }
+    if depth >= MAX_DEPTH {
+        return None;
+    }
+    let mut ints = vec![0 as c_int; ni.max(0) as usize];
+    let mut addrs = vec![0 as MPI_Aint; na.max(0) as usize];
+    let mut types = vec![RSMPI_DATATYPE_NULL; nd as usize];
+    if PMPI_Type_get_contents(
+        t,
+        ni,
+        na,
+        nd,
+        ints.as_mut_ptr(),
+        addrs.as_mut_ptr(),
+        types.as_mut_ptr(),
+    ) != MPI_SUCCESS as c_int
+    {
+        return None;
+    }
+    let mut found: Option<(String, MPI_Datatype)> = None;
+    let mut mixed = false;
+    for mut inner in types {
+        match base(inner, depth + 1) {
+            Some(b) if found.as_ref().is_none_or(|f| f.0 == b.0) => found = Some(b),
+            _ => mixed = true,
+        }
+        // The contents of a derived datatype are handles of their own.
+        if named(inner).is_some_and(|(_, _, nd)| nd != 0) {
+            PMPI_Type_free(&mut inner);
+        }
+    }
+    if mixed {
+        None
+    } else {
+        found
+    }
+}
+
+/// The name of a predefined reduction operation ("" for another one).
+unsafe fn op_name(op: MPI_Op) -> &'static str {
+    let ops = [
+        (RSMPI_SUM, "MPI_SUM"),
+        (RSMPI_PROD, "MPI_PROD"),
+        (RSMPI_MAX, "MPI_MAX"),
+        (RSMPI_MIN, "MPI_MIN"),
+        (RSMPI_LAND, "MPI_LAND"),
+        (RSMPI_BAND, "MPI_BAND"),
+        (RSMPI_LOR, "MPI_LOR"),
+        (RSMPI_BOR, "MPI_BOR"),
+        (RSMPI_LXOR, "MPI_LXOR"),
+        (RSMPI_BXOR, "MPI_BXOR"),
+    ];
+    ops.iter()
+        .find(|(h, _)| same(*h, op))
+        .map_or("", |(_, name)| name)
+}
+
+/// Reports `count` elements of `dtype` (and the operation `op`) as the
+/// arguments of the rank's next call.
+pub unsafe fn report(l: &mut Lib, count: c_int, dtype: MPI_Datatype, op: Option<MPI_Op>) {
+    let known = memo().named.get(&bits(dtype)).cloned();
+    let (name, elements) = match known {
+        Some(name) => (name, count as i64),
+        None => measure(count, dtype),
+    };
+    let op = op.map_or("", |o| op_name(o));
+    let now = (name, elements, op);
+    if memo().last.as_ref() == Some(&now) {
+        return;
+    }
+    memo().last = Some(now.clone());
+    l.event(Op::Args {
+        dtype: now.0,
+        count: now.1,
+        op: now.2.to_string(),
+    });
+}
+
+/// The predefined datatype `count` elements of `dtype` are made of, and how
+/// many of them.
+unsafe fn measure(count: c_int, dtype: MPI_Datatype) -> (String, i64) {
+    if named(dtype).is_some_and(|(_, _, nd)| nd == 0) {
+        if let Some((name, _)) = base(dtype, 0) {
+            memo().named.insert(bits(dtype), name.clone());
+            return (name, count as i64);
+        }
+    }
+    match base(dtype, 0) {
+        Some((name, b)) => {
+            let (mut whole, mut one) = (0, 0);
+            PMPI_Type_size(dtype, &mut whole);
+            PMPI_Type_size(b, &mut one);
+            let per = if one > 0 { whole / one } else { 1 };
+            (name, count as i64 * per as i64)
+        }
+        None => (String::new(), count as i64),
+    }
+}
+
+/// A collective's count, datatype and operation: checked
+/// ([`crate::check::data`]) and reported.
+pub unsafe fn coll(count: c_int, dtype: MPI_Datatype, op: Option<MPI_Op>) {
+    let mut l = lib();
+    crate::check::data(&mut l, count, dtype);
+    report(&mut l, count, dtype, op);
+}

@@ -1,0 +1,158 @@
+//! The arguments that calls which match each other must agree on: the
+//! datatype a send's data is made of and the one its receive expects, and
+//! the count, datatype and reduction operation of the members of one
+//! collective. MPI libraries do not check them (an `MPI_INT` received as
+//! `MPI_FLOAT` arrives as garbage), so the engine does when the match set
+//! forms. A rank reports a call's arguments as [`Op::Args`] before the
+//! call, once for as long as they stay the same: they hold for each later
+//! send, receive and collective of the rank until the next report. Calls
+//! reported without them (simulated programs, calls whose datatype fib
+//! cannot name) are not compared.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use fib_wire::{CollKind, Op};
+
+use super::model::{CollWhat, Kind, OpId, OpRec, Rank};
+
+/// What a call's data is made of ([`Op::Args`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Args {
+    dtype: String,
+    count: i64,
+    op: String,
+}
+
+/// Which argument differs between calls that match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Differs {
+    /// The predefined datatype the data is made of.
+    Datatype,
+    /// How many elements of it (collectives only: a receive may take fewer
+    /// than its buffer holds).
+    Count,
+    /// The reduction operation.
+    Operation,
+}
+
+/// Arguments that differ: the calls and each one's value, in the calls'
+/// order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub differs: Differs,
+    pub values: Vec<(OpId, String)>,
+}
+
+/// Each rank's arguments reported last, and those of every send, receive
+/// and collective not yet matched.
+#[derive(Default)]
+pub(crate) struct Params {
+    next: HashMap<Rank, Arc<Args>>,
+    of: HashMap<OpId, Arc<Args>>,
+}
+
+/// Datatypes that match any other in point-to-point communication.
+fn untyped(dtype: &str) -> bool {
+    dtype.is_empty() || dtype == "MPI_BYTE" || dtype == "MPI_PACKED"
+}
+
+impl Params {
+    /// Takes `op` if it is [`Op::Args`] (for `rank`'s next call).
+    pub(crate) fn take(&mut self, rank: Rank, op: &Op) -> bool {
+        let Op::Args { dtype, count, op } = op else {
+            return false;
+        };
+        self.next.insert(
+            rank,
+            Arc::new(Args {
+                dtype: dtype.clone(),
+                count: *count,
+                op: op.clone(),
+            }),
+        );
+        true
+    }
+
+    /// `rank` issued the call `id` of `kind`: a send, receive or
+    /// collective takes the arguments the rank reported last.
+    pub(crate) fn issued(&mut self, id: OpId, kind: &Kind) {
+        let data = matches!(
+            kind,
+            Kind::Send { .. }
+                | Kind::Recv { .. }
+                | Kind::Coll {
+                    what: CollWhat::Coll { .. },
+                    ..
+                }
+        );
+        if let (true, Some(a)) = (data, self.next.get(&id.rank)) {
+            self.of.insert(id, a.clone());
+        }
+    }
+
+    /// A send and its receive whose datatypes differ (their arguments are
+    /// not needed after this).
+    pub(crate) fn pair(&mut self, send: OpId, recv: OpId) -> Option<Mismatch> {
+        let (s, r) = (self.of.remove(&send), self.of.remove(&recv));
+        let (s, r) = (s.as_ref()?, r.as_ref()?);
+        if untyped(&s.dtype) || untyped(&r.dtype) || s.dtype == r.dtype || s.count == 0 {
+            return None;
+        }
+        Some(Mismatch {
+            differs: Differs::Datatype,
+            values: vec![(send, s.dtype.clone()), (recv, r.dtype.clone())],
+        })
+    }
+
+    /// The members of one collective, if they disagree on the datatype,
+    /// count or operation that every member must give alike (their
+    /// arguments are not needed after this).
+    pub(crate) fn collective(&mut self, ops: &[(OpId, &OpRec)]) -> Option<Mismatch> {
+        let args: Vec<Option<Arc<Args>>> = ops.iter().map(|(id, _)| self.of.remove(id)).collect();
+        let kind = match ops.first()?.1.kind {
+            Kind::Coll {
+                what: CollWhat::Coll { kind, .. },
+                ..
+            } => kind,
+            _ => return None,
+        };
+        let (alike, reduces) = match kind {
+            CollKind::Bcast | CollKind::Allgather | CollKind::Alltoall => (true, false),
+            CollKind::Reduce
+            | CollKind::Allreduce
+            | CollKind::Scan
+            | CollKind::Exscan
+            | CollKind::ReduceScatterBlock => (true, true),
+            _ => (false, false),
+        };
+        if !alike {
+            return None;
+        }
+        let args: Vec<(OpId, &Args)> = ops
+            .iter()
+            .zip(&args)
+            .map(|((id, _), a)| a.as_deref().map(|a| (*id, a)))
+            .collect::<Option<_>>()?;
+        let differ = |f: &dyn Fn(&Args) -> String, differs| {
+            let first = f(args[0].1);
+            args.iter().any(|(_, a)| f(a) != first).then(|| Mismatch {
+                differs,
+                values: args.iter().map(|(id, a)| (*id, f(a))).collect(),
+            })
+        };
+        let named = args.iter().all(|(_, a)| !untyped(&a.dtype));
+        if named {
+            if let Some(m) = differ(&|a| a.dtype.clone(), Differs::Datatype) {
+                return Some(m);
+            }
+            if let Some(m) = differ(&|a| a.count.to_string(), Differs::Count) {
+                return Some(m);
+            }
+        }
+        if reduces && args.iter().all(|(_, a)| !a.op.is_empty()) {
+            return differ(&|a| a.op.clone(), Differs::Operation);
+        }
+        None
+    }
+}

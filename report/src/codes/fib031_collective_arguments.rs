@@ -1,0 +1,160 @@
+//! FIB031: the members of one collective disagree on its datatype, count or
+//! reduction operation.
+
+use super::common::list;
+use super::{Code, Rule};
+use crate::finding::{Finding, Label, Place, Severity};
+
+/// A collective whose members give different datatypes, counts or
+/// operations.
+pub const FIB031: Code = Code {
+    code: "FIB031",
+    name: "collective-arguments",
+    severity: Severity::Error,
+    tool_failure: false,
+    summary: "The ranks of one collective call give it different datatypes, counts or reduction operations.",
+    explanation: "\
+## What it means
+
+The ranks of a communicator met in the same collective call, but not with
+the same arguments: an MPI_Bcast, MPI_Allgather or MPI_Alltoall whose
+ranks name different datatypes or element counts, or an MPI_Reduce,
+MPI_Allreduce, MPI_Scan, MPI_Exscan or MPI_Reduce_scatter_block whose
+ranks also name different predefined reduction operations. Datatypes are
+compared by the predefined datatype they are built from (see FIB030);
+user-defined operations are not compared. Ranks that call different
+collectives, or give a different root, are FIB009. The finding points at
+the first rank's call and labels each other rank's with its value. fib
+stops the interleaving there.
+
+## Why it matters
+
+MPI requires every rank of a collective to give the same type signature
+(and operation, and root). MPI libraries do not check it: depending on the
+algorithm the call hangs, fails with a truncation error on some ranks, or
+completes with wrong results on some of them.
+
+## Example
+
+    /* Rank 0 sums, the others take the maximum. */
+    MPI_Allreduce(&x, &y, 1, MPI_INT, rank == 0 ? MPI_SUM : MPI_MAX,
+                  MPI_COMM_WORLD);
+
+## What to do
+
+Give every rank the same datatype, count and operation; compute a value
+that differs per rank before the call, not in its arguments.
+",
+};
+
+/// The members of one collective that disagree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CollectiveArguments {
+    /// The collective, such as `MPI_Allreduce`.
+    pub call: String,
+    /// What differs: `datatype`, `count` or `operation`.
+    pub what: String,
+    /// Each member: rank, its value, where it called.
+    pub members: Vec<(usize, String, Place)>,
+    pub replay: String,
+}
+
+impl Rule for CollectiveArguments {
+    const CODE: &'static Code = &FIB031;
+
+    fn finding(&self) -> Finding {
+        // The values, each with the ranks that gave it, in rank order of
+        // their first rank.
+        let mut by_value: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut members = self.members.clone();
+        members.sort_by_key(|m| m.0);
+        for (rank, value, _) in &members {
+            match by_value.iter_mut().find(|(v, _)| v == value) {
+                Some((_, ranks)) => ranks.push(*rank),
+                None => by_value.push((value.clone(), vec![*rank])),
+            }
+        }
+        let parts: Vec<String> = by_value
+            .iter()
+            .map(|(v, ranks)| format!("{} {v}", list("rank", ranks)))
+            .collect();
+        let mut f = Finding::new(
+            Self::CODE,
+            format!(
+                "the ranks of this {} give different {}s: {}",
+                self.call,
+                self.what,
+                parts.join(", ")
+            ),
+        );
+        if let Some((rank, _, place)) = members.first() {
+            f = f.at(place);
+            f.rank = Some(*rank);
+        }
+        // One label per other place and value, with its ranks.
+        let mut labels: Vec<(&Place, &String, Vec<usize>)> = Vec::new();
+        for (rank, value, place) in members.iter().skip(1) {
+            if place.file.is_none() || place.line.is_none() {
+                continue;
+            }
+            if place.file == f.file && place.line == f.line {
+                continue;
+            }
+            match labels
+                .iter_mut()
+                .find(|(p, v, _)| p.line == place.line && p.file == place.file && *v == value)
+            {
+                Some((_, _, ranks)) => ranks.push(*rank),
+                None => labels.push((place, value, vec![*rank])),
+            }
+        }
+        for (place, value, ranks) in labels {
+            f.labels.push(Label {
+                file: place.file.clone().unwrap_or_default(),
+                line: place.line.unwrap_or(1),
+                column: place.column.unwrap_or(1),
+                span: place.span,
+                message: format!("{}: {value}", list("rank", &ranks)),
+            });
+        }
+        f.replay = Some(self.replay.clone());
+        f.help = Some(format!(
+            "give every rank the same {} in this {}",
+            self.what, self.call
+        ));
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_the_ranks_by_value() {
+        let at = |line| Place {
+            file: Some("a.c".into()),
+            line: Some(line),
+            column: Some(9),
+            span: None,
+        };
+        let f = CollectiveArguments {
+            call: "MPI_Allreduce".into(),
+            what: "operation".into(),
+            members: vec![
+                (2, "MPI_MAX".into(), at(8)),
+                (0, "MPI_SUM".into(), at(6)),
+                (1, "MPI_MAX".into(), at(8)),
+            ],
+            replay: "0".into(),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "the ranks of this MPI_Allreduce give different operations: rank 0 MPI_SUM, ranks 1, 2 MPI_MAX"
+        );
+        assert_eq!((f.line, f.rank), (Some(6), Some(0)));
+        assert_eq!(f.labels.len(), 1);
+        assert_eq!(f.labels[0].message, "ranks 1, 2: MPI_MAX");
+    }
+}
