@@ -303,11 +303,9 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 .name
                 .clone_from(&pname);
             if is_main {
-                self.g.ir.def(
-                    &key,
-                    &pname,
-                    Def::Taint("the command line (`argc`/`argv`)".into()),
-                );
+                self.g
+                    .ir
+                    .def(&key, &pname, Def::Taint(crate::facts::COMMAND_LINE.into()));
             }
             params.push(key);
         }

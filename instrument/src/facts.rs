@@ -15,6 +15,10 @@ use crate::ir::{CallInfo, Def, Expr, Guard, Ir, SiteKey};
 use crate::{Dependence, Facts, Wildcard};
 use std::collections::{HashMap, HashSet};
 
+/// What `main`'s parameters hold: data for the facts about inputs, but the
+/// same in every run of one check, so they steer no run differently.
+pub(crate) const COMMAND_LINE: &str = "the command line (`argc`/`argv`)";
+
 /// Library functions whose results are data from outside the program.
 const SOURCES: &[&str] = &[
     "rand",
@@ -347,7 +351,9 @@ struct Clean<'a> {
 }
 
 impl<'a> Clean<'a> {
-    fn compute(ir: &'a Ir) -> Clean<'a> {
+    /// `fixed_input`: the command line counts as clean (it is the same in
+    /// every run of a check).
+    fn compute(ir: &'a Ir, fixed_input: bool) -> Clean<'a> {
         let mut c = Clean {
             ir,
             vars: HashMap::new(),
@@ -362,6 +368,7 @@ impl<'a> Clean<'a> {
                 for d in &v.defs {
                     let dirt = match d {
                         Def::Clean => None,
+                        Def::Taint(why) if fixed_input && why == COMMAND_LINE => None,
                         Def::Taint(why) => Some(Dirt {
                             root: format!("`{}`, {why}", v.name),
                             direct: true,
@@ -444,7 +451,7 @@ impl<'a> Clean<'a> {
 
 /// Computes the facts for the sites, given each site's id by key.
 pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
-    let clean = Clean::compute(ir);
+    let clean = Clean::compute(ir, false);
     let mut by_site: HashMap<u32, Vec<&CallInfo>> = HashMap::new();
     for c in &ir.calls {
         if let Some(id) = c.site.as_ref().and_then(|k| ids.get(k)) {
@@ -504,7 +511,7 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
         }
     }
     f.purposes = purposes(ir, ids, &f.barriers);
-    f.steering = steering(ir, &by_callee, &clean);
+    f.steering = steering(ir, &by_callee, &Clean::compute(ir, true));
     f.fixed_receives = by_site
         .iter()
         .filter(|(_, calls)| {

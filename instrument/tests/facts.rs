@@ -222,3 +222,31 @@ fn a_barrier_before_a_clock_or_output_has_that_purpose() {
         (9, PurposeKind::Timing, "seconds", 10)
     );
 }
+
+#[test]
+fn calls_that_depend_only_on_rank_and_command_line_steer_nothing() {
+    let a = common::analyze("facts", &["steer_rows.c"]);
+    // The step count comes from argv: the same in every run of a check.
+    assert_eq!(a.facts.steering, Vec::<String>::new());
+    // The row's receive has a fixed count and datatype; the other reads
+    // `n`, which the program assigns.
+    let row = site(&a, "steer_rows.c", 14, "MPI_Recv");
+    let sized = site(&a, "steer_rows.c", 15, "MPI_Recv");
+    assert_eq!(a.facts.fixed_receives, vec![row]);
+    assert_ne!(row, sized);
+}
+
+#[test]
+fn a_peer_from_a_status_or_a_condition_on_received_data_steers() {
+    let a = common::analyze("facts", &["steer_status.c"]);
+    let s = &a.facts.steering;
+    assert_eq!(s.len(), 2, "{s:?}");
+    assert!(
+        s[0].starts_with("argument `st.MPI_SOURCE` of MPI_Send at steer_status.c:10 reads `st`"),
+        "{s:?}"
+    );
+    assert!(
+        s[1].starts_with("`if (v > 1)` at steer_status.c:14 reads `v`"),
+        "{s:?}"
+    );
+}
