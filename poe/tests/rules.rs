@@ -1831,3 +1831,173 @@ fn starting_an_active_request_is_invalid() {
         other => panic!("expected an invalid call, got {other:?}"),
     }
 }
+
+// Matched probes.
+
+fn mprobe_op(src: i32, tag: i32, req: u32, blocking: bool) -> Op {
+    Op::Mprobe {
+        src,
+        tag,
+        comm: COMM_WORLD,
+        req,
+        blocking,
+    }
+}
+
+fn mprobe(src: i32, tag: i32) -> Step {
+    Step::Call(mprobe_op(src, tag, 2000, true))
+}
+
+fn mrecv() -> Step {
+    Step::Call(Op::Mrecv {
+        req: 2001,
+        blocking: true,
+    })
+}
+
+#[test]
+fn a_wildcard_matched_probe_branches_and_takes_the_message_from_later_receives() {
+    // Rank 0 takes one message with a wildcard MPI_Mprobe and receives it
+    // with MPI_Mrecv; its wildcard MPI_Recv can then only get the other.
+    let p = vec![
+        vec![mprobe(ANY, 0), mrecv(), recv(ANY, 0), fin()],
+        vec![send(0, 0), fin()],
+        vec![send(0, 0), fin()],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    // Two runs: the probe takes rank 1's message, then rank 2's.
+    assert_eq!(runs.len(), 2);
+    for (k, run) in runs.iter().enumerate() {
+        assert_eq!(run.end, RunEnd::Completed);
+        let (probed, other) = (id(k + 1, 0), id(2 - k, 0));
+        assert_eq!(wild(run), vec![(id(0, 0), probed), (id(0, 2), other)]);
+        assert_eq!(run.ops[0][0].name, "MPI_Mprobe");
+        assert_eq!(run.ops[0][1].name, "MPI_Mrecv");
+        assert!(run.ops[0][1].complete && run.ops[0][1].matched.is_none());
+    }
+    assert_replays_in_any_order(&p, cfg(3), &runs);
+}
+
+#[test]
+fn a_named_matched_probe_takes_the_earliest_message_and_the_receive_the_next() {
+    let p = vec![
+        vec![mprobe(1, 0), recv(1, 0), mrecv(), fin()],
+        vec![send(0, 0), send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(got(&run, id(0, 0)), Some(id(1, 0)));
+    assert_eq!(got(&run, id(0, 1)), Some(id(1, 1)));
+}
+
+#[test]
+fn a_synchronous_send_completes_when_a_matched_probe_takes_it() {
+    // Rank 1's MPI_Ssend returns once rank 0's probe has taken the message;
+    // a second MPI_Mprobe finds nothing more and deadlocks.
+    let p = vec![
+        vec![mprobe(1, 0), mrecv(), mprobe(1, 0), fin()],
+        vec![ssend(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(
+        deadlocked_in(&run.end),
+        vec![Some("MPI_Mprobe"), Some("MPI_Finalize")]
+    );
+}
+
+#[test]
+fn an_improbe_poll_loop_ends_when_the_message_is_there_and_imrecv_completes() {
+    // Rank 1 sends only after a wildcard receive of rank 0's message, a
+    // choice taken with every rank waiting, so rank 0 polls at least once
+    // in vain; the failed polls take nothing.
+    let p = vec![
+        vec![
+            isend(1, 5, 8),
+            Step::Poll(mprobe_op(1, 0, 2000, false)),
+            Step::Call(Op::Mrecv {
+                req: 7,
+                blocking: false,
+            }),
+            wait(WaitKind::One, &[7]),
+            recv(1, 0),
+            wait(WaitKind::One, &[8]),
+            fin(),
+        ],
+        vec![
+            recv(ANY, 5),
+            send(0, 0),
+            send(0, 0),
+            fin(),
+        ],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    let probes: Vec<&str> = run.ops[0]
+        .iter()
+        .filter(|o| o.name == "MPI_Improbe")
+        .map(|o| o.name)
+        .collect();
+    assert!(probes.len() >= 2, "{probes:?}");
+    // The successful poll took rank 1's first message, the receive the
+    // second.
+    let last = run.ops[0]
+        .iter()
+        .rposition(|o| o.name == "MPI_Improbe")
+        .unwrap();
+    assert_eq!(run.ops[0][last].matched, Some(id(1, 1)));
+    assert!(run.ops[0][..last]
+        .iter()
+        .filter(|o| o.name == "MPI_Improbe")
+        .all(|o| o.matched.is_none() && o.complete));
+    let recv_at = run.ops[0]
+        .iter()
+        .position(|o| o.name == "MPI_Recv")
+        .unwrap();
+    assert_eq!(run.ops[0][recv_at].matched, Some(id(1, 2)));
+    assert_eq!(run.ops[0][last + 1].name, "MPI_Imrecv");
+    assert!(run.leaks.is_empty(), "{:?}", run.leaks);
+}
+
+#[test]
+fn a_wildcard_improbe_branches_once_per_sender() {
+    let p = vec![
+        vec![
+            Step::Poll(mprobe_op(ANY, 0, 2000, false)),
+            mrecv(),
+            recv(ANY, 0),
+            fin(),
+        ],
+        vec![send(0, 0), fin()],
+        vec![send(0, 0), fin()],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    let firsts: Vec<Option<OpId>> = runs
+        .iter()
+        .map(|r| {
+            r.ops[0]
+                .iter()
+                .find(|o| o.name == "MPI_Improbe" && o.matched.is_some())
+                .and_then(|o| o.matched)
+        })
+        .collect();
+    assert_eq!(firsts, vec![Some(id(1, 0)), Some(id(2, 0))]);
+    assert!(runs.iter().all(|r| r.end == RunEnd::Completed));
+}
+
+#[test]
+fn an_imrecv_never_waited_for_is_a_leaked_request() {
+    let p = vec![
+        vec![
+            mprobe(1, 0),
+            Step::Call(Op::Mrecv {
+                req: 7,
+                blocking: false,
+            }),
+            fin(),
+        ],
+        vec![send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks.len(), 1, "{:?}", run.leaks);
+}

@@ -61,6 +61,10 @@ struct RankSt {
     held: BTreeMap<u32, usize>,
     /// Operations whose request the rank freed while they were active.
     freed: HashSet<usize>,
+    /// The rank's `MPI_Improbe` calls: receives (they take the message
+    /// they find) that are answered "nothing" when, with every rank
+    /// waiting, no send is there for them.
+    polls: HashSet<usize>,
     /// Persistent requests not freed, with the call that made each.
     persistent: BTreeMap<u32, usize>,
     /// The collective calls not matched yet, per communicator, in the
@@ -304,6 +308,11 @@ impl Matching {
             self.ranks[r].blocked = Some(id.index);
         }
         is_send
+    }
+
+    /// Marks the receive `id` (an `MPI_Improbe`) as a poll.
+    pub(crate) fn mark_poll(&mut self, id: OpId) {
+        self.ranks[id.rank].polls.insert(id.index);
     }
 
     /// Whether the wildcard receive or probe `at` accepts a message from
@@ -915,6 +924,18 @@ impl Matching {
                         polls.push(r);
                     }
                 }
+                Kind::Recv { src, tag, comm, .. } if st.polls.contains(&i) && !op.complete => {
+                    // An `MPI_Improbe` with a send to take is a pair (named
+                    // source) or a choice point (wildcard) already.
+                    let pos = self
+                        .recvs
+                        .get(&(*comm, r))
+                        .and_then(|p| p.iter().position(|&x| x == i))
+                        .unwrap_or(0);
+                    if self.candidates(*comm, r, *src, *tag, pos).is_empty() {
+                        polls.push(r);
+                    }
+                }
                 Kind::Wait { kind, ops, test } => {
                     let done: Vec<u32> = ops
                         .iter()
@@ -985,6 +1006,22 @@ impl Matching {
                     src: PROC_NULL,
                     tag: ANY,
                 },
+                Kind::Recv { comm, .. } => {
+                    // An `MPI_Improbe` that found nothing: it is over, and
+                    // takes no message.
+                    if let Some(p) = self.recvs.get_mut(&(comm, r)) {
+                        p.retain(|&x| x != i);
+                        if p.is_empty() {
+                            self.recvs.remove(&(comm, r));
+                        }
+                    }
+                    self.ranks[r].ops[i].complete = true;
+                    Down::Probed {
+                        found: false,
+                        src: PROC_NULL,
+                        tag: ANY,
+                    }
+                }
                 _ => Down::Done { indices: vec![] },
             };
             self.out.push((r, d));

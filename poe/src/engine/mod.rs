@@ -132,6 +132,12 @@ impl Engine {
                             blocking: false,
                             ..
                         }
+                ) || matches!(
+                    op,
+                    Op::Mprobe {
+                        blocking: false,
+                        ..
+                    }
                 );
                 if !is_poll {
                     self.false_rounds = 0;
@@ -162,6 +168,9 @@ impl Engine {
                     kind,
                 };
                 self.issue(id, rec, op.expects_reply(self.cfg.zero_buffer));
+                if is_poll && matches!(op, Op::Mprobe { .. }) {
+                    self.matching.mark_poll(id);
+                }
             }
             Err(message) => {
                 self.end = Some(RunEnd::Invalid {

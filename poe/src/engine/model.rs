@@ -346,9 +346,11 @@ pub(crate) fn model(
     zero_buffer: bool,
 ) -> Result<Kind, String> {
     Ok(match op {
-        Op::Send { .. } | Op::Recv { .. } | Op::Probe { .. } => {
-            return model_p2p(h, rank, op, zero_buffer)
-        }
+        Op::Send { .. }
+        | Op::Recv { .. }
+        | Op::Probe { .. }
+        | Op::Mprobe { .. }
+        | Op::Mrecv { .. } => return model_p2p(h, rank, op, zero_buffer),
         Op::Wait { kind, reqs } | Op::Test { kind, reqs } => {
             let ops = reqs
                 .iter()
@@ -533,6 +535,36 @@ fn model_p2p(h: &dyn Handles, rank: Rank, op: &Op, zero_buffer: bool) -> Result<
                 blocking: *blocking,
             }
         }
+        // A matched probe matches as a blocking receive would (the engine
+        // polls an `MPI_Improbe`: see `Matching::mark_poll`); its `req`
+        // names it to the rank, never to the program.
+        Op::Mprobe {
+            src, tag, comm, req, ..
+        } => {
+            check_comm(h, rank, *comm)?;
+            Kind::Recv {
+                src: world_peer(h, rank, *comm, *src)?,
+                tag: *tag,
+                comm: *comm,
+                req: *req,
+                blocking: true,
+            }
+        }
+        // The receive of a message a matched probe took: the message is
+        // the rank's already, so it matches nothing and completes at once,
+        // as a receive from `MPI_PROC_NULL` does.
+        Op::Mrecv { req, blocking } => {
+            if !blocking && h.request(rank, *req).is_some() {
+                return Err(format!("request {req} is already active"));
+            }
+            Kind::Recv {
+                src: Peer::Null,
+                tag: ANY,
+                comm: fib_wire::COMM_SELF,
+                req: *req,
+                blocking: *blocking,
+            }
+        }
         _ => unreachable!("not a point-to-point call"),
     })
 }
@@ -590,6 +622,10 @@ pub fn call_name(op: &Op) -> &'static str {
                 "MPI_Iprobe"
             }
         }
+        Op::Mprobe { blocking: true, .. } => "MPI_Mprobe",
+        Op::Mprobe { .. } => "MPI_Improbe",
+        Op::Mrecv { blocking: true, .. } => "MPI_Mrecv",
+        Op::Mrecv { .. } => "MPI_Imrecv",
         Op::Coll { kind, .. } | Op::Icoll { kind, .. } => kind.mpi_name(),
         Op::CommDup { .. } => "MPI_Comm_dup",
         Op::CommSplit { .. } => "MPI_Comm_split",
