@@ -146,6 +146,10 @@ pub struct Lib {
     /// The persistent request an `MPI_Start` is starting: the next
     /// [`Lib::new_req`] registers its operation under that id.
     pub starting: Option<u32>,
+    /// The matched probe (`MPI_Mprobe`, `MPI_Improbe`) the rank waits in:
+    /// its id, and the source and tag (wire values) of the message the
+    /// scheduler gave it, once [`Down::PostRecv`] names them.
+    pub mprobe: Option<(u32, Option<(i32, i32)>)>,
 }
 
 /// How long a call that goes ahead of the scheduler ([`Lib::settle`]) waits
@@ -434,6 +438,7 @@ impl Lib {
             freed: Vec::new(),
             persistent: HashMap::new(),
             starting: None,
+            mprobe: None,
         }
     }
 
@@ -617,8 +622,23 @@ impl Lib {
         }
     }
 
-    /// Posts the deferred receive `id` from `src` with `tag` (wire values).
+    /// An id for a call the scheduler matches as a receive but that hands
+    /// the program no request (a matched probe).
+    pub fn new_id(&mut self) -> u32 {
+        let id = self.next_req;
+        self.next_req = self.next_req.wrapping_add(1);
+        id
+    }
+
+    /// Posts the deferred receive `id` from `src` with `tag` (wire values);
+    /// for the matched probe in progress, notes which message it gets.
     pub fn post_recv(&mut self, id: u32, src: i32, tag: i32) {
+        if let Some((m, chosen)) = &mut self.mprobe {
+            if *m == id {
+                *chosen = Some((src, tag));
+                return;
+            }
+        }
         let Some(Req {
             kind: Kind::Recv(r),
         }) = self.reqs.get_mut(&id)

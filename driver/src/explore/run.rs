@@ -135,7 +135,9 @@ fn depends_on_timing(op: &fib_wire::Op) -> bool {
     use fib_wire::{Op, WaitKind};
     match op {
         Op::Recv { src, .. } => *src == fib_wire::ANY,
-        Op::Probe { src, blocking, .. } => *src == fib_wire::ANY || !blocking,
+        Op::Probe { src, blocking, .. } | Op::Mprobe { src, blocking, .. } => {
+            *src == fib_wire::ANY || !blocking
+        }
         Op::Test { .. } => true,
         Op::Wait { kind, .. } => matches!(kind, WaitKind::Any | WaitKind::Some),
         _ => false,
