@@ -934,30 +934,39 @@ impl Lib {
     /// Completes the request `id` locally once the scheduler has said it may
     /// complete: polls its real operation, forgets it and returns its status.
     pub fn complete(&mut self, id: u32) -> MPI_Status {
-        let st = loop {
+        let st = self.peek(id);
+        self.drop_req(id);
+        st
+    }
+
+    /// The status of the request `id` once the scheduler has said it is
+    /// complete, leaving it in the table (`MPI_Request_get_status`): polls
+    /// its real operation, whose status [`Real`] keeps for the completion.
+    pub fn peek(&mut self, id: u32) -> MPI_Status {
+        loop {
             let Some(r) = self.reqs.get_mut(&id) else {
                 fatal(&format!("internal error: request {id} is not in the table"));
             };
             match &mut r.kind {
-                Kind::Nothing => break send_status(),
+                Kind::Nothing => return send_status(),
                 Kind::Sync(real) => {
                     if real.test() {
-                        break send_status();
+                        return send_status();
                     }
                 }
                 Kind::Coll(real) => {
                     if real.test() {
-                        break empty_status();
+                        return empty_status();
                     }
                 }
                 Kind::Recv(rr) => match &mut rr.real {
-                    None if rr.proc_null => break proc_null_status(),
+                    None if rr.proc_null => return proc_null_status(),
                     None => fatal(&format!(
                         "protocol error: receive {id} may complete but was never posted"
                     )),
                     Some(real) => {
                         if real.test() {
-                            break real.status.unwrap();
+                            return real.status.unwrap();
                         }
                     }
                 },
@@ -965,9 +974,7 @@ impl Lib {
             self.poll_socket();
             // SAFETY: always safe.
             unsafe { libc::sched_yield() };
-        };
-        self.drop_req(id);
-        st
+        }
     }
 
     /// Finishes the buffered sends before `MPI_Finalize`: the scheduler lets

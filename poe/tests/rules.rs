@@ -2001,3 +2001,59 @@ fn an_imrecv_never_waited_for_is_a_leaked_request() {
     assert_eq!(run.end, RunEnd::Completed);
     assert_eq!(run.leaks.len(), 1, "{:?}", run.leaks);
 }
+
+// MPI_Request_get_status.
+
+#[test]
+fn request_get_status_polls_without_freeing_and_the_wait_completes() {
+    // Rank 1 polls its receive with MPI_Request_get_status until the
+    // wildcard choice of rank 2 lets rank 0 send; the request stays active,
+    // and only the MPI_Wait after it completes it.
+    let p = vec![
+        vec![recv(2, 1), ssend(1, 0), fin()],
+        vec![
+            irecv(0, 0, 7),
+            Step::Poll(Op::RequestGetStatus { req: 7 }),
+            wait(WaitKind::One, &[7]),
+            fin(),
+        ],
+        vec![recv(ANY, 2), send(0, 1), fin()],
+        vec![send(2, 2), fin()],
+    ];
+    let run = only_run(&p, cfg(4));
+    assert_eq!(run.end, RunEnd::Completed);
+    let names: Vec<&str> = run.ops[1].iter().map(|o| o.name).collect();
+    // At least one vain poll, then the one that sees the message.
+    let polls = names
+        .iter()
+        .filter(|n| **n == "MPI_Request_get_status")
+        .count();
+    assert!(polls >= 2, "{names:?}");
+    // One completion of the receive: the wait's.
+    let completions: Vec<_> = run
+        .fired
+        .iter()
+        .filter(|f| matches!(f, Fired::Completion { completed, .. } if *completed == vec![id(1, 0)]))
+        .collect();
+    assert_eq!(completions.len(), 1);
+    assert!(matches!(
+        completions[0],
+        Fired::Completion { op, .. } if run.ops[1][op.index].name == "MPI_Wait"
+    ));
+    assert!(run.leaks.is_empty(), "{:?}", run.leaks);
+}
+
+#[test]
+fn a_request_only_ever_inspected_is_a_leaked_request() {
+    let p = vec![
+        vec![send(1, 0), fin()],
+        vec![
+            irecv(0, 0, 7),
+            Step::Poll(Op::RequestGetStatus { req: 7 }),
+            fin(),
+        ],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks.len(), 1, "{:?}", run.leaks);
+}

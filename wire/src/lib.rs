@@ -487,6 +487,10 @@ pub enum Op {
     /// message a matched probe took: it matches nothing, and completes at
     /// once.
     Mrecv { req: u32, blocking: bool },
+    /// `MPI_Request_get_status` of the active request `req`: a test that
+    /// leaves the request active (a later wait or test completes it).
+    /// Answered like `MPI_Test`.
+    RequestGetStatus { req: u32 },
     /// `MPI_Finalize`.
     Finalize,
 }
@@ -830,6 +834,10 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u32(*req);
             w.u8(*blocking as u8);
         }
+        Op::RequestGetStatus { req } => {
+            w.u8(18);
+            w.u32(*req);
+        }
     }
 }
 
@@ -945,6 +953,7 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
             req: r.u32()?,
             blocking: r.bool()?,
         },
+        18 => Op::RequestGetStatus { req: r.u32()? },
         t => return Err(WireError(format!("operation tag {t}"))),
     })
 }
@@ -1296,6 +1305,7 @@ mod tests {
                 req: 13,
                 blocking: false,
             },
+            Op::RequestGetStatus { req: 14 },
             Op::Coll {
                 kind: CollKind::Alltoall,
                 comm: 2,

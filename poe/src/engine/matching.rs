@@ -65,6 +65,9 @@ struct RankSt {
     /// they find) that are answered "nothing" when, with every rank
     /// waiting, no send is there for them.
     polls: HashSet<usize>,
+    /// The rank's `MPI_Request_get_status` calls: tests that leave the
+    /// requests they find complete active.
+    peeks: HashSet<usize>,
     /// Persistent requests not freed, with the call that made each.
     persistent: BTreeMap<u32, usize>,
     /// The collective calls not matched yet, per communicator, in the
@@ -313,6 +316,12 @@ impl Matching {
     /// Marks the receive `id` (an `MPI_Improbe`) as a poll.
     pub(crate) fn mark_poll(&mut self, id: OpId) {
         self.ranks[id.rank].polls.insert(id.index);
+    }
+
+    /// Marks the test `id` (an `MPI_Request_get_status`) as one that
+    /// leaves its request active.
+    pub(crate) fn mark_peek(&mut self, id: OpId) {
+        self.ranks[id.rank].peeks.insert(id.index);
     }
 
     /// Whether the wildcard receive or probe `at` accepts a message from
@@ -843,6 +852,19 @@ impl Matching {
         };
         let completed: Vec<usize> = indices.iter().map(|&k| ops[k as usize]).collect();
         let st = &mut self.ranks[id.rank];
+        if st.peeks.contains(&id.index) {
+            // `MPI_Request_get_status`: the request stays active, and the
+            // wait or test that completes it is the completion.
+            st.ops[id.index].complete = true;
+            let seen = completed
+                .iter()
+                .map(|&index| OpId {
+                    rank: id.rank,
+                    index,
+                })
+                .collect();
+            return (Down::Done { indices }, seen);
+        }
         for &o in &completed {
             let req = match st.ops[o].kind {
                 Kind::Send { req, .. } | Kind::Coll { req, .. } => req,

@@ -168,8 +168,10 @@ impl Engine {
                     kind,
                 };
                 self.issue(id, rec, op.expects_reply(self.cfg.zero_buffer));
-                if is_poll && matches!(op, Op::Mprobe { .. }) {
-                    self.matching.mark_poll(id);
+                match op {
+                    Op::Mprobe { .. } if is_poll => self.matching.mark_poll(id),
+                    Op::RequestGetStatus { .. } => self.matching.mark_peek(id),
+                    _ => {}
                 }
             }
             Err(message) => {

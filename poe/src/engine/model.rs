@@ -365,6 +365,13 @@ pub(crate) fn model(
                 test: matches!(op, Op::Test { .. }),
             }
         }
+        Op::RequestGetStatus { req } => Kind::Wait {
+            kind: WaitKind::One,
+            ops: vec![h
+                .request(rank, *req)
+                .ok_or_else(|| format!("request {req} is not active"))?],
+            test: true,
+        },
         Op::Coll { kind, comm, root } => {
             check_comm(h, rank, *comm)?;
             if kind.is_nonblocking() {
@@ -622,6 +629,7 @@ pub fn call_name(op: &Op) -> &'static str {
                 "MPI_Iprobe"
             }
         }
+        Op::RequestGetStatus { .. } => "MPI_Request_get_status",
         Op::Mprobe { blocking: true, .. } => "MPI_Mprobe",
         Op::Mprobe { .. } => "MPI_Improbe",
         Op::Mrecv { blocking: true, .. } => "MPI_Mrecv",
