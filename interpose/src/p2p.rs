@@ -119,6 +119,7 @@ unsafe fn recv(
         dtype,
         comm,
         proc_null,
+        cancelled: false,
         real,
     }));
     let settled = blocking && posted;
@@ -582,6 +583,7 @@ unsafe fn mrecv(
         dtype,
         comm: RSMPI_COMM_SELF,
         proc_null: false,
+        cancelled: false,
         real: Some(Real::new(req)),
     }));
     l.event(Op::Mrecv { req: id, blocking });

@@ -59,6 +59,8 @@ pub struct RecvReq {
     pub comm: MPI_Comm,
     /// The program asked for `MPI_PROC_NULL`.
     pub proc_null: bool,
+    /// The scheduler cancelled it before posting it (`MPI_Cancel`).
+    pub cancelled: bool,
     pub real: Option<Real>,
 }
 
@@ -314,6 +316,14 @@ pub fn proc_null_status() -> MPI_Status {
     let mut st = empty_status();
     // SAFETY: reading constants.
     unsafe { st.MPI_SOURCE = RSMPI_PROC_NULL };
+    st
+}
+
+/// The status of a receive cancelled before it was posted to MPI.
+pub fn cancelled_status() -> MPI_Status {
+    let mut st = empty_status();
+    // SAFETY: setting a field of a valid status.
+    unsafe { PMPI_Status_set_cancelled(&mut st, 1) };
     st
 }
 
@@ -669,6 +679,52 @@ impl Lib {
         self.deferred = self.deferred.saturating_sub(1);
     }
 
+    /// Cancels the receive `id`, as the scheduler decided: no send has
+    /// reached it. A receive posted to MPI is cancelled there (MPI has no
+    /// message for it either, every rank's sends having been reported); a
+    /// deferred one is never posted.
+    pub fn cancel_recv(&mut self, id: u32) {
+        let Some(Req {
+            kind: Kind::Recv(r),
+        }) = self.reqs.get_mut(&id)
+        else {
+            fatal(&format!(
+                "protocol error: request {id} cancelled, which is not a receive"
+            ));
+        };
+        match &mut r.real {
+            None => {
+                r.cancelled = true;
+                self.deferred = self.deferred.saturating_sub(1);
+            }
+            Some(real) => {
+                // SAFETY: the request is active and owned by this entry.
+                unsafe { PMPI_Cancel(&mut real.req) };
+                let mut req = real.req;
+                let st = self.spin_request(req);
+                let mut flag: c_int = 0;
+                // SAFETY: a status MPI filled in.
+                unsafe { PMPI_Test_cancelled(&st, &mut flag) };
+                if flag == 0 {
+                    fatal(&format!(
+                        "MPI matched the receive of request {id}, which the scheduler cancelled"
+                    ));
+                }
+                req = unsafe { RSMPI_REQUEST_NULL };
+                if let Some(Req {
+                    kind:
+                        Kind::Recv(RecvReq {
+                            real: Some(real), ..
+                        }),
+                }) = self.reqs.get_mut(&id)
+                {
+                    real.req = req;
+                    real.status = Some(st);
+                }
+            }
+        }
+    }
+
     /// Posts a receive with a named source to MPI at once, when going
     /// ahead is on and no receive of this rank waits for the scheduler:
     /// MPI then matches it as the engine will (non-overtaking, in posting
@@ -961,6 +1017,7 @@ impl Lib {
                 }
                 Kind::Recv(rr) => match &mut rr.real {
                     None if rr.proc_null => return proc_null_status(),
+                    None if rr.cancelled => return cancelled_status(),
                     None => fatal(&format!(
                         "protocol error: receive {id} may complete but was never posted"
                     )),

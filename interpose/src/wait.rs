@@ -303,6 +303,30 @@ pub unsafe extern "C" fn MPI_Request_get_status(
     MPI_SUCCESS as c_int
 }
 
+/// `MPI_Cancel`: the scheduler decides (a receive no send has reached when
+/// every rank waits is cancelled; a send's cancel always fails, and the send
+/// goes on). The program still completes or frees the request; a cancelled
+/// receive's status says so (`MPI_Test_cancelled`, which MPI answers from
+/// the status). An inactive persistent request has nothing to cancel.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Cancel(request: *mut MPI_Request) -> c_int {
+    let mut l = lib();
+    let Some(id) = l.req_id(*request) else {
+        drop(l);
+        return PMPI_Cancel(request);
+    };
+    if l.inactive(id) {
+        return MPI_SUCCESS as c_int;
+    }
+    l.event(Op::Cancel { req: id });
+    match l.wait_down() {
+        Down::Done { indices } if indices == [0] => l.cancel_recv(id),
+        Down::Done { indices } if indices.is_empty() => {}
+        d => fatal(&format!("protocol error: MPI_Cancel answered {d:?}")),
+    }
+    MPI_SUCCESS as c_int
+}
+
 /// `MPI_Request_free`: an active request's operation goes on (a receive is
 /// still matched and posted), but nothing will wait for it; a persistent
 /// request is gone; the scheduler is told so. Freeing `MPI_REQUEST_NULL` is

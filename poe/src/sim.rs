@@ -120,8 +120,10 @@ fn run(
             waiting[r] = false;
             let (op, poll) = step_op(&program[r][pc[r]]);
             match d {
-                // `MPI_Request_get_status` leaves its request active.
-                Down::Done { .. } if matches!(op, Op::RequestGetStatus { .. }) => {}
+                // `MPI_Request_get_status` leaves its request active, and
+                // `MPI_Cancel` answers whether it cancelled.
+                Down::Done { .. }
+                    if matches!(op, Op::RequestGetStatus { .. } | Op::Cancel { .. }) => {}
                 Down::Done { indices } => {
                     for &i in indices {
                         released[r].insert(listed[r][i as usize]);

@@ -1923,12 +1923,7 @@ fn an_improbe_poll_loop_ends_when_the_message_is_there_and_imrecv_completes() {
             wait(WaitKind::One, &[8]),
             fin(),
         ],
-        vec![
-            recv(ANY, 5),
-            send(0, 0),
-            send(0, 0),
-            fin(),
-        ],
+        vec![recv(ANY, 5), send(0, 0), send(0, 0), fin()],
     ];
     let run = only_run(&p, cfg(2));
     assert_eq!(run.end, RunEnd::Completed);
@@ -2033,7 +2028,9 @@ fn request_get_status_polls_without_freeing_and_the_wait_completes() {
     let completions: Vec<_> = run
         .fired
         .iter()
-        .filter(|f| matches!(f, Fired::Completion { completed, .. } if *completed == vec![id(1, 0)]))
+        .filter(
+            |f| matches!(f, Fired::Completion { completed, .. } if *completed == vec![id(1, 0)]),
+        )
         .collect();
     assert_eq!(completions.len(), 1);
     assert!(matches!(
@@ -2056,4 +2053,110 @@ fn a_request_only_ever_inspected_is_a_leaked_request() {
     let run = only_run(&p, cfg(2));
     assert_eq!(run.end, RunEnd::Completed);
     assert_eq!(run.leaks.len(), 1, "{:?}", run.leaks);
+}
+
+// MPI_Cancel.
+
+fn cancelled(run: &RunResult, rank: usize) -> Vec<bool> {
+    // Whether each MPI_Cancel of `rank` cancelled: its operation is a
+    // receive that matched nothing and is complete.
+    run.ops[rank]
+        .iter()
+        .filter_map(|o| match o.kind {
+            poe::engine::Kind::Cancel { op } => {
+                let t = &run.ops[rank][op];
+                let recv = matches!(t.kind, poe::engine::Kind::Recv { .. });
+                Some(recv && t.complete && t.matched.is_none())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn cancelling_an_unmatched_receive_cancels_it_and_its_wait_completes() {
+    // Nothing is ever sent with tag 9: the cancel succeeds, the wait
+    // completes, and the later send with tag 0 goes to the second receive.
+    let p = vec![
+        vec![
+            irecv(1, 9, 7),
+            Step::Call(Op::Cancel { req: 7 }),
+            wait(WaitKind::One, &[7]),
+            recv(1, 0),
+            fin(),
+        ],
+        vec![send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(cancelled(&run, 0), vec![true]);
+    assert_eq!(got(&run, id(0, 3)), Some(id(1, 0)));
+    assert!(run.leaks.is_empty(), "{:?}", run.leaks);
+}
+
+#[test]
+fn a_cancelled_wildcard_receive_takes_no_message() {
+    // The cancel is decided with every rank waiting and rank 1's message
+    // not sent yet; it then goes to the wildcard MPI_Recv.
+    let p = vec![
+        vec![
+            irecv(ANY, 0, 7),
+            Step::Call(Op::Cancel { req: 7 }),
+            wait(WaitKind::One, &[7]),
+            send(1, 1),
+            recv(ANY, 0),
+            fin(),
+        ],
+        vec![recv(0, 1), send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(cancelled(&run, 0), vec![true]);
+    assert_eq!(got(&run, id(0, 4)), Some(id(1, 1)));
+}
+
+#[test]
+fn cancelling_a_receive_that_got_its_message_or_a_send_fails() {
+    let p = vec![
+        vec![
+            irecv(1, 0, 7),
+            recv(1, 1),
+            Step::Call(Op::Cancel { req: 7 }),
+            wait(WaitKind::One, &[7]),
+            fin(),
+        ],
+        vec![
+            send(0, 0),
+            send(0, 1),
+            isend(0, 2, 3),
+            Step::Call(Op::Cancel { req: 3 }),
+            wait(WaitKind::One, &[3]),
+            fin(),
+        ],
+    ];
+    let run = explore(&p, cfg(2), Turns::Forward);
+    assert_eq!(run.len(), 1);
+    let run = &run[0];
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(cancelled(run, 0), vec![false]);
+    assert_eq!(got(run, id(0, 0)), Some(id(1, 0)));
+    // The send's cancel fails; its message is left unreceived.
+    assert_eq!(cancelled(run, 1), vec![false]);
+    assert_eq!(run.leaks.len(), 1, "{:?}", run.leaks);
+}
+
+#[test]
+fn cancelling_the_request_of_a_nonblocking_collective_is_an_invalid_call() {
+    let p = vec![vec![
+        ibarrier(4),
+        Step::Call(Op::Cancel { req: 4 }),
+        wait(WaitKind::One, &[4]),
+        fin(),
+    ]];
+    let run = only_run(&p, cfg(1));
+    assert!(
+        matches!(&run.end, RunEnd::Invalid { message, .. } if message.starts_with("MPI_Cancel")),
+        "{:?}",
+        run.end
+    );
 }

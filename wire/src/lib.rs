@@ -491,6 +491,11 @@ pub enum Op {
     /// leaves the request active (a later wait or test completes it).
     /// Answered like `MPI_Test`.
     RequestGetStatus { req: u32 },
+    /// `MPI_Cancel` of the active request `req`. The rank waits for
+    /// [`Down::Done`]: `[0]` when the operation is cancelled (a receive no
+    /// send has reached), empty when it goes on and completes as usual (a
+    /// receive that got its message; a send, whose cancel fib always fails).
+    Cancel { req: u32 },
     /// `MPI_Finalize`.
     Finalize,
 }
@@ -838,6 +843,10 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u8(18);
             w.u32(*req);
         }
+        Op::Cancel { req } => {
+            w.u8(19);
+            w.u32(*req);
+        }
     }
 }
 
@@ -954,6 +963,7 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
             blocking: r.bool()?,
         },
         18 => Op::RequestGetStatus { req: r.u32()? },
+        19 => Op::Cancel { req: r.u32()? },
         t => return Err(WireError(format!("operation tag {t}"))),
     })
 }
@@ -1306,6 +1316,7 @@ mod tests {
                 blocking: false,
             },
             Op::RequestGetStatus { req: 14 },
+            Op::Cancel { req: 15 },
             Op::Coll {
                 kind: CollKind::Alltoall,
                 comm: 2,

@@ -176,6 +176,7 @@ pub const INTERCEPTED: &[&str] = &[
     "MPI_Mrecv",
     "MPI_Imrecv",
     "MPI_Request_get_status",
+    "MPI_Cancel",
     "MPI_Barrier",
     "MPI_Bcast",
     "MPI_Reduce",
@@ -272,8 +273,7 @@ macro_rules! unsupported_functions {
             MPI_Rsend_init_c,
             MPI_Send_init_c,
             MPI_Ssend_init_c,
-            // Freeing, cancelling and inspecting requests; generalized requests.
-            MPI_Cancel,
+            // Generalized requests.
             MPI_Grequest_complete,
             MPI_Grequest_start,
             // The large-count forms of the matched receives.
@@ -862,6 +862,7 @@ mod tests {
             "MPI_Mrecv",
             "MPI_Imrecv",
             "MPI_Request_get_status",
+            "MPI_Cancel",
             "MPI_Iscan",
             "MPI_Ialltoallw",
             "MPI_Ireduce_scatter_block",
@@ -880,7 +881,7 @@ mod tests {
             "MPI_Comm_idup",
             "MPI_Send_init_c",
             "MPI_Psend_init",
-            "MPI_Cancel",
+            "MPI_Grequest_start",
             "MPI_Mrecv_c",
             "MPI_Gatherv_c",
             "MPI_Ibcast_c",

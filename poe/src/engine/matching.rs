@@ -85,6 +85,9 @@ pub(crate) enum Ready {
     Wait(OpId, Vec<u32>),
     /// A probe naming its source, with the send it sees.
     Probe(OpId, OpId),
+    /// A cancel that fails: its operation is a send, or a receive that got
+    /// its message.
+    CancelFails(OpId),
 }
 
 /// The MPI state of one run.
@@ -819,6 +822,14 @@ impl Matching {
                 }
                 .map(|indices| Ready::Wait(id, indices))
             }
+            Kind::Cancel { op } => {
+                let target = &self.ranks[r].ops[*op];
+                let fails = match target.kind {
+                    Kind::Recv { .. } => target.matched.is_some(),
+                    _ => true,
+                };
+                fails.then_some(Ready::CancelFails(id))
+            }
             Kind::Probe { src, tag, comm, .. } => {
                 if let Peer::Rank(_) = src {
                     let before = self.recvs.get(&(*comm, r)).map_or(0, Vec::len);
@@ -1016,6 +1027,60 @@ impl Matching {
                 }
             }
         }
+    }
+
+    /// With every rank waiting: the ranks waiting in an `MPI_Cancel` of a
+    /// receive that no send can reach now (nor, the rank being held, before
+    /// the cancel returns).
+    pub(crate) fn cancels(&self) -> Vec<Rank> {
+        (0..self.ranks.len())
+            .filter(|&r| {
+                let Some(i) = self.ranks[r].blocked else {
+                    return false;
+                };
+                let Kind::Cancel { op } = self.ranks[r].ops[i].kind else {
+                    return false;
+                };
+                let Kind::Recv { src, tag, comm, .. } = self.ranks[r].ops[op].kind else {
+                    return false;
+                };
+                let Some(pos) = self
+                    .recvs
+                    .get(&(comm, r))
+                    .and_then(|p| p.iter().position(|&x| x == op))
+                else {
+                    return false;
+                };
+                self.candidates(comm, r, src, tag, pos).is_empty()
+            })
+            .collect()
+    }
+
+    /// Cancels the receive of the `MPI_Cancel` rank `r` waits in: it
+    /// matches nothing any more and is complete (cancelled).
+    pub(crate) fn cancel(&mut self, r: Rank) {
+        let i = self.ranks[r].blocked.take().unwrap();
+        let Kind::Cancel { op } = self.ranks[r].ops[i].kind else {
+            unreachable!()
+        };
+        let Kind::Recv { comm, .. } = self.ranks[r].ops[op].kind else {
+            unreachable!()
+        };
+        if let Some(p) = self.recvs.get_mut(&(comm, r)) {
+            p.retain(|&x| x != op);
+            if p.is_empty() {
+                self.recvs.remove(&(comm, r));
+            }
+        }
+        self.ranks[r].ops[op].complete = true;
+        self.ranks[r].ops[i].complete = true;
+        self.out.push((r, Down::Done { indices: vec![0] }));
+    }
+
+    /// Answers the `MPI_Cancel` `id`: the cancel fails.
+    pub(crate) fn cancel_fails(&mut self, id: OpId) -> Down {
+        self.ranks[id.rank].ops[id.index].complete = true;
+        Down::Done { indices: vec![] }
     }
 
     /// Answers every poll in `polls` "not yet".

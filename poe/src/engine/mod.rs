@@ -335,6 +335,7 @@ impl Engine {
             }
             Ready::Wait(id, indices) => self.complete_wait(id, indices),
             Ready::Probe(id, send) => self.probe_answer(id, send),
+            Ready::CancelFails(id) => self.matching.cancel_fails(id),
         };
         self.matching.release(r, down);
         true
@@ -362,6 +363,17 @@ impl Engine {
     /// polls, take a choice, or declare the run stuck. Returns whether the
     /// engine did something.
     fn at_quiescence(&mut self) -> bool {
+        // A cancel of a receive no send can reach now succeeds, before any
+        // poll fails or choice is taken (MPI may cancel it at any time
+        // before it matches).
+        let cancels = self.matching.cancels();
+        if !cancels.is_empty() {
+            self.false_rounds = 0;
+            for r in cancels {
+                self.matching.cancel(r);
+            }
+            return true;
+        }
         let (points, polls) = self.matching.choice_points();
         // Alternatives explored in another branch stay asleep, unless nothing
         // else is left.

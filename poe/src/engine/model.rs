@@ -101,6 +101,12 @@ pub enum Kind {
     RequestInit {
         req: u32,
     },
+    /// `MPI_Cancel` of the rank's active operation `op`: a receive no send
+    /// has reached when every rank waits is cancelled (it matches nothing
+    /// any more and its wait completes); otherwise the cancel fails.
+    Cancel {
+        op: usize,
+    },
     Finalize,
 }
 
@@ -365,6 +371,18 @@ pub(crate) fn model(
                 test: matches!(op, Op::Test { .. }),
             }
         }
+        Op::Cancel { req } => {
+            let op = h
+                .request(rank, *req)
+                .ok_or_else(|| format!("request {req} is not active"))?;
+            if h.nonblocking_collective(rank, op) {
+                return Err(
+                    "the request of a nonblocking collective may not be cancelled (MPI 3.1 §5.12)"
+                        .into(),
+                );
+            }
+            Kind::Cancel { op }
+        }
         Op::RequestGetStatus { req } => Kind::Wait {
             kind: WaitKind::One,
             ops: vec![h
@@ -546,7 +564,11 @@ fn model_p2p(h: &dyn Handles, rank: Rank, op: &Op, zero_buffer: bool) -> Result<
         // polls an `MPI_Improbe`: see `Matching::mark_poll`); its `req`
         // names it to the rank, never to the program.
         Op::Mprobe {
-            src, tag, comm, req, ..
+            src,
+            tag,
+            comm,
+            req,
+            ..
         } => {
             check_comm(h, rank, *comm)?;
             Kind::Recv {
@@ -630,6 +652,7 @@ pub fn call_name(op: &Op) -> &'static str {
             }
         }
         Op::RequestGetStatus { .. } => "MPI_Request_get_status",
+        Op::Cancel { .. } => "MPI_Cancel",
         Op::Mprobe { blocking: true, .. } => "MPI_Mprobe",
         Op::Mprobe { .. } => "MPI_Improbe",
         Op::Mrecv { blocking: true, .. } => "MPI_Mrecv",
