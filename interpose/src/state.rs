@@ -700,8 +700,9 @@ impl Lib {
             Some(real) => {
                 // SAFETY: the request is active and owned by this entry.
                 unsafe { PMPI_Cancel(&mut real.req) };
-                let mut req = real.req;
-                let st = self.spin_request(req);
+                // MPI completes it cancelled; its status stays with it
+                // for the program's completion call.
+                let st = self.peek(id);
                 let mut flag: c_int = 0;
                 // SAFETY: a status MPI filled in.
                 unsafe { PMPI_Test_cancelled(&st, &mut flag) };
@@ -709,17 +710,6 @@ impl Lib {
                     fatal(&format!(
                         "MPI matched the receive of request {id}, which the scheduler cancelled"
                     ));
-                }
-                req = unsafe { RSMPI_REQUEST_NULL };
-                if let Some(Req {
-                    kind:
-                        Kind::Recv(RecvReq {
-                            real: Some(real), ..
-                        }),
-                }) = self.reqs.get_mut(&id)
-                {
-                    real.req = req;
-                    real.status = Some(st);
                 }
             }
         }
