@@ -129,8 +129,8 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
 }
 
 /// Whether what a call returns, and so what the program calls next, can
-/// depend on timing: wildcard receives and probes, polls, and the calls
-/// that return some of their requests.
+/// depend on timing: wildcard receives and probes, polls, cancels, and the
+/// calls that return some of their requests.
 fn depends_on_timing(op: &fib_wire::Op) -> bool {
     use fib_wire::{Op, WaitKind};
     match op {
@@ -138,7 +138,8 @@ fn depends_on_timing(op: &fib_wire::Op) -> bool {
         Op::Probe { src, blocking, .. } | Op::Mprobe { src, blocking, .. } => {
             *src == fib_wire::ANY || !blocking
         }
-        Op::Test { .. } => true,
+        // A cancel's outcome, like a poll's, depends on when it is asked.
+        Op::Test { .. } | Op::RequestGetStatus { .. } | Op::Cancel { .. } => true,
         Op::Wait { kind, .. } => matches!(kind, WaitKind::Any | WaitKind::Some),
         _ => false,
     }
