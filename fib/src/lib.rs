@@ -174,7 +174,12 @@ fn is_fence(op: &OpRec) -> bool {
         Kind::Probe { blocking, .. } => *blocking,
         Kind::Coll { req, .. } => req.is_none(),
         Kind::Finalize => true,
-        Kind::CommFree { .. } | Kind::RequestFree { .. } | Kind::RequestInit { .. } => false,
+        // `MPI_Cancel` is local in MPI (the engine holds the rank only to
+        // decide it with every rank waiting).
+        Kind::CommFree { .. }
+        | Kind::RequestFree { .. }
+        | Kind::RequestInit { .. }
+        | Kind::Cancel { .. } => false,
     }
 }
 

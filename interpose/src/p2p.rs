@@ -3,7 +3,8 @@
 //! zero-buffer mode, buffered ones always, synchronous ones on the
 //! program's buffer); receives are deferred until the scheduler posts them
 //! with a concrete source; probes ask the scheduler which message to
-//! report. A ready send goes to MPI as a standard one: whether its receive
+//! report; matched probes are matched as receives, and take the message
+//! from MPI once the scheduler names it. A ready send goes to MPI as a standard one: whether its receive
 //! was posted first is the engine's judgement. A buffered send is sent from
 //! fib's own copy too, but takes its room in the attached buffer, which the
 //! library tracks (`MPI_Buffer_attach`, `MPI_Buffer_detach`).
@@ -122,6 +123,7 @@ unsafe fn recv(
         dtype,
         comm,
         proc_null,
+        cancelled: false,
         real,
     }));
     let settled = blocking && posted;
@@ -485,6 +487,141 @@ pub unsafe extern "C" fn MPI_Iprobe(
     status: *mut MPI_Status,
 ) -> c_int {
     *flag = probe(source, tag, comm, false, status) as c_int;
+    MPI_SUCCESS as c_int
+}
+
+/// `MPI_Mprobe` and `MPI_Improbe`: reported as a receive the scheduler
+/// matches (a wildcard one is a choice); once it names the message's
+/// source and tag, the real `PMPI_Improbe` with them takes that message
+/// from MPI (MPI orders it as the engine did: posted receives first, then
+/// the earliest message of that source and tag), and the program gets
+/// MPI's own message handle, which only `MPI_Mrecv`/`MPI_Imrecv` can
+/// receive. Returns whether a message was found.
+unsafe fn mprobe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    blocking: bool,
+    message: *mut MPI_Message,
+    status: *mut MPI_Status,
+) -> bool {
+    let mut l = lib();
+    let cid = l.comm_id(comm);
+    let id = l.new_id();
+    l.mprobe = Some((id, None));
+    l.event(Op::Mprobe {
+        src: rank_to_wire(source),
+        tag: tag_to_wire(tag),
+        comm: cid,
+        req: id,
+        blocking,
+    });
+    let down = l.wait_down();
+    let chosen = l.mprobe.take().and_then(|(_, c)| c);
+    match (down, chosen) {
+        (Down::Go, Some((src, tag))) => {
+            let (src, tag) = (rank_from_wire(src), tag_from_wire(tag));
+            l.spin(|| {
+                let mut flag: c_int = 0;
+                PMPI_Improbe(src, tag, comm, &mut flag, message, status);
+                flag != 0
+            });
+            true
+        }
+        // A probe of `MPI_PROC_NULL`: MPI answers `MPI_MESSAGE_NO_PROC` at
+        // once.
+        (Down::Go, None) if source == RSMPI_PROC_NULL => {
+            PMPI_Mprobe(source, tag, comm, message, status);
+            true
+        }
+        (Down::Probed { found: false, .. }, None) if !blocking => {
+            *message = RSMPI_MESSAGE_NULL;
+            false
+        }
+        (d, c) => fatal(&format!(
+            "protocol error: a matched probe answered {d:?} with message {c:?}"
+        )),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Mprobe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    message: *mut MPI_Message,
+    status: *mut MPI_Status,
+) -> c_int {
+    mprobe(source, tag, comm, true, message, status);
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Improbe(
+    source: c_int,
+    tag: c_int,
+    comm: MPI_Comm,
+    flag: *mut c_int,
+    message: *mut MPI_Message,
+    status: *mut MPI_Status,
+) -> c_int {
+    *flag = mprobe(source, tag, comm, false, message, status) as c_int;
+    MPI_SUCCESS as c_int
+}
+
+/// Starts the real receive of a message a matched probe took (MPI's
+/// handle, or `MPI_MESSAGE_NO_PROC`) and reports it: it completes at once
+/// in the engine, and in MPI as soon as the data is in. Returns its id and
+/// the handle for the program.
+unsafe fn mrecv(
+    buf: *mut c_void,
+    count: c_int,
+    dtype: MPI_Datatype,
+    message: *mut MPI_Message,
+    blocking: bool,
+) -> (u32, MPI_Request) {
+    let mut l = lib();
+    let mut req = RSMPI_REQUEST_NULL;
+    PMPI_Imrecv(buf, count, dtype, message, &mut req);
+    let (id, h) = l.new_req(Kind::Recv(RecvReq {
+        buf,
+        count,
+        dtype,
+        comm: RSMPI_COMM_SELF,
+        proc_null: false,
+        cancelled: false,
+        real: Some(Real::new(req)),
+    }));
+    l.event(Op::Mrecv { req: id, blocking });
+    (id, h)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Mrecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    message: *mut MPI_Message,
+    status: *mut MPI_Status,
+) -> c_int {
+    let (id, _) = mrecv(buf, count, datatype, message, true);
+    let mut l = lib();
+    l.wait_go();
+    let st = l.complete(id);
+    put_status(status, &st);
+    MPI_SUCCESS as c_int
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Imrecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: MPI_Datatype,
+    message: *mut MPI_Message,
+    request: *mut MPI_Request,
+) -> c_int {
+    let (_, h) = mrecv(buf, count, datatype, message, false);
+    *request = h;
     MPI_SUCCESS as c_int
 }
 

@@ -59,6 +59,8 @@ pub struct RecvReq {
     pub comm: MPI_Comm,
     /// The program asked for `MPI_PROC_NULL`.
     pub proc_null: bool,
+    /// The scheduler cancelled it before posting it (`MPI_Cancel`).
+    pub cancelled: bool,
     pub real: Option<Real>,
 }
 
@@ -146,6 +148,10 @@ pub struct Lib {
     /// The persistent request an `MPI_Start` is starting: the next
     /// [`Lib::new_req`] registers its operation under that id.
     pub starting: Option<u32>,
+    /// The matched probe (`MPI_Mprobe`, `MPI_Improbe`) the rank waits in:
+    /// its id, and the source and tag (wire values) of the message the
+    /// scheduler gave it, once [`Down::PostRecv`] names them.
+    pub mprobe: Option<(u32, Option<(i32, i32)>)>,
 }
 
 /// How long a call that goes ahead of the scheduler ([`Lib::settle`]) waits
@@ -313,6 +319,14 @@ pub fn proc_null_status() -> MPI_Status {
     st
 }
 
+/// The status of a receive cancelled before it was posted to MPI.
+pub fn cancelled_status() -> MPI_Status {
+    let mut st = empty_status();
+    // SAFETY: setting a field of a valid status.
+    unsafe { PMPI_Status_set_cancelled(&mut st, 1) };
+    st
+}
+
 /// The status reported for a completed send.
 pub fn send_status() -> MPI_Status {
     let mut st = empty_status();
@@ -434,6 +448,7 @@ impl Lib {
             freed: Vec::new(),
             persistent: HashMap::new(),
             starting: None,
+            mprobe: None,
         }
     }
 
@@ -621,8 +636,23 @@ impl Lib {
         }
     }
 
-    /// Posts the deferred receive `id` from `src` with `tag` (wire values).
+    /// An id for a call the scheduler matches as a receive but that hands
+    /// the program no request (a matched probe).
+    pub fn new_id(&mut self) -> u32 {
+        let id = self.next_req;
+        self.next_req = self.next_req.wrapping_add(1);
+        id
+    }
+
+    /// Posts the deferred receive `id` from `src` with `tag` (wire values);
+    /// for the matched probe in progress, notes which message it gets.
     pub fn post_recv(&mut self, id: u32, src: i32, tag: i32) {
+        if let Some((m, chosen)) = &mut self.mprobe {
+            if *m == id {
+                *chosen = Some((src, tag));
+                return;
+            }
+        }
         let Some(Req {
             kind: Kind::Recv(r),
         }) = self.reqs.get_mut(&id)
@@ -651,6 +681,42 @@ impl Lib {
         };
         r.real = Some(Real::new(req));
         self.deferred = self.deferred.saturating_sub(1);
+    }
+
+    /// Cancels the receive `id`, as the scheduler decided: no send has
+    /// reached it. A receive posted to MPI is cancelled there (MPI has no
+    /// message for it either, every rank's sends having been reported); a
+    /// deferred one is never posted.
+    pub fn cancel_recv(&mut self, id: u32) {
+        let Some(Req {
+            kind: Kind::Recv(r),
+        }) = self.reqs.get_mut(&id)
+        else {
+            fatal(&format!(
+                "protocol error: request {id} cancelled, which is not a receive"
+            ));
+        };
+        match &mut r.real {
+            None => {
+                r.cancelled = true;
+                self.deferred = self.deferred.saturating_sub(1);
+            }
+            Some(real) => {
+                // SAFETY: the request is active and owned by this entry.
+                unsafe { PMPI_Cancel(&mut real.req) };
+                // MPI completes it cancelled; its status stays with it
+                // for the program's completion call.
+                let st = self.peek(id);
+                let mut flag: c_int = 0;
+                // SAFETY: a status MPI filled in.
+                unsafe { PMPI_Test_cancelled(&st, &mut flag) };
+                if flag == 0 {
+                    fatal(&format!(
+                        "MPI matched the receive of request {id}, which the scheduler cancelled"
+                    ));
+                }
+            }
+        }
     }
 
     /// Posts a receive with a named source to MPI at once, when going
@@ -918,30 +984,40 @@ impl Lib {
     /// Completes the request `id` locally once the scheduler has said it may
     /// complete: polls its real operation, forgets it and returns its status.
     pub fn complete(&mut self, id: u32) -> MPI_Status {
-        let st = loop {
+        let st = self.peek(id);
+        self.drop_req(id);
+        st
+    }
+
+    /// The status of the request `id` once the scheduler has said it is
+    /// complete, leaving it in the table (`MPI_Request_get_status`): polls
+    /// its real operation, whose status [`Real`] keeps for the completion.
+    pub fn peek(&mut self, id: u32) -> MPI_Status {
+        loop {
             let Some(r) = self.reqs.get_mut(&id) else {
                 fatal(&format!("internal error: request {id} is not in the table"));
             };
             match &mut r.kind {
-                Kind::Nothing => break send_status(),
+                Kind::Nothing => return send_status(),
                 Kind::Sync(real) => {
                     if real.test() {
-                        break send_status();
+                        return send_status();
                     }
                 }
                 Kind::Coll(real) => {
                     if real.test() {
-                        break empty_status();
+                        return empty_status();
                     }
                 }
                 Kind::Recv(rr) => match &mut rr.real {
-                    None if rr.proc_null => break proc_null_status(),
+                    None if rr.proc_null => return proc_null_status(),
+                    None if rr.cancelled => return cancelled_status(),
                     None => fatal(&format!(
                         "protocol error: receive {id} may complete but was never posted"
                     )),
                     Some(real) => {
                         if real.test() {
-                            break real.status.unwrap();
+                            return real.status.unwrap();
                         }
                     }
                 },
@@ -949,9 +1025,7 @@ impl Lib {
             self.poll_socket();
             // SAFETY: always safe.
             unsafe { libc::sched_yield() };
-        };
-        self.drop_req(id);
-        st
+        }
     }
 
     /// Finishes the buffered sends before `MPI_Finalize`: the scheduler lets

@@ -271,6 +271,62 @@ pub unsafe extern "C" fn MPI_Testsome(
     MPI_SUCCESS as c_int
 }
 
+/// `MPI_Request_get_status`: a test that leaves the request active. A
+/// null or inactive request answers at once, with an empty status.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Request_get_status(
+    request: MPI_Request,
+    flag: *mut c_int,
+    status: *mut MPI_Status,
+) -> c_int {
+    let mut l = lib();
+    let id = match l.req_id(request) {
+        Some(id) if !l.inactive(id) => id,
+        _ => {
+            *flag = 1;
+            put_status(status, &empty_status());
+            return MPI_SUCCESS as c_int;
+        }
+    };
+    l.event(Op::RequestGetStatus { req: id });
+    match l.wait_down() {
+        Down::Done { indices } if indices.is_empty() => *flag = 0,
+        Down::Done { indices } if indices == [0] => {
+            *flag = 1;
+            let st = l.peek(id);
+            put_status(status, &st);
+        }
+        d => fatal(&format!(
+            "protocol error: MPI_Request_get_status answered {d:?}"
+        )),
+    }
+    MPI_SUCCESS as c_int
+}
+
+/// `MPI_Cancel`: the scheduler decides (a receive no send has reached when
+/// every rank waits is cancelled; a send's cancel always fails, and the send
+/// goes on). The program still completes or frees the request; a cancelled
+/// receive's status says so (`MPI_Test_cancelled`, which MPI answers from
+/// the status). An inactive persistent request has nothing to cancel.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Cancel(request: *mut MPI_Request) -> c_int {
+    let mut l = lib();
+    let Some(id) = l.req_id(*request) else {
+        drop(l);
+        return PMPI_Cancel(request);
+    };
+    if l.inactive(id) {
+        return MPI_SUCCESS as c_int;
+    }
+    l.event(Op::Cancel { req: id });
+    match l.wait_down() {
+        Down::Done { indices } if indices == [0] => l.cancel_recv(id),
+        Down::Done { indices } if indices.is_empty() => {}
+        d => fatal(&format!("protocol error: MPI_Cancel answered {d:?}")),
+    }
+    MPI_SUCCESS as c_int
+}
+
 /// `MPI_Request_free`: an active request's operation goes on (a receive is
 /// still matched and posted), but nothing will wait for it; a persistent
 /// request is gone; the scheduler is told so. Freeing `MPI_REQUEST_NULL` is

@@ -120,12 +120,19 @@ fn run(
                 continue;
             }
             waiting[r] = false;
-            if let Down::Done { indices } = d {
-                for &i in indices {
-                    released[r].insert(listed[r][i as usize]);
+            let (op, poll) = step_op(&program[r][pc[r]]);
+            match d {
+                // `MPI_Request_get_status` leaves its request active, and
+                // `MPI_Cancel` answers whether it cancelled.
+                Down::Done { .. }
+                    if matches!(op, Op::RequestGetStatus { .. } | Op::Cancel { .. }) => {}
+                Down::Done { indices } => {
+                    for &i in indices {
+                        released[r].insert(listed[r][i as usize]);
+                    }
                 }
+                _ => {}
             }
-            let (_, poll) = step_op(&program[r][pc[r]]);
             let negative = matches!(d, Down::Done { indices } if indices.is_empty())
                 || matches!(d, Down::Probed { found: false, .. });
             if !(poll && negative) {
@@ -184,11 +191,17 @@ fn without_released(op: &Op, released: &mut HashSet<u32>, listed: &mut Vec<u32>)
                 Op::Test { kind: *kind, reqs }
             }
         }
+        // On a request already released, MPI answers at once.
+        Op::RequestGetStatus { req } if released.contains(req) => return None,
         Op::Send { req: Some(q), .. }
         | Op::Recv {
             req: q,
             blocking: false,
             ..
+        }
+        | Op::Mrecv {
+            req: q,
+            blocking: false,
         } => {
             released.remove(q);
             op.clone()

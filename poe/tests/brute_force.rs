@@ -67,6 +67,15 @@ enum Call {
     Restart {
         of: usize,
     },
+    /// `MPI_Mprobe` or, with `poll`, a loop of `MPI_Improbe` until it finds
+    /// a message; `None` is a wildcard. Either takes the message it finds
+    /// as a blocking receive would (the `MPI_Mrecv` of it matches nothing
+    /// and is left out).
+    Mprobe {
+        src: Option<usize>,
+        tag: Option<i32>,
+        poll: bool,
+    },
     Barrier,
     /// A nonblocking collective on `MPI_COMM_WORLD` (`MPI_Ibarrier`,
     /// `MPI_Iallreduce`, ...): its request is this call, completed by a
@@ -105,6 +114,13 @@ impl fmt::Display for Call {
             Call::Free { req } => write!(f, "Request_free(#{req})"),
             Call::Init { of } => write!(f, "Init(for #{of})"),
             Call::Restart { of } => write!(f, "Start(#{of})"),
+            Call::Mprobe { src, tag, poll } => write!(
+                f,
+                "{}(from {}, tag {})",
+                if *poll { "Improbe-loop" } else { "Mprobe" },
+                opt(src.map(|s| s as i64)),
+                opt(tag.map(i64::from))
+            ),
             Call::Barrier => write!(f, "Barrier"),
             Call::Icoll { kind } => write!(f, "{}", &kind.mpi_name()[4..]),
             Call::Finalize => write!(f, "Finalize"),
@@ -143,6 +159,20 @@ fn to_sim(prog: &Prog) -> Program {
                         Call::Restart { of } => (&calls[*of], *of),
                         c => (c, i),
                     };
+                    if let Call::Mprobe { src, tag, poll } = c {
+                        let op = Op::Mprobe {
+                            src: src.map_or(ANY, |s| s as i32),
+                            tag: tag.unwrap_or(ANY),
+                            comm: COMM_WORLD,
+                            req: i as u32,
+                            blocking: !poll,
+                        };
+                        return if *poll {
+                            Step::Poll(op)
+                        } else {
+                            Step::Call(op)
+                        };
+                    }
                     Step::Call(match c {
                         Call::Send { dst, tag, sync, nb } => Op::Send {
                             mode: if *sync {
@@ -186,7 +216,9 @@ fn to_sim(prog: &Prog) -> Program {
                             recv: matches!(calls[*of], Call::Recv { .. }),
                             mode: SendMode::Standard,
                         },
-                        Call::Restart { .. } => unreachable!("resolved above"),
+                        Call::Restart { .. } | Call::Mprobe { .. } => {
+                            unreachable!("resolved above")
+                        }
                         Call::Barrier => Op::Coll {
                             kind: CollKind::Barrier,
                             comm: COMM_WORLD,
@@ -263,7 +295,7 @@ impl Brute<'_> {
     fn complete(&self, st: &State, r: usize, i: usize) -> bool {
         match &self.prog[r][i] {
             c @ Call::Send { .. } => !self.sync(c) || st.partner[r][i].is_some(),
-            Call::Recv { .. } => st.partner[r][i].is_some(),
+            Call::Recv { .. } | Call::Mprobe { .. } => st.partner[r][i].is_some(),
             Call::Icoll { .. } => st.colls > self.ordinal[r][i],
             _ => true,
         }
@@ -308,7 +340,9 @@ impl Brute<'_> {
                 if st.blocked[r] {
                     let i = st.pc[r] - 1;
                     let done = match &self.prog[r][i] {
-                        Call::Send { .. } | Call::Recv { .. } => self.complete(st, r, i),
+                        Call::Send { .. } | Call::Recv { .. } | Call::Mprobe { .. } => {
+                            self.complete(st, r, i)
+                        }
                         // Requests already released are complete too.
                         Call::Wait { reqs } => reqs.iter().all(|&q| self.complete(st, r, q)),
                         // Which requests it returns is a step of its own
@@ -352,11 +386,14 @@ impl Brute<'_> {
         let mut out = Vec::new();
         let unmatched_recvs = |d: usize| {
             (0..st.pc[d]).filter(move |&i| {
-                matches!(self.prog[d][i], Call::Recv { .. }) && st.partner[d][i].is_none()
+                matches!(self.prog[d][i], Call::Recv { .. } | Call::Mprobe { .. })
+                    && st.partner[d][i].is_none()
             })
         };
         let accepts = |d: usize, ri: usize, f: usize, t: i32| match &self.prog[d][ri] {
-            Call::Recv { src, tag, .. } => src.is_none_or(|s| s == f) && tag.is_none_or(|x| x == t),
+            Call::Recv { src, tag, .. } | Call::Mprobe { src, tag, .. } => {
+                src.is_none_or(|s| s == f) && tag.is_none_or(|x| x == t)
+            }
             _ => false,
         };
         for d in 0..n {
@@ -429,7 +466,11 @@ impl Brute<'_> {
             let mut map = BTreeMap::new();
             for (r, calls) in self.prog.iter().enumerate() {
                 for (i, c) in calls.iter().enumerate() {
-                    if let (Call::Recv { src: None, .. }, Some(p)) = (c, st.partner[r][i]) {
+                    if let (
+                        Call::Recv { src: None, .. } | Call::Mprobe { src: None, .. },
+                        Some(p),
+                    ) = (c, st.partner[r][i])
+                    {
                         map.insert((r, i), vec![p]);
                     }
                     if let Some(qs) = &st.returned[r][i] {
@@ -516,11 +557,11 @@ fn poe_outcomes(prog: &Prog, zero_buffer: bool) -> (Vec<Outcome>, Vec<String>) {
         exchange: false,
     };
     let runs = explore(&to_sim(prog), cfg, Turns::Forward);
-    poe_outcomes_of(&runs)
+    poe_outcomes_of(prog, &runs)
 }
 
 /// The outcome of each run.
-fn poe_outcomes_of(runs: &[RunResult]) -> (Vec<Outcome>, Vec<String>) {
+fn poe_outcomes_of(prog: &Prog, runs: &[RunResult]) -> (Vec<Outcome>, Vec<String>) {
     let mut out = Vec::new();
     let mut notes = Vec::new();
     for run in runs {
@@ -555,9 +596,16 @@ fn poe_outcomes_of(runs: &[RunResult]) -> (Vec<Outcome>, Vec<String>) {
                 _ => {}
             }
         }
+        let polls = prog
+            .iter()
+            .flatten()
+            .any(|c| matches!(c, Call::Mprobe { poll: true, .. }));
         let deadlock = match &run.end {
             RunEnd::Completed => false,
             RunEnd::Deadlock { .. } => true,
+            // An `MPI_Improbe` loop that never finds its message is the
+            // deadlock of the blocking receive it stands for.
+            RunEnd::Livelock { .. } if polls => true,
             other => {
                 notes.push(format!("run {} ended in {other:?}", run.token));
                 true
@@ -889,6 +937,68 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_freed_requests() {
     assert!(
         changed > SEEDS / 4,
         "only {changed} programs free a request"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} checks failed; first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+}
+
+/// `prog` with some of its blocking receives matched probes instead (an
+/// `MPI_Mprobe`, or an `MPI_Improbe` loop), at random: MPI lets each take
+/// exactly the messages the receive could.
+fn with_mprobes(prog: &Prog, seed: u64) -> Prog {
+    let mut rng = Rng::new(seed ^ 0x6d70_726f_6265);
+    prog.iter()
+        .map(|calls| {
+            calls
+                .iter()
+                .map(|c| match c {
+                    Call::Recv {
+                        src,
+                        tag,
+                        nb: false,
+                    } if rng.chance(2, 3) => Call::Mprobe {
+                        src: *src,
+                        tag: *tag,
+                        poll: rng.chance(1, 2),
+                    },
+                    c => c.clone(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn poe_finds_exactly_the_outcomes_mpi_allows_with_matched_probes() {
+    let (mut failures, mut changed, mut runs, mut wild) = (Vec::new(), 0, 0, 0);
+    for seed in 0..SEEDS {
+        let base = program(seed, Partial::Never);
+        let prog = with_mprobes(&base, seed);
+        if prog == base {
+            continue;
+        }
+        changed += 1;
+        wild += usize::from(
+            prog.iter()
+                .flatten()
+                .any(|c| matches!(c, Call::Mprobe { src: None, .. })),
+        );
+        for zero_buffer in [false, true] {
+            match check(&prog, zero_buffer) {
+                Ok(n) => runs += n,
+                Err(e) => failures.push(format!("seed {seed}, {e}")),
+            }
+        }
+    }
+    println!("{changed} programs with matched probes ({wild} wildcard), {runs} POE runs");
+    assert!(changed > SEEDS / 4, "only {changed} programs probe");
+    assert!(
+        wild as u64 > SEEDS / 10,
+        "only {wild} programs probe a wildcard"
     );
     assert!(
         failures.is_empty(),
@@ -1450,7 +1560,7 @@ fn poe_outcomes_exchanged(prog: &Prog, zero_buffer: bool) -> (BTreeSet<Outcome>,
         exchange: true,
     };
     let runs = explore(&to_sim(prog), cfg, Turns::Forward);
-    let (got, _) = poe_outcomes_of(&runs);
+    let (got, _) = poe_outcomes_of(prog, &runs);
     let mut all = BTreeSet::new();
     let mut blocks = 0;
     for (run, outcome) in runs.iter().zip(got) {

@@ -2051,3 +2051,332 @@ fn reported_arguments_hold_for_the_ranks_later_calls() {
         ]
     );
 }
+
+// Matched probes.
+
+fn mprobe_op(src: i32, tag: i32, req: u32, blocking: bool) -> Op {
+    Op::Mprobe {
+        src,
+        tag,
+        comm: COMM_WORLD,
+        req,
+        blocking,
+    }
+}
+
+fn mprobe(src: i32, tag: i32) -> Step {
+    Step::Call(mprobe_op(src, tag, 2000, true))
+}
+
+fn mrecv() -> Step {
+    Step::Call(Op::Mrecv {
+        req: 2001,
+        blocking: true,
+    })
+}
+
+#[test]
+fn a_wildcard_matched_probe_branches_and_takes_the_message_from_later_receives() {
+    // Rank 0 takes one message with a wildcard MPI_Mprobe and receives it
+    // with MPI_Mrecv; its wildcard MPI_Recv can then only get the other.
+    let p = vec![
+        vec![mprobe(ANY, 0), mrecv(), recv(ANY, 0), fin()],
+        vec![send(0, 0), fin()],
+        vec![send(0, 0), fin()],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    // Two runs: the probe takes rank 1's message, then rank 2's.
+    assert_eq!(runs.len(), 2);
+    for (k, run) in runs.iter().enumerate() {
+        assert_eq!(run.end, RunEnd::Completed);
+        let (probed, other) = (id(k + 1, 0), id(2 - k, 0));
+        assert_eq!(wild(run), vec![(id(0, 0), probed), (id(0, 2), other)]);
+        assert_eq!(run.ops[0][0].name, "MPI_Mprobe");
+        assert_eq!(run.ops[0][1].name, "MPI_Mrecv");
+        assert!(run.ops[0][1].complete && run.ops[0][1].matched.is_none());
+    }
+    assert_replays_in_any_order(&p, cfg(3), &runs);
+}
+
+#[test]
+fn a_named_matched_probe_takes_the_earliest_message_and_the_receive_the_next() {
+    let p = vec![
+        vec![mprobe(1, 0), recv(1, 0), mrecv(), fin()],
+        vec![send(0, 0), send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(got(&run, id(0, 0)), Some(id(1, 0)));
+    assert_eq!(got(&run, id(0, 1)), Some(id(1, 1)));
+}
+
+#[test]
+fn a_synchronous_send_completes_when_a_matched_probe_takes_it() {
+    // Rank 1's MPI_Ssend returns once rank 0's probe has taken the message;
+    // a second MPI_Mprobe finds nothing more and deadlocks.
+    let p = vec![
+        vec![mprobe(1, 0), mrecv(), mprobe(1, 0), fin()],
+        vec![ssend(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(
+        deadlocked_in(&run.end),
+        vec![Some("MPI_Mprobe"), Some("MPI_Finalize")]
+    );
+}
+
+#[test]
+fn an_improbe_poll_loop_ends_when_the_message_is_there_and_imrecv_completes() {
+    // Rank 1 sends only after a wildcard receive of rank 0's message, a
+    // choice taken with every rank waiting, so rank 0 polls at least once
+    // in vain; the failed polls take nothing.
+    let p = vec![
+        vec![
+            isend(1, 5, 8),
+            Step::Poll(mprobe_op(1, 0, 2000, false)),
+            Step::Call(Op::Mrecv {
+                req: 7,
+                blocking: false,
+            }),
+            wait(WaitKind::One, &[7]),
+            recv(1, 0),
+            wait(WaitKind::One, &[8]),
+            fin(),
+        ],
+        vec![recv(ANY, 5), send(0, 0), send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    let probes: Vec<&str> = run.ops[0]
+        .iter()
+        .filter(|o| o.name == "MPI_Improbe")
+        .map(|o| o.name)
+        .collect();
+    assert!(probes.len() >= 2, "{probes:?}");
+    // The successful poll took rank 1's first message, the receive the
+    // second.
+    let last = run.ops[0]
+        .iter()
+        .rposition(|o| o.name == "MPI_Improbe")
+        .unwrap();
+    assert_eq!(run.ops[0][last].matched, Some(id(1, 1)));
+    assert!(run.ops[0][..last]
+        .iter()
+        .filter(|o| o.name == "MPI_Improbe")
+        .all(|o| o.matched.is_none() && o.complete));
+    let recv_at = run.ops[0]
+        .iter()
+        .position(|o| o.name == "MPI_Recv")
+        .unwrap();
+    assert_eq!(run.ops[0][recv_at].matched, Some(id(1, 2)));
+    assert_eq!(run.ops[0][last + 1].name, "MPI_Imrecv");
+    assert!(run.leaks.is_empty(), "{:?}", run.leaks);
+}
+
+#[test]
+fn a_wildcard_improbe_branches_once_per_sender() {
+    let p = vec![
+        vec![
+            Step::Poll(mprobe_op(ANY, 0, 2000, false)),
+            mrecv(),
+            recv(ANY, 0),
+            fin(),
+        ],
+        vec![send(0, 0), fin()],
+        vec![send(0, 0), fin()],
+    ];
+    let runs = explore(&p, cfg(3), Turns::Forward);
+    let firsts: Vec<Option<OpId>> = runs
+        .iter()
+        .map(|r| {
+            r.ops[0]
+                .iter()
+                .find(|o| o.name == "MPI_Improbe" && o.matched.is_some())
+                .and_then(|o| o.matched)
+        })
+        .collect();
+    assert_eq!(firsts, vec![Some(id(1, 0)), Some(id(2, 0))]);
+    assert!(runs.iter().all(|r| r.end == RunEnd::Completed));
+}
+
+#[test]
+fn an_imrecv_never_waited_for_is_a_leaked_request() {
+    let p = vec![
+        vec![
+            mprobe(1, 0),
+            Step::Call(Op::Mrecv {
+                req: 7,
+                blocking: false,
+            }),
+            fin(),
+        ],
+        vec![send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks.len(), 1, "{:?}", run.leaks);
+}
+
+// MPI_Request_get_status.
+
+#[test]
+fn request_get_status_polls_without_freeing_and_the_wait_completes() {
+    // Rank 1 polls its receive with MPI_Request_get_status until the
+    // wildcard choice of rank 2 lets rank 0 send; the request stays active,
+    // and only the MPI_Wait after it completes it.
+    let p = vec![
+        vec![recv(2, 1), ssend(1, 0), fin()],
+        vec![
+            irecv(0, 0, 7),
+            Step::Poll(Op::RequestGetStatus { req: 7 }),
+            wait(WaitKind::One, &[7]),
+            fin(),
+        ],
+        vec![recv(ANY, 2), send(0, 1), fin()],
+        vec![send(2, 2), fin()],
+    ];
+    let run = only_run(&p, cfg(4));
+    assert_eq!(run.end, RunEnd::Completed);
+    let names: Vec<&str> = run.ops[1].iter().map(|o| o.name).collect();
+    // At least one vain poll, then the one that sees the message.
+    let polls = names
+        .iter()
+        .filter(|n| **n == "MPI_Request_get_status")
+        .count();
+    assert!(polls >= 2, "{names:?}");
+    // One completion of the receive: the wait's.
+    let completions: Vec<_> = run
+        .fired
+        .iter()
+        .filter(
+            |f| matches!(f, Fired::Completion { completed, .. } if *completed == vec![id(1, 0)]),
+        )
+        .collect();
+    assert_eq!(completions.len(), 1);
+    assert!(matches!(
+        completions[0],
+        Fired::Completion { op, .. } if run.ops[1][op.index].name == "MPI_Wait"
+    ));
+    assert!(run.leaks.is_empty(), "{:?}", run.leaks);
+}
+
+#[test]
+fn a_request_only_ever_inspected_is_a_leaked_request() {
+    let p = vec![
+        vec![send(1, 0), fin()],
+        vec![
+            irecv(0, 0, 7),
+            Step::Poll(Op::RequestGetStatus { req: 7 }),
+            fin(),
+        ],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(run.leaks.len(), 1, "{:?}", run.leaks);
+}
+
+// MPI_Cancel.
+
+fn cancelled(run: &RunResult, rank: usize) -> Vec<bool> {
+    // Whether each MPI_Cancel of `rank` cancelled: its operation is a
+    // receive that matched nothing and is complete.
+    run.ops[rank]
+        .iter()
+        .filter_map(|o| match o.kind {
+            poe::engine::Kind::Cancel { op } => {
+                let t = &run.ops[rank][op];
+                let recv = matches!(t.kind, poe::engine::Kind::Recv { .. });
+                Some(recv && t.complete && t.matched.is_none())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn cancelling_an_unmatched_receive_cancels_it_and_its_wait_completes() {
+    // Nothing is ever sent with tag 9: the cancel succeeds, the wait
+    // completes, and the later send with tag 0 goes to the second receive.
+    let p = vec![
+        vec![
+            irecv(1, 9, 7),
+            Step::Call(Op::Cancel { req: 7 }),
+            wait(WaitKind::One, &[7]),
+            recv(1, 0),
+            fin(),
+        ],
+        vec![send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(cancelled(&run, 0), vec![true]);
+    assert_eq!(got(&run, id(0, 3)), Some(id(1, 0)));
+    assert!(run.leaks.is_empty(), "{:?}", run.leaks);
+}
+
+#[test]
+fn a_cancelled_wildcard_receive_takes_no_message() {
+    // The cancel is decided with every rank waiting and rank 1's message
+    // not sent yet; it then goes to the wildcard MPI_Recv.
+    let p = vec![
+        vec![
+            irecv(ANY, 0, 7),
+            Step::Call(Op::Cancel { req: 7 }),
+            wait(WaitKind::One, &[7]),
+            send(1, 1),
+            recv(ANY, 0),
+            fin(),
+        ],
+        vec![recv(0, 1), send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(cancelled(&run, 0), vec![true]);
+    assert_eq!(got(&run, id(0, 4)), Some(id(1, 1)));
+}
+
+#[test]
+fn cancelling_a_receive_that_got_its_message_or_a_send_fails() {
+    let p = vec![
+        vec![
+            irecv(1, 0, 7),
+            recv(1, 1),
+            Step::Call(Op::Cancel { req: 7 }),
+            wait(WaitKind::One, &[7]),
+            fin(),
+        ],
+        vec![
+            send(0, 0),
+            send(0, 1),
+            isend(0, 2, 3),
+            Step::Call(Op::Cancel { req: 3 }),
+            wait(WaitKind::One, &[3]),
+            fin(),
+        ],
+    ];
+    let run = explore(&p, cfg(2), Turns::Forward);
+    assert_eq!(run.len(), 1);
+    let run = &run[0];
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(cancelled(run, 0), vec![false]);
+    assert_eq!(got(run, id(0, 0)), Some(id(1, 0)));
+    // The send's cancel fails; its message is left unreceived.
+    assert_eq!(cancelled(run, 1), vec![false]);
+    assert_eq!(run.leaks.len(), 1, "{:?}", run.leaks);
+}
+
+#[test]
+fn cancelling_the_request_of_a_nonblocking_collective_is_an_invalid_call() {
+    let p = vec![vec![
+        ibarrier(4),
+        Step::Call(Op::Cancel { req: 4 }),
+        wait(WaitKind::One, &[4]),
+        fin(),
+    ]];
+    let run = only_run(&p, cfg(1));
+    assert!(
+        matches!(&run.end, RunEnd::Invalid { message, .. } if message.starts_with("MPI_Cancel")),
+        "{:?}",
+        run.end
+    );
+}

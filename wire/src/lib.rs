@@ -469,6 +469,33 @@ pub enum Op {
         recv: bool,
         mode: SendMode,
     },
+    /// `MPI_Mprobe` (`blocking`) or `MPI_Improbe`: a probe that takes the
+    /// message it finds, which no receive but the `MPI_Mrecv`/`MPI_Imrecv`
+    /// of its message handle can get any more. The scheduler matches it as
+    /// a receive `req` (an id of the rank's, never a request handed to the
+    /// program): [`Down::PostRecv`] names the message's source and tag, and
+    /// [`Down::Go`] follows; an `MPI_Improbe` that finds nothing is answered
+    /// `Down::Probed { found: false, .. }`.
+    Mprobe {
+        src: i32,
+        tag: i32,
+        comm: u32,
+        req: u32,
+        blocking: bool,
+    },
+    /// `MPI_Mrecv` (`blocking`) or `MPI_Imrecv` (with request `req`) of a
+    /// message a matched probe took: it matches nothing, and completes at
+    /// once.
+    Mrecv { req: u32, blocking: bool },
+    /// `MPI_Request_get_status` of the active request `req`: a test that
+    /// leaves the request active (a later wait or test completes it).
+    /// Answered like `MPI_Test`.
+    RequestGetStatus { req: u32 },
+    /// `MPI_Cancel` of the active request `req`. The rank waits for
+    /// [`Down::Done`]: `[0]` when the operation is cancelled (a receive no
+    /// send has reached), empty when it goes on and completes as usual (a
+    /// receive that got its message; a send, whose cancel fib always fails).
+    Cancel { req: u32 },
     /// `MPI_Finalize`.
     Finalize,
     /// What the rank's next call sends, receives or reduces, for the
@@ -494,7 +521,7 @@ impl Op {
     pub fn expects_reply(&self, zero_buffer: bool) -> bool {
         match self {
             Op::Send { mode, req, .. } => req.is_none() && mode.synchronous(zero_buffer),
-            Op::Recv { blocking, .. } => *blocking,
+            Op::Recv { blocking, .. } | Op::Mrecv { blocking, .. } => *blocking,
             Op::CommFree { .. }
             | Op::RequestFree { .. }
             | Op::RequestInit { .. }
@@ -632,7 +659,8 @@ pub enum Down {
     /// receive's communicator). May arrive at any time, before the answer of
     /// whatever call the rank waits in.
     PostRecv { req: u32, src: i32, tag: i32 },
-    /// Answer to `MPI_Probe`/`MPI_Iprobe`: whether a message is there, and
+    /// Answer to `MPI_Probe`/`MPI_Iprobe` (and to an `MPI_Improbe` that
+    /// finds nothing): whether a message is there, and
     /// which (source in the probe's communicator).
     Probed { found: bool, src: i32, tag: i32 },
     /// Answer to `MPI_Wait*`/`MPI_Test*`: the positions, in the request list
@@ -899,6 +927,33 @@ fn encode_op(w: &mut W, op: &Op) {
             w.i32(*root);
             w.u32(*req);
         }
+        Op::Mprobe {
+            src,
+            tag,
+            comm,
+            req,
+            blocking,
+        } => {
+            w.u8(16);
+            w.i32(*src);
+            w.i32(*tag);
+            w.u32(*comm);
+            w.u32(*req);
+            w.u8(*blocking as u8);
+        }
+        Op::Mrecv { req, blocking } => {
+            w.u8(17);
+            w.u32(*req);
+            w.u8(*blocking as u8);
+        }
+        Op::RequestGetStatus { req } => {
+            w.u8(18);
+            w.u32(*req);
+        }
+        Op::Cancel { req } => {
+            w.u8(19);
+            w.u32(*req);
+        }
     }
 }
 
@@ -1013,6 +1068,19 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
                 key: r.i32()?,
             }
         }
+        16 => Op::Mprobe {
+            src: r.i32()?,
+            tag: r.i32()?,
+            comm: r.u32()?,
+            req: r.u32()?,
+            blocking: r.bool()?,
+        },
+        17 => Op::Mrecv {
+            req: r.u32()?,
+            blocking: r.bool()?,
+        },
+        18 => Op::RequestGetStatus { req: r.u32()? },
+        19 => Op::Cancel { req: r.u32()? },
         t => return Err(WireError(format!("operation tag {t}"))),
     })
 }
@@ -1373,6 +1441,19 @@ mod tests {
                 comm: 1,
                 blocking: false,
             },
+            Op::Mprobe {
+                src: ANY,
+                tag: 4,
+                comm: 1,
+                req: 12,
+                blocking: true,
+            },
+            Op::Mrecv {
+                req: 13,
+                blocking: false,
+            },
+            Op::RequestGetStatus { req: 14 },
+            Op::Cancel { req: 15 },
             Op::Coll {
                 kind: CollKind::Alltoall,
                 comm: 2,

@@ -136,14 +136,17 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
 }
 
 /// Whether what a call returns, and so what the program calls next, can
-/// depend on timing: wildcard receives and probes, polls, and the calls
-/// that return some of their requests.
+/// depend on timing: wildcard receives and probes, polls, cancels, and the
+/// calls that return some of their requests.
 fn depends_on_timing(op: &fib_wire::Op) -> bool {
     use fib_wire::{Op, WaitKind};
     match op {
         Op::Recv { src, .. } => *src == fib_wire::ANY,
-        Op::Probe { src, blocking, .. } => *src == fib_wire::ANY || !blocking,
-        Op::Test { .. } => true,
+        Op::Probe { src, blocking, .. } | Op::Mprobe { src, blocking, .. } => {
+            *src == fib_wire::ANY || !blocking
+        }
+        // A cancel's outcome, like a poll's, depends on when it is asked.
+        Op::Test { .. } | Op::RequestGetStatus { .. } | Op::Cancel { .. } => true,
         Op::Wait { kind, .. } => matches!(kind, WaitKind::Any | WaitKind::Some),
         _ => false,
     }

@@ -79,7 +79,10 @@ fn is_fence(op: &OpRec) -> bool {
         Kind::Probe { blocking, .. } => *blocking,
         Kind::Coll { req, .. } => req.is_none(),
         Kind::Finalize => true,
-        Kind::CommFree { .. } | Kind::RequestFree { .. } | Kind::RequestInit { .. } => false,
+        Kind::CommFree { .. }
+        | Kind::RequestFree { .. }
+        | Kind::RequestInit { .. }
+        | Kind::Cancel { .. } => false,
     }
 }
 

@@ -61,6 +61,13 @@ struct RankSt {
     held: BTreeMap<u32, usize>,
     /// Operations whose request the rank freed while they were active.
     freed: HashSet<usize>,
+    /// The rank's `MPI_Improbe` calls: receives (they take the message
+    /// they find) that are answered "nothing" when, with every rank
+    /// waiting, no send is there for them.
+    polls: HashSet<usize>,
+    /// The rank's `MPI_Request_get_status` calls: tests that leave the
+    /// requests they find complete active.
+    peeks: HashSet<usize>,
     /// Persistent requests not freed, with the call that made each.
     persistent: BTreeMap<u32, usize>,
     /// The collective calls not matched yet, per communicator, in the
@@ -78,6 +85,9 @@ pub(crate) enum Ready {
     Wait(OpId, Vec<u32>),
     /// A probe naming its source, with the send it sees.
     Probe(OpId, OpId),
+    /// A cancel that fails: its operation is a send, or a receive that got
+    /// its message.
+    CancelFails(OpId),
 }
 
 /// The MPI state of one run.
@@ -321,6 +331,17 @@ impl Matching {
             self.ranks[r].blocked = Some(id.index);
         }
         is_send
+    }
+
+    /// Marks the receive `id` (an `MPI_Improbe`) as a poll.
+    pub(crate) fn mark_poll(&mut self, id: OpId) {
+        self.ranks[id.rank].polls.insert(id.index);
+    }
+
+    /// Marks the test `id` (an `MPI_Request_get_status`) as one that
+    /// leaves its request active.
+    pub(crate) fn mark_peek(&mut self, id: OpId) {
+        self.ranks[id.rank].peeks.insert(id.index);
     }
 
     /// Whether the wildcard receive or probe `at` accepts a message from
@@ -818,6 +839,14 @@ impl Matching {
                 }
                 .map(|indices| Ready::Wait(id, indices))
             }
+            Kind::Cancel { op } => {
+                let target = &self.ranks[r].ops[*op];
+                let fails = match target.kind {
+                    Kind::Recv { .. } => target.matched.is_some(),
+                    _ => true,
+                };
+                fails.then_some(Ready::CancelFails(id))
+            }
             Kind::Probe { src, tag, comm, .. } => {
                 if let Peer::Rank(_) = src {
                     let before = self.recvs.get(&(*comm, r)).map_or(0, Vec::len);
@@ -851,6 +880,19 @@ impl Matching {
         };
         let completed: Vec<usize> = indices.iter().map(|&k| ops[k as usize]).collect();
         let st = &mut self.ranks[id.rank];
+        if st.peeks.contains(&id.index) {
+            // `MPI_Request_get_status`: the request stays active, and the
+            // wait or test that completes it is the completion.
+            st.ops[id.index].complete = true;
+            let seen = completed
+                .iter()
+                .map(|&index| OpId {
+                    rank: id.rank,
+                    index,
+                })
+                .collect();
+            return (Down::Done { indices }, seen);
+        }
         for &o in &completed {
             let req = match st.ops[o].kind {
                 Kind::Send { req, .. } | Kind::Coll { req, .. } => req,
@@ -932,6 +974,18 @@ impl Matching {
                         polls.push(r);
                     }
                 }
+                Kind::Recv { src, tag, comm, .. } if st.polls.contains(&i) && !op.complete => {
+                    // An `MPI_Improbe` with a send to take is a pair (named
+                    // source) or a choice point (wildcard) already.
+                    let pos = self
+                        .recvs
+                        .get(&(*comm, r))
+                        .and_then(|p| p.iter().position(|&x| x == i))
+                        .unwrap_or(0);
+                    if self.candidates(*comm, r, *src, *tag, pos).is_empty() {
+                        polls.push(r);
+                    }
+                }
                 Kind::Wait { kind, ops, test } => {
                     let done: Vec<u32> = ops
                         .iter()
@@ -992,6 +1046,60 @@ impl Matching {
         }
     }
 
+    /// With every rank waiting: the ranks waiting in an `MPI_Cancel` of a
+    /// receive that no send can reach now (nor, the rank being held, before
+    /// the cancel returns).
+    pub(crate) fn cancels(&self) -> Vec<Rank> {
+        (0..self.ranks.len())
+            .filter(|&r| {
+                let Some(i) = self.ranks[r].blocked else {
+                    return false;
+                };
+                let Kind::Cancel { op } = self.ranks[r].ops[i].kind else {
+                    return false;
+                };
+                let Kind::Recv { src, tag, comm, .. } = self.ranks[r].ops[op].kind else {
+                    return false;
+                };
+                let Some(pos) = self
+                    .recvs
+                    .get(&(comm, r))
+                    .and_then(|p| p.iter().position(|&x| x == op))
+                else {
+                    return false;
+                };
+                self.candidates(comm, r, src, tag, pos).is_empty()
+            })
+            .collect()
+    }
+
+    /// Cancels the receive of the `MPI_Cancel` rank `r` waits in: it
+    /// matches nothing any more and is complete (cancelled).
+    pub(crate) fn cancel(&mut self, r: Rank) {
+        let i = self.ranks[r].blocked.take().unwrap();
+        let Kind::Cancel { op } = self.ranks[r].ops[i].kind else {
+            unreachable!()
+        };
+        let Kind::Recv { comm, .. } = self.ranks[r].ops[op].kind else {
+            unreachable!()
+        };
+        if let Some(p) = self.recvs.get_mut(&(comm, r)) {
+            p.retain(|&x| x != op);
+            if p.is_empty() {
+                self.recvs.remove(&(comm, r));
+            }
+        }
+        self.ranks[r].ops[op].complete = true;
+        self.ranks[r].ops[i].complete = true;
+        self.out.push((r, Down::Done { indices: vec![0] }));
+    }
+
+    /// Answers the `MPI_Cancel` `id`: the cancel fails.
+    pub(crate) fn cancel_fails(&mut self, id: OpId) -> Down {
+        self.ranks[id.rank].ops[id.index].complete = true;
+        Down::Done { indices: vec![] }
+    }
+
     /// Answers every poll in `polls` "not yet".
     pub(crate) fn fail_polls(&mut self, polls: Vec<Rank>) {
         for r in polls {
@@ -1002,6 +1110,22 @@ impl Matching {
                     src: PROC_NULL,
                     tag: ANY,
                 },
+                Kind::Recv { comm, .. } => {
+                    // An `MPI_Improbe` that found nothing: it is over, and
+                    // takes no message.
+                    if let Some(p) = self.recvs.get_mut(&(comm, r)) {
+                        p.retain(|&x| x != i);
+                        if p.is_empty() {
+                            self.recvs.remove(&(comm, r));
+                        }
+                    }
+                    self.ranks[r].ops[i].complete = true;
+                    Down::Probed {
+                        found: false,
+                        src: PROC_NULL,
+                        tag: ANY,
+                    }
+                }
                 _ => Down::Done { indices: vec![] },
             };
             self.out.push((r, d));

@@ -164,6 +164,12 @@ impl Engine {
                             blocking: false,
                             ..
                         }
+                ) || matches!(
+                    op,
+                    Op::Mprobe {
+                        blocking: false,
+                        ..
+                    }
                 );
                 if !is_poll {
                     self.false_rounds = 0;
@@ -195,6 +201,11 @@ impl Engine {
                 };
                 self.params.issued(id, &rec.kind);
                 self.issue(id, rec, op.expects_reply(self.cfg.zero_buffer));
+                match op {
+                    Op::Mprobe { .. } if is_poll => self.matching.mark_poll(id),
+                    Op::RequestGetStatus { .. } => self.matching.mark_peek(id),
+                    _ => {}
+                }
             }
             Err(message) => {
                 self.end = Some(RunEnd::Invalid {
@@ -373,6 +384,7 @@ impl Engine {
             }
             Ready::Wait(id, indices) => self.complete_wait(id, indices),
             Ready::Probe(id, send) => self.probe_answer(id, send),
+            Ready::CancelFails(id) => self.matching.cancel_fails(id),
         };
         self.matching.release(r, down);
         true
@@ -400,6 +412,17 @@ impl Engine {
     /// polls, take a choice, or declare the run stuck. Returns whether the
     /// engine did something.
     fn at_quiescence(&mut self) -> bool {
+        // A cancel of a receive no send can reach now succeeds, before any
+        // poll fails or choice is taken (MPI may cancel it at any time
+        // before it matches).
+        let cancels = self.matching.cancels();
+        if !cancels.is_empty() {
+            self.false_rounds = 0;
+            for r in cancels {
+                self.matching.cancel(r);
+            }
+            return true;
+        }
         let (points, polls) = self.matching.choice_points();
         // Alternatives explored in another branch stay asleep, unless nothing
         // else is left.

@@ -101,6 +101,12 @@ pub enum Kind {
     RequestInit {
         req: u32,
     },
+    /// `MPI_Cancel` of the rank's active operation `op`: a receive no send
+    /// has reached when every rank waits is cancelled (it matches nothing
+    /// any more and its wait completes); otherwise the cancel fails.
+    Cancel {
+        op: usize,
+    },
     Finalize,
 }
 
@@ -365,9 +371,11 @@ pub(crate) fn model(
     zero_buffer: bool,
 ) -> Result<Kind, String> {
     Ok(match op {
-        Op::Send { .. } | Op::Recv { .. } | Op::Probe { .. } => {
-            return model_p2p(h, rank, op, zero_buffer)
-        }
+        Op::Send { .. }
+        | Op::Recv { .. }
+        | Op::Probe { .. }
+        | Op::Mprobe { .. }
+        | Op::Mrecv { .. } => return model_p2p(h, rank, op, zero_buffer),
         Op::Wait { kind, reqs } | Op::Test { kind, reqs } => {
             let ops = reqs
                 .iter()
@@ -382,6 +390,25 @@ pub(crate) fn model(
                 test: matches!(op, Op::Test { .. }),
             }
         }
+        Op::Cancel { req } => {
+            let op = h
+                .request(rank, *req)
+                .ok_or_else(|| format!("request {req} is not active"))?;
+            if h.nonblocking_collective(rank, op) {
+                return Err(
+                    "the request of a nonblocking collective may not be cancelled (MPI 3.1 §5.12)"
+                        .into(),
+                );
+            }
+            Kind::Cancel { op }
+        }
+        Op::RequestGetStatus { req } => Kind::Wait {
+            kind: WaitKind::One,
+            ops: vec![h
+                .request(rank, *req)
+                .ok_or_else(|| format!("request {req} is not active"))?],
+            test: true,
+        },
         Op::Coll { kind, comm, root } => {
             check_comm(h, rank, *comm)?;
             if kind.is_nonblocking() {
@@ -553,6 +580,40 @@ fn model_p2p(h: &dyn Handles, rank: Rank, op: &Op, zero_buffer: bool) -> Result<
                 blocking: *blocking,
             }
         }
+        // A matched probe matches as a blocking receive would (the engine
+        // polls an `MPI_Improbe`: see `Matching::mark_poll`); its `req`
+        // names it to the rank, never to the program.
+        Op::Mprobe {
+            src,
+            tag,
+            comm,
+            req,
+            ..
+        } => {
+            check_comm(h, rank, *comm)?;
+            Kind::Recv {
+                src: world_peer(h, rank, *comm, *src)?,
+                tag: *tag,
+                comm: *comm,
+                req: *req,
+                blocking: true,
+            }
+        }
+        // The receive of a message a matched probe took: the message is
+        // the rank's already, so it matches nothing and completes at once,
+        // as a receive from `MPI_PROC_NULL` does.
+        Op::Mrecv { req, blocking } => {
+            if !blocking && h.request(rank, *req).is_some() {
+                return Err(format!("request {req} is already active"));
+            }
+            Kind::Recv {
+                src: Peer::Null,
+                tag: ANY,
+                comm: fib_wire::COMM_SELF,
+                req: *req,
+                blocking: *blocking,
+            }
+        }
         _ => unreachable!("not a point-to-point call"),
     })
 }
@@ -610,6 +671,12 @@ pub fn call_name(op: &Op) -> &'static str {
                 "MPI_Iprobe"
             }
         }
+        Op::RequestGetStatus { .. } => "MPI_Request_get_status",
+        Op::Cancel { .. } => "MPI_Cancel",
+        Op::Mprobe { blocking: true, .. } => "MPI_Mprobe",
+        Op::Mprobe { .. } => "MPI_Improbe",
+        Op::Mrecv { blocking: true, .. } => "MPI_Mrecv",
+        Op::Mrecv { .. } => "MPI_Imrecv",
         Op::Coll { kind, .. } | Op::Icoll { kind, .. } => kind.mpi_name(),
         Op::CommDup { .. } => "MPI_Comm_dup",
         Op::CommSplit { .. } => "MPI_Comm_split",

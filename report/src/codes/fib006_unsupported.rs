@@ -16,8 +16,8 @@ pub const FIB006: Code = Code {
 
 The program calls an MPI function that communicates, matches messages,
 synchronises, or creates or completes requests or communicators in a way
-fib's scheduler does not model yet, such as MPI_Cancel, matched probes,
-nonblocking or neighbourhood collectives, or intercommunicators. One-sided communication
+fib's scheduler does not model yet, such as partitioned or generalized
+requests, neighbourhood collectives, or intercommunicators. One-sided communication
 (MPI_Win_*, MPI_Put, MPI_Get, MPI_Accumulate, ...) and dynamic process
 management (MPI_Comm_spawn, MPI_Comm_connect, ...) are out of fib's scope
 for now.
