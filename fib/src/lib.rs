@@ -527,24 +527,31 @@ impl Rivals {
     /// of their blocks that this run did not take.
     fn exchanged(&mut self, g: &Graph, ops: &[Vec<OpRec>], exchanges: &[Exchange]) {
         for x in exchanges {
-            for &r in x.recvs.iter().skip(1) {
-                let Some((comm, tag)) = wildcard(&ops[r.rank][r.index]) else {
-                    continue;
-                };
-                let key = (r.rank, comm, (tag != ANY).then_some(tag));
-                let Some(list) = self.chans.get(&key) else {
-                    continue;
-                };
-                for s in &x.sends {
+            // The receives of a block share their communicator and tag, so
+            // they share these rivals.
+            let Some(&first) = x.recvs.first() else {
+                continue;
+            };
+            let Some((comm, tag)) = wildcard(&ops[first.rank][first.index]) else {
+                continue;
+            };
+            let key = (first.rank, comm, (tag != ANY).then_some(tag));
+            let Some(list) = self.chans.get(&key) else {
+                continue;
+            };
+            let nexts: Vec<u32> = x
+                .sends
+                .iter()
+                .filter_map(|s| {
                     let v = g.id(*s);
-                    let next = list.iter().filter(|c| c.sender == s.rank).find_map(|c| {
+                    list.iter().filter(|c| c.sender == s.rank).find_map(|c| {
                         let at = c.sends.iter().position(|&w| w == v)?;
                         c.sends.get(at + 1).copied()
-                    });
-                    if let Some(n) = next {
-                        self.extra.entry(r).or_default().push(n);
-                    }
-                }
+                    })
+                })
+                .collect();
+            for &r in x.recvs.iter().skip(1) {
+                self.extra.entry(r).or_default().extend(&nexts);
             }
         }
     }
