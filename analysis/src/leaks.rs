@@ -36,7 +36,8 @@ struct Group {
     count: usize,
     /// Destinations of unreceived messages (world ranks).
     dests: Vec<usize>,
-    /// For freed receives: the first receive's site and call.
+    /// For freed receives: the first receive's site and call; for messages a
+    /// matched probe took, the first probe's.
     recv: Option<(fib_wire::Site, &'static str)>,
 }
 
@@ -58,7 +59,7 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
             Leak::Request { op } => (What::Request, op),
             Leak::Persistent { op } => (What::Persistent, op),
             Leak::Comm { op, .. } => (What::Communicator, op),
-            Leak::Message { op } => (What::Message, op),
+            Leak::Message { op } | Leak::ProbedMessage { op, .. } => (What::Message, op),
             Leak::FreedReceive { op, .. } => (What::FreedReceive, op),
         };
         let o = &rec.ops[op.rank][op.index];
@@ -67,7 +68,7 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
             g.ranks.push(op.rank);
         }
         g.count += 1;
-        if let Leak::FreedReceive { recv, .. } = leak {
+        if let Leak::FreedReceive { recv, .. } | Leak::ProbedMessage { probe: recv, .. } = leak {
             let r = &rec.ops[recv.rank][recv.index];
             g.recv.get_or_insert((r.site, r.name));
         }
@@ -140,6 +141,12 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                     place,
                     replay,
                     dests: g.dests,
+                    probe: g.recv.map(|(psite, pname)| {
+                        (
+                            sites.call_name(psite, pname, &rec.files),
+                            sites.place(psite, pname, &rec.files),
+                        )
+                    }),
                 }
                 .finding(),
             }

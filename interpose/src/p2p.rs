@@ -11,10 +11,11 @@
 
 use std::os::raw::{c_int, c_void};
 
-use fib_wire::{Down, Op, SendMode, WaitKind};
+use fib_wire::{Down, Op, SendMode, WaitKind, NO_PROBE};
 use mpi_sys::*;
 
 use crate::conn::fatal;
+use crate::handle::bits;
 use crate::state::{
     copy_of, lib, put_status, rank_from_wire, rank_to_wire, tag_from_wire, tag_to_wire, Kind,
     Persist, Real, RecvReq,
@@ -526,6 +527,7 @@ unsafe fn mprobe(
                 PMPI_Improbe(src, tag, comm, &mut flag, message, status);
                 flag != 0
             });
+            l.probed.insert(bits(*message), id);
             true
         }
         // A probe of `MPI_PROC_NULL`: MPI answers `MPI_MESSAGE_NO_PROC` at
@@ -581,6 +583,11 @@ unsafe fn mrecv(
     blocking: bool,
 ) -> (u32, MPI_Request) {
     let mut l = lib();
+    let probe = if message.is_null() {
+        NO_PROBE
+    } else {
+        l.probed.remove(&bits(*message)).unwrap_or(NO_PROBE)
+    };
     let mut req = RSMPI_REQUEST_NULL;
     PMPI_Imrecv(buf, count, dtype, message, &mut req);
     let (id, h) = l.new_req(Kind::Recv(RecvReq {
@@ -592,7 +599,11 @@ unsafe fn mrecv(
         cancelled: false,
         real: Some(Real::new(req)),
     }));
-    l.event(Op::Mrecv { req: id, blocking });
+    l.event(Op::Mrecv {
+        req: id,
+        blocking,
+        probe,
+    });
     (id, h)
 }
 

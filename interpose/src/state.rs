@@ -152,6 +152,9 @@ pub struct Lib {
     /// its id, and the source and tag (wire values) of the message the
     /// scheduler gave it, once [`Down::PostRecv`] names them.
     pub mprobe: Option<(u32, Option<(i32, i32)>)>,
+    /// The message handles matched probes returned and no `MPI_Mrecv` or
+    /// `MPI_Imrecv` has taken yet (their bits), with the probe's id.
+    pub probed: HashMap<u64, u32>,
 }
 
 /// How long a call that goes ahead of the scheduler ([`Lib::settle`]) waits
@@ -449,6 +452,7 @@ impl Lib {
             persistent: HashMap::new(),
             starting: None,
             mprobe: None,
+            probed: HashMap::new(),
         }
     }
 

@@ -202,6 +202,7 @@ fn without_released(op: &Op, released: &mut HashSet<u32>, listed: &mut Vec<u32>)
         | Op::Mrecv {
             req: q,
             blocking: false,
+            ..
         } => {
             released.remove(q);
             op.clone()

@@ -1282,9 +1282,9 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_collectives_waited_in_part() {
         // Only programs where such a call takes a collective's request.
         let takes = prog.iter().any(|calls| {
             calls.iter().any(|c| match c {
-                Call::Waitany { reqs } | Call::Waitsome { reqs } => reqs
-                    .iter()
-                    .any(|&q| matches!(calls[q], Call::Icoll { .. })),
+                Call::Waitany { reqs } | Call::Waitsome { reqs } => {
+                    reqs.iter().any(|&q| matches!(calls[q], Call::Icoll { .. }))
+                }
                 _ => false,
             })
         });
@@ -1749,4 +1749,3 @@ fn exchangeable_blocks_stand_for_exactly_the_orders_mpi_allows() {
     );
     assert!(reduced < full, "{reduced} runs, {full} without blocks");
 }
-

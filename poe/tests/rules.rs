@@ -2072,6 +2072,7 @@ fn mrecv() -> Step {
     Step::Call(Op::Mrecv {
         req: 2001,
         blocking: true,
+        probe: 2000,
     })
 }
 
@@ -2137,6 +2138,7 @@ fn an_improbe_poll_loop_ends_when_the_message_is_there_and_imrecv_completes() {
             Step::Call(Op::Mrecv {
                 req: 7,
                 blocking: false,
+                probe: 2000,
             }),
             wait(WaitKind::One, &[7]),
             recv(1, 0),
@@ -2207,6 +2209,7 @@ fn an_imrecv_never_waited_for_is_a_leaked_request() {
             Step::Call(Op::Mrecv {
                 req: 7,
                 blocking: false,
+                probe: 2000,
             }),
             fin(),
         ],
@@ -2215,6 +2218,36 @@ fn an_imrecv_never_waited_for_is_a_leaked_request() {
     let run = only_run(&p, cfg(2));
     assert_eq!(run.end, RunEnd::Completed);
     assert_eq!(run.leaks.len(), 1, "{:?}", run.leaks);
+}
+
+#[test]
+fn a_probed_message_no_mrecv_takes_is_left_unreceived() {
+    // Rank 0's two matched probes take rank 1's two messages; it receives
+    // only the second with MPI_Mrecv. The first is the leak, named with
+    // its send and the probe that took it; a message received from a probe
+    // is not.
+    let p = vec![
+        vec![
+            Step::Call(mprobe_op(1, 0, 10, true)),
+            Step::Call(mprobe_op(1, 0, 11, true)),
+            Step::Call(Op::Mrecv {
+                req: 12,
+                blocking: true,
+                probe: 11,
+            }),
+            fin(),
+        ],
+        vec![send(0, 0), send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert_eq!(
+        run.leaks,
+        vec![Leak::ProbedMessage {
+            op: id(1, 0),
+            probe: id(0, 0)
+        }]
+    );
 }
 
 // MPI_Request_get_status.

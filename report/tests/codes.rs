@@ -276,6 +276,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             dests: vec![1],
             place: place(),
             replay: replay(),
+            probe: None,
         },
         MpiError {
             rank: 1,

@@ -393,6 +393,26 @@ fn freed_active_receive_fib029() {
 }
 
 #[test]
+fn probed_message_never_received_fib020() {
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "probed_message_never_received_fib020",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/mprobe_never_received.c",
+                    "-n",
+                    "3",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn ready_send_unposted_fib025() {
     // Rank 0's MPI_Rsend comes before anything orders rank 1's receive
     // first. The run stops at the send, while rank 1 may or may not have

@@ -26,6 +26,8 @@ pub use support::{support, Support, Why, INTERCEPTED, PASS_THROUGH, UNSUPPORTED}
 pub const ANY: i32 = -1;
 /// `MPI_PROC_NULL` on the wire.
 pub const PROC_NULL: i32 = -2;
+/// The probe of an [`Op::Mrecv`] of `MPI_MESSAGE_NO_PROC`: none.
+pub const NO_PROBE: u32 = u32::MAX;
 /// `MPI_UNDEFINED` as a colour of `MPI_Comm_split`, on the wire.
 pub const UNDEFINED: i32 = -3;
 /// Scheduler-wide id of `MPI_COMM_WORLD`.
@@ -485,8 +487,14 @@ pub enum Op {
     },
     /// `MPI_Mrecv` (`blocking`) or `MPI_Imrecv` (with request `req`) of a
     /// message a matched probe took: it matches nothing, and completes at
-    /// once.
-    Mrecv { req: u32, blocking: bool },
+    /// once. `probe` is the `req` of the [`Op::Mprobe`] that took the
+    /// message, or [`NO_PROBE`] for `MPI_MESSAGE_NO_PROC` (or a handle no
+    /// probe of the rank returned).
+    Mrecv {
+        req: u32,
+        blocking: bool,
+        probe: u32,
+    },
     /// `MPI_Request_get_status` of the active request `req`: a test that
     /// leaves the request active (a later wait or test completes it).
     /// Answered like `MPI_Test`.
@@ -941,10 +949,15 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u32(*req);
             w.u8(*blocking as u8);
         }
-        Op::Mrecv { req, blocking } => {
+        Op::Mrecv {
+            req,
+            blocking,
+            probe,
+        } => {
             w.u8(17);
             w.u32(*req);
             w.u8(*blocking as u8);
+            w.u32(*probe);
         }
         Op::RequestGetStatus { req } => {
             w.u8(18);
@@ -1078,6 +1091,7 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
         17 => Op::Mrecv {
             req: r.u32()?,
             blocking: r.bool()?,
+            probe: r.u32()?,
         },
         18 => Op::RequestGetStatus { req: r.u32()? },
         19 => Op::Cancel { req: r.u32()? },
@@ -1451,6 +1465,7 @@ mod tests {
             Op::Mrecv {
                 req: 13,
                 blocking: false,
+                probe: 12,
             },
             Op::RequestGetStatus { req: 14 },
             Op::Cancel { req: 15 },

@@ -68,6 +68,9 @@ struct RankSt {
     /// The rank's `MPI_Request_get_status` calls: tests that leave the
     /// requests they find complete active.
     peeks: HashSet<usize>,
+    /// The rank's matched probes whose message no `MPI_Mrecv` or
+    /// `MPI_Imrecv` has received yet, by the probe's `req`.
+    probed: BTreeMap<u32, usize>,
     /// Persistent requests not freed, with the call that made each.
     persistent: BTreeMap<u32, usize>,
     /// The collective calls not matched yet, per communicator, in the
@@ -160,6 +163,15 @@ impl Matching {
                 out.push(Leak::Persistent {
                     op: OpId { rank, index },
                 });
+            }
+            for &index in st.probed.values() {
+                // An `MPI_Improbe` that found nothing took no message.
+                if let Some(send) = st.ops[index].matched {
+                    out.push(Leak::ProbedMessage {
+                        op: send,
+                        probe: OpId { rank, index },
+                    });
+                }
             }
             for (&comm, &index) in &st.held {
                 out.push(Leak::Comm {
@@ -336,6 +348,17 @@ impl Matching {
     /// Marks the receive `id` (an `MPI_Improbe`) as a poll.
     pub(crate) fn mark_poll(&mut self, id: OpId) {
         self.ranks[id.rank].polls.insert(id.index);
+    }
+
+    /// Notes the matched probe `id` (its `req` names it to the rank): its
+    /// message waits for an `MPI_Mrecv` or `MPI_Imrecv`.
+    pub(crate) fn note_probe(&mut self, id: OpId, req: u32) {
+        self.ranks[id.rank].probed.insert(req, id.index);
+    }
+
+    /// The message the probe `req` of `rank` took is being received.
+    pub(crate) fn probe_received(&mut self, rank: Rank, req: u32) {
+        self.ranks[rank].probed.remove(&req);
     }
 
     /// Marks the test `id` (an `MPI_Request_get_status`) as one that

@@ -202,7 +202,13 @@ impl Engine {
                 self.params.issued(id, &rec.kind);
                 self.issue(id, rec, op.expects_reply(self.cfg.zero_buffer));
                 match op {
-                    Op::Mprobe { .. } if is_poll => self.matching.mark_poll(id),
+                    Op::Mprobe { req, .. } => {
+                        if is_poll {
+                            self.matching.mark_poll(id);
+                        }
+                        self.matching.note_probe(id, req);
+                    }
+                    Op::Mrecv { probe, .. } => self.matching.probe_received(rank, probe),
                     Op::RequestGetStatus { .. } => self.matching.mark_peek(id),
                     _ => {}
                 }

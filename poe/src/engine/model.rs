@@ -273,6 +273,9 @@ pub enum Leak {
     Comm { op: OpId, comm: u32 },
     /// A message no receive ever took; `op` is its send.
     Message { op: OpId },
+    /// A message a matched probe (`probe`) took that no `MPI_Mrecv` or
+    /// `MPI_Imrecv` received; `op` is its send.
+    ProbedMessage { op: OpId, probe: OpId },
     /// A persistent request never freed; `op` is the call that made it.
     Persistent { op: OpId },
     /// `MPI_Request_free` (`op`) of a receive's request (`recv`) while the
@@ -602,7 +605,7 @@ fn model_p2p(h: &dyn Handles, rank: Rank, op: &Op, zero_buffer: bool) -> Result<
         // The receive of a message a matched probe took: the message is
         // the rank's already, so it matches nothing and completes at once,
         // as a receive from `MPI_PROC_NULL` does.
-        Op::Mrecv { req, blocking } => {
+        Op::Mrecv { req, blocking, .. } => {
             if !blocking && h.request(rank, *req).is_some() {
                 return Err(format!("request {req} is already active"));
             }

@@ -2,7 +2,7 @@
 
 use super::common::{leak_message, leak_rank, list};
 use super::{Code, Rule};
-use crate::finding::{Finding, Place, Severity};
+use crate::finding::{Finding, Label, Place, Severity};
 
 /// A send no receive ever matched.
 pub const FIB020: Code = Code {
@@ -26,6 +26,11 @@ was forgotten, posted with the wrong tag or communicator, or skipped on some
 path. With less buffering (larger messages, another MPI library) the same
 send blocks, and the program deadlocks; `fib check --zero-buffer` shows it.
 
+A message that a matched probe (MPI_Mprobe, or MPI_Improbe that found it)
+took is the probing rank's alone: only MPI_Mrecv or MPI_Imrecv with the
+message handle the probe returned can receive it. When none does, the
+finding says so and labels the probe.
+
 ## Example
 
     if (rank == 0)
@@ -36,7 +41,8 @@ send blocks, and the program deadlocks; `fib check --zero-buffer` shows it.
 ## What to do
 
 Receive the message on every path, or stop sending it. Check that the tag
-and communicator of the send and the receive agree.
+and communicator of the send and the receive agree. After a matched probe,
+pass its message handle to MPI_Mrecv or MPI_Imrecv.
 ",
 };
 
@@ -52,6 +58,10 @@ pub struct UnreceivedMessage {
     pub call: String,
     /// Their destinations (world ranks).
     pub dests: Vec<usize>,
+    /// When a matched probe (`MPI_Mprobe`, `MPI_Improbe`) took the message
+    /// and no `MPI_Mrecv` received it: the probe's call and where the first
+    /// such probe was made.
+    pub probe: Option<(String, Place)>,
     pub place: Place,
     pub replay: String,
 }
@@ -62,17 +72,36 @@ impl Rule for UnreceivedMessage {
     fn finding(&self) -> Finding {
         let mut dests = self.dests.clone();
         dests.sort_unstable();
-        let what = format!(
+        let mut what = format!(
             "the message this {} sends to {} is never received",
             self.call,
             list("rank", &dests)
         );
+        if let Some((call, _)) = &self.probe {
+            what.push_str(&format!(
+                " (an {call} took it, but no MPI_Mrecv or MPI_Imrecv did)"
+            ));
+        }
         let mut f =
             Finding::new(Self::CODE, leak_message(&self.ranks, &what, self.count)).at(&self.place);
         f.rank = leak_rank(&self.ranks);
         f.replay = Some(self.replay.clone());
         f.help =
             Some("post a matching receive on every path, or check the tag and communicator".into());
+        if let Some((call, place)) = &self.probe {
+            if let (Some(file), Some(line)) = (&place.file, place.line) {
+                f.labels.push(Label {
+                    file: file.clone(),
+                    line,
+                    column: place.column.unwrap_or(1),
+                    span: place.span,
+                    message: format!("the {call} that took the message"),
+                });
+            }
+            f.help = Some(format!(
+                "receive the message {call} returns with MPI_Mrecv or MPI_Imrecv on every path"
+            ));
+        }
         f
     }
 }
@@ -95,6 +124,7 @@ mod tests {
                 span: None,
             },
             replay: "1".into(),
+            probe: None,
         }
         .finding();
         assert_eq!(
