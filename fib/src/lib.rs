@@ -174,8 +174,7 @@ fn is_fence(op: &OpRec) -> bool {
         Kind::Probe { blocking, .. } => *blocking,
         Kind::Coll { req, .. } => req.is_none(),
         Kind::Finalize => true,
-        // `MPI_Cancel` is local in MPI (the engine holds the rank only to
-        // decide it with every rank waiting).
+        // `MPI_Cancel` is local.
         Kind::CommFree { .. }
         | Kind::RequestFree { .. }
         | Kind::RequestInit { .. }

@@ -687,10 +687,11 @@ impl Lib {
         self.deferred = self.deferred.saturating_sub(1);
     }
 
-    /// Cancels the receive `id`, as the scheduler decided: no send has
-    /// reached it. A receive posted to MPI is cancelled there (MPI has no
-    /// message for it either, every rank's sends having been reported); a
-    /// deferred one is never posted.
+    /// Cancels the receive `id`, as the scheduler decided with every rank
+    /// waiting. A deferred receive (a wildcard one is always deferred) is
+    /// never posted. A receive posted to MPI (one naming its source) is
+    /// cancelled there: the scheduler cancels it only when no send it has
+    /// seen can reach it, and every rank's sends have been reported.
     pub fn cancel_recv(&mut self, id: u32) {
         let Some(Req {
             kind: Kind::Recv(r),
@@ -818,6 +819,7 @@ impl Lib {
         while let Some(d) = self.conn.next() {
             match d {
                 Down::PostRecv { req, src, tag } => self.post_recv(req, src, tag),
+                Down::Cancelled { req } => self.cancel_recv(req),
                 other => return Some(other),
             }
         }

@@ -303,11 +303,13 @@ pub unsafe extern "C" fn MPI_Request_get_status(
     MPI_SUCCESS as c_int
 }
 
-/// `MPI_Cancel`: the scheduler decides (a receive no send has reached when
-/// every rank waits is cancelled; a send's cancel always fails, and the send
-/// goes on). The program still completes or frees the request; a cancelled
-/// receive's status says so (`MPI_Test_cancelled`, which MPI answers from
-/// the status). An inactive persistent request has nothing to cancel.
+/// `MPI_Cancel`: local, as in MPI. The scheduler is told, and decides later
+/// whether a receive not matched yet is cancelled or gets a message
+/// ([`fib_wire::Down::Cancelled`], handled wherever the rank waits); a
+/// send's cancel always fails, and the send goes on. The program still
+/// completes or frees the request; a cancelled receive's status says so
+/// (`MPI_Test_cancelled`, which MPI answers from the status). An inactive
+/// persistent request has nothing to cancel.
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Cancel(request: *mut MPI_Request) -> c_int {
     let mut l = lib();
@@ -319,11 +321,6 @@ pub unsafe extern "C" fn MPI_Cancel(request: *mut MPI_Request) -> c_int {
         return MPI_SUCCESS as c_int;
     }
     l.event(Op::Cancel { req: id });
-    match l.wait_down() {
-        Down::Done { indices } if indices == [0] => l.cancel_recv(id),
-        Down::Done { indices } if indices.is_empty() => {}
-        d => fatal(&format!("protocol error: MPI_Cancel answered {d:?}")),
-    }
     MPI_SUCCESS as c_int
 }
 

@@ -116,16 +116,14 @@ fn run(
         let answers = engine.advance();
         for (r, d) in &answers {
             let r = *r;
-            if matches!(d, Down::PostRecv { .. }) {
+            if matches!(d, Down::PostRecv { .. } | Down::Cancelled { .. }) {
                 continue;
             }
             waiting[r] = false;
             let (op, poll) = step_op(&program[r][pc[r]]);
             match d {
-                // `MPI_Request_get_status` leaves its request active, and
-                // `MPI_Cancel` answers whether it cancelled.
-                Down::Done { .. }
-                    if matches!(op, Op::RequestGetStatus { .. } | Op::Cancel { .. }) => {}
+                // `MPI_Request_get_status` leaves its request active.
+                Down::Done { .. } if matches!(op, Op::RequestGetStatus { .. }) => {}
                 Down::Done { indices } => {
                     for &i in indices {
                         released[r].insert(listed[r][i as usize]);

@@ -2369,6 +2369,51 @@ fn a_cancelled_wildcard_receive_takes_no_message() {
 }
 
 #[test]
+fn a_cancelled_wildcard_receive_races_the_send_it_could_take() {
+    // Rank 1's message is there when every rank waits: MPI may give it to
+    // the receive (the cancel fails) or cancel the receive first (the
+    // message is left unreceived). Two runs.
+    let p = vec![
+        vec![
+            irecv(ANY, 0, 7),
+            Step::Call(Op::Cancel { req: 7 }),
+            wait(WaitKind::One, &[7]),
+            fin(),
+        ],
+        vec![send(0, 0), fin()],
+    ];
+    let runs = explore(&p, cfg(2), Turns::Forward);
+    let seen: Vec<(Vec<bool>, usize)> = runs
+        .iter()
+        .map(|r| (cancelled(r, 0), r.leaks.len()))
+        .collect();
+    assert_eq!(seen, vec![(vec![false], 0), (vec![true], 1)]);
+    assert!(runs.iter().all(|r| r.end == RunEnd::Completed));
+}
+
+#[test]
+fn a_receive_cancelled_first_is_matched_in_the_run_that_defers_the_cancel() {
+    // Rank 0's named receive has no send when every rank first waits, so
+    // it is cancelled then; but rank 2's wildcard choice of rank 3's
+    // message lets rank 1 send to it. The run that takes that choice
+    // first gives the receive the message.
+    let p = vec![
+        vec![
+            irecv(1, 0, 7),
+            Step::Call(Op::Cancel { req: 7 }),
+            wait(WaitKind::One, &[7]),
+            fin(),
+        ],
+        vec![recv(2, 1), send(0, 0), fin()],
+        vec![recv(ANY, 0), send(1, 1), fin()],
+        vec![send(2, 0), fin()],
+    ];
+    let runs = explore(&p, cfg(4), Turns::Forward);
+    let seen: Vec<Vec<bool>> = runs.iter().map(|r| cancelled(r, 0)).collect();
+    assert_eq!(seen, vec![vec![true], vec![false]]);
+}
+
+#[test]
 fn cancelling_a_receive_that_got_its_message_or_a_send_fails() {
     let p = vec![
         vec![

@@ -499,10 +499,11 @@ pub enum Op {
     /// leaves the request active (a later wait or test completes it).
     /// Answered like `MPI_Test`.
     RequestGetStatus { req: u32 },
-    /// `MPI_Cancel` of the active request `req`. The rank waits for
-    /// [`Down::Done`]: `[0]` when the operation is cancelled (a receive no
-    /// send has reached), empty when it goes on and completes as usual (a
-    /// receive that got its message; a send, whose cancel fib always fails).
+    /// `MPI_Cancel` of the active request `req`. Local, as in MPI: the rank
+    /// goes on. A receive not matched yet may then be cancelled instead of
+    /// getting a message, which the scheduler decides and tells with
+    /// [`Down::Cancelled`]; a receive that got its message, and a send
+    /// (whose cancel fib always fails), complete as usual.
     Cancel { req: u32 },
     /// `MPI_Finalize`.
     Finalize,
@@ -534,6 +535,7 @@ impl Op {
             | Op::RequestFree { .. }
             | Op::RequestInit { .. }
             | Op::Icoll { .. }
+            | Op::Cancel { .. }
             | Op::Args { .. } => false,
             _ => true,
         }
@@ -678,6 +680,11 @@ pub enum Down {
     /// Answer to a communicator constructor: the new communicator's
     /// scheduler-wide id, or `-1` for `MPI_COMM_NULL`.
     NewComm { id: i32 },
+    /// The receive of request `req`, which the program asked to cancel,
+    /// is cancelled: it takes no message, and completes. Like
+    /// [`Down::PostRecv`], it may arrive before the answer of whatever
+    /// call the rank waits in.
+    Cancelled { req: u32 },
 }
 
 /// A malformed frame.
@@ -1257,6 +1264,10 @@ impl Down {
                 w.u8(5);
                 w.i32(*id);
             }
+            Down::Cancelled { req } => {
+                w.u8(6);
+                w.u32(*req);
+            }
         }
         end(out, at);
     }
@@ -1278,6 +1289,7 @@ impl Down {
             },
             4 => Down::Done { indices: r.list()? },
             5 => Down::NewComm { id: r.i32()? },
+            6 => Down::Cancelled { req: r.u32()? },
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1566,6 +1578,7 @@ mod tests {
     #[test]
     fn every_down_message_round_trips() {
         round_down(Down::Go);
+        round_down(Down::Cancelled { req: 9 });
         round_down(Down::PostRecv {
             req: 4,
             src: 1,

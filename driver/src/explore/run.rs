@@ -517,7 +517,8 @@ impl Loop {
         for (r, d) in answers {
             match &d {
                 Down::PostRecv { req, .. } if self.ahead[r].posted.remove(req) => {}
-                Down::PostRecv { .. } => d.encode(&mut per[r]),
+                // A cancel is no answer: the rank takes it wherever it waits.
+                Down::PostRecv { .. } | Down::Cancelled { .. } => d.encode(&mut per[r]),
                 _ if self.ahead[r].settled => {
                     self.release(r);
                     released = true;

@@ -212,6 +212,17 @@ impl Causality {
         m
     }
 
+    /// Records that the `k`-th choice cancelled the receive `recv`: its
+    /// completion follows that choice and what the receive followed.
+    /// Returns that.
+    pub(crate) fn cancelled(&mut self, recv: OpId, k: usize) -> Rc<Deps> {
+        let mut m = Deps::clone(&self.op_dep[recv.rank][recv.index]);
+        m.insert(k);
+        let m = Rc::new(m);
+        self.match_dep.insert(recv, m.clone());
+        m
+    }
+
     /// Adds to `m` the match dependencies of the earlier matches of `p`'s
     /// channel that non-overtaking puts before it.
     fn channel(&self, p: &Pair, m: &mut Deps) {
@@ -282,6 +293,22 @@ impl Causality {
         for k in 0..choices.len() {
             if !sdep.contains(k) && rival(choices[k].fired().0) {
                 wake(choices, k, sdep);
+            }
+        }
+    }
+}
+
+impl Causality {
+    /// A cancel of a receive that an earlier choice matched, which does not
+    /// causally follow that choice, could have come before it, and the
+    /// receive could then have been cancelled: marks, at that choice point,
+    /// the [`Alternative::Defer`] that takes the first of the cancel's other
+    /// choices first.
+    pub(crate) fn cancel_races(&self, cancel: OpId, recv: OpId, choices: &mut [Choice]) {
+        let dep = &self.op_dep[cancel.rank][cancel.index];
+        for k in 0..choices.len() {
+            if !dep.contains(k) && choices[k].fired().0 == recv {
+                wake(choices, k, dep);
             }
         }
     }

@@ -5,7 +5,7 @@
 //! calls and what became of them; it knows nothing of causality or of the
 //! plan a run replays.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
@@ -68,6 +68,9 @@ struct RankSt {
     /// The rank's `MPI_Request_get_status` calls: tests that leave the
     /// requests they find complete active.
     peeks: HashSet<usize>,
+    /// The receives the rank asked to cancel that have neither matched nor
+    /// been cancelled yet.
+    cancelling: BTreeSet<usize>,
     /// The rank's matched probes whose message no `MPI_Mrecv` or
     /// `MPI_Imrecv` has received yet, by the probe's `req`.
     probed: BTreeMap<u32, usize>,
@@ -88,9 +91,6 @@ pub(crate) enum Ready {
     Wait(OpId, Vec<u32>),
     /// A probe naming its source, with the send it sees.
     Probe(OpId, OpId),
-    /// A cancel that fails: its operation is a send, or a receive that got
-    /// its message.
-    CancelFails(OpId),
 }
 
 /// The MPI state of one run.
@@ -319,6 +319,13 @@ impl Matching {
                 rec.complete = true;
                 self.ranks[r].persistent.insert(*req, id.index);
             }
+            Kind::Cancel { op } => {
+                rec.complete = true;
+                let target = &self.ranks[r].ops[*op];
+                if matches!(target.kind, Kind::Recv { .. }) && !target.complete {
+                    self.ranks[r].cancelling.insert(*op);
+                }
+            }
             Kind::Coll { comm, req, .. } => {
                 if let Some(q) = req {
                     self.ranks[r].reqs.insert(*q, id.index);
@@ -378,10 +385,11 @@ impl Matching {
         }
     }
 
-    /// Whether the wildcard receive or probe `at` could have taken the send
-    /// `send` to its rank, had the choices it does not follow been taken
-    /// otherwise: `at` accepts it, and non-overtaking does not give it (or
-    /// `at`) to another call first.
+    /// Whether the receive or probe `at` that chose (a wildcard one, or one
+    /// the program asked to cancel) could have taken the send `send` to
+    /// its rank, had the choices it does not follow been taken otherwise:
+    /// `at` accepts it, and non-overtaking does not give it (or `at`) to
+    /// another call first.
     pub(crate) fn rival(&self, send: OpId, at: OpId) -> bool {
         let Kind::Send {
             dst: Peer::Rank(d),
@@ -395,19 +403,21 @@ impl Matching {
         if at.rank != d {
             return false;
         }
+        // A receive naming its source chooses only whether it is
+        // cancelled: the send it could have taken instead is a rival.
         let accepted = match self.op(at).kind {
             Kind::Recv {
-                src: Peer::Any,
+                src,
                 tag: t,
                 comm: c,
                 ..
             }
             | Kind::Probe {
-                src: Peer::Any,
+                src,
                 tag: t,
                 comm: c,
                 ..
-            } => c == comm && (t == ANY || t == tag),
+            } => c == comm && accepts(src, t, send.rank, tag),
             _ => false,
         };
         if !accepted {
@@ -430,8 +440,10 @@ impl Matching {
             }
             match o.matched {
                 Some(r) => r.index >= at.index,
+                // (A cancelled receive is complete and matched nothing.)
                 None => !self.ranks[d].ops[..at.index].iter().any(|r| {
                     r.matched.is_none()
+                        && !r.complete
                         && matches!(r.kind, Kind::Recv { src, tag, comm: rc, .. }
                                 if rc == comm && accepts(src, tag, send.rank, t))
                 }),
@@ -450,6 +462,7 @@ impl Matching {
                 return false;
             };
             r.matched.is_none()
+                && !r.complete
                 && rc == comm
                 && accepts(src, t, send.rank, tag)
                 && !self.ranks[send.rank].ops[..send.index].iter().any(|o| {
@@ -815,6 +828,7 @@ impl Matching {
         if p.is_empty() {
             self.recvs.remove(&(comm, recv.rank));
         }
+        self.ranks[recv.rank].cancelling.remove(&recv.index);
         {
             let s = &mut self.ranks[send.rank].ops[send.index];
             s.matched = Some(recv);
@@ -861,14 +875,6 @@ impl Matching {
                     _ => None,
                 }
                 .map(|indices| Ready::Wait(id, indices))
-            }
-            Kind::Cancel { op } => {
-                let target = &self.ranks[r].ops[*op];
-                let fails = match target.kind {
-                    Kind::Recv { .. } => target.matched.is_some(),
-                    _ => true,
-                };
-                fails.then_some(Ready::CancelFails(id))
             }
             Kind::Probe { src, tag, comm, .. } => {
                 if let Peer::Rank(_) = src {
@@ -974,6 +980,7 @@ impl Matching {
         let mut points: Vec<ChoicePoint> = Vec::new();
         let mut polls: Vec<Rank> = Vec::new();
         self.wildcard_points(&mut points);
+        self.cancel_points(&mut points);
         for (r, st) in self.ranks.iter().enumerate() {
             let Some(i) = st.blocked else { continue };
             let op = &st.ops[i];
@@ -1069,58 +1076,59 @@ impl Matching {
         }
     }
 
-    /// With every rank waiting: the ranks waiting in an `MPI_Cancel` of a
-    /// receive that no send can reach now (nor, the rank being held, before
-    /// the cancel returns).
-    pub(crate) fn cancels(&self) -> Vec<Rank> {
-        (0..self.ranks.len())
-            .filter(|&r| {
-                let Some(i) = self.ranks[r].blocked else {
-                    return false;
-                };
-                let Kind::Cancel { op } = self.ranks[r].ops[i].kind else {
-                    return false;
-                };
-                let Kind::Recv { src, tag, comm, .. } = self.ranks[r].ops[op].kind else {
-                    return false;
-                };
-                let Some(pos) = self
-                    .recvs
-                    .get(&(comm, r))
-                    .and_then(|p| p.iter().position(|&x| x == op))
-                else {
-                    return false;
-                };
-                self.candidates(comm, r, src, tag, pos).is_empty()
-            })
-            .collect()
-    }
-
-    /// Cancels the receive of the `MPI_Cancel` rank `r` waits in: it
-    /// matches nothing any more and is complete (cancelled).
-    pub(crate) fn cancel(&mut self, r: Rank) {
-        let i = self.ranks[r].blocked.take().unwrap();
-        let Kind::Cancel { op } = self.ranks[r].ops[i].kind else {
-            unreachable!()
-        };
-        let Kind::Recv { comm, .. } = self.ranks[r].ops[op].kind else {
-            unreachable!()
-        };
-        if let Some(p) = self.recvs.get_mut(&(comm, r)) {
-            p.retain(|&x| x != op);
-            if p.is_empty() {
-                self.recvs.remove(&(comm, r));
+    /// Each receive the program asked to cancel, not matched yet, may be
+    /// cancelled now: [`Alternative::Cancel`] joins the sends a wildcard
+    /// one could take (its point in `points`), and is alone otherwise (a
+    /// receive naming its source and with a send to take has matched
+    /// already).
+    fn cancel_points(&self, points: &mut Vec<ChoicePoint>) {
+        for (rank, st) in self.ranks.iter().enumerate() {
+            for &index in &st.cancelling {
+                let at = OpId { rank, index };
+                match points.iter_mut().find(|p| p.at == at) {
+                    Some(p) => p.alternatives.push(Alternative::Cancel),
+                    None => points.push(ChoicePoint {
+                        at,
+                        site: st.ops[index].site,
+                        alternatives: vec![Alternative::Cancel],
+                    }),
+                }
             }
         }
-        self.ranks[r].ops[op].complete = true;
-        self.ranks[r].ops[i].complete = true;
-        self.out.push((r, Down::Done { indices: vec![0] }));
     }
 
-    /// Answers the `MPI_Cancel` `id`: the cancel fails.
-    pub(crate) fn cancel_fails(&mut self, id: OpId) -> Down {
-        self.ranks[id.rank].ops[id.index].complete = true;
-        Down::Done { indices: vec![] }
+    /// Whether `rank` waits in a test (or `MPI_Request_get_status`) whose
+    /// list holds its operation `index`.
+    pub(crate) fn tests(&self, rank: Rank, index: usize) -> bool {
+        let st = &self.ranks[rank];
+        st.blocked.is_some_and(|b| {
+            matches!(&st.ops[b].kind, Kind::Wait { test: true, ops, .. } if ops.contains(&index))
+        })
+    }
+
+    /// Whether the program asked to cancel the receive `at`, which has
+    /// neither matched nor been cancelled yet.
+    pub(crate) fn cancelling(&self, at: OpId) -> bool {
+        self.ranks[at.rank].cancelling.contains(&at.index)
+    }
+
+    /// Cancels the receive `at`, which the program asked to cancel: it
+    /// matches nothing any more and is complete (cancelled); its rank is
+    /// told.
+    pub(crate) fn cancel(&mut self, at: OpId) {
+        let st = &mut self.ranks[at.rank];
+        st.cancelling.remove(&at.index);
+        let Kind::Recv { comm, req, .. } = st.ops[at.index].kind else {
+            unreachable!("only receives are cancelled")
+        };
+        st.ops[at.index].complete = true;
+        if let Some(p) = self.recvs.get_mut(&(comm, at.rank)) {
+            p.retain(|&x| x != at.index);
+            if p.is_empty() {
+                self.recvs.remove(&(comm, at.rank));
+            }
+        }
+        self.out.push((at.rank, Down::Cancelled { req }));
     }
 
     /// Answers every poll in `polls` "not yet".

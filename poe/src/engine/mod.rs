@@ -243,12 +243,23 @@ impl Engine {
 
     /// Records the call, and wakes the choices a new send races with.
     fn issue(&mut self, id: OpId, rec: OpRec, waits: bool) {
+        let cancel = match rec.kind {
+            Kind::Cancel { op } => Some(OpId {
+                rank: id.rank,
+                index: op,
+            }),
+            _ => None,
+        };
         let is_send = self.matching.issue(id, rec, waits);
         self.causality.issued(id.rank);
         if is_send {
             let matching = &self.matching;
             self.causality
                 .send_races(id, self.path.choices_mut(), |at| matching.rival(id, at));
+        }
+        if let Some(recv) = cancel {
+            self.causality
+                .cancel_races(id, recv, self.path.choices_mut());
         }
     }
 
@@ -354,6 +365,22 @@ impl Engine {
 
     /// Matches `send` with `recv`; `wildcard` when the last choice made it.
     fn match_pair(&mut self, send: OpId, recv: OpId, wildcard: bool) {
+        if self.matching.cancelling(recv) {
+            // The receive could have been cancelled at an earlier choice
+            // point, before its send was there (or before the choice that
+            // let it match): that point's Defer to the cancel is wanted.
+            for c in self.path.choices_mut() {
+                let w = c.point.alternatives.iter().position(|a| {
+                    matches!(a, Alternative::Defer { at, alt }
+                        if *at == recv && **alt == Alternative::Cancel)
+                });
+                if let Some(w) = w {
+                    if w != c.taken && !c.wake.contains(&w) {
+                        c.wake.push(w);
+                    }
+                }
+            }
+        }
         let p = self.matching.pair(send, recv);
         let n = self.path.choices().len();
         let m = self.causality.matched(&p, n, wildcard);
@@ -390,7 +417,6 @@ impl Engine {
             }
             Ready::Wait(id, indices) => self.complete_wait(id, indices),
             Ready::Probe(id, send) => self.probe_answer(id, send),
-            Ready::CancelFails(id) => self.matching.cancel_fails(id),
         };
         self.matching.release(r, down);
         true
@@ -418,22 +444,19 @@ impl Engine {
     /// polls, take a choice, or declare the run stuck. Returns whether the
     /// engine did something.
     fn at_quiescence(&mut self) -> bool {
-        // A cancel of a receive no send can reach now succeeds, before any
-        // poll fails or choice is taken (MPI may cancel it at any time
-        // before it matches).
-        let cancels = self.matching.cancels();
-        if !cancels.is_empty() {
-            self.false_rounds = 0;
-            for r in cancels {
-                self.matching.cancel(r);
-            }
-            return true;
-        }
         let (points, polls) = self.matching.choice_points();
         // Alternatives explored in another branch stay asleep, unless nothing
         // else is left.
         let points = self.path.awake(points);
-        let limit = if points.is_empty() {
+        // A test of a receive the program asked to cancel and that no send
+        // can reach does not fail: the choices are taken first (MPI
+        // libraries cancel such a receive at once).
+        let polled_cancel = points.iter().any(|p| {
+            p.alternatives == [Alternative::Cancel] && self.matching.tests(p.at.rank, p.at.index)
+        });
+        let limit = if polled_cancel {
+            0
+        } else if points.is_empty() {
             LIVELOCK_ROUNDS
         } else {
             1
@@ -470,6 +493,12 @@ impl Engine {
         match (&self.matching.op(at).kind, alt) {
             (Kind::Recv { .. }, Alternative::Send(send)) => {
                 self.match_pair(send, at, true);
+            }
+            (Kind::Recv { .. }, Alternative::Cancel) => {
+                let m = self.causality.cancelled(at, k);
+                let matching = &self.matching;
+                completion_races(&m, self.path.choices_mut(), |c| matching.lists(c, at));
+                self.matching.cancel(at);
             }
             (Kind::Probe { .. }, Alternative::Send(send)) => {
                 self.causality.learn_choice(at.rank, k);

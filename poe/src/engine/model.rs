@@ -101,9 +101,11 @@ pub enum Kind {
     RequestInit {
         req: u32,
     },
-    /// `MPI_Cancel` of the rank's active operation `op`: a receive no send
-    /// has reached when every rank waits is cancelled (it matches nothing
-    /// any more and its wait completes); otherwise the cancel fails.
+    /// `MPI_Cancel` of the rank's active operation `op`. Local: a receive
+    /// not matched yet becomes one that, with every rank waiting, may be
+    /// cancelled ([`Alternative::Cancel`]: it matches nothing any more and
+    /// its wait completes) as well as take any send it could; otherwise
+    /// the cancel fails.
     Cancel {
         op: usize,
     },
@@ -154,6 +156,9 @@ pub enum Alternative {
     /// any non-empty subset of its complete requests complete (see
     /// [`SOME_SUBSETS_UP_TO`]).
     Subset(Vec<u32>),
+    /// Cancel the receive (which the program asked to cancel) instead of
+    /// giving it a message.
+    Cancel,
     /// Take another choice point's alternative first, leaving this point's
     /// own choice for later. Explored only when a run showed that doing so
     /// can give this point a send (or, for a wait, a completed request) it

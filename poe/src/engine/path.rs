@@ -106,7 +106,10 @@ impl Path {
         };
         let (at, alt) = choice.fired();
         let alt = alt.clone();
-        if at != choice.point.at {
+        // A cancel taken first does not commute with the point's own
+        // alternatives: one of them can let the receive match, so that it
+        // can no longer be cancelled.
+        if at != choice.point.at && alt != Alternative::Cancel {
             // The point's own alternatives were explored in other branches.
             for a in &choice.point.alternatives {
                 if !matches!(a, Alternative::Defer { .. }) {
