@@ -152,6 +152,13 @@ pub struct Lib {
     /// its id, and the source and tag (wire values) of the message the
     /// scheduler gave it, once [`Down::PostRecv`] names them.
     pub mprobe: Option<(u32, Option<(i32, i32)>)>,
+    /// The active `MPI_Comm_idup` requests, with where MPI writes the new
+    /// communicator's handle.
+    pub idups: HashMap<u32, *mut MPI_Comm>,
+    /// The ids of the communicators `MPI_Comm_idup` calls made, as the
+    /// scheduler named them ([`Down::NewComm`]) ahead of the answer of the
+    /// wait or test that completes them, in the order of its positions.
+    pub new_comms: std::collections::VecDeque<u32>,
 }
 
 /// How long a call that goes ahead of the scheduler ([`Lib::settle`]) waits
@@ -449,6 +456,8 @@ impl Lib {
             persistent: HashMap::new(),
             starting: None,
             mprobe: None,
+            idups: HashMap::new(),
+            new_comms: std::collections::VecDeque::new(),
         }
     }
 
@@ -985,6 +994,16 @@ impl Lib {
     /// complete: polls its real operation, forgets it and returns its status.
     pub fn complete(&mut self, id: u32) -> MPI_Status {
         let st = self.peek(id);
+        if let Some(newcomm) = self.idups.remove(&id) {
+            let Some(cid) = self.new_comms.pop_front() else {
+                fatal(&format!(
+                    "protocol error: MPI_Comm_idup request {id} completed with no communicator id"
+                ));
+            };
+            // SAFETY: MPI wrote the new handle there by the time the
+            // request completed; the program keeps it valid until then.
+            self.comms.insert(bits(unsafe { *newcomm }), cid);
+        }
         self.drop_req(id);
         st
     }
