@@ -1243,7 +1243,10 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_nonblocking_collectives() {
          {idups} with an MPI_Comm_idup), {runs} POE runs"
     );
     assert!(changed > SEEDS / 2, "only {changed} programs have one");
-    assert!(idups as u64 > SEEDS / 8, "only {idups} have an MPI_Comm_idup");
+    assert!(
+        idups as u64 > SEEDS / 8,
+        "only {idups} have an MPI_Comm_idup"
+    );
     assert!(deferred as u64 > SEEDS / 4, "only {deferred} wait later");
     assert!(
         failures.is_empty(),
