@@ -493,6 +493,19 @@ impl Lib {
             None if bits(comm) == bits(unsafe { RSMPI_COMM_NULL }) => {
                 crate::check::invalid(self, "MPI_COMM_NULL is not a communicator".into())
             }
+            // SAFETY: the program keeps an `MPI_Comm_idup`'s output valid
+            // until the request completes.
+            None if self
+                .idups
+                .values()
+                .any(|p| bits(unsafe { **p }) == bits(comm)) =>
+            {
+                crate::check::invalid(
+                    self,
+                    "the communicator of an MPI_Comm_idup is used before its request completed"
+                        .into(),
+                )
+            }
             None => self.unsupported("communicator not created through a supported call"),
         }
     }
