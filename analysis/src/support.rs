@@ -167,6 +167,7 @@ mod tests {
             .iter()
             .filter(|k| k.is_nonblocking())
             .map(|k| k.mpi_name())
+            .chain(["MPI_Comm_idup", "MPI_Comm_idup_with_info"])
             .collect();
         assert_eq!(wire, fib_report::NONBLOCKING_COLLECTIVES);
     }

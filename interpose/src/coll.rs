@@ -3,7 +3,9 @@
 //! with `sched_yield`. A constructor is reported, the scheduler answers with
 //! the new communicator's id, and then the real call runs and the new handle
 //! is recorded under that id (the constructors modelled as a split of their
-//! parent are in `topo.rs`).
+//! parent are in `topo.rs`; `MPI_Comm_idup`, a nonblocking one, in
+//! `icoll.rs`). `MPI_Comm_create_group` is reported with its group's
+//! members, which alone call it.
 
 use std::os::raw::{c_int, c_void};
 
@@ -319,6 +321,103 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
     })
 }
 
+// The neighbourhood collectives: matched as collectives over the whole
+// communicator (every member calls them in its collective order), and run
+// as their nonblocking form once the scheduler says Go. Their arguments are
+// not compared across ranks (no `Op::Args`): each rank's counts and
+// datatypes concern its own neighbours.
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Neighbor_allgather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::NeighborAllgather, comm, 0, |r| {
+        PMPI_Ineighbor_allgather(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Neighbor_allgatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::NeighborAllgatherv, comm, 0, |r| {
+        PMPI_Ineighbor_allgatherv(
+            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Neighbor_alltoall(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::NeighborAlltoall, comm, 0, |r| {
+        PMPI_Ineighbor_alltoall(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Neighbor_alltoallv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::NeighborAlltoallv, comm, 0, |r| {
+        PMPI_Ineighbor_alltoallv(
+            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Neighbor_alltoallw(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const MPI_Aint,
+    sendtypes: *const MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const MPI_Aint,
+    recvtypes: *const MPI_Datatype,
+    comm: MPI_Comm,
+) -> c_int {
+    coll(CollKind::NeighborAlltoallw, comm, 0, |r| {
+        PMPI_Ineighbor_alltoallw(
+            sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+            r,
+        )
+    })
+}
+
 /// Reports a communicator constructor, waits for the new id, runs the real
 /// constructor with `make` and records the handle it yields.
 pub(crate) unsafe fn construct(
@@ -331,6 +430,7 @@ pub(crate) unsafe fn construct(
         Op::CommDup { .. } => "MPI_Comm_dup",
         Op::CommSplit { .. } => "MPI_Comm_split",
         Op::CommSplitAs { how, .. } => how.mpi_name(),
+        Op::CommCreateGroup { .. } => "MPI_Comm_create_group",
         _ => "MPI_Comm_create",
     };
     l.event(op);
@@ -416,6 +516,32 @@ pub unsafe extern "C" fn MPI_Comm_create(
     construct(Op::CommCreate { comm: cid, members }, newcomm, || {
         PMPI_Comm_create(comm, group, newcomm)
     })
+}
+
+/// Collective over the members of `group` only: reported with them, matched
+/// among them alone. A rank that passes `MPI_GROUP_EMPTY` gets
+/// `MPI_COMM_NULL` from MPI at once, with nobody else involved.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_create_group(
+    comm: MPI_Comm,
+    group: MPI_Group,
+    tag: c_int,
+    newcomm: *mut MPI_Comm,
+) -> c_int {
+    if same(group, RSMPI_GROUP_EMPTY) {
+        return PMPI_Comm_create_group(comm, group, tag, newcomm);
+    }
+    let cid = lib().comm_id(comm);
+    let members = world_members(group);
+    construct(
+        Op::CommCreateGroup {
+            comm: cid,
+            members,
+            tag,
+        },
+        newcomm,
+        || PMPI_Comm_create_group(comm, group, tag, newcomm),
+    )
 }
 
 #[no_mangle]

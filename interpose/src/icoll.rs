@@ -1,4 +1,5 @@
-//! Nonblocking collectives (`MPI_Ibarrier`, `MPI_Ibcast`, ...). Each is
+//! Nonblocking collectives (`MPI_Ibarrier`, `MPI_Ibcast`, ...,
+//! `MPI_Ineighbor_alltoall`, ..., and `MPI_Comm_idup`). Each is
 //! started in MPI when the program calls it, like a nonblocking send, and
 //! reported with the request handed to the program; the scheduler matches
 //! it in its communicator's collective order and answers a wait or test on
@@ -11,6 +12,54 @@ use fib_wire::{CollKind, Op};
 use mpi_sys::*;
 
 use crate::state::{lib, Kind, Real};
+
+/// `MPI_Comm_idup` (`info`: `MPI_Comm_idup_with_info`): started in MPI at
+/// once, like the other nonblocking collectives, and reported with its
+/// request; the scheduler names the new communicator ahead of the answer
+/// of the wait or test that completes the request, and the library records
+/// the handle MPI wrote to `newcomm` under that id then
+/// ([`crate::state::Lib::complete`]).
+unsafe fn idup(
+    comm: MPI_Comm,
+    info: bool,
+    newcomm: *mut MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    let mut l = lib();
+    let cid = l.comm_id(comm);
+    let mut real = RSMPI_REQUEST_NULL;
+    let rc = PMPI_Comm_idup(comm, newcomm, &mut real);
+    let (id, handle) = l.new_req(Kind::Coll(Real::new(real)));
+    l.idups.insert(id, newcomm);
+    l.event(Op::CommIdup {
+        comm: cid,
+        req: id,
+        info,
+    });
+    *request = handle;
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_idup(
+    comm: MPI_Comm,
+    newcomm: *mut MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    idup(comm, false, newcomm, request)
+}
+
+/// Run as `MPI_Comm_idup`: the info object's hints are not passed on (Open
+/// MPI 4.1 has no `MPI_Comm_idup_with_info`, and MPI may ignore hints).
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Comm_idup_with_info(
+    comm: MPI_Comm,
+    _info: MPI_Info,
+    newcomm: *mut MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    idup(comm, true, newcomm, request)
+}
 
 /// Starts the nonblocking collective with `start`, registers its request
 /// and reports the call.
@@ -326,5 +375,101 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter_block(
 ) -> c_int {
     icoll(CollKind::IreduceScatterBlock, comm, 0, request, |r| {
         PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ineighbor_allgather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::IneighborAllgather, comm, 0, request, |r| {
+        PMPI_Ineighbor_allgather(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ineighbor_allgatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::IneighborAllgatherv, comm, 0, request, |r| {
+        PMPI_Ineighbor_allgatherv(
+            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ineighbor_alltoall(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::IneighborAlltoall, comm, 0, request, |r| {
+        PMPI_Ineighbor_alltoall(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ineighbor_alltoallv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::IneighborAlltoallv, comm, 0, request, |r| {
+        PMPI_Ineighbor_alltoallv(
+            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Ineighbor_alltoallw(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const MPI_Aint,
+    sendtypes: *const MPI_Datatype,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const MPI_Aint,
+    recvtypes: *const MPI_Datatype,
+    comm: MPI_Comm,
+    request: *mut MPI_Request,
+) -> c_int {
+    icoll(CollKind::IneighborAlltoallw, comm, 0, request, |r| {
+        PMPI_Ineighbor_alltoallw(
+            sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+            r,
+        )
     })
 }

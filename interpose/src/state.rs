@@ -155,6 +155,13 @@ pub struct Lib {
     /// The message handles matched probes returned and no `MPI_Mrecv` or
     /// `MPI_Imrecv` has taken yet (their bits), with the probe's id.
     pub probed: HashMap<u64, u32>,
+    /// The active `MPI_Comm_idup` requests, with where MPI writes the new
+    /// communicator's handle.
+    pub idups: HashMap<u32, *mut MPI_Comm>,
+    /// The ids of the communicators `MPI_Comm_idup` calls made, as the
+    /// scheduler named them ([`Down::NewComm`]) ahead of the answer of the
+    /// wait or test that completes them, in the order of its positions.
+    pub new_comms: std::collections::VecDeque<u32>,
 }
 
 /// How long a call that goes ahead of the scheduler ([`Lib::settle`]) waits
@@ -453,6 +460,8 @@ impl Lib {
             starting: None,
             mprobe: None,
             probed: HashMap::new(),
+            idups: HashMap::new(),
+            new_comms: std::collections::VecDeque::new(),
         }
     }
 
@@ -487,6 +496,19 @@ impl Lib {
             // SAFETY: reading a constant.
             None if bits(comm) == bits(unsafe { RSMPI_COMM_NULL }) => {
                 crate::check::invalid(self, "MPI_COMM_NULL is not a communicator".into())
+            }
+            // SAFETY: the program keeps an `MPI_Comm_idup`'s output valid
+            // until the request completes.
+            None if self
+                .idups
+                .values()
+                .any(|p| bits(unsafe { **p }) == bits(comm)) =>
+            {
+                crate::check::invalid(
+                    self,
+                    "the communicator of an MPI_Comm_idup is used before its request completed"
+                        .into(),
+                )
             }
             None => self.unsupported("communicator not created through a supported call"),
         }
@@ -991,6 +1013,16 @@ impl Lib {
     /// complete: polls its real operation, forgets it and returns its status.
     pub fn complete(&mut self, id: u32) -> MPI_Status {
         let st = self.peek(id);
+        if let Some(newcomm) = self.idups.remove(&id) {
+            let Some(cid) = self.new_comms.pop_front() else {
+                fatal(&format!(
+                    "protocol error: MPI_Comm_idup request {id} completed with no communicator id"
+                ));
+            };
+            // SAFETY: MPI wrote the new handle there by the time the
+            // request completed; the program keeps it valid until then.
+            self.comms.insert(bits(unsafe { *newcomm }), cid);
+        }
         self.drop_req(id);
         st
     }

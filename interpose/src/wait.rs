@@ -33,9 +33,14 @@ pub fn wait_ids(l: &mut Lib, kind: WaitKind, ids: &[u32], test: bool) -> Vec<u32
     } else {
         Op::Wait { kind, reqs }
     });
-    let indices = match l.wait_down() {
-        Down::Done { indices } => indices,
-        d => fatal(&format!("protocol error: expected Done, got {d:?}")),
+    // The communicators of `MPI_Comm_idup` requests that complete come
+    // first, in the order of the positions.
+    let indices = loop {
+        match l.wait_down() {
+            Down::Done { indices } => break indices,
+            Down::NewComm { id } if id >= 0 => l.new_comms.push_back(id as u32),
+            d => fatal(&format!("protocol error: expected Done, got {d:?}")),
+        }
     };
     let n = ids.len();
     let mut seen = vec![false; n];

@@ -119,8 +119,14 @@ fn run(
             if matches!(d, Down::PostRecv { .. } | Down::Cancelled { .. }) {
                 continue;
             }
-            waiting[r] = false;
             let (op, poll) = step_op(&program[r][pc[r]]);
+            // The communicator an `MPI_Comm_idup` made comes ahead of the
+            // answer of the wait or test that completes it.
+            if matches!(d, Down::NewComm { .. }) && matches!(op, Op::Wait { .. } | Op::Test { .. })
+            {
+                continue;
+            }
+            waiting[r] = false;
             match d {
                 // `MPI_Request_get_status` leaves its request active.
                 Down::Done { .. } if matches!(op, Op::RequestGetStatus { .. }) => {}

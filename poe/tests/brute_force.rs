@@ -84,11 +84,12 @@ enum Call {
     },
     Barrier,
     /// A nonblocking collective on `MPI_COMM_WORLD` (`MPI_Ibarrier`,
-    /// `MPI_Iallreduce`, ...): its request is this call, completed by a
-    /// wait once every rank has made its collective of the same rank in
-    /// order.
+    /// `MPI_Iallreduce`, `MPI_Ineighbor_alltoall`, ..., or with `idup`
+    /// `MPI_Comm_idup`): its request is this call, completed by a wait
+    /// once every rank has made its collective of the same rank in order.
     Icoll {
         kind: CollKind,
+        idup: bool,
     },
     Finalize,
 }
@@ -129,7 +130,8 @@ impl fmt::Display for Call {
                 opt(tag.map(i64::from))
             ),
             Call::Barrier => write!(f, "Barrier"),
-            Call::Icoll { kind } => write!(f, "{}", &kind.mpi_name()[4..]),
+            Call::Icoll { idup: true, .. } => write!(f, "Comm_idup"),
+            Call::Icoll { kind, .. } => write!(f, "{}", &kind.mpi_name()[4..]),
             Call::Finalize => write!(f, "Finalize"),
         }
     }
@@ -234,7 +236,12 @@ fn to_sim(prog: &Prog) -> Program {
                             comm: COMM_WORLD,
                             root: 0,
                         },
-                        Call::Icoll { kind } => Op::Icoll {
+                        Call::Icoll { idup: true, .. } => Op::CommIdup {
+                            comm: COMM_WORLD,
+                            req: i as u32,
+                            info: false,
+                        },
+                        Call::Icoll { kind, .. } => Op::Icoll {
                             kind: *kind,
                             comm: COMM_WORLD,
                             root: 0,
@@ -1183,7 +1190,8 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_persistent_requests() {
 
 /// `prog` with some of its barriers nonblocking collectives instead: the
 /// k-th collective of every rank becomes one kind (`MPI_Ibarrier`,
-/// `MPI_Iallreduce` or `MPI_Ibcast`), or stays `MPI_Barrier`, at random, so
+/// `MPI_Iallreduce`, `MPI_Ibcast`, `MPI_Ineighbor_alltoall` or
+/// `MPI_Comm_idup`), or stays `MPI_Barrier`, at random, so
 /// that the ranks agree on each. Each rank completes its request by a wait
 /// right after the call or by its last wait before `MPI_Finalize`, so that
 /// calls in between go ahead of the collective's match.
@@ -1204,12 +1212,17 @@ fn with_icolls_waited(prog: &Prog, seed: u64, partial: Partial) -> Prog {
         .map(|calls| calls.iter().filter(|c| **c == Call::Barrier).count())
         .max()
         .unwrap_or(0);
-    let kinds: Vec<Option<CollKind>> = (0..most)
-        .map(|_| match g.below(4) {
-            0 => Some(CollKind::Ibarrier),
-            1 => Some(CollKind::Iallreduce),
-            2 => Some(CollKind::Ibcast),
-            _ => None,
+    let kinds: Vec<Option<Call>> = (0..most)
+        .map(|_| {
+            let (kind, idup) = match g.below(6) {
+                0 => (CollKind::Ibarrier, false),
+                1 => (CollKind::Iallreduce, false),
+                2 => (CollKind::Ibcast, false),
+                3 => (CollKind::IneighborAlltoall, false),
+                4 => (CollKind::Ibarrier, true),
+                _ => return None,
+            };
+            Some(Call::Icoll { kind, idup })
         })
         .collect();
     prog.iter()
@@ -1231,10 +1244,7 @@ fn with_icolls_waited(prog: &Prog, seed: u64, partial: Partial) -> Prog {
                     },
                     Call::Barrier => {
                         k += 1;
-                        match kinds[k - 1] {
-                            Some(kind) => Call::Icoll { kind },
-                            None => Call::Barrier,
-                        }
+                        kinds[k - 1].clone().unwrap_or(Call::Barrier)
                     }
                     Call::Finalize if !later.is_empty() => {
                         if partial != Partial::Never && g.chance(2, 3) {
@@ -1277,6 +1287,7 @@ fn with_icolls_waited(prog: &Prog, seed: u64, partial: Partial) -> Prog {
 #[test]
 fn poe_finds_exactly_the_outcomes_mpi_allows_with_nonblocking_collectives() {
     let (mut failures, mut changed, mut runs, mut deferred) = (Vec::new(), 0, 0, 0);
+    let mut idups = 0;
     let mut t = Tally::default();
     for seed in 0..SEEDS * 4 {
         let base = program(seed, Partial::Never);
@@ -1285,6 +1296,11 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_nonblocking_collectives() {
             continue;
         }
         changed += 1;
+        idups += usize::from(
+            prog.iter()
+                .flatten()
+                .any(|c| matches!(c, Call::Icoll { idup: true, .. })),
+        );
         // A wait that is not right after its collective.
         deferred += usize::from(prog.iter().any(|calls| {
             calls.iter().enumerate().any(|(i, c)| {
@@ -1304,10 +1320,14 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_nonblocking_collectives() {
         }
     }
     println!(
-        "{changed} programs with nonblocking collectives ({deferred} waiting for one later), \
-         {runs} POE runs"
+        "{changed} programs with nonblocking collectives ({deferred} waiting for one later, \
+         {idups} with an MPI_Comm_idup), {runs} POE runs"
     );
     assert!(changed > SEEDS / 2, "only {changed} programs have one");
+    assert!(
+        idups as u64 > SEEDS / 8,
+        "only {idups} have an MPI_Comm_idup"
+    );
     assert!(deferred as u64 > SEEDS / 4, "only {deferred} wait later");
     assert!(
         failures.is_empty(),

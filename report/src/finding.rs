@@ -95,9 +95,9 @@ pub struct RankState {
     pub span: Option<(usize, usize)>,
 }
 
-/// The nonblocking collectives (`fib_wire::CollKind::is_nonblocking`): a
-/// rank that called one returned at once, so a finding shows it as called,
-/// never as blocked in it.
+/// The nonblocking collectives (`fib_wire::CollKind::is_nonblocking`, then
+/// the nonblocking constructors): a rank that called one returned at once,
+/// so a finding shows it as called, never as blocked in it.
 pub const NONBLOCKING_COLLECTIVES: &[&str] = &[
     "MPI_Ibarrier",
     "MPI_Ibcast",
@@ -116,6 +116,13 @@ pub const NONBLOCKING_COLLECTIVES: &[&str] = &[
     "MPI_Iexscan",
     "MPI_Ireduce_scatter",
     "MPI_Ireduce_scatter_block",
+    "MPI_Ineighbor_allgather",
+    "MPI_Ineighbor_allgatherv",
+    "MPI_Ineighbor_alltoall",
+    "MPI_Ineighbor_alltoallv",
+    "MPI_Ineighbor_alltoallw",
+    "MPI_Comm_idup",
+    "MPI_Comm_idup_with_info",
 ];
 
 /// One thing fib found, with a stable code (see [`crate::codes`]).

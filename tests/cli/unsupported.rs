@@ -30,7 +30,7 @@ fn fib006(line: u64, message: &str, rank: Option<u64>) -> (String, u64, String, 
 }
 
 const ISCAN: &str = "MPI_Iscan_c is not supported by fib yet";
-const IDUP: &str = "MPI_Comm_idup is not supported by fib yet";
+const IBCAST: &str = "MPI_Ibcast_c is not supported by fib yet";
 
 #[test]
 fn calls_on_a_path_no_run_takes_are_named_before_running_and_nothing_runs() {
@@ -45,7 +45,7 @@ fn calls_on_a_path_no_run_takes_are_named_before_running_and_nothing_runs() {
     assert!(p.get("build").is_none(), "nor built: {p}");
     assert_eq!(
         findings(p),
-        [fib006(14, ISCAN, None), fib006(16, IDUP, None)]
+        [fib006(14, ISCAN, None), fib006(16, IBCAST, None)]
     );
     let note = p["findings"][0]["notes"][0].as_str().unwrap();
     assert!(note.starts_with("found before running"), "{note}");
@@ -99,7 +99,7 @@ fn run_unsupported_runs_the_program_and_still_reports_the_calls() {
     assert_eq!(p["calls"], 4, "each rank's MPI_Allreduce and MPI_Finalize");
     assert_eq!(
         findings(p),
-        [fib006(14, ISCAN, None), fib006(16, IDUP, None)]
+        [fib006(14, ISCAN, None), fib006(16, IBCAST, None)]
     );
     let note = p["findings"][0]["notes"][0].as_str().unwrap();
     assert!(note.contains("no run reached this call"), "{note}");
@@ -131,7 +131,7 @@ fn a_run_that_reaches_an_unmodelled_call_stops_there_and_names_it() {
     assert_eq!(found.len(), 2, "{found:?}");
     // The call no run reached, from the check before running, then the
     // run's own finding: once per site.
-    assert_eq!(found[0], fib006(16, IDUP, None));
+    assert_eq!(found[0], fib006(16, IBCAST, None));
     let (code, line, message, rank) = &found[1];
     assert_eq!(
         (code.as_str(), *line, message.as_str()),
@@ -148,7 +148,7 @@ fn a_waiver_keeps_a_call_no_run_reaches_out_of_the_exit_code_only_when_the_progr
     let waived: String = text
         .lines()
         .map(|l| {
-            if l.contains("MPI_Iscan_c(") || l.contains("MPI_Comm_idup(") {
+            if l.contains("MPI_Iscan_c(") || l.contains("MPI_Ibcast_c(") {
                 format!("{l} /* fib: allow FIB006 -- debug path */\n")
             } else {
                 format!("{l}\n")

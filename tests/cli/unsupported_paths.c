@@ -10,12 +10,12 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (argc > 5) {
     MPI_Request req;
-    MPI_Comm dup;
+    MPI_Count n = 1;
     MPI_Iscan_c(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
-    MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req);
+    MPI_Ibcast_c(&x, n, MPI_INT, 0, MPI_COMM_WORLD, &req);
     MPI_Wait(&req, MPI_STATUS_IGNORE);
-    MPI_Comm_free(&dup);
+    y += x;
   }
   MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   MPI_Finalize();

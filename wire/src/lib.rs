@@ -213,6 +213,20 @@ pub enum CollKind {
     Iexscan,
     IreduceScatter,
     IreduceScatterBlock,
+    // The neighbourhood collectives (on a communicator with a topology:
+    // each rank exchanges data with its neighbours only, but every member
+    // calls them in the communicator's collective order, and fib matches
+    // them as collectives over the whole communicator), blocking and not.
+    NeighborAllgather,
+    NeighborAllgatherv,
+    NeighborAlltoall,
+    NeighborAlltoallv,
+    NeighborAlltoallw,
+    IneighborAllgather,
+    IneighborAllgatherv,
+    IneighborAlltoall,
+    IneighborAlltoallv,
+    IneighborAlltoallw,
 }
 
 impl CollKind {
@@ -253,6 +267,16 @@ impl CollKind {
             CollKind::Iexscan => "MPI_Iexscan",
             CollKind::IreduceScatter => "MPI_Ireduce_scatter",
             CollKind::IreduceScatterBlock => "MPI_Ireduce_scatter_block",
+            CollKind::NeighborAllgather => "MPI_Neighbor_allgather",
+            CollKind::NeighborAllgatherv => "MPI_Neighbor_allgatherv",
+            CollKind::NeighborAlltoall => "MPI_Neighbor_alltoall",
+            CollKind::NeighborAlltoallv => "MPI_Neighbor_alltoallv",
+            CollKind::NeighborAlltoallw => "MPI_Neighbor_alltoallw",
+            CollKind::IneighborAllgather => "MPI_Ineighbor_allgather",
+            CollKind::IneighborAllgatherv => "MPI_Ineighbor_allgatherv",
+            CollKind::IneighborAlltoall => "MPI_Ineighbor_alltoall",
+            CollKind::IneighborAlltoallv => "MPI_Ineighbor_alltoallv",
+            CollKind::IneighborAlltoallw => "MPI_Ineighbor_alltoallw",
         }
     }
 
@@ -283,6 +307,11 @@ impl CollKind {
             CollKind::Iexscan => CollKind::Exscan,
             CollKind::IreduceScatter => CollKind::ReduceScatter,
             CollKind::IreduceScatterBlock => CollKind::ReduceScatterBlock,
+            CollKind::IneighborAllgather => CollKind::NeighborAllgather,
+            CollKind::IneighborAllgatherv => CollKind::NeighborAllgatherv,
+            CollKind::IneighborAlltoall => CollKind::NeighborAlltoall,
+            CollKind::IneighborAlltoallv => CollKind::NeighborAlltoallv,
+            CollKind::IneighborAlltoallw => CollKind::NeighborAlltoallw,
             k => k,
         }
     }
@@ -308,7 +337,7 @@ impl CollKind {
 
     /// Every kind, in the order of their wire codes (a code is the kind's
     /// position here: new kinds are appended, so existing codes stay).
-    pub const ALL: [CollKind; 34] = [
+    pub const ALL: [CollKind; 44] = [
         CollKind::Barrier,
         CollKind::Bcast,
         CollKind::Reduce,
@@ -343,6 +372,16 @@ impl CollKind {
         CollKind::Iexscan,
         CollKind::IreduceScatter,
         CollKind::IreduceScatterBlock,
+        CollKind::NeighborAllgather,
+        CollKind::NeighborAllgatherv,
+        CollKind::NeighborAlltoall,
+        CollKind::NeighborAlltoallv,
+        CollKind::NeighborAlltoallw,
+        CollKind::IneighborAllgather,
+        CollKind::IneighborAllgatherv,
+        CollKind::IneighborAlltoall,
+        CollKind::IneighborAlltoallv,
+        CollKind::IneighborAlltoallw,
     ];
 }
 
@@ -522,6 +561,21 @@ pub enum Op {
         count: i64,
         op: String,
     },
+    /// `MPI_Comm_idup(comm)` (or `MPI_Comm_idup_with_info`, `info`): a
+    /// nonblocking collective in `comm`'s collective order that makes a
+    /// copy of `comm`, with the request `req` handed to the program. The
+    /// rank waits for no answer; the wait or test that completes `req` is
+    /// preceded by the new communicator's [`Down::NewComm`].
+    CommIdup { comm: u32, req: u32, info: bool },
+    /// `MPI_Comm_create_group(comm, group, tag)`: collective over the
+    /// group's members only (as world ranks, in group order; the rank is
+    /// one of them), which alone call it; calls match among those with the
+    /// same `comm`, members and `tag`, apart from `comm`'s collectives.
+    CommCreateGroup {
+        comm: u32,
+        members: Vec<u32>,
+        tag: i32,
+    },
 }
 
 impl Op {
@@ -536,6 +590,7 @@ impl Op {
             | Op::RequestInit { .. }
             | Op::Icoll { .. }
             | Op::Cancel { .. }
+            | Op::CommIdup { .. }
             | Op::Args { .. } => false,
             _ => true,
         }
@@ -678,7 +733,10 @@ pub enum Down {
     /// false" for the test calls.
     Done { indices: Vec<u32> },
     /// Answer to a communicator constructor: the new communicator's
-    /// scheduler-wide id, or `-1` for `MPI_COMM_NULL`.
+    /// scheduler-wide id, or `-1` for `MPI_COMM_NULL`. Also sent ahead of
+    /// the [`Down::Done`] of a wait or test that completes
+    /// [`Op::CommIdup`] requests: one per such request, in the order of
+    /// `Done`'s positions.
     NewComm { id: i32 },
     /// The receive of request `req`, which the program asked to cancel,
     /// is cancelled: it takes no message, and completes. Like
@@ -974,6 +1032,18 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u8(19);
             w.u32(*req);
         }
+        Op::CommIdup { comm, req, info } => {
+            w.u8(20);
+            w.u32(*comm);
+            w.u32(*req);
+            w.u8(*info as u8);
+        }
+        Op::CommCreateGroup { comm, members, tag } => {
+            w.u8(21);
+            w.u32(*comm);
+            w.list(members);
+            w.i32(*tag);
+        }
     }
 }
 
@@ -1102,6 +1172,16 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
         },
         18 => Op::RequestGetStatus { req: r.u32()? },
         19 => Op::Cancel { req: r.u32()? },
+        20 => Op::CommIdup {
+            comm: r.u32()?,
+            req: r.u32()?,
+            info: r.bool()?,
+        },
+        21 => Op::CommCreateGroup {
+            comm: r.u32()?,
+            members: r.list()?,
+            tag: r.i32()?,
+        },
         t => return Err(WireError(format!("operation tag {t}"))),
     })
 }
@@ -1481,6 +1561,16 @@ mod tests {
             },
             Op::RequestGetStatus { req: 14 },
             Op::Cancel { req: 15 },
+            Op::CommIdup {
+                comm: 2,
+                req: 16,
+                info: true,
+            },
+            Op::CommCreateGroup {
+                comm: 0,
+                members: vec![0, 2, 4],
+                tag: 9,
+            },
             Op::Coll {
                 kind: CollKind::Alltoall,
                 comm: 2,
@@ -1617,7 +1707,9 @@ mod tests {
         assert_eq!(out[4 + 1 + 8 + 1], 13);
         assert_eq!(coll_code(CollKind::Ibarrier), 17);
         assert_eq!(coll_code(CollKind::IreduceScatterBlock), 33);
-        assert!(Up::decode(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 6, 34, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        assert_eq!(coll_code(CollKind::NeighborAllgather), 34);
+        assert_eq!(coll_code(CollKind::IneighborAlltoallw), 43);
+        assert!(Up::decode(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 6, 44, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
         assert!(Up::decode(&[
             3, 0, 0, 0, 0, 0, 0, 0, 0, 12, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
         ])
@@ -1704,5 +1796,17 @@ mod tests {
             req: 3,
         };
         assert!(!ibarrier.expects_reply(true));
+        let idup = Op::CommIdup {
+            comm: 0,
+            req: 3,
+            info: false,
+        };
+        assert!(!idup.expects_reply(false));
+        let create = Op::CommCreateGroup {
+            comm: 0,
+            members: vec![0],
+            tag: 0,
+        };
+        assert!(create.expects_reply(false));
     }
 }

@@ -80,6 +80,10 @@ struct RankSt {
     /// order the rank made them (blocking and nonblocking ones alike: MPI
     /// matches a communicator's collectives in that order).
     colls: BTreeMap<u32, VecDeque<usize>>,
+    /// The communicators nonblocking constructors (`MPI_Comm_idup`) of the
+    /// rank made, by call, until a wait or test completes the call: the
+    /// rank learns the id then ([`Down::NewComm`] ahead of `Done`).
+    made: BTreeMap<usize, u32>,
 }
 
 /// A call whose answer no longer depends on anything still to come.
@@ -104,7 +108,15 @@ pub(crate) struct Matching {
     recvs: BTreeMap<(u32, Rank), Vec<usize>>,
     fired: Vec<Fired>,
     out: Vec<(Rank, Down)>,
+    /// The communicators in which `MPI_Comm_create_group` calls match,
+    /// by id (each a parent, the group's members and a tag, see
+    /// [`Matching::group_comm`]).
+    groups: HashMap<u32, (u32, Vec<u32>, i32)>,
 }
+
+/// The bit set in the ids of the communicators `MPI_Comm_create_group`
+/// calls match in ([`Matching::group_comm`]), which no rank ever names.
+const GROUP_COMM: u32 = 1 << 31;
 
 impl Handles for Matching {
     fn members(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>> {
@@ -146,6 +158,38 @@ impl Matching {
             recvs: BTreeMap::new(),
             fired: Vec::new(),
             out: Vec::new(),
+            groups: HashMap::default(),
+        }
+    }
+
+    /// The communicator in which the `MPI_Comm_create_group` calls over
+    /// `members` of `parent` with `tag` match: only the group's members
+    /// call it, apart from the parent's other collectives. Its id is derived
+    /// from what it is (so it does not depend on which member's call came
+    /// first) and has [`GROUP_COMM`] set.
+    fn group_comm(&mut self, parent: u32, members: &[u32], tag: i32) -> u32 {
+        let key = (parent, members.to_vec(), tag);
+        // FNV-1a over the words.
+        let mut h: u32 = 0x811c_9dc5;
+        let words = [parent, tag as u32, members.len() as u32];
+        for w in words.iter().chain(members) {
+            for b in w.to_le_bytes() {
+                h ^= u32::from(b);
+                h = h.wrapping_mul(0x0100_0193);
+            }
+        }
+        let mut id = GROUP_COMM | (h & !GROUP_COMM);
+        loop {
+            match self.groups.get(&id) {
+                Some(k) if *k == key => return id,
+                Some(_) => id = GROUP_COMM | (id.wrapping_add(1) & !GROUP_COMM),
+                None => {
+                    self.groups.insert(id, key);
+                    self.comms
+                        .insert(id, members.iter().map(|&m| m as Rank).collect());
+                    return id;
+                }
+            }
         }
     }
 
@@ -174,6 +218,11 @@ impl Matching {
                 }
             }
             for (&comm, &index) in &st.held {
+                // A communicator whose `MPI_Comm_idup` was never completed
+                // is the leak of that request (the program never got it).
+                if st.made.contains_key(&index) {
+                    continue;
+                }
                 out.push(Leak::Comm {
                     op: OpId { rank, index },
                     comm,
@@ -326,13 +375,20 @@ impl Matching {
                     self.ranks[r].cancelling.insert(*op);
                 }
             }
-            Kind::Coll { comm, req, .. } => {
+            Kind::Coll { comm, req, what } => {
                 if let Some(q) = req {
                     self.ranks[r].reqs.insert(*q, id.index);
                 }
+                let comm = match what {
+                    CollWhat::CreateGroup { members, tag } => {
+                        let (comm, members, tag) = (*comm, members.clone(), *tag);
+                        self.group_comm(comm, &members, tag)
+                    }
+                    _ => *comm,
+                };
                 self.ranks[r]
                     .colls
-                    .entry(*comm)
+                    .entry(comm)
                     .or_default()
                     .push_back(id.index);
             }
@@ -603,6 +659,9 @@ impl Matching {
             }
             st.ops[id.index].complete = true;
             if let Kind::Coll { req: Some(_), .. } = st.ops[id.index].kind {
+                if let Down::NewComm { id: c } = answer {
+                    st.made.insert(id.index, c as u32);
+                }
                 continue;
             }
             st.blocked = None;
@@ -619,7 +678,7 @@ impl Matching {
     fn collective_answers(&mut self, members: &[Rank], whats: &[CollWhat]) -> Vec<Down> {
         match &whats[0] {
             CollWhat::Coll { .. } => vec![Down::Go; members.len()],
-            CollWhat::Dup => {
+            CollWhat::Dup | CollWhat::Idup { .. } => {
                 let id = self.new_comm(members.to_vec());
                 vec![Down::NewComm { id: id as i32 }; members.len()]
             }
@@ -659,7 +718,7 @@ impl Matching {
                     })
                     .collect()
             }
-            CollWhat::Create { members: group } => {
+            CollWhat::Create { members: group } | CollWhat::CreateGroup { members: group, .. } => {
                 let group: Vec<Rank> = group.iter().map(|&g| g as Rank).collect();
                 let id = if group.is_empty() {
                     -1
@@ -930,6 +989,11 @@ impl Matching {
             };
             if let Some(q) = req {
                 st.reqs.remove(&q);
+            }
+            // The rank learns the communicator an `MPI_Comm_idup` made
+            // ahead of the answer that completes it.
+            if let Some(c) = st.made.remove(&o) {
+                self.out.push((id.rank, Down::NewComm { id: c as i32 }));
             }
         }
         st.ops[id.index].complete = true;

@@ -704,4 +704,140 @@ mod tests {
         assert_eq!(e.choices()[0].wake, vec![1]);
         assert!(e.choices()[1].wake.is_empty());
     }
+
+    fn idup(req: u32) -> Op {
+        Op::CommIdup {
+            comm: COMM_WORLD,
+            req,
+            info: false,
+        }
+    }
+
+    fn wait(req: u32) -> Op {
+        Op::Wait {
+            kind: fib_wire::WaitKind::One,
+            reqs: vec![req],
+        }
+    }
+
+    #[test]
+    fn an_idup_is_no_fence_and_its_wait_learns_the_communicator() {
+        // Rank 0 starts an MPI_Comm_idup, then sends synchronously to rank
+        // 1, which receives before its own MPI_Comm_idup: no deadlock.
+        let mut e = Engine::new(cfg(2), vec![]);
+        e.call(0, site(1), idup(5));
+        e.call(0, site(2), ssend(1));
+        assert!(e.advance().is_empty());
+        e.call(1, site(3), recv(0));
+        assert_eq!(e.advance().len(), 3, "the pair matched");
+        e.call(0, site(4), wait(5));
+        assert!(e.advance().is_empty(), "rank 1 has not called it yet");
+        e.call(1, site(5), idup(7));
+        let new = fib_wire::FIRST_USER_COMM as i32;
+        assert_eq!(
+            e.advance(),
+            vec![
+                (0, Down::NewComm { id: new }),
+                (0, Down::Done { indices: vec![0] }),
+            ]
+        );
+        e.call(1, site(6), wait(7));
+        assert_eq!(
+            e.advance(),
+            vec![
+                (1, Down::NewComm { id: new }),
+                (1, Down::Done { indices: vec![0] }),
+            ]
+        );
+        e.call(0, site(7), Op::CommFree { comm: new as u32 });
+        e.call(0, site(8), Op::Finalize);
+        e.call(1, site(9), Op::Finalize);
+        e.advance();
+        assert_eq!(e.end(), Some(&RunEnd::Completed));
+        // Rank 1 never freed it: leaked at its MPI_Comm_idup.
+        assert_eq!(
+            e.leaks(),
+            vec![Leak::Comm {
+                op: id(1, 1),
+                comm: new as u32
+            }]
+        );
+    }
+
+    #[test]
+    fn an_idup_never_completed_is_a_leaked_request_not_a_communicator() {
+        let mut e = Engine::new(cfg(2), vec![]);
+        e.call(0, site(1), idup(5));
+        e.call(1, site(2), idup(5));
+        e.call(1, site(3), wait(5));
+        let out = e.advance();
+        assert_eq!(out.len(), 2, "{out:?}");
+        let new = fib_wire::FIRST_USER_COMM;
+        e.call(1, site(4), Op::CommFree { comm: new });
+        e.call(0, site(5), Op::Finalize);
+        e.call(1, site(6), Op::Finalize);
+        e.advance();
+        assert_eq!(e.end(), Some(&RunEnd::Completed));
+        assert_eq!(e.leaks(), vec![Leak::Request { op: id(0, 0) }]);
+    }
+
+    #[test]
+    fn create_group_matches_among_its_members_alone() {
+        // Ranks 0 and 2 make a communicator of theirs while rank 1 is
+        // already in an MPI_Allreduce on MPI_COMM_WORLD, which they join
+        // next.
+        let allreduce = |comm| Op::Coll {
+            kind: fib_wire::CollKind::Allreduce,
+            comm,
+            root: 0,
+        };
+        let create = Op::CommCreateGroup {
+            comm: COMM_WORLD,
+            members: vec![0, 2],
+            tag: 4,
+        };
+        let mut e = Engine::new(cfg(3), vec![]);
+        e.call(1, site(1), allreduce(COMM_WORLD));
+        e.call(2, site(2), create.clone());
+        assert!(e.advance().is_empty());
+        e.call(0, site(2), create);
+        let new = fib_wire::FIRST_USER_COMM;
+        assert_eq!(
+            e.advance(),
+            vec![
+                (0, Down::NewComm { id: new as i32 }),
+                (2, Down::NewComm { id: new as i32 }),
+            ]
+        );
+        for r in [0, 2] {
+            e.call(r, site(3), allreduce(COMM_WORLD));
+        }
+        assert_eq!(e.advance().len(), 3);
+        for r in [2, 0] {
+            e.call(r, site(4), allreduce(new));
+        }
+        assert_eq!(e.advance(), vec![(0, Down::Go), (2, Down::Go)]);
+        for r in 0..3 {
+            e.call(r, site(5), Op::Finalize);
+        }
+        e.advance();
+        assert_eq!(e.end(), Some(&RunEnd::Completed));
+        assert_eq!(e.leaks().len(), 2);
+    }
+
+    #[test]
+    fn create_group_refuses_a_caller_outside_its_group() {
+        let mut e = Engine::new(cfg(3), vec![]);
+        let create = Op::CommCreateGroup {
+            comm: COMM_WORLD,
+            members: vec![0, 2],
+            tag: 0,
+        };
+        e.call(1, site(1), create);
+        assert!(matches!(
+            e.end(),
+            Some(RunEnd::Invalid { message, .. })
+                if message == "MPI_Comm_create_group: rank 1 is not a member of the group it passes"
+        ));
+    }
 }

@@ -43,6 +43,17 @@ pub enum CollWhat {
     Create {
         members: Vec<u32>,
     },
+    /// `MPI_Comm_idup` (or `MPI_Comm_idup_with_info`, `info`): a
+    /// nonblocking copy of the communicator.
+    Idup {
+        info: bool,
+    },
+    /// `MPI_Comm_create_group`: collective over `members` (world ranks, in
+    /// group order) alone, which match apart from the parent's collectives.
+    CreateGroup {
+        members: Vec<u32>,
+        tag: i32,
+    },
 }
 
 /// An operation as the engine models it (ranks translated to world ranks,
@@ -500,6 +511,42 @@ pub(crate) fn model(
                 req: None,
             }
         }
+        Op::CommIdup { comm, req, info } => {
+            check_comm(h, rank, *comm)?;
+            if h.request(rank, *req).is_some() {
+                return Err(format!("request {req} is already active"));
+            }
+            Kind::Coll {
+                what: CollWhat::Idup { info: *info },
+                comm: *comm,
+                req: Some(*req),
+            }
+        }
+        Op::CommCreateGroup { comm, members, tag } => {
+            check_comm(h, rank, *comm)?;
+            let parent = h.members(rank, *comm).unwrap_or_default();
+            if !members.contains(&(rank as u32)) {
+                return Err(format!(
+                    "rank {rank} is not a member of the group it passes"
+                ));
+            }
+            if let Some(m) = members.iter().find(|&&m| !parent.contains(&(m as Rank))) {
+                return Err(format!(
+                    "rank {m} of the group is not a member of communicator {comm}"
+                ));
+            }
+            if *tag < 0 {
+                return Err(format!("tag {tag} is negative"));
+            }
+            Kind::Coll {
+                what: CollWhat::CreateGroup {
+                    members: members.clone(),
+                    tag: *tag,
+                },
+                comm: *comm,
+                req: None,
+            }
+        }
         Op::CommFree { comm } => {
             check_comm(h, rank, *comm)?;
             Kind::CommFree { comm: *comm }
@@ -633,7 +680,9 @@ pub(crate) fn collectives_agree(whats: &[CollWhat]) -> bool {
     let first = &whats[0];
     whats.iter().all(|w| match (first, w) {
         (CollWhat::Coll { .. }, CollWhat::Coll { .. })
-        | (CollWhat::Create { .. }, CollWhat::Create { .. }) => w == first,
+        | (CollWhat::Create { .. }, CollWhat::Create { .. })
+        | (CollWhat::Idup { .. }, CollWhat::Idup { .. })
+        | (CollWhat::CreateGroup { .. }, CollWhat::CreateGroup { .. }) => w == first,
         (CollWhat::Dup, CollWhat::Dup) => true,
         (CollWhat::Split { how, .. }, CollWhat::Split { how: other, .. }) => how == other,
         _ => false,
@@ -690,6 +739,9 @@ pub fn call_name(op: &Op) -> &'static str {
         Op::CommSplit { .. } => "MPI_Comm_split",
         Op::CommSplitAs { how, .. } => how.mpi_name(),
         Op::CommCreate { .. } => "MPI_Comm_create",
+        Op::CommIdup { info: false, .. } => "MPI_Comm_idup",
+        Op::CommIdup { info: true, .. } => "MPI_Comm_idup_with_info",
+        Op::CommCreateGroup { .. } => "MPI_Comm_create_group",
         Op::CommFree { .. } => "MPI_Comm_free",
         Op::RequestFree { .. } => "MPI_Request_free",
         Op::RequestInit { recv: true, .. } => "MPI_Recv_init",

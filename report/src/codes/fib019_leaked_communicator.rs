@@ -16,8 +16,9 @@ pub const FIB019: Code = Code {
 ## What it means
 
 A rank received a new communicator from a constructor (MPI_Comm_dup,
-MPI_Comm_dup_with_info, MPI_Comm_split, MPI_Comm_split_type,
-MPI_Comm_create, MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create,
+MPI_Comm_dup_with_info, MPI_Comm_idup, MPI_Comm_idup_with_info,
+MPI_Comm_split, MPI_Comm_split_type, MPI_Comm_create,
+MPI_Comm_create_group, MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create,
 MPI_Dist_graph_create, MPI_Dist_graph_create_adjacent) and reached
 MPI_Finalize without calling MPI_Comm_free on it. The finding points at the
 call that created it.
