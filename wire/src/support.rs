@@ -222,6 +222,8 @@ pub const INTERCEPTED: &[&str] = &[
     "MPI_Dist_graph_create",
     "MPI_Dist_graph_create_adjacent",
     "MPI_Comm_free",
+    "MPI_Intercomm_create",
+    "MPI_Intercomm_merge",
     // Handles the program must free (tracked for leaks, `HANDLE_MAKERS`).
     "MPI_Comm_group",
     "MPI_Group_incl",
@@ -406,9 +408,7 @@ macro_rules! unsupported_functions {
             MPI_Comm_idup,
             MPI_Comm_idup_with_info,
             MPI_Comm_set_info,
-            MPI_Intercomm_create,
             MPI_Intercomm_create_from_groups,
-            MPI_Intercomm_merge,
             // Sessions: another way to start and end MPI than `MPI_Init` and `MPI_Finalize`.
             MPI_Session_finalize,
             MPI_Session_init,
@@ -867,6 +867,8 @@ mod tests {
             "MPI_Iscan",
             "MPI_Ialltoallw",
             "MPI_Ireduce_scatter_block",
+            "MPI_Intercomm_create",
+            "MPI_Intercomm_merge",
         ] {
             assert_eq!(support(name), Support::Modelled, "{name}");
         }
@@ -888,7 +890,7 @@ mod tests {
             "MPI_Ibcast_c",
             "MPI_Bcast_init",
             "MPI_Neighbor_alltoall",
-            "MPI_Intercomm_merge",
+            "MPI_Intercomm_create_from_groups",
             "MPI_Comm_create_group",
             "MPI_File_open",
             "MPI_File_write_all",
