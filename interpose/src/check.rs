@@ -158,7 +158,12 @@ pub fn coll(l: &mut Lib, c: MPI_Comm, root: Option<c_int>) {
     comm(l, c);
     if let Some(root) = root {
         let n = size_of(c);
-        if root < 0 || root >= n {
+        // On an intercommunicator the root's group gives `MPI_ROOT` (the
+        // root) or `MPI_PROC_NULL`, the other group the root's rank.
+        // SAFETY: reading a constant; `c` is a communicator.
+        let special = (root == MPI_ROOT || root == unsafe { RSMPI_PROC_NULL })
+            && unsafe { crate::inter::is_inter(c) };
+        if !special && (root < 0 || root >= n) {
             invalid(
                 l,
                 format!("root {root} is out of range for a communicator of {n} processes"),

@@ -24,16 +24,39 @@ unsafe fn coll(
     root: c_int,
     start: impl FnOnce(*mut MPI_Request) -> c_int,
 ) -> c_int {
+    coll_or_blocking(kind, comm, root, start, None)
+}
+
+/// [`coll`], but on an intercommunicator runs the blocking form `blocking`
+/// instead once the scheduler says Go (every member of both groups is in
+/// the call then): MPICH 4.0's nonblocking broadcast on an
+/// intercommunicator delivers nothing.
+unsafe fn coll_or_blocking(
+    kind: CollKind,
+    comm: MPI_Comm,
+    root: c_int,
+    start: impl FnOnce(*mut MPI_Request) -> c_int,
+    blocking: Option<&dyn Fn() -> c_int>,
+) -> c_int {
     let mut l = lib();
     crate::check::coll(&mut l, comm, kind.has_root().then_some(root));
     let cid = l.comm_id(comm);
-    let root = if kind.has_root() { root } else { 0 };
+    let root = if kind.has_root() {
+        crate::state::root_to_wire(root)
+    } else {
+        0
+    };
     l.event(Op::Coll {
         kind,
         comm: cid,
         root,
     });
     l.wait_go();
+    if let Some(blocking) = blocking {
+        if crate::inter::is_inter(comm) {
+            return blocking();
+        }
+    }
     let mut req = RSMPI_REQUEST_NULL;
     let rc = start(&mut req);
     l.spin_request(req);
@@ -47,7 +70,13 @@ pub unsafe extern "C" fn MPI_Barrier(comm: MPI_Comm) -> c_int {
     if crate::site::elided() {
         return MPI_SUCCESS as c_int;
     }
-    coll(CollKind::Barrier, comm, 0, |r| PMPI_Ibarrier(comm, r))
+    coll_or_blocking(
+        CollKind::Barrier,
+        comm,
+        0,
+        |r| PMPI_Ibarrier(comm, r),
+        Some(&|| PMPI_Barrier(comm)),
+    )
 }
 
 #[no_mangle]
@@ -59,9 +88,13 @@ pub unsafe extern "C" fn MPI_Bcast(
     comm: MPI_Comm,
 ) -> c_int {
     crate::sig::coll(count, datatype, None);
-    coll(CollKind::Bcast, comm, root, |r| {
-        PMPI_Ibcast(buffer, count, datatype, root, comm, r)
-    })
+    coll_or_blocking(
+        CollKind::Bcast,
+        comm,
+        root,
+        |r| PMPI_Ibcast(buffer, count, datatype, root, comm, r),
+        Some(&|| PMPI_Bcast(buffer, count, datatype, root, comm)),
+    )
 }
 
 #[no_mangle]
@@ -75,9 +108,13 @@ pub unsafe extern "C" fn MPI_Reduce(
     comm: MPI_Comm,
 ) -> c_int {
     crate::sig::coll(count, datatype, Some(op));
-    coll(CollKind::Reduce, comm, root, |r| {
-        PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r)
-    })
+    coll_or_blocking(
+        CollKind::Reduce,
+        comm,
+        root,
+        |r| PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r),
+        Some(&|| PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm)),
+    )
 }
 
 #[no_mangle]
@@ -90,9 +127,13 @@ pub unsafe extern "C" fn MPI_Allreduce(
     comm: MPI_Comm,
 ) -> c_int {
     crate::sig::coll(count, datatype, Some(op));
-    coll(CollKind::Allreduce, comm, 0, |r| {
-        PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r)
-    })
+    coll_or_blocking(
+        CollKind::Allreduce,
+        comm,
+        0,
+        |r| PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r),
+        Some(&|| PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm)),
+    )
 }
 
 #[no_mangle]
@@ -106,11 +147,21 @@ pub unsafe extern "C" fn MPI_Gather(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
-    coll(CollKind::Gather, comm, root, |r| {
-        PMPI_Igather(
-            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
-        )
-    })
+    coll_or_blocking(
+        CollKind::Gather,
+        comm,
+        root,
+        |r| {
+            PMPI_Igather(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+            )
+        },
+        Some(&|| {
+            PMPI_Gather(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+            )
+        }),
+    )
 }
 
 #[no_mangle]
@@ -124,11 +175,21 @@ pub unsafe extern "C" fn MPI_Scatter(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
-    coll(CollKind::Scatter, comm, root, |r| {
-        PMPI_Iscatter(
-            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
-        )
-    })
+    coll_or_blocking(
+        CollKind::Scatter,
+        comm,
+        root,
+        |r| {
+            PMPI_Iscatter(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+            )
+        },
+        Some(&|| {
+            PMPI_Scatter(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+            )
+        }),
+    )
 }
 
 #[no_mangle]
@@ -142,11 +203,21 @@ pub unsafe extern "C" fn MPI_Allgather(
     comm: MPI_Comm,
 ) -> c_int {
     crate::sig::coll(recvcount, recvtype, None);
-    coll(CollKind::Allgather, comm, 0, |r| {
-        PMPI_Iallgather(
-            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
-        )
-    })
+    coll_or_blocking(
+        CollKind::Allgather,
+        comm,
+        0,
+        |r| {
+            PMPI_Iallgather(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+            )
+        },
+        Some(&|| {
+            PMPI_Allgather(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+            )
+        }),
+    )
 }
 
 #[no_mangle]
@@ -160,11 +231,21 @@ pub unsafe extern "C" fn MPI_Alltoall(
     comm: MPI_Comm,
 ) -> c_int {
     crate::sig::coll(recvcount, recvtype, None);
-    coll(CollKind::Alltoall, comm, 0, |r| {
-        PMPI_Ialltoall(
-            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
-        )
-    })
+    coll_or_blocking(
+        CollKind::Alltoall,
+        comm,
+        0,
+        |r| {
+            PMPI_Ialltoall(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+            )
+        },
+        Some(&|| {
+            PMPI_Alltoall(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+            )
+        }),
+    )
 }
 
 #[no_mangle]
@@ -431,6 +512,8 @@ pub(crate) unsafe fn construct(
         Op::CommSplit { .. } => "MPI_Comm_split",
         Op::CommSplitAs { how, .. } => how.mpi_name(),
         Op::CommCreateGroup { .. } => "MPI_Comm_create_group",
+        Op::IntercommCreate { .. } => "MPI_Intercomm_create",
+        Op::IntercommMerge { .. } => "MPI_Intercomm_merge",
         _ => "MPI_Comm_create",
     };
     l.event(op);
@@ -472,6 +555,7 @@ pub unsafe extern "C" fn MPI_Comm_split(
     key: c_int,
     newcomm: *mut MPI_Comm,
 ) -> c_int {
+    crate::inter::refuse_inter(comm, "MPI_Comm_split");
     let cid = lib().comm_id(comm);
     let wire_color = if color == RSMPI_UNDEFINED {
         UNDEFINED
@@ -490,7 +574,7 @@ pub unsafe extern "C" fn MPI_Comm_split(
 }
 
 /// The members of `group` as world ranks, in group order.
-unsafe fn world_members(group: MPI_Group) -> Vec<u32> {
+pub(crate) unsafe fn world_members(group: MPI_Group) -> Vec<u32> {
     if same(group, RSMPI_GROUP_EMPTY) {
         return Vec::new();
     }
@@ -511,6 +595,7 @@ pub unsafe extern "C" fn MPI_Comm_create(
     group: MPI_Group,
     newcomm: *mut MPI_Comm,
 ) -> c_int {
+    crate::inter::refuse_inter(comm, "MPI_Comm_create");
     let cid = lib().comm_id(comm);
     let members = world_members(group);
     construct(Op::CommCreate { comm: cid, members }, newcomm, || {

@@ -72,7 +72,11 @@ unsafe fn icoll(
 ) -> c_int {
     let mut l = lib();
     let cid = l.comm_id(comm);
-    let root = if kind.has_root() { root } else { 0 };
+    let root = if kind.has_root() {
+        crate::state::root_to_wire(root)
+    } else {
+        0
+    };
     let mut real = RSMPI_REQUEST_NULL;
     let rc = start(&mut real);
     let (id, handle) = l.new_req(Kind::Coll(Real::new(real)));

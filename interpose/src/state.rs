@@ -390,6 +390,17 @@ pub fn rank_to_wire(r: c_int) -> i32 {
     }
 }
 
+/// A collective's root as sent on the wire: `MPI_ROOT` and
+/// `MPI_PROC_NULL` (on an intercommunicator) become [`fib_wire::ROOT`] and
+/// [`PROC_NULL`].
+pub fn root_to_wire(r: c_int) -> i32 {
+    if r == MPI_ROOT {
+        fib_wire::ROOT
+    } else {
+        rank_to_wire(r)
+    }
+}
+
 /// A rank from the wire as MPI wants it.
 pub fn rank_from_wire(r: i32) -> c_int {
     // SAFETY: reading constants.

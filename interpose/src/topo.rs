@@ -30,6 +30,7 @@ unsafe fn split_as(
     newcomm: *mut MPI_Comm,
     make: impl FnOnce() -> c_int,
 ) -> c_int {
+    crate::inter::refuse_inter(comm, how.mpi_name());
     let cid = lib().comm_id(comm);
     let wire_color = if color == RSMPI_UNDEFINED {
         UNDEFINED

@@ -13,7 +13,10 @@
 //! every rank together, once every rank has made its k-th. POE must
 //! find exactly the same set of outcomes, in at most as many runs as there are
 //! outcomes. Programs come from a small seeded generator, so a failure names
-//! the seed and prints the program.
+//! the seed and prints the program. A program whose messages all go between
+//! rank 0 and the others must give POE the same outcomes when it runs on an
+//! intercommunicator between those two groups, every rank named by its rank
+//! in the remote group.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt;
@@ -614,6 +617,12 @@ fn poe_outcomes(prog: &Prog, zero_buffer: bool) -> (Vec<Outcome>, Vec<String>) {
 
 /// The outcome of each run.
 fn poe_outcomes_of(prog: &Prog, runs: &[RunResult]) -> (Vec<Outcome>, Vec<String>) {
+    poe_outcomes_after(prog, runs, 0)
+}
+
+/// [`poe_outcomes_of`] for runs of the program with `skip` calls before
+/// each rank's first.
+fn poe_outcomes_after(prog: &Prog, runs: &[RunResult], skip: usize) -> (Vec<Outcome>, Vec<String>) {
     let mut out = Vec::new();
     let mut notes = Vec::new();
     for run in runs {
@@ -621,7 +630,7 @@ fn poe_outcomes_of(prog: &Prog, runs: &[RunResult]) -> (Vec<Outcome>, Vec<String
         // engine's operation indices can fall behind the program's; a call's
         // site line is its position in the program.
         let call = |o: &OpId| match run.ops[o.rank][o.index].site {
-            Site::Line { line, .. } => (o.rank, line as usize - 1),
+            Site::Line { line, .. } => (o.rank, line as usize - 1 - skip),
             s => panic!("simulated calls have lines, not {s:?}"),
         };
         let mut map = BTreeMap::new();
@@ -1510,6 +1519,194 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_collectives_waited_in_part() {
         failures[0],
         t.wrong.join("\n")
     );
+}
+
+/// The groups of the intercommunicator a program runs on in
+/// [`on_intercomm`]: rank 0, and the others.
+fn group(rank: usize) -> usize {
+    usize::from(rank > 0)
+}
+
+/// Whether every message of `prog` (and every receive naming its source)
+/// goes between rank 0 and another rank, so that the program means the same
+/// on an intercommunicator between rank 0 and the others: a wildcard there
+/// ranges over the remote group, which holds every rank that sends to it.
+fn crosses_groups(prog: &Prog) -> bool {
+    prog.iter().enumerate().all(|(r, calls)| {
+        calls.iter().all(|c| match c {
+            Call::Send { dst, .. } => group(*dst) != group(r),
+            Call::Recv { src: Some(s), .. } | Call::Mprobe { src: Some(s), .. } => {
+                group(*s) != group(r)
+            }
+            _ => true,
+        })
+    })
+}
+
+/// `prog` with every message of a rank other than 0 sent to rank 0, and
+/// every receive of such a rank that names its source naming rank 0.
+fn star(prog: &Prog) -> Prog {
+    prog.iter()
+        .enumerate()
+        .map(|(r, calls)| {
+            calls
+                .iter()
+                .map(|c| match c.clone() {
+                    Call::Send { tag, sync, nb, .. } if r > 0 => Call::Send {
+                        dst: 0,
+                        tag,
+                        sync,
+                        nb,
+                    },
+                    Call::Recv {
+                        src: Some(_),
+                        tag,
+                        nb,
+                    } if r > 0 => Call::Recv {
+                        src: Some(0),
+                        tag,
+                        nb,
+                    },
+                    c => c,
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `prog` as the simulator runs it on an intercommunicator between rank 0
+/// and the other ranks (made by an `MPI_Comm_split` of the world by group
+/// and an `MPI_Intercomm_create`, the two calls before each rank's first):
+/// its messages and barriers on the intercommunicator, with every rank
+/// named by its rank in the remote group; nonblocking collectives (rooted
+/// at world rank 0) stay on the world.
+fn on_intercomm(prog: &Prog) -> Program {
+    const INTER: u32 = fib_wire::FIRST_USER_COMM + 2;
+    let remote = |r: i32| if r > 0 { r - 1 } else { r };
+    to_sim(prog)
+        .into_iter()
+        .enumerate()
+        .map(|(r, steps)| {
+            let g = group(r) as u32;
+            let mut out = vec![
+                Step::Call(Op::CommSplit {
+                    comm: COMM_WORLD,
+                    color: g as i32,
+                    key: r as i32,
+                }),
+                Step::Call(Op::IntercommCreate {
+                    local_comm: fib_wire::FIRST_USER_COMM + g,
+                    local_leader: 0,
+                    peer_comm: COMM_WORLD,
+                    remote_leader: 1 - g as i32,
+                    tag: 0,
+                }),
+            ];
+            out.extend(steps.into_iter().map(|step| {
+                let inter = |op: Op| match op {
+                    Op::Send {
+                        mode,
+                        dest,
+                        tag,
+                        req,
+                        ..
+                    } => Op::Send {
+                        mode,
+                        dest: remote(dest),
+                        tag,
+                        comm: INTER,
+                        req,
+                    },
+                    Op::Recv {
+                        src,
+                        tag,
+                        req,
+                        blocking,
+                        ..
+                    } => Op::Recv {
+                        src: remote(src),
+                        tag,
+                        comm: INTER,
+                        req,
+                        blocking,
+                    },
+                    Op::Mprobe {
+                        src,
+                        tag,
+                        req,
+                        blocking,
+                        ..
+                    } => Op::Mprobe {
+                        src: remote(src),
+                        tag,
+                        comm: INTER,
+                        req,
+                        blocking,
+                    },
+                    Op::Coll { kind, root, .. } => Op::Coll {
+                        kind,
+                        comm: INTER,
+                        root,
+                    },
+                    op => op,
+                };
+                match step {
+                    Step::Call(op) => Step::Call(inter(op)),
+                    Step::Poll(op) => Step::Poll(inter(op)),
+                }
+            }));
+            out
+        })
+        .collect()
+}
+
+/// On an intercommunicator, with every rank named by its rank in the
+/// remote group, POE finds the outcomes brute force finds for the same
+/// program on `MPI_COMM_WORLD`: remote-rank translation and wildcards over
+/// the remote group change nothing of what can happen.
+#[test]
+fn intercomm_programs_agree_with_their_world_form() {
+    let (mut checked, mut branching, mut failures) = (0, 0, Vec::new());
+    for seed in 0..SEEDS * 2 {
+        let prog = star(&program(seed, Partial::Never));
+        assert!(crosses_groups(&prog));
+        // A third with matched probes too.
+        let prog = if seed % 3 == 0 {
+            with_mprobes(&prog, seed)
+        } else {
+            prog
+        };
+        checked += 1;
+        for zero_buffer in [false, true] {
+            let want = brute_force(&prog, zero_buffer);
+            let cfg = Config {
+                nprocs: prog.len(),
+                zero_buffer,
+                exchange: false,
+            };
+            let runs = explore(&on_intercomm(&prog), cfg, Turns::Forward);
+            let (got, notes) = poe_outcomes_after(&prog, &runs, 2);
+            branching += usize::from(got.len() > 1);
+            let set: BTreeSet<Outcome> = got.iter().cloned().collect();
+            if set != want || got.len() > want.len() || !notes.is_empty() {
+                failures.push(format!(
+                    "seed {seed}, zero_buffer={zero_buffer}\n{}POE: {got:?}\nbrute force: {want:?}\n{}",
+                    show(&prog),
+                    notes.join("\n")
+                ));
+            }
+        }
+    }
+    println!(
+        "{checked} programs on an intercommunicator, {branching} checks with several outcomes"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} checks failed; first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+    assert!(branching > 80, "only {branching} checks branch");
 }
 
 /// Exploring on two workers gives the runs of a sequential exploration, in

@@ -30,6 +30,10 @@ pub const PROC_NULL: i32 = -2;
 pub const NO_PROBE: u32 = u32::MAX;
 /// `MPI_UNDEFINED` as a colour of `MPI_Comm_split`, on the wire.
 pub const UNDEFINED: i32 = -3;
+/// `MPI_ROOT` as the root of a collective on an intercommunicator, on the
+/// wire (the root process itself; the other members of its group give
+/// [`PROC_NULL`], the remote group the root's rank in its group).
+pub const ROOT: i32 = -4;
 /// Scheduler-wide id of `MPI_COMM_WORLD`.
 pub const COMM_WORLD: u32 = 0;
 /// Scheduler-wide id of `MPI_COMM_SELF` (one per rank, each with one member).
@@ -576,6 +580,22 @@ pub enum Op {
         members: Vec<u32>,
         tag: i32,
     },
+    /// `MPI_Intercomm_create(local_comm, local_leader, peer_comm,
+    /// remote_leader, tag)`: collective over the members of `local_comm`
+    /// and of the other side's local communicator. `peer_comm`,
+    /// `remote_leader` and `tag` matter only at the local leader (a
+    /// non-leader that names no communicator the library knows reports
+    /// [`COMM_WORLD`]). Answered with [`Down::NewComm`].
+    IntercommCreate {
+        local_comm: u32,
+        local_leader: i32,
+        peer_comm: u32,
+        remote_leader: i32,
+        tag: i32,
+    },
+    /// `MPI_Intercomm_merge(comm, high)`: collective over both groups of
+    /// the intercommunicator `comm`. Answered with [`Down::NewComm`].
+    IntercommMerge { comm: u32, high: bool },
 }
 
 impl Op {
@@ -1044,6 +1064,25 @@ fn encode_op(w: &mut W, op: &Op) {
             w.list(members);
             w.i32(*tag);
         }
+        Op::IntercommCreate {
+            local_comm,
+            local_leader,
+            peer_comm,
+            remote_leader,
+            tag,
+        } => {
+            w.u8(25);
+            w.u32(*local_comm);
+            w.i32(*local_leader);
+            w.u32(*peer_comm);
+            w.i32(*remote_leader);
+            w.i32(*tag);
+        }
+        Op::IntercommMerge { comm, high } => {
+            w.u8(26);
+            w.u32(*comm);
+            w.u8(*high as u8);
+        }
     }
 }
 
@@ -1181,6 +1220,17 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
             comm: r.u32()?,
             members: r.list()?,
             tag: r.i32()?,
+        },
+        25 => Op::IntercommCreate {
+            local_comm: r.u32()?,
+            local_leader: r.i32()?,
+            peer_comm: r.u32()?,
+            remote_leader: r.i32()?,
+            tag: r.i32()?,
+        },
+        26 => Op::IntercommMerge {
+            comm: r.u32()?,
+            high: r.bool()?,
         },
         t => return Err(WireError(format!("operation tag {t}"))),
     })
@@ -1593,6 +1643,17 @@ mod tests {
                 members: vec![0, 2],
             },
             Op::CommFree { comm: 4 },
+            Op::IntercommCreate {
+                local_comm: 2,
+                local_leader: 0,
+                peer_comm: 0,
+                remote_leader: 1,
+                tag: 99,
+            },
+            Op::IntercommMerge {
+                comm: 5,
+                high: true,
+            },
             Op::RequestFree { req: 12 },
             Op::RequestInit {
                 req: 3,

@@ -235,6 +235,8 @@ pub const INTERCEPTED: &[&str] = &[
     "MPI_Dist_graph_create",
     "MPI_Dist_graph_create_adjacent",
     "MPI_Comm_free",
+    "MPI_Intercomm_create",
+    "MPI_Intercomm_merge",
     // Handles the program must free (tracked for leaks, `HANDLE_MAKERS`).
     "MPI_Comm_group",
     "MPI_Group_incl",
@@ -406,9 +408,7 @@ macro_rules! unsupported_functions {
             // Communicator constructors fib does not model (collective), and `MPI_Comm_set_info` (collective).
             MPI_Comm_create_from_group,
             MPI_Comm_set_info,
-            MPI_Intercomm_create,
             MPI_Intercomm_create_from_groups,
-            MPI_Intercomm_merge,
             // Sessions: another way to start and end MPI than `MPI_Init` and `MPI_Finalize`.
             MPI_Session_finalize,
             MPI_Session_init,
@@ -872,6 +872,8 @@ mod tests {
             "MPI_Comm_idup",
             "MPI_Comm_idup_with_info",
             "MPI_Comm_create_group",
+            "MPI_Intercomm_create",
+            "MPI_Intercomm_merge",
         ] {
             assert_eq!(support(name), Support::Modelled, "{name}");
         }
@@ -894,8 +896,8 @@ mod tests {
             "MPI_Bcast_init",
             "MPI_Neighbor_alltoall_init",
             "MPI_Ineighbor_allgather_c",
-            "MPI_Intercomm_merge",
             "MPI_Comm_create_from_group",
+            "MPI_Intercomm_create_from_groups",
             "MPI_File_open",
             "MPI_File_write_all",
             "MPI_File_iread",

@@ -12,8 +12,8 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use fib_wire::{self as wire, Down, WaitKind, ANY, PROC_NULL};
 
 use super::model::{
-    accepts, collectives_agree, Alternative, ChoicePoint, CollWhat, Fired, Handles, Kind, Leak,
-    OpId, OpRec, Pair, Peer, Rank, RankView, RunEnd,
+    accepts, collectives_agree, inter_collectives_agree, Alternative, ChoicePoint, CollWhat, Fired,
+    Handles, Kind, Leak, OpId, OpRec, Pair, Peer, Rank, RankView, RunEnd,
 };
 
 /// Up to how many complete requests a `Waitsome`/`Testsome` choice offers
@@ -101,6 +101,9 @@ pub(crate) enum Ready {
 pub(crate) struct Matching {
     ranks: Vec<RankSt>,
     comms: HashMap<u32, Vec<Rank>>,
+    /// The two groups of each intercommunicator (whose `comms` entry is
+    /// both, the first one's members first), each in its rank order.
+    inter: HashMap<u32, [Vec<Rank>; 2]>,
     next_comm: u32,
     /// Unmatched sends per (communicator, source, destination), program order.
     sends: BTreeMap<(u32, Rank, Rank), VecDeque<usize>>,
@@ -124,6 +127,18 @@ impl Handles for Matching {
             return Some(vec![rank]);
         }
         self.comms.get(&comm).cloned()
+    }
+
+    fn peers(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>> {
+        match self.inter.get(&comm) {
+            Some([a, b]) if a.contains(&rank) => Some(b.clone()),
+            Some([a, _]) => Some(a.clone()),
+            None => self.members(rank, comm),
+        }
+    }
+
+    fn is_inter(&self, comm: u32) -> bool {
+        self.inter.contains_key(&comm)
     }
 
     fn request(&self, rank: Rank, req: u32) -> Option<usize> {
@@ -153,6 +168,7 @@ impl Matching {
         Matching {
             ranks: (0..nprocs).map(|_| RankSt::default()).collect(),
             comms,
+            inter: HashMap::default(),
             next_comm: wire::FIRST_USER_COMM,
             sends: BTreeMap::new(),
             recvs: BTreeMap::new(),
@@ -303,7 +319,7 @@ impl Matching {
     }
 
     fn local_rank(&self, observer: Rank, comm: u32, world: Rank) -> i32 {
-        self.members(observer, comm)
+        self.peers(observer, comm)
             .and_then(|m| m.iter().position(|&x| x == world))
             .map(|p| p as i32)
             .unwrap_or(PROC_NULL)
@@ -577,8 +593,75 @@ impl Matching {
     /// The collectives whose every member has arrived, as (communicator,
     /// members), by communicator (each rank's `MPI_COMM_SELF` apart): on
     /// each communicator, every member's earliest collective call not
-    /// matched yet, blocking or not.
+    /// matched yet, blocking or not. An `MPI_Intercomm_create` is ready
+    /// once both sides are: the pair is listed once, under the side whose
+    /// leader has the lower world rank ([`Matching::fire_collective`]
+    /// fires both).
     pub(crate) fn ready_collectives(&self) -> Vec<(u32, Vec<Rank>)> {
+        let full = self.full_collectives();
+        let heads: Vec<_> = full
+            .iter()
+            .map(|(comm, m)| self.inter_create(*comm, m))
+            .collect();
+        full.into_iter()
+            .zip(&heads)
+            .filter(|(_, head)| match head {
+                None => true,
+                Some((leader, _, _)) => self
+                    .partner(head.unwrap(), &heads)
+                    .is_some_and(|p| *leader < heads[p].unwrap().0),
+            })
+            .map(|(set, _)| set)
+            .collect()
+    }
+
+    /// For a full collective set on `comm` whose leader's earliest call
+    /// is an `MPI_Intercomm_create`: the leader's world rank, the remote
+    /// leader's and the tag.
+    fn inter_create(&self, comm: u32, members: &[Rank]) -> Option<(Rank, Rank, i32)> {
+        let first = OpId {
+            rank: members[0],
+            index: self.ranks[members[0]].colls[&comm][0],
+        };
+        let Kind::Coll {
+            what: CollWhat::InterCreate { leader, .. },
+            ..
+        } = self.op(first).kind
+        else {
+            return None;
+        };
+        let at = OpId {
+            rank: leader,
+            index: *self.ranks.get(leader)?.colls.get(&comm)?.front()?,
+        };
+        match self.op(at).kind {
+            Kind::Coll {
+                what:
+                    CollWhat::InterCreate {
+                        remote: Some(remote),
+                        tag,
+                        ..
+                    },
+                ..
+            } if members.contains(&leader) => Some((leader, remote, tag)),
+            _ => None,
+        }
+    }
+
+    /// The position in `heads` of the other side of the
+    /// `MPI_Intercomm_create` `head`.
+    fn partner(
+        &self,
+        head: (Rank, Rank, i32),
+        heads: &[Option<(Rank, Rank, i32)>],
+    ) -> Option<usize> {
+        let (leader, remote, tag) = head;
+        heads.iter().position(|h| *h == Some((remote, leader, tag)))
+    }
+
+    /// [`Matching::ready_collectives`] before `MPI_Intercomm_create` calls
+    /// are paired.
+    fn full_collectives(&self) -> Vec<(u32, Vec<Rank>)> {
         let mut out = Vec::new();
         let mut comms: Vec<u32> = Vec::new();
         for (r, st) in self.ranks.iter().enumerate() {
@@ -627,25 +710,45 @@ impl Matching {
                 index: self.ranks[r].colls[&comm][0],
             })
             .collect();
-        let whats: Vec<CollWhat> = ids
-            .iter()
-            .map(|id| match &self.op(*id).kind {
-                Kind::Coll { what, .. } => what.clone(),
-                _ => unreachable!(),
-            })
-            .collect();
-        if !collectives_agree(&whats) {
-            return Err(RunEnd::CollectiveMismatch {
-                comm,
-                calls: ids
-                    .iter()
-                    .map(|id| (*id, self.op(*id).name, self.op(*id).site))
-                    .collect(),
-            });
+        let whats = self.whats(&ids);
+        let agree = match self.inter.get(&comm) {
+            Some([a, _]) => inter_collectives_agree(&whats, a.len()),
+            None => collectives_agree(&whats),
+        };
+        if !agree {
+            return Err(self.mismatch(comm, &ids));
         }
-        let answers = self.collective_answers(members, &whats);
+        let (ids, comms, answers) = match self.inter_create(comm, members) {
+            Some(head) => {
+                // Both sides of an `MPI_Intercomm_create` fire together.
+                let full = self.full_collectives();
+                let heads: Vec<_> = full.iter().map(|(c, m)| self.inter_create(*c, m)).collect();
+                let p = self.partner(head, &heads).expect("a ready pair");
+                let (other, others) = &full[p];
+                let other_ids: Vec<OpId> = others
+                    .iter()
+                    .map(|&r| OpId {
+                        rank: r,
+                        index: self.ranks[r].colls[other][0],
+                    })
+                    .collect();
+                if !collectives_agree(&self.whats(&other_ids)) {
+                    return Err(self.mismatch(*other, &other_ids));
+                }
+                let id = self.new_inter(members.to_vec(), others.clone()) as i32;
+                let mut comms = vec![comm; ids.len()];
+                comms.extend(vec![*other; other_ids.len()]);
+                let all: Vec<OpId> = ids.iter().chain(&other_ids).copied().collect();
+                let n = all.len();
+                (all, comms, vec![Down::NewComm { id }; n])
+            }
+            None => {
+                let answers = self.collective_answers(comm, members, &whats);
+                (ids.clone(), vec![comm; ids.len()], answers)
+            }
+        };
         self.fired.push(Fired::Collective { ops: ids.clone() });
-        for (id, answer) in ids.iter().zip(answers) {
+        for ((id, answer), comm) in ids.iter().zip(answers).zip(comms) {
             let st = &mut self.ranks[id.rank];
             let q = st.colls.get_mut(&comm).unwrap();
             q.pop_front();
@@ -675,13 +778,59 @@ impl Matching {
         matches!(self.op(op).kind, Kind::Coll { req: Some(_), .. })
     }
 
-    fn collective_answers(&mut self, members: &[Rank], whats: &[CollWhat]) -> Vec<Down> {
+    /// What each of the calls `ids` does.
+    fn whats(&self, ids: &[OpId]) -> Vec<CollWhat> {
+        ids.iter()
+            .map(|id| match &self.op(*id).kind {
+                Kind::Coll { what, .. } => what.clone(),
+                _ => unreachable!(),
+            })
+            .collect()
+    }
+
+    /// The mismatch of the calls `ids` on `comm`.
+    fn mismatch(&self, comm: u32, ids: &[OpId]) -> RunEnd {
+        RunEnd::CollectiveMismatch {
+            comm,
+            calls: ids
+                .iter()
+                .map(|id| (*id, self.op(*id).name, self.op(*id).site))
+                .collect(),
+        }
+    }
+
+    fn collective_answers(&mut self, comm: u32, members: &[Rank], whats: &[CollWhat]) -> Vec<Down> {
         match &whats[0] {
             CollWhat::Coll { .. } => vec![Down::Go; members.len()],
             CollWhat::Dup | CollWhat::Idup { .. } => {
-                let id = self.new_comm(members.to_vec());
+                let id = match self.inter.get(&comm) {
+                    Some([a, b]) => self.new_inter(a.clone(), b.clone()),
+                    None => self.new_comm(members.to_vec()),
+                };
                 vec![Down::NewComm { id: id as i32 }; members.len()]
             }
+            CollWhat::Merge { .. } => {
+                // The group whose members gave `high` false comes first;
+                // when both gave the same, the group holding the lower
+                // world rank (the interposition library checks that MPI
+                // made the same order).
+                let [a, b] = self.inter[&comm].clone();
+                let high = |w: &CollWhat| matches!(w, CollWhat::Merge { high: true });
+                let (ha, hb) = (high(&whats[0]), high(&whats[a.len()]));
+                let a_first = if ha != hb {
+                    !ha
+                } else {
+                    a.iter().min() < b.iter().min()
+                };
+                let order = if a_first {
+                    a.iter().chain(&b).copied().collect()
+                } else {
+                    b.iter().chain(&a).copied().collect()
+                };
+                let id = self.new_comm(order);
+                vec![Down::NewComm { id: id as i32 }; members.len()]
+            }
+            CollWhat::InterCreate { .. } => unreachable!("fired with its partner"),
             CollWhat::Split { .. } => {
                 let mut colors: Vec<i32> = whats
                     .iter()
@@ -735,6 +884,13 @@ impl Matching {
         }
     }
 
+    /// A new intercommunicator of the groups `a` and `b`.
+    fn new_inter(&mut self, a: Vec<Rank>, b: Vec<Rank>) -> u32 {
+        let id = self.new_comm(a.iter().chain(&b).copied().collect());
+        self.inter.insert(id, [a, b]);
+        id
+    }
+
     fn new_comm(&mut self, members: Vec<Rank>) -> u32 {
         let id = self.next_comm;
         self.next_comm += 1;
@@ -782,7 +938,7 @@ impl Matching {
     /// Every sender a wildcard receive or probe could get a message from now,
     /// in world-rank order, with its send.
     fn candidates(&self, comm: u32, dst: Rank, src: Peer, tag: i32, before: usize) -> Vec<OpId> {
-        let members = self.members(dst, comm).unwrap_or_default();
+        let members = self.peers(dst, comm).unwrap_or_default();
         let mut from: Vec<Rank> = match src {
             Peer::Rank(s) => vec![s],
             Peer::Any => members,
@@ -1374,6 +1530,258 @@ mod tests {
         assert!(m.leaks().contains(&Leak::Comm {
             op: id(2, 0),
             comm: new as u32
+        }));
+    }
+
+    /// Four ranks split by parity (communicators 2: ranks 0, 2 and 3:
+    /// ranks 1, 3), joined by an intercommunicator (4), whose id is
+    /// returned.
+    fn intercomm(m: &mut Matching) -> u32 {
+        for r in 0..4 {
+            call(
+                m,
+                r,
+                Op::CommSplit {
+                    comm: COMM_WORLD,
+                    color: r as i32 % 2,
+                    key: r as i32,
+                },
+            );
+        }
+        let ready = m.ready_collectives();
+        m.fire_collective(COMM_WORLD, &ready[0].1).unwrap();
+        m.take_out();
+        for r in 0..4 {
+            call(
+                m,
+                r,
+                Op::IntercommCreate {
+                    local_comm: 2 + r as u32 % 2,
+                    local_leader: 0,
+                    peer_comm: COMM_WORLD,
+                    remote_leader: 1 - r as i32 % 2,
+                    tag: 7,
+                },
+            );
+            if r < 3 {
+                // One side alone, or a side and part of the other: nothing
+                // is ready.
+                assert!(m.ready_collectives().is_empty(), "{r}");
+            }
+        }
+        let ready = m.ready_collectives();
+        assert_eq!(ready, vec![(2, vec![0, 2])], "one entry for the pair");
+        let ids = m.fire_collective(2, &ready[0].1).unwrap();
+        assert_eq!(ids, vec![id(0, 1), id(2, 1), id(1, 1), id(3, 1)]);
+        let mut out = m.take_out();
+        out.sort_by_key(|(r, _)| *r);
+        assert_eq!(
+            out,
+            (0..4)
+                .map(|r| (r, Down::NewComm { id: 4 }))
+                .collect::<Vec<_>>()
+        );
+        assert!(m.ready_collectives().is_empty());
+        4
+    }
+
+    #[test]
+    fn intercomm_ranks_name_the_remote_group() {
+        let mut m = Matching::new(4);
+        let ic = intercomm(&mut m);
+        assert!(m.is_inter(ic));
+        assert_eq!(m.members(0, ic), Some(vec![0, 2, 1, 3]));
+        assert_eq!(m.peers(0, ic), Some(vec![1, 3]));
+        assert_eq!(m.peers(3, ic), Some(vec![0, 2]));
+        let on = |dest| Op::Send {
+            mode: SendMode::Standard,
+            dest,
+            tag: 5,
+            comm: ic,
+            req: None,
+        };
+        // Rank 1 of the remote group is world rank 3 for rank 0, and world
+        // rank 2 for rank 1.
+        let s = call(&mut m, 0, on(1));
+        assert!(matches!(
+            m.op(s).kind,
+            Kind::Send {
+                dst: Peer::Rank(3),
+                ..
+            }
+        ));
+        let s2 = call(&mut m, 1, on(1));
+        assert!(matches!(
+            m.op(s2).kind,
+            Kind::Send {
+                dst: Peer::Rank(2),
+                ..
+            }
+        ));
+        let r = call(
+            &mut m,
+            3,
+            Op::Recv {
+                src: 0,
+                tag: 5,
+                comm: ic,
+                req: 1,
+                blocking: true,
+            },
+        );
+        assert!(matches!(
+            m.op(r).kind,
+            Kind::Recv {
+                src: Peer::Rank(0),
+                ..
+            }
+        ));
+        let (send, recv) = m.named_pair().unwrap();
+        assert_eq!((send, recv), (s, r));
+        m.match_pair(&m.pair(send, recv), false);
+        // The source is posted as a rank of the receiver's remote group.
+        assert_eq!(
+            m.take_out(),
+            vec![(
+                3,
+                Down::PostRecv {
+                    req: 1,
+                    src: 0,
+                    tag: 5
+                }
+            )]
+        );
+        // A rank of the local group is no destination: the remote group
+        // has two ranks.
+        let bad = model(&m, 0, &on(2), false).unwrap_err();
+        assert_eq!(
+            bad,
+            "rank 2 is out of range for a communicator of 2 processes"
+        );
+    }
+
+    #[test]
+    fn an_intercomm_wildcard_chooses_among_the_remote_group() {
+        let mut m = Matching::new(4);
+        let ic = intercomm(&mut m);
+        let on = |comm| Op::Send {
+            mode: SendMode::Standard,
+            dest: 0,
+            tag: 0,
+            comm,
+            req: None,
+        };
+        let any = call(
+            &mut m,
+            0,
+            Op::Recv {
+                src: ANY,
+                tag: ANY,
+                comm: ic,
+                req: 1,
+                blocking: true,
+            },
+        );
+        let a = call(&mut m, 1, on(ic));
+        let b = call(&mut m, 3, on(ic));
+        // A send on the local communicator to world rank 0 is no candidate.
+        call(&mut m, 2, on(2));
+        call(&mut m, 2, Op::Finalize);
+        let (points, polls) = m.choice_points();
+        assert!(polls.is_empty());
+        assert_eq!(points.len(), 1);
+        assert_eq!(points[0].at, any);
+        assert_eq!(
+            points[0].alternatives,
+            vec![Alternative::Send(a), Alternative::Send(b)]
+        );
+        m.match_pair(&m.pair(b, any), true);
+        assert_eq!(
+            m.take_out(),
+            vec![(
+                0,
+                Down::PostRecv {
+                    req: 1,
+                    src: 1,
+                    tag: 0
+                }
+            )]
+        );
+        // A probe on the intercommunicator sees the remote rank too.
+        let p = call(
+            &mut m,
+            0,
+            Op::Probe {
+                src: 0,
+                tag: ANY,
+                comm: ic,
+                blocking: true,
+            },
+        );
+        assert_eq!(m.ready(0), Some(Ready::Probe(p, a)));
+        assert_eq!(
+            m.probe(p, a),
+            Down::Probed {
+                found: true,
+                src: 0,
+                tag: 0
+            }
+        );
+    }
+
+    #[test]
+    fn intercomm_collectives_check_roots_by_group_and_merge_orders_groups() {
+        let mut m = Matching::new(4);
+        let ic = intercomm(&mut m);
+        let bcast = |root| Op::Coll {
+            kind: CollKind::Bcast,
+            comm: ic,
+            root,
+        };
+        // Rank 2 of the first group is the root: rank 1 in it.
+        for (r, root) in [(0, PROC_NULL), (2, wire::ROOT), (1, 1), (3, 1)] {
+            call(&mut m, r, bcast(root));
+        }
+        let ready = m.ready_collectives();
+        assert_eq!(ready, vec![(ic, vec![0, 2, 1, 3])]);
+        assert!(m.fire_collective(ic, &ready[0].1).is_ok());
+        m.take_out();
+        // The remote group names the wrong root.
+        for (r, root) in [(0, PROC_NULL), (2, wire::ROOT), (1, 1), (3, 0)] {
+            call(&mut m, r, bcast(root));
+        }
+        let ready = m.ready_collectives();
+        assert!(matches!(
+            m.fire_collective(ic, &ready[0].1),
+            Err(RunEnd::CollectiveMismatch { comm, .. }) if comm == ic
+        ));
+        // Merge: the second group (ranks 1, 3) says high false: it comes
+        // first.
+        let mut m = Matching::new(4);
+        let ic = intercomm(&mut m);
+        for r in 0..4 {
+            call(
+                &mut m,
+                r,
+                Op::IntercommMerge {
+                    comm: ic,
+                    high: r % 2 == 0,
+                },
+            );
+        }
+        let ready = m.ready_collectives();
+        m.fire_collective(ic, &ready[0].1).unwrap();
+        assert_eq!(m.members(0, 5), Some(vec![1, 3, 0, 2]));
+        assert!(!m.is_inter(5));
+        // Every rank holds the intercommunicator and the merged one.
+        let leaks = m.leaks();
+        assert!(leaks.contains(&Leak::Comm {
+            op: id(1, 1),
+            comm: ic
+        }));
+        assert!(leaks.contains(&Leak::Comm {
+            op: id(1, 2),
+            comm: 5
         }));
     }
 

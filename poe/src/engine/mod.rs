@@ -32,6 +32,7 @@ use fib_wire::{Down, Op, Site};
 
 use causality::{completion_races, Causality};
 use matching::{Matching, Ready};
+use model::Handles as _;
 use path::{with_defers, Path};
 
 pub use exchange::Exchange;
@@ -335,7 +336,10 @@ impl Engine {
                     }
                     fired = true;
                     let members: Vec<_> = ids.iter().map(|&i| (i, self.matching.op(i))).collect();
-                    if let Some(mismatch) = self.params.collective(&members) {
+                    // The members of a collective on an intercommunicator
+                    // give counts and roots by group: not compared.
+                    let inter = self.matching.is_inter(comm);
+                    if let Some(mismatch) = self.params.collective(&members).filter(|_| !inter) {
                         self.end = Some(RunEnd::ArgsDiffer {
                             collective: true,
                             mismatch,

@@ -4,7 +4,7 @@
 //! intercepted wire call into a [`Kind`] (world ranks, resolved requests).
 //! Every other engine module uses these types; this one uses none of them.
 
-use fib_wire::{CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, PROC_NULL};
+use fib_wire::{CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, PROC_NULL, ROOT};
 
 /// A world rank.
 pub type Rank = usize;
@@ -53,6 +53,19 @@ pub enum CollWhat {
     CreateGroup {
         members: Vec<u32>,
         tag: i32,
+    },
+    /// `MPI_Intercomm_create` over the local communicator the call is
+    /// queued on: `leader` is the local leader's world rank, and the
+    /// leader's own call (only) knows the remote leader's world rank
+    /// (`remote`) and the tag. The calls of both sides fire together.
+    InterCreate {
+        leader: Rank,
+        remote: Option<Rank>,
+        tag: i32,
+    },
+    /// `MPI_Intercomm_merge` with the member's `high`.
+    Merge {
+        high: bool,
     },
 }
 
@@ -339,8 +352,19 @@ pub(crate) struct Pair {
 /// active requests.
 pub(crate) trait Handles {
     /// The world ranks of `comm`, as `rank` sees it (`MPI_COMM_SELF` is
-    /// `rank` alone), or `None` for an unknown communicator.
+    /// `rank` alone), or `None` for an unknown communicator. For an
+    /// intercommunicator: both groups, the first one's members first.
     fn members(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>>;
+    /// The world ranks that `rank`'s point-to-point calls on `comm` name,
+    /// in rank order: the remote group of an intercommunicator, else the
+    /// members.
+    fn peers(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>> {
+        self.members(rank, comm)
+    }
+    /// Whether `comm` is an intercommunicator.
+    fn is_inter(&self, _comm: u32) -> bool {
+        false
+    }
     /// The call of `rank` that created the active request `req`.
     fn request(&self, rank: Rank, req: u32) -> Option<usize>;
     /// The call of `rank` that made the persistent request `req`, if it is
@@ -350,14 +374,15 @@ pub(crate) trait Handles {
     fn nonblocking_collective(&self, rank: Rank, index: usize) -> bool;
 }
 
-/// The world rank that rank `local` of `comm` is, as `rank` sees it.
+/// The world rank that rank `local` of `comm` is, as `rank` sees it (a
+/// rank of the remote group on an intercommunicator).
 fn world_peer(h: &dyn Handles, rank: Rank, comm: u32, local: i32) -> Result<Peer, String> {
     match local {
         ANY => Ok(Peer::Any),
         PROC_NULL => Ok(Peer::Null),
         l => {
             let members = h
-                .members(rank, comm)
+                .peers(rank, comm)
                 .ok_or_else(|| format!("unknown communicator {comm}"))?;
             if l < 0 || l as usize >= members.len() {
                 return Err(format!(
@@ -474,6 +499,7 @@ pub(crate) fn model(
         }
         Op::CommSplit { comm, color, key } => {
             check_comm(h, rank, *comm)?;
+            intra_only(h, *comm)?;
             Kind::Coll {
                 what: CollWhat::Split {
                     how: None,
@@ -491,6 +517,7 @@ pub(crate) fn model(
             key,
         } => {
             check_comm(h, rank, *comm)?;
+            intra_only(h, *comm)?;
             Kind::Coll {
                 what: CollWhat::Split {
                     how: Some(*how),
@@ -503,6 +530,7 @@ pub(crate) fn model(
         }
         Op::CommCreate { comm, members } => {
             check_comm(h, rank, *comm)?;
+            intra_only(h, *comm)?;
             Kind::Coll {
                 what: CollWhat::Create {
                     members: members.clone(),
@@ -565,9 +593,67 @@ pub(crate) fn model(
             Kind::RequestFree { op, req: *req }
         }
         Op::RequestInit { req, .. } => Kind::RequestInit { req: *req },
+        Op::IntercommCreate {
+            local_comm,
+            local_leader,
+            peer_comm,
+            remote_leader,
+            tag,
+        } => {
+            check_comm(h, rank, *local_comm)?;
+            intra_only(h, *local_comm)?;
+            let leader = match world_peer(h, rank, *local_comm, *local_leader)? {
+                Peer::Rank(l) => l,
+                _ => return Err(format!("local leader {local_leader} is not a rank")),
+            };
+            let remote = if leader == rank {
+                check_comm(h, rank, *peer_comm)?;
+                match world_peer(h, rank, *peer_comm, *remote_leader)? {
+                    Peer::Rank(r) if !h.members(rank, *local_comm).unwrap().contains(&r) => Some(r),
+                    Peer::Rank(_) => {
+                        return Err(format!(
+                            "remote leader {remote_leader} is a member of the local communicator"
+                        ))
+                    }
+                    _ => return Err(format!("remote leader {remote_leader} is not a rank")),
+                }
+            } else {
+                None
+            };
+            Kind::Coll {
+                what: CollWhat::InterCreate {
+                    leader,
+                    remote,
+                    tag: if remote.is_some() { *tag } else { 0 },
+                },
+                comm: *local_comm,
+                req: None,
+            }
+        }
+        Op::IntercommMerge { comm, high } => {
+            check_comm(h, rank, *comm)?;
+            if !h.is_inter(*comm) {
+                return Err(format!("communicator {comm} is not an intercommunicator"));
+            }
+            Kind::Coll {
+                what: CollWhat::Merge { high: *high },
+                comm: *comm,
+                req: None,
+            }
+        }
         Op::Finalize => Kind::Finalize,
         Op::Args { .. } => return Err("arguments reported without their call".into()),
     })
+}
+
+/// Refuses a constructor fib models only over an intra-communicator.
+fn intra_only(h: &dyn Handles, comm: u32) -> Result<(), String> {
+    if h.is_inter(comm) {
+        return Err(format!(
+            "communicator {comm} is an intercommunicator, which this constructor is not modelled over"
+        ));
+    }
+    Ok(())
 }
 
 /// [`model`] for sends, receives and probes.
@@ -683,10 +769,48 @@ pub(crate) fn collectives_agree(whats: &[CollWhat]) -> bool {
         | (CollWhat::Create { .. }, CollWhat::Create { .. })
         | (CollWhat::Idup { .. }, CollWhat::Idup { .. })
         | (CollWhat::CreateGroup { .. }, CollWhat::CreateGroup { .. }) => w == first,
-        (CollWhat::Dup, CollWhat::Dup) => true,
+        (CollWhat::Dup, CollWhat::Dup) | (CollWhat::Merge { .. }, CollWhat::Merge { .. }) => true,
+        (CollWhat::InterCreate { leader, .. }, CollWhat::InterCreate { leader: other, .. }) => {
+            leader == other
+        }
         (CollWhat::Split { how, .. }, CollWhat::Split { how: other, .. }) => how == other,
         _ => false,
     })
+}
+
+/// Whether the calls of one collective on an intercommunicator agree: the
+/// same collective and, for a rooted one, one root in one group
+/// ([`ROOT`]), the rest of its group [`PROC_NULL`], and every member of the
+/// other group naming the root's rank in its group. `whats` holds the first
+/// group's calls (`first` of them), then the second group's.
+pub(crate) fn inter_collectives_agree(whats: &[CollWhat], first: usize) -> bool {
+    let CollWhat::Coll { kind, .. } = whats[0] else {
+        return collectives_agree(whats);
+    };
+    if !whats
+        .iter()
+        .all(|w| matches!(w, CollWhat::Coll { kind: k, .. } if *k == kind))
+    {
+        return false;
+    }
+    if !kind.has_root() {
+        return true;
+    }
+    let roots: Vec<i32> = whats
+        .iter()
+        .map(|w| match w {
+            CollWhat::Coll { root, .. } => *root,
+            _ => unreachable!(),
+        })
+        .collect();
+    let (a, b) = roots.split_at(first);
+    let rooted = |g: &[i32], other: &[i32]| {
+        let at: Vec<usize> = (0..g.len()).filter(|&i| g[i] == ROOT).collect();
+        at.len() == 1
+            && g.iter().all(|&r| r == ROOT || r == PROC_NULL)
+            && other.iter().all(|&r| r == at[0] as i32)
+    };
+    rooted(a, b) || rooted(b, a)
 }
 
 /// The MPI function a wire operation stands for.
@@ -753,6 +877,8 @@ pub fn call_name(op: &Op) -> &'static str {
         },
         Op::Finalize => "MPI_Finalize",
         Op::Args { .. } => "(arguments)",
+        Op::IntercommCreate { .. } => "MPI_Intercomm_create",
+        Op::IntercommMerge { .. } => "MPI_Intercomm_merge",
     }
 }
 
