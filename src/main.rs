@@ -140,6 +140,8 @@ struct CheckArgs {
 }
 
 fn main() -> ExitCode {
+    // Before any thread starts: it sets an environment variable.
+    instrument::point_at_libclang();
     // A compiler wrapper of `fib check --build`: no parsing, no report.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args

@@ -156,11 +156,23 @@ impl Libraries {
 /// The implementation a built interposition library links against, read
 /// from the names of the shared libraries it needs.
 pub fn built_against(lib: &Path) -> Option<Mpi> {
-    let bytes = std::fs::read(lib).ok()?;
-    let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
-    Mpi::ALL
-        .into_iter()
-        .find(|m| has(m.library_prefix().as_bytes()))
+    use std::io::Read;
+    let find = |bytes: &[u8]| {
+        let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+        Mpi::ALL
+            .into_iter()
+            .find(|m| has(m.library_prefix().as_bytes()))
+    };
+    // The names of the libraries it needs are in its dynamic string table,
+    // near the start of the file: the first megabytes usually hold them,
+    // without reading (tens of megabytes of) debug information.
+    let mut head = Vec::new();
+    std::fs::File::open(lib)
+        .ok()?
+        .take(4 << 20)
+        .read_to_end(&mut head)
+        .ok()?;
+    find(&head).or_else(|| find(&std::fs::read(lib).ok()?))
 }
 
 /// What the library built for `mpi` depends on: fib's version and the

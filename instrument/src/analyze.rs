@@ -103,6 +103,40 @@ fn not_loaded(e: String) -> InstrumentError {
     ))
 }
 
+/// Tells the libclang loader where Debian keeps libclang, unless
+/// `LIBCLANG_PATH` already says: without it, every load runs `llvm-config`
+/// and looks through every library directory under `/usr` (tens of
+/// milliseconds, each time a thread first parses). The newest
+/// `/usr/lib/llvm-N/lib` that holds a `libclang` library is the one the
+/// loader would pick on Debian; elsewhere nothing changes. Call it before
+/// any other thread starts, as it sets the process's environment.
+pub fn point_at_libclang() {
+    if std::env::var_os("LIBCLANG_PATH").is_some() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir("/usr/lib") else {
+        return;
+    };
+    let newest = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let version: u32 = name.strip_prefix("llvm-")?.parse().ok()?;
+            let lib = e.path().join("lib");
+            let has = std::fs::read_dir(&lib).ok()?.flatten().any(|f| {
+                f.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with("libclang") && n.contains(".so"))
+                    && !f.file_name().to_string_lossy().starts_with("libclang-cpp")
+            });
+            has.then_some((version, lib))
+        })
+        .max_by_key(|(v, _)| *v);
+    if let Some((_, lib)) = newest {
+        std::env::set_var("LIBCLANG_PATH", lib);
+    }
+}
+
 /// The libclang fib parses with, as it names its version, or why it cannot
 /// be loaded (for `fib doctor`).
 pub fn libclang_version() -> Result<String, InstrumentError> {

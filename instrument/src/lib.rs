@@ -18,7 +18,7 @@ mod rewrite;
 mod symbols;
 mod text;
 
-pub use analyze::{analyze, libclang_version};
+pub use analyze::{analyze, libclang_version, point_at_libclang};
 pub use flags::{compile_db, mpi_flags, CompileCommand};
 pub use header::{site_header, HEADER_NAME};
 pub use rewrite::rewrite;

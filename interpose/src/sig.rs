@@ -8,8 +8,8 @@
 //! operation. The report holds for the rank's later calls too, so it is
 //! sent only when it changes (a ping-pong of ints sends it once).
 
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::UnsafeCell;
-use std::collections::HashMap;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 

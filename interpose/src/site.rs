@@ -6,8 +6,8 @@
 //! return address instead ([`for_call`]), as a module and an offset; each
 //! module is named once the same way.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::UnsafeCell;
-use std::collections::HashMap;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -48,13 +48,13 @@ fn files() -> &'static mut Files {
     unsafe {
         (*FILES.0.get()).get_or_insert_with(|| Files {
             last: (0, 0),
-            by_ptr: HashMap::new(),
-            by_path: HashMap::new(),
+            by_ptr: HashMap::default(),
+            by_path: HashMap::default(),
             paths: Vec::new(),
             announced: 0,
-            modules: HashMap::new(),
+            modules: HashMap::default(),
             new_modules: Vec::new(),
-            by_ip: HashMap::new(),
+            by_ip: HashMap::default(),
         })
     }
 }

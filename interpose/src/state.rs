@@ -5,8 +5,8 @@
 //! [`Down::PostRecv`] as it arrives, so a receive the scheduler has matched is
 //! posted even while its rank waits for something else.
 
+use rustc_hash::FxHashMap as HashMap;
 use std::cell::UnsafeCell;
-use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -447,7 +447,7 @@ pub unsafe fn statuses_ignored(p: *mut MPI_Status) -> bool {
 
 impl Lib {
     pub fn new(rank: i32, zero_buffer: bool, conn: Conn) -> Lib {
-        let mut comms = HashMap::new();
+        let mut comms = HashMap::default();
         // SAFETY: reading constants.
         unsafe {
             comms.insert(bits(RSMPI_COMM_WORLD), fib_wire::COMM_WORLD);
@@ -458,8 +458,8 @@ impl Lib {
             zero_buffer,
             conn,
             comms,
-            reqs: HashMap::new(),
-            fakes: HashMap::new(),
+            reqs: HashMap::default(),
+            fakes: HashMap::default(),
             next_req: 0,
             background: Vec::new(),
             deferred: 0,
@@ -467,11 +467,11 @@ impl Lib {
             settle_waited: false,
             attached: 0,
             freed: Vec::new(),
-            persistent: HashMap::new(),
+            persistent: HashMap::default(),
             starting: None,
             mprobe: None,
-            probed: HashMap::new(),
-            idups: HashMap::new(),
+            probed: HashMap::default(),
+            idups: HashMap::default(),
             new_comms: std::collections::VecDeque::new(),
         }
     }

@@ -39,6 +39,11 @@ impl Deps {
             .all(|(i, w)| w & !o.0.get(i).copied().unwrap_or(0) == 0)
     }
 
+    /// Whether it follows no choice (as everything before the first does).
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
     fn union(&mut self, o: &Deps) {
         if self.0.len() < o.0.len() {
             self.0.resize(o.0.len(), 0);
@@ -104,7 +109,8 @@ pub(crate) struct Causality {
     dep: Vec<Rc<Deps>>,
     /// The same for every issued call, at the time it was issued.
     op_dep: Vec<Vec<Rc<Deps>>>,
-    /// The choices the match of a send or receive causally follows.
+    /// The choices the match of a send or receive causally follows (none
+    /// when it has no entry).
     match_dep: HashMap<OpId, Rc<Deps>>,
     /// Matched sends per (communicator, sender, receiver, tag), in program
     /// order (which is the order non-overtaking matches them in), each with
@@ -207,8 +213,12 @@ impl Causality {
         if scan {
             self.record(p, &m);
         }
-        self.match_dep.insert(p.send, m.clone());
-        self.match_dep.insert(p.recv, m.clone());
+        // What follows no choice needs no entry: a missing one is empty,
+        // and most matches of a long run without choices are such.
+        if !m.is_empty() {
+            self.match_dep.insert(p.send, m.clone());
+            self.match_dep.insert(p.recv, m.clone());
+        }
         m
     }
 

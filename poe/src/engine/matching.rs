@@ -101,6 +101,8 @@ pub(crate) enum Ready {
 pub(crate) struct Matching {
     ranks: Vec<RankSt>,
     comms: HashMap<u32, Vec<Rank>>,
+    /// Each rank's `MPI_COMM_SELF`: the rank alone.
+    selves: Vec<Rank>,
     /// The two groups of each intercommunicator (whose `comms` entry is
     /// both, the first one's members first), each in its rank order.
     inter: HashMap<u32, [Vec<Rank>; 2]>,
@@ -122,17 +124,17 @@ pub(crate) struct Matching {
 const GROUP_COMM: u32 = 1 << 31;
 
 impl Handles for Matching {
-    fn members(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>> {
+    fn members(&self, rank: Rank, comm: u32) -> Option<&[Rank]> {
         if comm == wire::COMM_SELF {
-            return Some(vec![rank]);
+            return Some(std::slice::from_ref(&self.selves[rank]));
         }
-        self.comms.get(&comm).cloned()
+        self.comms.get(&comm).map(Vec::as_slice)
     }
 
-    fn peers(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>> {
+    fn peers(&self, rank: Rank, comm: u32) -> Option<&[Rank]> {
         match self.inter.get(&comm) {
-            Some([a, b]) if a.contains(&rank) => Some(b.clone()),
-            Some([a, _]) => Some(a.clone()),
+            Some([a, b]) if a.contains(&rank) => Some(b),
+            Some([a, _]) => Some(a),
             None => self.members(rank, comm),
         }
     }
@@ -168,6 +170,7 @@ impl Matching {
         Matching {
             ranks: (0..nprocs).map(|_| RankSt::default()).collect(),
             comms,
+            selves: (0..nprocs).collect(),
             inter: HashMap::default(),
             next_comm: wire::FIRST_USER_COMM,
             sends: BTreeMap::new(),
@@ -941,7 +944,7 @@ impl Matching {
         let members = self.peers(dst, comm).unwrap_or_default();
         let mut from: Vec<Rank> = match src {
             Peer::Rank(s) => vec![s],
-            Peer::Any => members,
+            Peer::Any => members.to_vec(),
             Peer::Null => vec![],
         };
         from.sort_unstable();
@@ -1033,16 +1036,12 @@ impl Matching {
             sync,
             ..
         } = *p;
+        // Emptied queues stay, ready for the channel's next call: a
+        // ping-pong would otherwise remove and insert them per message.
         let q = self.sends.get_mut(&(comm, send.rank, recv.rank)).unwrap();
         q.retain(|&i| i != send.index);
-        if q.is_empty() {
-            self.sends.remove(&(comm, send.rank, recv.rank));
-        }
         let p = self.recvs.get_mut(&(comm, recv.rank)).unwrap();
         p.retain(|&i| i != recv.index);
-        if p.is_empty() {
-            self.recvs.remove(&(comm, recv.rank));
-        }
         self.ranks[recv.rank].cancelling.remove(&recv.index);
         {
             let s = &mut self.ranks[send.rank].ops[send.index];
@@ -1526,7 +1525,7 @@ mod tests {
             ]
         );
         // Keys order the new communicator: rank 2 (key -2) comes first.
-        assert_eq!(m.members(0, new as u32), Some(vec![2, 0]));
+        assert_eq!(m.members(0, new as u32), Some(&[2, 0][..]));
         assert!(m.leaks().contains(&Leak::Comm {
             op: id(2, 0),
             comm: new as u32
@@ -1590,9 +1589,9 @@ mod tests {
         let mut m = Matching::new(4);
         let ic = intercomm(&mut m);
         assert!(m.is_inter(ic));
-        assert_eq!(m.members(0, ic), Some(vec![0, 2, 1, 3]));
-        assert_eq!(m.peers(0, ic), Some(vec![1, 3]));
-        assert_eq!(m.peers(3, ic), Some(vec![0, 2]));
+        assert_eq!(m.members(0, ic), Some(&[0, 2, 1, 3][..]));
+        assert_eq!(m.peers(0, ic), Some(&[1, 3][..]));
+        assert_eq!(m.peers(3, ic), Some(&[0, 2][..]));
         let on = |dest| Op::Send {
             mode: SendMode::Standard,
             dest,
@@ -1771,7 +1770,7 @@ mod tests {
         }
         let ready = m.ready_collectives();
         m.fire_collective(ic, &ready[0].1).unwrap();
-        assert_eq!(m.members(0, 5), Some(vec![1, 3, 0, 2]));
+        assert_eq!(m.members(0, 5), Some(&[1, 3, 0, 2][..]));
         assert!(!m.is_inter(5));
         // Every rank holds the intercommunicator and the merged one.
         let leaks = m.leaks();

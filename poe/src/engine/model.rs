@@ -354,11 +354,11 @@ pub(crate) trait Handles {
     /// The world ranks of `comm`, as `rank` sees it (`MPI_COMM_SELF` is
     /// `rank` alone), or `None` for an unknown communicator. For an
     /// intercommunicator: both groups, the first one's members first.
-    fn members(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>>;
+    fn members(&self, rank: Rank, comm: u32) -> Option<&[Rank]>;
     /// The world ranks that `rank`'s point-to-point calls on `comm` name,
     /// in rank order: the remote group of an intercommunicator, else the
     /// members.
-    fn peers(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>> {
+    fn peers(&self, rank: Rank, comm: u32) -> Option<&[Rank]> {
         self.members(rank, comm)
     }
     /// Whether `comm` is an intercommunicator.
@@ -891,11 +891,11 @@ mod tests {
     struct Fake;
 
     impl Handles for Fake {
-        fn members(&self, rank: Rank, comm: u32) -> Option<Vec<Rank>> {
+        fn members(&self, rank: Rank, comm: u32) -> Option<&[Rank]> {
             match comm {
-                fib_wire::COMM_WORLD => Some(vec![0, 1, 2]),
-                fib_wire::COMM_SELF => Some(vec![rank]),
-                5 => Some(vec![2, 0]),
+                fib_wire::COMM_WORLD => Some(&[0, 1, 2]),
+                fib_wire::COMM_SELF => Some(&[0, 1, 2][rank..rank + 1]),
+                5 => Some(&[2, 0]),
                 _ => None,
             }
         }

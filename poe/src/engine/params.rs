@@ -9,8 +9,9 @@
 //! reported without them (simulated programs, calls whose datatype fib
 //! cannot name) are not compared.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use fib_wire::{CollKind, Op};
 

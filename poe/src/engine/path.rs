@@ -4,7 +4,7 @@
 //! another branch explored them. [`Path`] knows nothing of MPI: the engine
 //! hands it the choice points that matching found.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::model::{Alternative, Choice, ChoicePoint, OpId, Planned, RunEnd};
 
@@ -26,8 +26,8 @@ impl Path {
         Path {
             plan,
             choices: Vec::new(),
-            asleep: HashSet::new(),
-            asleep_at: HashSet::new(),
+            asleep: HashSet::default(),
+            asleep_at: HashSet::default(),
         }
     }
 
