@@ -555,7 +555,6 @@ pub unsafe extern "C" fn MPI_Comm_split(
     key: c_int,
     newcomm: *mut MPI_Comm,
 ) -> c_int {
-    crate::inter::refuse_inter(comm, "MPI_Comm_split");
     let cid = lib().comm_id(comm);
     let wire_color = if color == RSMPI_UNDEFINED {
         UNDEFINED
@@ -595,7 +594,6 @@ pub unsafe extern "C" fn MPI_Comm_create(
     group: MPI_Group,
     newcomm: *mut MPI_Comm,
 ) -> c_int {
-    crate::inter::refuse_inter(comm, "MPI_Comm_create");
     let cid = lib().comm_id(comm);
     let members = world_members(group);
     construct(Op::CommCreate { comm: cid, members }, newcomm, || {

@@ -844,21 +844,37 @@ impl Matching {
                     .collect();
                 colors.sort_unstable();
                 colors.dedup();
+                // The members of an intercommunicator come group by group:
+                // the first group's are the first `first` of them.
+                let first = self.inter.get(&comm).map(|[a, _]| a.len());
                 let mut ids = HashMap::default();
                 for c in colors {
-                    let mut group: Vec<(i32, usize, Rank)> = whats
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, w)| match w {
-                            CollWhat::Split { color, key, .. } if *color == c => {
-                                Some((*key, i, members[i]))
+                    // In key order, ties in the order of the parent.
+                    let part = |range: std::ops::Range<usize>| {
+                        let mut group: Vec<(i32, usize, Rank)> = range
+                            .filter_map(|i| match &whats[i] {
+                                CollWhat::Split { color, key, .. } if *color == c => {
+                                    Some((*key, i, members[i]))
+                                }
+                                _ => None,
+                            })
+                            .collect();
+                        group.sort_unstable();
+                        group.into_iter().map(|g| g.2).collect::<Vec<Rank>>()
+                    };
+                    let id = match first {
+                        None => self.new_comm(part(0..members.len())) as i32,
+                        // A colour both groups hold; elsewhere MPI_COMM_NULL.
+                        Some(n) => {
+                            let (a, b) = (part(0..n), part(n..members.len()));
+                            if a.is_empty() || b.is_empty() {
+                                -1
+                            } else {
+                                self.new_inter(a, b) as i32
                             }
-                            _ => None,
-                        })
-                        .collect();
-                    group.sort_unstable();
-                    let id = self.new_comm(group.iter().map(|g| g.2).collect());
-                    ids.insert(c, id as i32);
+                        }
+                    };
+                    ids.insert(c, id);
                 }
                 whats
                     .iter()
@@ -867,6 +883,33 @@ impl Matching {
                             id: ids.get(color).copied().unwrap_or(-1),
                         },
                         _ => unreachable!(),
+                    })
+                    .collect()
+            }
+            // On an intercommunicator: the first group's subgroup and the
+            // second's, or MPI_COMM_NULL for all when either is empty.
+            CollWhat::Create { .. } if self.inter.contains_key(&comm) => {
+                let n = self.inter[&comm][0].len();
+                let side = |w: &CollWhat| match w {
+                    CollWhat::Create { members } => {
+                        members.iter().map(|&g| g as Rank).collect::<Vec<Rank>>()
+                    }
+                    _ => unreachable!("the calls agree"),
+                };
+                let (a, b) = (side(&whats[0]), side(&whats[n]));
+                let id = if a.is_empty() || b.is_empty() {
+                    -1
+                } else {
+                    self.new_inter(a.clone(), b.clone()) as i32
+                };
+                members
+                    .iter()
+                    .map(|r| Down::NewComm {
+                        id: if a.contains(r) || b.contains(r) {
+                            id
+                        } else {
+                            -1
+                        },
                     })
                     .collect()
             }
@@ -1782,6 +1825,70 @@ mod tests {
             op: id(1, 2),
             comm: 5
         }));
+    }
+
+    #[test]
+    fn intercomm_split_and_create_pair_the_two_groups_parts() {
+        // Groups (0, 2) and (1, 3). Split: colour 0 for ranks 0, 1 and 3,
+        // colour 1 for rank 2 alone: colour 0 pairs (0) with (3, 1) in key
+        // order, colour 1 has no remote part.
+        let mut m = Matching::new(4);
+        let ic = intercomm(&mut m);
+        for (r, color, key) in [(0, 0, 0), (2, 1, 0), (1, 0, 5), (3, 0, 1)] {
+            call(
+                &mut m,
+                r,
+                Op::CommSplit {
+                    comm: ic,
+                    color,
+                    key,
+                },
+            );
+        }
+        let ready = m.ready_collectives();
+        m.fire_collective(ic, &ready[0].1).unwrap();
+        let mut out = m.take_out();
+        out.sort_by_key(|(r, _)| *r);
+        let ids: Vec<i32> = out
+            .iter()
+            .map(|(_, d)| match d {
+                Down::NewComm { id } => *id,
+                d => panic!("{d:?}"),
+            })
+            .collect();
+        assert_eq!(ids, vec![5, 5, -1, 5]);
+        assert!(m.is_inter(5));
+        assert_eq!(m.peers(0, 5), Some(&[3, 1][..]));
+        assert_eq!(m.peers(1, 5), Some(&[0][..]));
+        // Create: each side gives a subgroup of its own; an empty one on
+        // either side gives MPI_COMM_NULL to all.
+        let create = |members: Vec<u32>| Op::CommCreate { comm: ic, members };
+        for (r, g) in [(0, vec![2]), (2, vec![2]), (1, vec![1, 3]), (3, vec![1, 3])] {
+            call(&mut m, r, create(g));
+        }
+        let ready = m.ready_collectives();
+        m.fire_collective(ic, &ready[0].1).unwrap();
+        let mut out = m.take_out();
+        out.sort_by_key(|(r, _)| *r);
+        assert_eq!(
+            out.iter().map(|(_, d)| d.clone()).collect::<Vec<_>>(),
+            vec![
+                Down::NewComm { id: -1 },
+                Down::NewComm { id: 6 },
+                Down::NewComm { id: 6 },
+                Down::NewComm { id: 6 }
+            ]
+        );
+        assert_eq!(m.peers(2, 6), Some(&[1, 3][..]));
+        for (r, g) in [(0, vec![]), (2, vec![]), (1, vec![1]), (3, vec![1])] {
+            call(&mut m, r, create(g));
+        }
+        let ready = m.ready_collectives();
+        m.fire_collective(ic, &ready[0].1).unwrap();
+        assert!(m
+            .take_out()
+            .iter()
+            .all(|(_, d)| *d == Down::NewComm { id: -1 }));
     }
 
     #[test]

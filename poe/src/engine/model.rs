@@ -497,9 +497,10 @@ pub(crate) fn model(
                 req: None,
             }
         }
+        // On an intercommunicator each group splits on its own, and a
+        // colour's two parts make an intercommunicator.
         Op::CommSplit { comm, color, key } => {
             check_comm(h, rank, *comm)?;
-            intra_only(h, *comm)?;
             Kind::Coll {
                 what: CollWhat::Split {
                     how: None,
@@ -528,9 +529,10 @@ pub(crate) fn model(
                 req: None,
             }
         }
+        // On an intercommunicator each side passes a group of its own, and
+        // the two groups make an intercommunicator.
         Op::CommCreate { comm, members } => {
             check_comm(h, rank, *comm)?;
-            intra_only(h, *comm)?;
             Kind::Coll {
                 what: CollWhat::Create {
                     members: members.clone(),
@@ -785,6 +787,12 @@ pub(crate) fn collectives_agree(whats: &[CollWhat]) -> bool {
 /// group's calls (`first` of them), then the second group's.
 pub(crate) fn inter_collectives_agree(whats: &[CollWhat], first: usize) -> bool {
     let CollWhat::Coll { kind, .. } = whats[0] else {
+        // `MPI_Comm_create`: each group's members pass one group, its own.
+        if let CollWhat::Create { .. } = whats[0] {
+            return matches!(whats[first], CollWhat::Create { .. })
+                && collectives_agree(&whats[..first])
+                && collectives_agree(&whats[first..]);
+        }
         return collectives_agree(whats);
     };
     if !whats
