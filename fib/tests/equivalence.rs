@@ -480,10 +480,26 @@ fn gather_program(seed: u64) -> (Program, usize, bool) {
                 }));
             }
         }
+        // One row in three is of nonblocking receives, waited for together.
+        let nb = rng.chance(33);
+        let mut reqs = Vec::new();
         for _ in 0..senders {
             let req = program[0].len() as u32;
             let t = if any_tag { ANY } else { tag };
-            program[0].push(Step::Call(recv(ANY, t, req)));
+            program[0].push(Step::Call(Op::Recv {
+                src: ANY,
+                tag: t,
+                comm: COMM_WORLD,
+                req,
+                blocking: !nb,
+            }));
+            reqs.push(req);
+        }
+        if nb && !reqs.is_empty() {
+            program[0].push(Step::Call(Op::Wait {
+                kind: WaitKind::All,
+                reqs,
+            }));
         }
         let barrier = rng.chance(80);
         if barrier {

@@ -516,7 +516,7 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
         .iter()
         .filter(|(_, calls)| {
             calls.iter().all(|c| {
-                c.callee == "MPI_Recv"
+                (c.callee == "MPI_Recv" || c.callee == "MPI_Irecv")
                     && [1, 2]
                         .iter()
                         .all(|&i| c.args.get(i).is_some_and(|a| fixed(ir, a)))

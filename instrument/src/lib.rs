@@ -105,10 +105,10 @@ pub struct Facts {
     /// count, constants and the command line: then a run stands for the
     /// other orders of its exchangeable wildcard receives.
     pub steering: Vec<String>,
-    /// `MPI_Recv` sites whose count and datatype arguments read nothing the
-    /// program assigns (literals, `MPI_DOUBLE`, ...): every call at such a
-    /// site takes a message alike, so a run of them may be taken in any
-    /// order with the same errors.
+    /// `MPI_Recv` and `MPI_Irecv` sites whose count and datatype arguments
+    /// read nothing the program assigns (literals, `MPI_DOUBLE`, ...):
+    /// every call at such a site takes a message alike, so a run of them
+    /// may be taken in any order with the same errors.
     pub fixed_receives: Vec<u32>,
 }
 

@@ -19,12 +19,16 @@
 //! The conditions, on the finished run, for a block `r_1..r_k` (k ≥ 2) of
 //! consecutive calls of one rank:
 //!
-//! 1. every `r_j` is a blocking receive with `MPI_ANY_SOURCE`, on one
-//!    communicator with one tag filter, with nothing else in between (local
-//!    calls such as `MPI_Get_count` are not operations of the engine), and
-//!    the caller vouches that they take any message alike (one site whose
-//!    count and datatype are fixed: which receive gets a long message must
-//!    not decide whether it is truncated);
+//! 1. every `r_j` is a receive with `MPI_ANY_SOURCE`, all blocking or all
+//!    nonblocking, on one communicator with one tag filter, with nothing
+//!    else in between (local calls such as `MPI_Get_count` are not
+//!    operations of the engine), and the caller vouches that they take any
+//!    message alike (one site whose count and datatype are fixed: which
+//!    receive gets a long message must not decide whether it is
+//!    truncated); nonblocking ones are completed by `MPI_Wait` or
+//!    `MPI_Waitall` only (no test, `MPI_Waitany` or `MPI_Waitsome` of one,
+//!    which could tell which completed first, no cancel, no free), so the
+//!    rank sees them only all matched, whatever the order;
 //! 2. each was decided by its own choice point, none of whose alternatives
 //!    were asleep (a run after a deferral sees a subset), and got a send;
 //! 3. the sends come from k different ranks and are buffered (a standard
@@ -50,6 +54,8 @@ use rustc_hash::FxHashMap;
 
 use super::causality::Causality;
 use super::matching::Matching;
+use fib_wire::WaitKind;
+
 use super::model::{Alternative, Fired, Kind, OpId, Peer};
 use super::path::Path;
 
@@ -115,8 +121,9 @@ pub(crate) fn blocks(
             }
             let before = latest.get(&key.0).copied();
             let sites: Vec<Site> = ops[i..j].iter().map(|o| o.site).collect();
-            if j - i >= 2 && alike(&sites) {
-                if let Some(x) = run.check(rank, i..j, key, before) {
+            let waited = key.2 || waited_alone(ops, i..j);
+            if j - i >= 2 && waited && alike(&sites) {
+                if let Some(x) = run.check(rank, i..j, (key.0, key.1), before) {
                     out.push(x);
                 }
             }
@@ -129,18 +136,34 @@ pub(crate) fn blocks(
     out
 }
 
-/// What makes blocking wildcard receives one block: communicator and tag.
-fn block_key(k: &Kind) -> Option<(u32, i32)> {
+/// What makes wildcard receives one block: communicator, tag, and whether
+/// they block.
+fn block_key(k: &Kind) -> Option<(u32, i32, bool)> {
     match *k {
         Kind::Recv {
             src: Peer::Any,
             tag,
             comm,
-            blocking: true,
+            blocking,
             ..
-        } => Some((comm, tag)),
+        } => Some((comm, tag, blocking)),
         _ => None,
     }
+}
+
+/// Whether the rank's calls `ops` complete the nonblocking receives at
+/// `range` with waits alone: no test, `MPI_Waitany` or `MPI_Waitsome`
+/// lists one of them, and none is cancelled or freed.
+fn waited_alone(ops: &[super::model::OpRec], range: std::ops::Range<usize>) -> bool {
+    ops[range.end..].iter().all(|o| match &o.kind {
+        Kind::Wait { kind, ops, test } => {
+            matches!(kind, WaitKind::One | WaitKind::All) && !test
+                || !ops.iter().any(|i| range.contains(i))
+        }
+        Kind::Cancel { op } => !range.contains(op),
+        Kind::RequestFree { op, .. } => !op.is_some_and(|i| range.contains(&i)),
+        _ => true,
+    })
 }
 
 /// What the checks need of the run, indexed once.

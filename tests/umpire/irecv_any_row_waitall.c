@@ -1,0 +1,30 @@
+/* fib-test: nprocs=5 outcome=ok interleavings=1 codes=- */
+/* Rank 0 posts a row of four MPI_Irecv from MPI_ANY_SOURCE into its own
+ * slots, then MPI_Waitall; ranks 1-4 send one message each. Nothing the
+ * program decides depends on what it receives, so which slot gets which
+ * message changes nothing else (the sum is printed, not tested: a test of
+ * received data would decide the run): one run stands for the 4! = 24 orders
+ * (--exhaustive runs all 24). */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    int rank, size, buf[4] = {0}, sum = 0;
+    MPI_Request req[4];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0) {
+        for (int i = 0; i < size - 1; i++)
+            MPI_Irecv(&buf[i], 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &req[i]);
+        MPI_Waitall(size - 1, req, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < size - 1; i++)
+            sum += buf[i];
+        printf("sum %d\n", sum);
+    } else {
+        MPI_Send(&rank, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}

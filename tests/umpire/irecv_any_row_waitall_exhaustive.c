@@ -1,0 +1,29 @@
+/* fib-test: nprocs=5 outcome=ok interleavings=24 flags=--exhaustive codes=- */
+/* Rank 0 posts a row of four MPI_Irecv from MPI_ANY_SOURCE into its own
+ * slots, then MPI_Waitall; ranks 1-4 send one message each. Nothing the
+ * program decides depends on what it receives; with --exhaustive, fib
+ * still runs every order: 4! = 24 interleavings (irecv_any_row_waitall.c
+ * is the same program without it: 1). */
+#include <mpi.h>
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+    int rank, size, buf[4] = {0}, sum = 0;
+    MPI_Request req[4];
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0) {
+        for (int i = 0; i < size - 1; i++)
+            MPI_Irecv(&buf[i], 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &req[i]);
+        MPI_Waitall(size - 1, req, MPI_STATUSES_IGNORE);
+        for (int i = 0; i < size - 1; i++)
+            sum += buf[i];
+        printf("sum %d\n", sum);
+    } else {
+        MPI_Send(&rank, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+    }
+    MPI_Finalize();
+    return 0;
+}
