@@ -36,6 +36,8 @@ struct Group {
     count: usize,
     /// Destinations of unreceived messages (world ranks).
     dests: Vec<usize>,
+    /// For messages: whether the program cancelled one of the sends.
+    cancelled: bool,
     /// For freed receives: the first receive's site and call; for messages a
     /// matched probe took, the first probe's.
     recv: Option<(fib_wire::Site, &'static str)>,
@@ -71,6 +73,12 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
         if let Leak::FreedReceive { recv, .. } | Leak::ProbedMessage { probe: recv, .. } = leak {
             let r = &rec.ops[recv.rank][recv.index];
             g.recv.get_or_insert((r.site, r.name));
+        }
+        if what == What::Message {
+            // An MPI_Cancel of the send, which fib let fail.
+            g.cancelled |= rec.ops[op.rank]
+                .iter()
+                .any(|c| matches!(c.kind, Kind::Cancel { op: i } if i == op.index));
         }
         if let Kind::Send {
             dst: Peer::Rank(d), ..
@@ -140,6 +148,7 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                     call,
                     place,
                     replay,
+                    cancel_failed: g.cancelled,
                     dests: g.dests,
                     probe: g.recv.map(|(psite, pname)| {
                         (

@@ -277,6 +277,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             place: place(),
             replay: replay(),
             probe: None,
+            cancel_failed: false,
         },
         MpiError {
             rank: 1,

@@ -62,6 +62,10 @@ pub struct UnreceivedMessage {
     /// and no `MPI_Mrecv` received it: the probe's call and where the first
     /// such probe was made.
     pub probe: Option<(String, Place)>,
+    /// Whether the program called `MPI_Cancel` on such a send: fib lets a
+    /// send's cancel fail (MPI does not promise it succeeds), and the
+    /// message then still goes out.
+    pub cancel_failed: bool,
     pub place: Place,
     pub replay: String,
 }
@@ -88,6 +92,16 @@ impl Rule for UnreceivedMessage {
         f.replay = Some(self.replay.clone());
         f.help =
             Some("post a matching receive on every path, or check the tag and communicator".into());
+        if self.cancel_failed {
+            f.notes.push(
+                "the program cancelled this send with MPI_Cancel, which fib lets fail, as MPI \
+                 allows: the send then completes, and its message must still be received"
+                    .into(),
+            );
+            f.help = Some(
+                "receive the message on every path: a send's MPI_Cancel need not succeed".into(),
+            );
+        }
         if let Some((call, place)) = &self.probe {
             if let (Some(file), Some(line)) = (&place.file, place.line) {
                 f.labels.push(Label {
@@ -125,6 +139,7 @@ mod tests {
             },
             replay: "1".into(),
             probe: None,
+            cancel_failed: false,
         }
         .finding();
         assert_eq!(
@@ -138,6 +153,27 @@ mod tests {
         assert_eq!(
             f.help.as_deref(),
             Some("post a matching receive on every path, or check the tag and communicator")
+        );
+    }
+
+    #[test]
+    fn a_send_cancelled_in_vain_says_the_cancel_may_fail() {
+        let f = UnreceivedMessage {
+            ranks: vec![1],
+            count: 1,
+            call: "MPI_Isend".into(),
+            dests: vec![0],
+            place: Place::default(),
+            replay: "0".into(),
+            probe: None,
+            cancel_failed: true,
+        }
+        .finding();
+        assert_eq!(f.notes.len(), 1);
+        assert!(f.notes[0].starts_with("the program cancelled this send with MPI_Cancel"));
+        assert_eq!(
+            f.help.as_deref(),
+            Some("receive the message on every path: a send's MPI_Cancel need not succeed")
         );
     }
 }
