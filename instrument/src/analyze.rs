@@ -124,10 +124,9 @@ pub fn point_at_libclang() {
             let version: u32 = name.strip_prefix("llvm-")?.parse().ok()?;
             let lib = e.path().join("lib");
             let has = std::fs::read_dir(&lib).ok()?.flatten().any(|f| {
-                f.file_name()
-                    .to_str()
-                    .is_some_and(|n| n.starts_with("libclang") && n.contains(".so"))
-                    && !f.file_name().to_string_lossy().starts_with("libclang-cpp")
+                f.file_name().to_str().is_some_and(|n| {
+                    n.starts_with("libclang") && !n.starts_with("libclang-cpp") && n.contains(".so")
+                })
             });
             has.then_some((version, lib))
         })

@@ -889,6 +889,39 @@ fn check(prog: &Prog, zero_buffer: bool) -> Result<usize, String> {
     Ok(runs.len())
 }
 
+/// What [`check_set`] found of one program in one buffering mode.
+struct SetCheck {
+    /// The outcomes MPI allows.
+    want: BTreeSet<Outcome>,
+    runs: usize,
+    /// POE's runs that repeat another run's outcome.
+    repeated: usize,
+}
+
+/// [`check`] with the runs allowed to repeat an outcome: POE's outcome set
+/// must be exactly the brute force's.
+fn check_set(prog: &Prog, zero_buffer: bool) -> Result<SetCheck, String> {
+    let want = brute_force(prog, zero_buffer);
+    let (got, notes) = poe_outcomes(prog, zero_buffer);
+    let set: BTreeSet<Outcome> = got.iter().cloned().collect();
+    if set != want || !notes.is_empty() {
+        return Err(format!(
+            "zero_buffer={zero_buffer}\n{}POE ({} runs): {got:?}\nmissed by POE: {:?}\n\
+             extra in POE: {:?}\n{}",
+            show(prog),
+            got.len(),
+            want.difference(&set).collect::<Vec<_>>(),
+            set.difference(&want).collect::<Vec<_>>(),
+            notes.join("\n")
+        ));
+    }
+    Ok(SetCheck {
+        runs: got.len(),
+        repeated: got.len() - set.len(),
+        want,
+    })
+}
+
 const SEEDS: u64 = 1000;
 
 #[test]
@@ -1414,24 +1447,16 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_cancelled_receives() {
         }
         changed += 1;
         for zero_buffer in [false, true] {
-            let want = brute_force(&prog, zero_buffer);
-            let (got, notes) = poe_outcomes(&prog, zero_buffer);
-            let set: BTreeSet<Outcome> = got.iter().cloned().collect();
-            runs += got.len();
-            repeated += got.len() - set.len();
-            // Some outcome cancels a receive that another one matches.
-            let cancelled = |o: &Outcome| o.0.values().any(|v| v == &[CANCELLED]);
-            both += usize::from(want.iter().any(cancelled) && !want.iter().all(cancelled));
-            if set != want || !notes.is_empty() {
-                failures.push(format!(
-                    "seed {seed}, zero_buffer={zero_buffer}\n{}POE ({} runs): {got:?}\n\
-                     missed by POE: {:?}\nextra in POE: {:?}\n{}",
-                    show(&prog),
-                    got.len(),
-                    want.difference(&set).collect::<Vec<_>>(),
-                    set.difference(&want).collect::<Vec<_>>(),
-                    notes.join("\n")
-                ));
+            match check_set(&prog, zero_buffer) {
+                Ok(c) => {
+                    runs += c.runs;
+                    repeated += c.repeated;
+                    // Some outcome cancels a receive that another one matches.
+                    let cancelled = |o: &Outcome| o.0.values().any(|v| v == &[CANCELLED]);
+                    both +=
+                        usize::from(c.want.iter().any(cancelled) && !c.want.iter().all(cancelled));
+                }
+                Err(e) => failures.push(format!("seed {seed}, {e}")),
             }
         }
         if failures.len() == 1 && t.wrong.is_empty() {
@@ -1483,20 +1508,12 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_collectives_waited_in_part() {
         changed += 1;
         for zero_buffer in [false, true] {
             // The same outcomes; a few repeated (see below).
-            let want = brute_force(&prog, zero_buffer);
-            let (got, notes) = poe_outcomes(&prog, zero_buffer);
-            let set: BTreeSet<Outcome> = got.iter().cloned().collect();
-            runs += got.len();
-            repeated += got.len() - set.len();
-            if set != want || !notes.is_empty() {
-                failures.push(format!(
-                    "seed {seed}, zero_buffer={zero_buffer}\n{}missed by POE: {:?}\n\
-                     extra in POE: {:?}\n{}",
-                    show(&prog),
-                    want.difference(&set).collect::<Vec<_>>(),
-                    set.difference(&want).collect::<Vec<_>>(),
-                    notes.join("\n")
-                ));
+            match check_set(&prog, zero_buffer) {
+                Ok(c) => {
+                    runs += c.runs;
+                    repeated += c.repeated;
+                }
+                Err(e) => failures.push(format!("seed {seed}, {e}")),
             }
         }
         if failures.len() == 1 && t.wrong.is_empty() {

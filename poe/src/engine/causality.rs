@@ -324,6 +324,24 @@ impl Causality {
     }
 }
 
+/// The receive `recv`, which the program asked to cancel, matches: it could
+/// have been cancelled at an earlier choice point, before its send was
+/// there (or before the choice that let it match). Marks every such point's
+/// [`Alternative::Defer`] to the cancel.
+pub(crate) fn cancel_matched(choices: &mut [Choice], recv: OpId) {
+    for c in choices {
+        let w = c.point.alternatives.iter().position(|a| {
+            matches!(a, Alternative::Defer { at, alt }
+                if *at == recv && **alt == Alternative::Cancel)
+        });
+        if let Some(w) = w {
+            if w != c.taken && !c.wake.contains(&w) {
+                c.wake.push(w);
+            }
+        }
+    }
+}
+
 /// A request that completes only now, but does not causally follow an
 /// earlier `MPI_Waitany`/`MPI_Waitsome` (or `MPI_Testany`/`MPI_Testsome`)
 /// choice of its rank whose list holds it, could have been complete when

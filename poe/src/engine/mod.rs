@@ -30,7 +30,7 @@ mod path;
 
 use fib_wire::{Down, Op, Site};
 
-use causality::{completion_races, Causality};
+use causality::{cancel_matched, completion_races, Causality};
 use matching::{Matching, Ready};
 use model::Handles as _;
 use path::{with_defers, Path};
@@ -370,20 +370,7 @@ impl Engine {
     /// Matches `send` with `recv`; `wildcard` when the last choice made it.
     fn match_pair(&mut self, send: OpId, recv: OpId, wildcard: bool) {
         if self.matching.cancelling(recv) {
-            // The receive could have been cancelled at an earlier choice
-            // point, before its send was there (or before the choice that
-            // let it match): that point's Defer to the cancel is wanted.
-            for c in self.path.choices_mut() {
-                let w = c.point.alternatives.iter().position(|a| {
-                    matches!(a, Alternative::Defer { at, alt }
-                        if *at == recv && **alt == Alternative::Cancel)
-                });
-                if let Some(w) = w {
-                    if w != c.taken && !c.wake.contains(&w) {
-                        c.wake.push(w);
-                    }
-                }
-            }
+            cancel_matched(self.path.choices_mut(), recv);
         }
         let p = self.matching.pair(send, recv);
         let n = self.path.choices().len();
