@@ -16,14 +16,17 @@
 #
 # bench/server.c (4 ranks, 2 000 wildcard requests per client, first
 # interleaving only) shows how the scheduler scales with choice points.
+# bench/bandwidth.c (2 ranks, 500 rounds of seventeen 1 MiB messages) shows
+# what large messages cost: sent from the program's buffer, and with
+# FIB_COPY_SENDS=1 from a copy, as fib does once a run needs it.
 #
 # Further sections: launching under MPICH and Open MPI, --jobs 1 against
 # --jobs 2, one run for every order of a row of wildcard receives against
 # --exhaustive, the static analysis, the Fib pass alone, and its share of
 # a check.
 #
-# Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS
-# override the defaults.
+# Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS,
+# BANDWIDTH_ROUNDS override the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -34,13 +37,14 @@ MPICC=mpicc.openmpi cargo build --release -p fib-interpose --target-dir target/o
 
 export HWLOC_COMPONENTS=-linuxio,-pci
 mkdir -p target/bench
-for src in bench/pingpong.c bench/barriers.c bench/server.c tests/umpire/isend_irecv_ring.c \
+for src in bench/pingpong.c bench/barriers.c bench/server.c bench/bandwidth.c \
+    tests/umpire/isend_irecv_ring.c \
     tests/umpire/any_src_three_senders_ok.c; do
     mpicc.mpich -O2 -o "target/bench/$(basename "$src" .c)" "$src"
 done
 
 python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${BARRIERS:-10000}" \
-    "${SERVER_REQUESTS:-2000}" <<'PY'
+    "${SERVER_REQUESTS:-2000}" "${BANDWIDTH_ROUNDS:-500}" <<'PY'
 import json
 import os
 import subprocess
@@ -54,6 +58,8 @@ cases = [
     ("bench/barriers.c", 4, [sys.argv[3]], [], {}),
     ("bench/server.c", 4, [sys.argv[4]], ["--max-interleavings", "1"], {}),
     ("bench/server.c", 4, [sys.argv[4]], ["--max-interleavings", "1"], {"FIB_AHEAD": "0"}),
+    ("bench/bandwidth.c", 2, [sys.argv[5]], [], {}),
+    ("bench/bandwidth.c", 2, [sys.argv[5]], [], {"FIB_COPY_SENDS": "1"}),
     ("tests/umpire/isend_irecv_ring.c", 4, [], [], {}),
     ("tests/umpire/any_src_three_senders_ok.c", 4, [], [], {}),
 ]
@@ -111,7 +117,8 @@ for row in [header] + rows:
 print(f"best of {runs} runs each; {os.cpu_count()} cores; il = interleavings explored;")
 print("fib s is the whole check: static analysis (about 30 ms), the build (cached after")
 print("the first run) and every interleaving; runs = the interleavings alone (launch included);")
-print("FIB_AHEAD=0: every blocking call waits for the scheduler's answer, as before calls went ahead")
+print("FIB_AHEAD=0: every blocking call waits for the scheduler's answer, as before calls went ahead;")
+print("FIB_COPY_SENDS=1: standard sends go from fib's copies from the first run on")
 PY
 
 # Launching under each MPI implementation: the native program's time and

@@ -7,6 +7,7 @@
 //! [`Progress`] the caller gives.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fib_analysis::{barriers, confirm, Diverged, Explored, GroupVerdict, Keep, Resolver};
@@ -124,6 +125,7 @@ pub(crate) fn empty_report(program: String, nprocs: usize, zero_buffer: bool) ->
         timing: Timing::default(),
         elapsed_ms: 0,
         interrupted: false,
+        sends_copied: false,
         workflow: Default::default(),
     }
 }
@@ -229,6 +231,9 @@ pub(crate) fn run_built(
     report: &mut ProgramReport,
 ) -> Result<(), DriverError> {
     let (sites, has_barriers) = (built.sites, built.has_barriers);
+    // Standard sends go from the program's buffer until a run needs them
+    // copied; `FIB_COPY_SENDS=1` copies from the first run (to compare).
+    let copies = AtomicBool::new(std::env::var("FIB_COPY_SENDS").is_ok_and(|v| v == "1"));
     let spec = RunSpec {
         toolchain: &opts.toolchain,
         nprocs: report.nprocs,
@@ -239,6 +244,7 @@ pub(crate) fn run_built(
         exchange: built.exchange,
         timeout: opts.timeout,
         elide: None,
+        copies: &copies,
     };
     let phase = Instant::now();
     let base = explore_program(&spec, sites, opts, has_barriers, tracker, &report.program)?;
@@ -259,6 +265,7 @@ pub(crate) fn run_built(
         false => None,
     };
     fill(report, base, verdicts, sites, built.unmodelled);
+    report.sends_copied = !opts.zero_buffer && copies.load(Ordering::Relaxed);
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! Point-to-point calls: sends are issued to MPI at call time, in program
-//! order (standard and ready sends from a private copy unless the run is in
-//! zero-buffer mode, buffered ones always, synchronous ones on the
-//! program's buffer); receives are deferred until the scheduler posts them
+//! order (buffered ones from a private copy, the others on the program's
+//! buffer unless a buffered run copies sends, [`crate::state::Lib::copy_sends`]);
+//! receives are deferred until the scheduler posts them
 //! with a concrete source; probes ask the scheduler which message to
 //! report; matched probes are matched as receives, and take the message
 //! from MPI once the scheduler names it. A ready send goes to MPI as a standard one: whether its receive
@@ -48,6 +48,10 @@ unsafe fn send(
         let mut req = RSMPI_REQUEST_NULL;
         PMPI_Issend(buf, count, dtype, dest, tag, comm, &mut req);
         Some(req)
+    } else if mode != SendMode::Buffered && !l.copy_sends {
+        let mut req = RSMPI_REQUEST_NULL;
+        PMPI_Isend(buf, count, dtype, dest, tag, comm, &mut req);
+        Some(req)
     } else {
         let bsize = if mode == SendMode::Buffered {
             let call = match (blocking, l.starting.is_some()) {
@@ -66,7 +70,8 @@ unsafe fn send(
         (None, None)
     } else {
         let kind = match real {
-            Some(r) => Kind::Sync(Real::new(r)),
+            Some(r) if sync => Kind::Sync(Real::new(r)),
+            Some(r) => Kind::Standard(Real::new(r)),
             None => Kind::Nothing,
         };
         let (id, h) = l.new_req(kind);
@@ -85,8 +90,12 @@ unsafe fn send(
         if reply {
             l.wait_go();
         }
-        if let Some(r) = real {
-            l.spin_request(r);
+        match real {
+            Some(r) if sync => {
+                l.spin_request(r);
+            }
+            Some(r) => l.spin_standard(r),
+            None => {}
         }
     }
     handle

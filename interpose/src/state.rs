@@ -69,11 +69,16 @@ pub enum Kind {
     Recv(RecvReq),
     /// A synchronous send issued on the program's buffer.
     Sync(Real),
+    /// A standard or ready send issued on the program's buffer while the
+    /// run is buffered and sends are not copied: the engine completes it
+    /// at once, MPI once the message has left, which for a message above
+    /// MPI's eager limit takes its receive ([`Lib::copy_sends`]).
+    Standard(Real),
     /// A nonblocking collective started in MPI when the program called it;
     /// completed only once the scheduler says it matched on every rank.
     Coll(Real),
-    /// A buffered send (its real request lives in the background list) or a
-    /// send to `MPI_PROC_NULL`: nothing to complete locally.
+    /// A send from fib's copy (its real request lives in the background
+    /// list) or a send to `MPI_PROC_NULL`: nothing to complete locally.
     Nothing,
 }
 
@@ -117,6 +122,15 @@ struct Background {
 pub struct Lib {
     pub rank: i32,
     pub zero_buffer: bool,
+    /// Whether standard and ready sends of a buffered run go from a
+    /// private copy of the program's data (`FIB_COPY_SENDS=1`). Without,
+    /// they go from the program's buffer and the call that gives the
+    /// buffer back (the blocking send, or the wait or test of a
+    /// nonblocking one) waits until MPI is done with it; a rank that waits
+    /// long tells the scheduler ([`Up::Stuck`]), which reruns the
+    /// interleaving with copies when the send's receive cannot come
+    /// without it.
+    pub copy_sends: bool,
     pub conn: Conn,
     /// Communicator handle bits to scheduler id.
     pub comms: HashMap<u64, u32>,
@@ -170,6 +184,16 @@ pub struct Lib {
 /// microseconds), short enough that a peer held by the scheduler, which may
 /// need this rank's reports to be released, is not kept waiting long.
 const SETTLE_WITHIN: std::time::Duration = std::time::Duration::from_micros(20);
+
+/// How long a rank waits in MPI for a standard send of the program's buffer
+/// before it tells the scheduler it is stuck there ([`Up::Stuck`]): longer
+/// than a message above the eager limit takes when its receive is posted.
+const STUCK_AFTER: std::time::Duration = std::time::Duration::from_micros(500);
+
+/// When a rank started waiting for a standard send of the program's buffer,
+/// and whether it has told the scheduler ([`Lib::stuck_tick`]).
+#[derive(Default)]
+pub struct StuckClock(Option<(std::time::Instant, bool)>);
 
 struct Global(UnsafeCell<Option<Lib>>);
 
@@ -456,6 +480,7 @@ impl Lib {
         Lib {
             rank,
             zero_buffer,
+            copy_sends: std::env::var("FIB_COPY_SENDS").is_ok_and(|v| v == "1"),
             conn,
             comms,
             reqs: HashMap::default(),
@@ -815,11 +840,18 @@ impl Lib {
         if flushed {
             self.conn.flush();
         }
+        let mut clock = StuckClock::default();
         loop {
             let mut all = true;
+            let mut sends = false;
             for id in ids {
                 all &= match self.reqs.get_mut(id).map(|r| &mut r.kind) {
                     Some(Kind::Sync(real)) => real.test(),
+                    Some(Kind::Standard(real)) => {
+                        let done = real.test();
+                        sends |= !done;
+                        done
+                    }
                     Some(Kind::Recv(RecvReq {
                         real: Some(real), ..
                     })) => real.test(),
@@ -828,7 +860,11 @@ impl Lib {
             }
             if all {
                 self.settle_waited = since.is_some_and(|s| s.elapsed() >= SETTLE_WITHIN);
+                self.stuck_end(clock);
                 return;
+            }
+            if sends {
+                self.stuck_tick(&mut clock);
             }
             if !self.background.is_empty() {
                 self.test_background();
@@ -879,6 +915,7 @@ impl Lib {
                     real: Some(real), ..
                 })
                 | Kind::Sync(real)
+                | Kind::Standard(real)
                 | Kind::Coll(real) => real.status.is_none(),
                 _ => false,
             })
@@ -894,6 +931,7 @@ impl Lib {
                     real: Some(real), ..
                 })
                 | Kind::Sync(real)
+                | Kind::Standard(real)
                 | Kind::Coll(real)
                     if real.status.is_none() =>
                 {
@@ -914,6 +952,7 @@ impl Lib {
         self.freed.retain(|id| {
             let done = match reqs.get(id).map(|r| &r.kind) {
                 Some(Kind::Sync(real))
+                | Some(Kind::Standard(real))
                 | Some(Kind::Coll(real))
                 | Some(Kind::Recv(RecvReq {
                     real: Some(real), ..
@@ -1008,6 +1047,48 @@ impl Lib {
         }
     }
 
+    /// After one more poll of a standard send MPI has not finished: once the
+    /// rank has waited [`STUCK_AFTER`] for it, tells the scheduler
+    /// ([`Up::Stuck`]).
+    pub fn stuck_tick(&mut self, clock: &mut StuckClock) {
+        let now = std::time::Instant::now();
+        let (since, told) = clock.0.get_or_insert((now, false));
+        if !*told && now - *since >= STUCK_AFTER {
+            *told = true;
+            self.push(Up::Stuck { on: true });
+            self.conn.flush();
+        }
+    }
+
+    /// The sends a [`StuckClock`] timed have finished: tells the scheduler
+    /// if it was told they were stuck.
+    pub fn stuck_end(&mut self, clock: StuckClock) {
+        if matches!(clock.0, Some((_, true))) {
+            self.push(Up::Stuck { on: false });
+            self.conn.flush();
+        }
+    }
+
+    /// Polls a standard send of the program's buffer (not one in the
+    /// table) until MPI has finished it, telling the scheduler if that takes
+    /// long ([`Lib::stuck_tick`]).
+    pub fn spin_standard(&mut self, mut req: MPI_Request) {
+        let mut clock = StuckClock::default();
+        loop {
+            let mut flag: c_int = 0;
+            // SAFETY: the request is active and owned by the caller.
+            unsafe { PMPI_Test(&mut req, &mut flag, RSMPI_STATUS_IGNORE) };
+            if flag != 0 {
+                break;
+            }
+            self.stuck_tick(&mut clock);
+            self.poll_socket();
+            // SAFETY: always safe.
+            unsafe { libc::sched_yield() };
+        }
+        self.stuck_end(clock);
+    }
+
     /// Polls a real request (not one in the table) until it completes.
     pub fn spin_request(&mut self, mut req: MPI_Request) -> MPI_Status {
         let mut st = empty_status();
@@ -1042,6 +1123,7 @@ impl Lib {
     /// complete, leaving it in the table (`MPI_Request_get_status`): polls
     /// its real operation, whose status [`Real`] keeps for the completion.
     pub fn peek(&mut self, id: u32) -> MPI_Status {
+        let mut clock = StuckClock::default();
         loop {
             let Some(r) = self.reqs.get_mut(&id) else {
                 fatal(&format!("internal error: request {id} is not in the table"));
@@ -1052,6 +1134,13 @@ impl Lib {
                     if real.test() {
                         return send_status();
                     }
+                }
+                Kind::Standard(real) => {
+                    if real.test() {
+                        self.stuck_end(clock);
+                        return send_status();
+                    }
+                    self.stuck_tick(&mut clock);
                 }
                 Kind::Coll(real) => {
                     if real.test() {
@@ -1090,6 +1179,7 @@ impl Lib {
             // SAFETY: always safe.
             unsafe { libc::sched_yield() };
         }
+        self.finish_standard();
         for _ in 0..100 {
             if self.background.is_empty() {
                 return;
@@ -1117,6 +1207,52 @@ impl Lib {
                     std::mem::forget(b.copy);
                 }
             }
+        }
+    }
+
+    /// Standard sends of the program's buffer still in flight at
+    /// `MPI_Finalize` (never waited for, or freed): those MPI does not
+    /// finish soon are cancelled, as [`Lib::finish_background`] does with
+    /// copies.
+    fn finish_standard(&mut self) {
+        let open = |reqs: &HashMap<u32, Req>| -> Vec<u32> {
+            reqs.iter()
+                .filter(|(_, r)| matches!(&r.kind, Kind::Standard(real) if real.status.is_none()))
+                .map(|(id, _)| *id)
+                .collect()
+        };
+        for _ in 0..100 {
+            if open(&self.reqs).is_empty() {
+                return;
+            }
+            self.progress();
+            // SAFETY: always safe.
+            unsafe { libc::sched_yield() };
+        }
+        for id in open(&self.reqs) {
+            let Some(Req {
+                kind: Kind::Standard(real),
+            }) = self.reqs.get_mut(&id)
+            else {
+                continue;
+            };
+            // SAFETY: the request is active and owned by the table; once
+            // freed, MPI owns it.
+            unsafe {
+                PMPI_Cancel(&mut real.req);
+                let mut flag: c_int = 0;
+                for _ in 0..100 {
+                    PMPI_Test(&mut real.req, &mut flag, RSMPI_STATUS_IGNORE);
+                    if flag != 0 {
+                        break;
+                    }
+                    libc::sched_yield();
+                }
+                if flag == 0 {
+                    PMPI_Request_free(&mut real.req);
+                }
+            }
+            real.status = Some(empty_status());
         }
     }
 

@@ -116,6 +116,12 @@ pub struct ProgramReport {
     /// is called irrelevant (absent from the JSON otherwise).
     #[serde(skip_serializing_if = "is_false")]
     pub interrupted: bool,
+    /// Standard sends went from fib's copies of the program's data: an
+    /// interleaving needed MPI to buffer a message that MPI holds until its
+    /// receive is posted (one above its eager limit), so fib buffered the
+    /// program's sends itself (absent from the JSON otherwise).
+    #[serde(skip_serializing_if = "is_false")]
+    pub sends_copied: bool,
     /// What the workflow steps (waivers, severity overrides, a baseline)
     /// took out of `findings`; its counts appear in the JSON only when not
     /// zero.

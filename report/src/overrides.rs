@@ -79,6 +79,7 @@ mod tests {
             timing: Timing::default(),
             elapsed_ms: 0,
             interrupted: false,
+            sends_copied: false,
             workflow: Workflow::default(),
         }
     }

@@ -314,6 +314,7 @@ mod tests {
             timing: Timing::default(),
             elapsed_ms: 0,
             interrupted: false,
+            sends_copied: false,
             workflow: Workflow {
                 sources: vec!["a.c".into()],
                 ..Workflow::default()

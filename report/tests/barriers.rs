@@ -203,6 +203,7 @@ fn sample() -> Report {
         timing: Default::default(),
         elapsed_ms: 180,
         interrupted: false,
+        sends_copied: false,
         workflow: Default::default(),
     };
     Report {

@@ -118,6 +118,7 @@ fn sample() -> Report {
         }),
         elapsed_ms: 410,
         interrupted: false,
+        sends_copied: false,
         workflow: Default::default(),
     };
     let crash = ProgramReport {
@@ -134,6 +135,7 @@ fn sample() -> Report {
         timing: Default::default(),
         elapsed_ms: 1234,
         interrupted: false,
+        sends_copied: false,
         workflow: Default::default(),
     };
     let ok = ProgramReport {
@@ -150,6 +152,7 @@ fn sample() -> Report {
         timing: Default::default(),
         elapsed_ms: 52,
         interrupted: false,
+        sends_copied: false,
         workflow: Default::default(),
     };
     Report {

@@ -94,6 +94,7 @@ fn program(name: &str, outcome: Outcome, findings: Vec<Finding>) -> ProgramRepor
         timing: Default::default(),
         elapsed_ms: 321,
         interrupted: false,
+        sends_copied: false,
         workflow: Default::default(),
     }
 }

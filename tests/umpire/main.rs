@@ -8,7 +8,10 @@
 //! `codes` is the exact set of finding codes the report must hold (`-` for
 //! none), so a program that should be clean also proves that fib does not
 //! warn about it. An optional `at=CODE:LINE[,CODE:LINE...]` names the line
-//! of the program at which a finding of that code must be placed.
+//! of the program at which a finding of that code must be placed. An
+//! optional `copied=yes|no` says whether the check must have sent standard
+//! sends from fib's copies (`"sends_copied"`: some interleaving needed MPI
+//! to buffer a message it holds until its receive is posted).
 //!
 //! Every program is checked with the real `fib` binary
 //! (`fib check FILE -n N --format json [flags]`) and the JSON report is
@@ -87,6 +90,8 @@ struct Expect {
     flags: Vec<String>,
     /// Codes and the program lines their findings must be placed at.
     at: Vec<(String, u64)>,
+    /// Whether the report must say that sends were copied.
+    copied: Option<bool>,
 }
 
 #[derive(Debug, Clone)]
@@ -125,6 +130,7 @@ fn parse_header(text: &str) -> Result<Expect, String> {
     let (mut nprocs, mut outcome, mut interleavings, mut codes, mut flags) =
         (None, None, None, None, Vec::new());
     let mut at = Vec::new();
+    let mut copied = None;
     for token in body.split_whitespace() {
         let (key, value) = token
             .split_once('=')
@@ -170,6 +176,13 @@ fn parse_header(text: &str) -> Result<Expect, String> {
                     at.push((code.to_string(), line));
                 }
             }
+            "copied" => {
+                copied = Some(match value {
+                    "yes" => true,
+                    "no" => false,
+                    _ => return Err(format!("bad copied {value:?}")),
+                })
+            }
             "flags" => flags.extend(value.split(',').filter(|f| !f.is_empty()).map(String::from)),
             other => return Err(format!("unknown header key {other:?}")),
         }
@@ -181,6 +194,7 @@ fn parse_header(text: &str) -> Result<Expect, String> {
         codes: codes.ok_or("header lacks codes=")?,
         flags,
         at,
+        copied,
     })
 }
 
@@ -326,6 +340,15 @@ fn check_program(program: &Program, mpi: &str, timeout: Duration) -> Vec<String>
             "outcome: expected {}, got {outcome}",
             exp.outcome.as_str()
         ));
+    }
+    if let Some(want) = exp.copied {
+        let got = prog
+            .get("sends_copied")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        if got != want {
+            problems.push(format!("sends_copied: expected {want}, got {got}"));
+        }
     }
     let interleavings = prog.get("interleavings").and_then(Value::as_u64);
     if interleavings != Some(exp.interleavings) {

@@ -662,6 +662,13 @@ pub enum Up {
     /// rank before it calls MPI; `message` says which. The rank then waits
     /// for the scheduler to end the run.
     Invalid { site: Site, message: String },
+    /// With `on`, the rank has spent a while in a standard send that the
+    /// engine has completed (buffered) but MPI has not: the program's own
+    /// buffer is in flight, and MPI finishes it only once its receive is
+    /// posted. Without `on`, the send has finished since. Sent only when
+    /// sends are not copied (see `FIB_COPY_SENDS`); the scheduler reruns
+    /// the interleaving with copies if no receive can come.
+    Stuck { on: bool },
 }
 
 /// What kind of MPI object a handle-making call makes, for
@@ -1288,6 +1295,10 @@ impl Up {
                 w.u8(9);
                 w.u8(u8::from(*posted) | u8::from(*settled) << 1);
             }
+            Up::Stuck { on } => {
+                w.u8(10);
+                w.u8(u8::from(*on));
+            }
             Up::Leaked { site, call, count } => {
                 w.u8(20);
                 w.site(*site);
@@ -1341,6 +1352,7 @@ impl Up {
                 site: r.site()?,
                 status: r.i32()?,
             },
+            10 => Up::Stuck { on: r.u8()? != 0 },
             20 => Up::Leaked {
                 site: r.site()?,
                 call: r.str()?,
@@ -1711,6 +1723,8 @@ mod tests {
         for (posted, settled) in [(true, false), (false, true), (true, true)] {
             round_up(Up::Ahead { posted, settled });
         }
+        round_up(Up::Stuck { on: true });
+        round_up(Up::Stuck { on: false });
         round_up(Up::Unsupported {
             site,
             name: "MPI_Bsend".into(),

@@ -183,6 +183,8 @@ pub struct LaunchSpec<'a> {
     pub cwd: &'a Path,
     pub socket: &'a Path,
     pub zero_buffer: bool,
+    /// Standard sends go from a copy ([`super::RunSpec::copies`]).
+    pub copies: bool,
     /// Barrier sites the ranks must skip (`FIB_ELIDE`), for `--confirm`.
     pub elide: Option<&'a str>,
 }
@@ -205,6 +207,7 @@ impl Launch {
             ("LD_PRELOAD", preload.as_ref()),
             (fib_wire::SOCKET_ENV, socket.as_ref()),
             ("FIB_ZERO_BUFFER", if spec.zero_buffer { "1" } else { "0" }),
+            ("FIB_COPY_SENDS", if spec.copies { "1" } else { "0" }),
         ];
         if let Some(e) = spec.elide {
             env.push(("FIB_ELIDE", e));

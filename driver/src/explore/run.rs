@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::io::{ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fib_analysis::{CallLog, Ending, Endings, HandleLeak, RunRecord};
@@ -36,6 +37,12 @@ pub struct RunSpec<'a> {
     pub timeout: Duration,
     /// Barrier sites the ranks must skip, for `--confirm`.
     pub elide: Option<String>,
+    /// Whether a buffered run's standard sends go from a copy of the
+    /// program's data (`FIB_COPY_SENDS=1`). Runs start without, and the
+    /// first run that cannot go on without copies ([`Engine::held_by_sends`])
+    /// sets it for every later run of the program (one run at a time or
+    /// several) and runs again with it.
+    pub copies: &'a AtomicBool,
 }
 
 const LISTENER: MioToken = MioToken(usize::MAX);
@@ -62,6 +69,26 @@ struct Conn {
 /// are killed and it returns [`DriverError::Interrupted`], never a record,
 /// so that how it died is never taken for something the program did.
 pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRecord, DriverError> {
+    let copies = spec.zero_buffer || spec.copies.load(Ordering::Relaxed);
+    if let Some(rec) = run_once(spec, plan.clone(), log_calls, copies)? {
+        return Ok(rec);
+    }
+    // MPI held a send of the program's buffer that the interleaving needs
+    // buffered: the same interleaving again, and every later one, with
+    // copies.
+    spec.copies.store(true, Ordering::Relaxed);
+    Ok(run_once(spec, plan, log_calls, true)?
+        .expect("a run with copies is never held by its sends"))
+}
+
+/// [`run`] with sends copied or not; `None` when the run was held by its
+/// sends ([`Served::HeldBySends`]; only without copies).
+fn run_once(
+    spec: &RunSpec,
+    plan: Vec<Planned>,
+    log_calls: bool,
+    copies: bool,
+) -> Result<Option<RunRecord>, DriverError> {
     let dir = tempfile::Builder::new()
         .prefix("fib-run-")
         .tempdir()
@@ -84,6 +111,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
         cwd: spec.cwd,
         socket: &sock,
         zero_buffer: spec.zero_buffer,
+        copies,
         elide: spec.elide.as_deref(),
     })?;
     let engine = Engine::new(
@@ -108,11 +136,21 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
         buf: vec![0u8; 64 * 1024],
         ahead: (0..spec.nprocs).map(|_| Ahead::default()).collect(),
         fixed: spec.exchange.map(<[u32]>::to_vec),
+        stuck: vec![false; spec.nprocs],
+        copies,
+        held: false,
     };
     let served = st.serve(&mut launch, Instant::now() + spec.timeout)?;
-    if served == Served::Interrupted {
-        launch.kill();
-        return Err(DriverError::Interrupted);
+    match served {
+        Served::Interrupted => {
+            launch.kill();
+            return Err(DriverError::Interrupted);
+        }
+        Served::HeldBySends => {
+            launch.kill();
+            return Ok(None);
+        }
+        Served::Ended => {}
     }
     let ending = st.endings.take().expect("the loop ends with an ending");
     if ending.completed() {
@@ -132,7 +170,7 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
         // killed what the ending speaks of.
         return Err(DriverError::Interrupted);
     }
-    Ok(st.record(ending, stderr))
+    Ok(Some(st.record(ending, stderr)))
 }
 
 /// Whether what a call returns, and so what the program calls next, can
@@ -159,6 +197,9 @@ enum Served {
     Ended,
     /// The user interrupted fib: the run has no ending to report.
     Interrupted,
+    /// The run cannot go on without copies of its sends
+    /// ([`Engine::held_by_sends`]).
+    HeldBySends,
 }
 
 /// The event loop's state.
@@ -182,6 +223,13 @@ struct Loop {
     ahead: Vec<Ahead>,
     /// [`RunSpec::exchange`]'s sites.
     fixed: Option<Vec<u32>>,
+    /// Per rank, whether it last said it waits in MPI for a send of its
+    /// buffer ([`Up::Stuck`]).
+    stuck: Vec<bool>,
+    /// Whether the run copies sends ([`RunSpec::copies`]).
+    copies: bool,
+    /// Whether the run is held by its sends ([`Served::HeldBySends`]).
+    held: bool,
 }
 
 impl Loop {
@@ -193,6 +241,9 @@ impl Loop {
         let mut last_check = Instant::now();
         let mut spins = SPIN_POLLS;
         while self.endings.decided().is_none() {
+            if self.held {
+                return Ok(Served::HeldBySends);
+            }
             if launch::interrupted() {
                 return Ok(Served::Interrupted);
             }
@@ -285,6 +336,9 @@ impl Loop {
             }
         }
         self.endings.engine(self.engine.end());
+        if !self.copies && self.stuck.contains(&true) {
+            self.held = self.engine.held_by_sends(&self.stuck);
+        }
     }
 
     /// Gives the engine one call of rank `r`, or holds it while the engine
@@ -456,6 +510,7 @@ impl Loop {
                 self.call(r, site, op);
             }
             Up::Ahead { posted, settled } => self.ahead[r].next = Some(Went { posted, settled }),
+            Up::Stuck { on } => self.stuck[r] = on,
             Up::Abort { site, code } => self.endings.abort(r, site, code),
             Up::Crash { site, signal } => self.endings.crash(r, site, signal),
             Up::Unsupported { site, name } => self.endings.unsupported(r, site, name),

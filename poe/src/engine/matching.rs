@@ -565,6 +565,25 @@ impl Matching {
             .all(|st| st.blocked.is_some() || st.finalized)
     }
 
+    /// [`super::Engine::held_by_sends`].
+    pub(crate) fn held_by_sends(&self, stuck: &[bool]) -> bool {
+        let mut held = false;
+        for (r, st) in self.ranks.iter().enumerate() {
+            if st.blocked.is_some() || st.finalized {
+                continue;
+            }
+            let unmatched = self
+                .sends
+                .iter()
+                .any(|(&(_, from, _), q)| from == r && !q.is_empty());
+            if !stuck.get(r).copied().unwrap_or(false) || !unmatched {
+                return false;
+            }
+            held = true;
+        }
+        held
+    }
+
     /// Whether every rank waits in `MPI_Finalize`.
     pub(crate) fn at_finalize(&self) -> bool {
         !self.ranks.is_empty()

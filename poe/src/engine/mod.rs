@@ -137,6 +137,18 @@ impl Engine {
         self.matching.op(id)
     }
 
+    /// Whether the run can go no further because ranks wait in MPI for
+    /// sends the engine has completed but MPI has not (`stuck`, per rank,
+    /// says which ranks told the scheduler so): every rank waits for the
+    /// engine or has finalized, but for stuck ones that have a send no
+    /// receive has matched. Their sends' receives can then come only from a
+    /// choice, which the engine makes only once every rank waits, or never.
+    /// A stuck rank whose sends have all matched is not held: MPI finishes
+    /// them once the receives, already posted or on their way, are there.
+    pub fn held_by_sends(&self, stuck: &[bool]) -> bool {
+        self.end.is_none() && self.matching.held_by_sends(stuck)
+    }
+
     /// Where every rank stands now.
     pub fn rank_views(&self) -> Vec<RankView> {
         self.matching.rank_views()

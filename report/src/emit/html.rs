@@ -1113,6 +1113,7 @@ mod tests {
                 timing: Timing::default(),
                 elapsed_ms: 1234,
                 interrupted: false,
+                sends_copied: false,
                 workflow: Default::default(),
             }],
         }
