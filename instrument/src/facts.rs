@@ -596,9 +596,50 @@ fn purpose_of(ir: &Ir, call: &CallInfo, depth: u32) -> Option<crate::PurposeKind
         .find_map(|c| purpose_of(ir, c, depth - 1))
 }
 
+/// What the calls after a barrier hold ([`scan`]).
+enum Scan<'a> {
+    /// A clock reading or an output, found by this call.
+    Found(crate::PurposeKind, &'a CallInfo),
+    /// An MPI call (other than a clock reading) comes first.
+    Blocked,
+    /// Neither: the calls ran out.
+    Open,
+}
+
+/// The first of `calls` that reads a clock or writes output, unless an MPI
+/// call (other than a clock reading) comes before it.
+fn scan<'a>(ir: &Ir, calls: impl IntoIterator<Item = &'a CallInfo>) -> Scan<'a> {
+    for next in calls {
+        let name = next.callee.as_str();
+        if (name.starts_with("MPI_") || name.starts_with("PMPI_")) && !CLOCKS.contains(&name) {
+            return Scan::Blocked;
+        }
+        if let Some(kind) = purpose_of(ir, next, 2) {
+            return Scan::Found(kind, next);
+        }
+    }
+    Scan::Open
+}
+
+/// Whether a guard is a loop's head (`for`, `while`, `do ... while`).
+fn is_loop(g: &Guard) -> bool {
+    ["for", "while", "do "]
+        .iter()
+        .any(|k| g.text.starts_with(k))
+}
+
+/// Whether `call` runs inside the loop `head`.
+fn inside(call: &CallInfo, head: &Guard) -> bool {
+    call.guards
+        .iter()
+        .any(|g| g.at == head.at && g.text == head.text)
+}
+
 /// For each barrier site, the first clock reading or output after one of
 /// its calls in the same function, before the next MPI call (other than a
-/// clock reading).
+/// clock reading). A barrier that ends its innermost loop's body (no MPI
+/// call after it in the body) is followed by the body's start too: the
+/// next iteration's calls (a timed loop that starts with `MPI_Wtime`).
 fn purposes(ir: &Ir, ids: &HashMap<SiteKey, u32>, barriers: &[u32]) -> Vec<crate::Purpose> {
     use crate::Purpose;
     let mut out: Vec<Purpose> = Vec::new();
@@ -609,32 +650,48 @@ fn purposes(ir: &Ir, ids: &HashMap<SiteKey, u32>, barriers: &[u32]) -> Vec<crate
         if !barriers.contains(id) || out.iter().any(|p| p.site == *id) {
             continue;
         }
-        for next in ir.calls[i + 1..]
-            .iter()
-            .take_while(|n| n.caller == c.caller)
-        {
-            let name = next.callee.as_str();
-            if (name.starts_with("MPI_") || name.starts_with("PMPI_")) && !CLOCKS.contains(&name) {
-                break;
-            }
-            let Some(kind) = purpose_of(ir, next, 2) else {
-                continue;
-            };
-            let Some((file, line)) = next.at.rsplit_once(':') else {
-                break;
-            };
-            let Ok(line) = line.parse() else {
-                break;
-            };
-            out.push(Purpose {
-                site: *id,
-                kind,
-                callee: name.to_string(),
-                file: file.into(),
-                line,
-            });
-            break;
-        }
+        let caller = |n: &&CallInfo| n.caller == c.caller;
+        let after = ir.calls[i + 1..].iter().take_while(caller);
+        // The innermost loop: the one fewest of the function's calls are in.
+        let inner = c.guards.iter().filter(|g| is_loop(g)).min_by_key(|g| {
+            ir.calls
+                .iter()
+                .filter(caller)
+                .filter(|n| inside(n, g))
+                .count()
+        });
+        let found = match inner {
+            None => scan(ir, after),
+            Some(head) => match scan(ir, after.clone().take_while(|n| inside(n, head))) {
+                Scan::Open => {
+                    let again = ir.calls[..i]
+                        .iter()
+                        .filter(caller)
+                        .filter(|n| inside(n, head));
+                    match scan(ir, again) {
+                        Scan::Open => scan(ir, after.skip_while(|n| inside(n, head))),
+                        s => s,
+                    }
+                }
+                s => s,
+            },
+        };
+        let Scan::Found(kind, next) = found else {
+            continue;
+        };
+        let Some((file, line)) = next.at.rsplit_once(':') else {
+            continue;
+        };
+        let Ok(line) = line.parse() else {
+            continue;
+        };
+        out.push(Purpose {
+            site: *id,
+            kind,
+            callee: next.callee.clone(),
+            file: file.into(),
+            line,
+        });
     }
     out.sort_by_key(|p| p.site);
     out

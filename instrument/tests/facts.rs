@@ -221,6 +221,20 @@ fn a_barrier_before_a_clock_or_output_has_that_purpose() {
         ),
         (9, PurposeKind::Timing, "seconds", 10)
     );
+    // A barrier that ends a timed loop's body lines the ranks up for the
+    // next iteration's clock reading; the one after the loop orders nothing.
+    let a = common::analyze("facts", &["timing_loop.c"]);
+    let p = &a.facts.purposes;
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(
+        (
+            a.sites.sites[p[0].site as usize].line,
+            p[0].kind,
+            p[0].callee.as_str(),
+            p[0].line
+        ),
+        (16, PurposeKind::Timing, "MPI_Wtime", 13)
+    );
 }
 
 #[test]
