@@ -717,7 +717,12 @@ impl<'g, 'tu> Unit<'g, 'tu> {
             .and_then(|d| d.get_type())
             .and_then(|t| t.get_argument_types())
             .unwrap_or_default();
-        let is_mpi = name.starts_with("MPI_") && decl.is_some_and(|d| self.declared_by_mpi(d));
+        // A function: in C++, `MPI_Status st;` constructs an `MPI_Status`,
+        // a call of the struct's implicit constructor that mpi.h declares.
+        let is_mpi = name.starts_with("MPI_")
+            && decl.is_some_and(|d| {
+                d.get_kind() == EntityKind::FunctionDecl && self.declared_by_mpi(d)
+            });
         let mut arg_exprs = Vec::new();
         let mut targets = Vec::new();
         for (i, a) in args.iter().enumerate() {

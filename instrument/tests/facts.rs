@@ -185,6 +185,27 @@ fn calls_in_templates_lambdas_and_inline_functions_are_sites_and_facts() {
 }
 
 #[test]
+fn a_cxx_declaration_of_an_mpi_struct_is_no_mpi_call() {
+    let a = common::analyze("facts", &["status_decl.cpp"]);
+    let calls: Vec<(u32, &str)> = a
+        .sites
+        .sites
+        .iter()
+        .map(|s| (s.line, s.callee.as_str()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (10, "MPI_Probe"),
+            (11, "MPI_Get_count"),
+            (17, "MPI_Init"),
+            (20, "MPI_Wait"),
+            (22, "MPI_Finalize"),
+        ]
+    );
+}
+
+#[test]
 fn a_barrier_before_a_clock_or_output_has_that_purpose() {
     use instrument::PurposeKind;
     let a = common::analyze("facts", &["timing.c"]);
