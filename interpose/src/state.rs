@@ -460,8 +460,18 @@ pub fn tag_from_wire(t: i32) -> c_int {
 /// Copies `st` to the program's status unless it passed `MPI_STATUS_IGNORE`.
 pub unsafe fn put_status(dst: *mut MPI_Status, st: &MPI_Status) {
     if !dst.is_null() && dst != RSMPI_STATUS_IGNORE {
-        *dst = *st;
+        write_status(dst, st);
     }
+}
+
+/// Writes `st` to the program's status at `dst`, all but its `MPI_ERROR`
+/// field: MPI sets that only when a call that completes several requests
+/// fails with `MPI_ERR_IN_STATUS`, which fib's calls never return, so the
+/// program's value stays (MPICH's tests check that it does).
+pub unsafe fn write_status(dst: *mut MPI_Status, st: &MPI_Status) {
+    let error = (*dst).MPI_ERROR;
+    *dst = *st;
+    (*dst).MPI_ERROR = error;
 }
 
 /// Whether the program passed `MPI_STATUSES_IGNORE`.

@@ -10,7 +10,7 @@ use fib_wire::{Down, Op, WaitKind};
 use mpi_sys::*;
 
 use crate::conn::fatal;
-use crate::state::{empty_status, lib, put_status, statuses_ignored, Lib};
+use crate::state::{empty_status, lib, put_status, statuses_ignored, write_status, Lib};
 
 /// Reports a wait (or, with `test`, a test) on `ids` and returns the
 /// scheduler's answer, checked against what the call allows. A wait for
@@ -109,7 +109,7 @@ unsafe fn completion(
 /// `MPI_STATUSES_IGNORE`.
 unsafe fn put_nth(statuses: *mut MPI_Status, i: usize, st: &MPI_Status) {
     if !statuses_ignored(statuses) {
-        *statuses.add(i) = *st;
+        write_status(statuses.add(i), st);
     }
 }
 
@@ -149,10 +149,10 @@ unsafe fn fill_all(count: c_int, statuses: *mut MPI_Status, done: &[(usize, MPI_
         return;
     }
     for i in 0..count.max(0) as usize {
-        *statuses.add(i) = empty_status();
+        write_status(statuses.add(i), &empty_status());
     }
     for (pos, st) in done {
-        *statuses.add(*pos) = *st;
+        write_status(statuses.add(*pos), st);
     }
 }
 

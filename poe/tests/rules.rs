@@ -1354,6 +1354,25 @@ fn iprobe_polling_loop_terminates() {
 }
 
 #[test]
+fn a_probe_of_proc_null_finds_the_empty_message_at_once() {
+    let probe = |blocking| Op::Probe {
+        src: PROC_NULL,
+        tag: 3,
+        comm: COMM_WORLD,
+        blocking,
+    };
+    // MPI answers both at once; a poll that never found anything would be a
+    // livelock, a blocking probe waiting for a send a deadlock.
+    let p = vec![
+        vec![Step::Call(probe(true)), Step::Poll(probe(false)), fin()],
+        vec![fin()],
+    ];
+    let run = only_run(&p, cfg(2));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert!(!run.fired.iter().any(|f| matches!(f, Fired::Probe { .. })));
+}
+
+#[test]
 fn test_on_a_request_that_never_completes_is_a_livelock() {
     let p = vec![
         vec![

@@ -95,6 +95,8 @@ pub(crate) enum Ready {
     Wait(OpId, Vec<u32>),
     /// A probe naming its source, with the send it sees.
     Probe(OpId, OpId),
+    /// A probe of `MPI_PROC_NULL`: it finds the empty message at once.
+    NullProbe(OpId),
 }
 
 /// The MPI state of one run.
@@ -1152,15 +1154,15 @@ impl Matching {
                 }
                 .map(|indices| Ready::Wait(id, indices))
             }
-            Kind::Probe { src, tag, comm, .. } => {
-                if let Peer::Rank(_) = src {
+            Kind::Probe { src, tag, comm, .. } => match src {
+                Peer::Rank(_) => {
                     let before = self.recvs.get(&(*comm, r)).map_or(0, Vec::len);
                     let c = self.candidates(*comm, r, *src, *tag, before);
                     c.first().map(|s| Ready::Probe(id, *s))
-                } else {
-                    None
                 }
-            }
+                Peer::Null => Some(Ready::NullProbe(id)),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -1241,6 +1243,17 @@ impl Matching {
             found: true,
             src: self.local_rank(probe.rank, comm, send.rank),
             tag,
+        }
+    }
+
+    /// Answers a probe of `MPI_PROC_NULL`: found, from `MPI_PROC_NULL`,
+    /// with `MPI_ANY_TAG`, as MPI answers it.
+    pub(crate) fn null_probe(&mut self, probe: OpId) -> Down {
+        self.ranks[probe.rank].ops[probe.index].complete = true;
+        Down::Probed {
+            found: true,
+            src: PROC_NULL,
+            tag: ANY,
         }
     }
 

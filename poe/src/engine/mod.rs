@@ -420,6 +420,7 @@ impl Engine {
             }
             Ready::Wait(id, indices) => self.complete_wait(id, indices),
             Ready::Probe(id, send) => self.probe_answer(id, send),
+            Ready::NullProbe(id) => self.matching.null_probe(id),
         };
         self.matching.release(r, down);
         true
