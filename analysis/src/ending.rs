@@ -174,6 +174,13 @@ impl Endings {
             .or(candidates.first().copied())
     }
 
+    /// A rank that said it is exiting without having finalized, though its
+    /// connection may not have closed yet: on a loaded machine the launcher
+    /// can kill the others, and their connections close, before it does.
+    fn leaving(&self) -> Option<usize> {
+        (0..self.exited.len()).find(|&r| self.exited[r] && !self.finalized[r])
+    }
+
     /// The site of rank `r`'s last MPI call: as it said when exiting, else
     /// its last call the engine saw.
     fn last_call(&self, r: usize) -> Site {
@@ -191,8 +198,10 @@ impl Endings {
     /// explained it, the quiet exit is the ending.
     pub fn settle_quiet_exit(&mut self) {
         if self.decided.is_none() {
-            self.decided = self
-                .first_to_leave(&self.quiet)
+            let quiet_exited = self.quiet.iter().copied().find(|&r| self.exited[r]);
+            self.decided = quiet_exited
+                .or_else(|| self.leaving())
+                .or_else(|| self.first_to_leave(&self.quiet))
                 .map(|r| self.no_finalize(r));
         }
     }
@@ -216,7 +225,7 @@ impl Endings {
     pub fn launcher_exited(&mut self, status: String, engine_completed: bool) {
         // A rank that ended by itself before finalizing is why the launcher
         // ended the others, even those that had not reached MPI_Init yet.
-        let left = (0..self.exited.len()).find(|&r| self.exited[r] && !self.finalized[r]);
+        let left = self.leaving();
         if engine_completed {
             self.decide(Ending::Engine(RunEnd::Completed));
         } else if let Some(r) = left {
@@ -290,6 +299,25 @@ mod tests {
                 rank: 0,
                 site: Site::Table(2),
                 status: Some(3)
+            })
+        );
+    }
+
+    #[test]
+    fn a_rank_that_said_it_exits_is_blamed_before_its_connection_closes() {
+        // Rank 1 leaves main without MPI_Finalize and says so; the launcher
+        // then kills rank 0, whose connection closes first.
+        let mut e = started(2);
+        e.call(0, Site::Table(5), &barrier());
+        e.exit_status(1, Site::Table(2), 0);
+        e.eof(0, false);
+        e.settle_quiet_exit();
+        assert_eq!(
+            e.take(),
+            Some(Ending::NoFinalize {
+                rank: 1,
+                site: Site::Table(2),
+                status: None
             })
         );
     }
