@@ -1199,23 +1199,11 @@ impl Lib {
             unsafe { libc::sched_yield() };
         }
         for mut b in std::mem::take(&mut self.background) {
-            // SAFETY: the request is active and owned by the list; after
-            // `PMPI_Request_free` MPI owns it and the copy is leaked on
-            // purpose, since MPI may still read it.
-            unsafe {
-                PMPI_Cancel(&mut b.req);
-                let mut flag: c_int = 0;
-                for _ in 0..100 {
-                    PMPI_Test(&mut b.req, &mut flag, RSMPI_STATUS_IGNORE);
-                    if flag != 0 {
-                        break;
-                    }
-                    libc::sched_yield();
-                }
-                if flag == 0 {
-                    PMPI_Request_free(&mut b.req);
-                    std::mem::forget(b.copy);
-                }
+            // SAFETY: the request is active and owned by the list. Once
+            // freed, MPI owns it and the copy is leaked on purpose, since MPI
+            // may still read it.
+            if !unsafe { cancel_send(&mut b.req) } {
+                std::mem::forget(b.copy);
             }
         }
     }
@@ -1248,20 +1236,7 @@ impl Lib {
             };
             // SAFETY: the request is active and owned by the table; once
             // freed, MPI owns it.
-            unsafe {
-                PMPI_Cancel(&mut real.req);
-                let mut flag: c_int = 0;
-                for _ in 0..100 {
-                    PMPI_Test(&mut real.req, &mut flag, RSMPI_STATUS_IGNORE);
-                    if flag != 0 {
-                        break;
-                    }
-                    libc::sched_yield();
-                }
-                if flag == 0 {
-                    PMPI_Request_free(&mut real.req);
-                }
-            }
+            unsafe { cancel_send(&mut real.req) };
             real.status = Some(empty_status());
         }
     }
@@ -1270,6 +1245,23 @@ impl Lib {
     pub fn site(&self) -> Site {
         site::current()
     }
+}
+
+/// Cancels a send still in flight at `MPI_Finalize` and polls it a while;
+/// returns whether it completed (cancelled, or sent after all). One that
+/// has not is freed: MPI owns it, and its buffer, from then on.
+unsafe fn cancel_send(req: &mut MPI_Request) -> bool {
+    PMPI_Cancel(req);
+    let mut flag: c_int = 0;
+    for _ in 0..100 {
+        PMPI_Test(req, &mut flag, RSMPI_STATUS_IGNORE);
+        if flag != 0 {
+            return true;
+        }
+        libc::sched_yield();
+    }
+    PMPI_Request_free(req);
+    false
 }
 
 /// Lets MPI's progress engine run once, without touching any of the
