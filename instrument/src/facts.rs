@@ -650,29 +650,31 @@ fn purposes(ir: &Ir, ids: &HashMap<SiteKey, u32>, barriers: &[u32]) -> Vec<crate
         if !barriers.contains(id) || out.iter().any(|p| p.site == *id) {
             continue;
         }
-        let caller = |n: &&CallInfo| n.caller == c.caller;
-        let after = ir.calls[i + 1..].iter().take_while(caller);
+        // The function's calls around this one (a function's calls are
+        // contiguous, in source order).
+        let first = ir.calls[..i]
+            .iter()
+            .rposition(|n| n.caller != c.caller)
+            .map_or(0, |k| k + 1);
+        let before = &ir.calls[first..i];
+        let after = ir.calls[i + 1..]
+            .iter()
+            .take_while(|n| n.caller == c.caller);
         // The innermost loop: the one fewest of the function's calls are in.
         let inner = c.guards.iter().filter(|g| is_loop(g)).min_by_key(|g| {
-            ir.calls
+            before
                 .iter()
-                .filter(caller)
+                .chain(after.clone())
                 .filter(|n| inside(n, g))
                 .count()
         });
         let found = match inner {
             None => scan(ir, after),
             Some(head) => match scan(ir, after.clone().take_while(|n| inside(n, head))) {
-                Scan::Open => {
-                    let again = ir.calls[..i]
-                        .iter()
-                        .filter(caller)
-                        .filter(|n| inside(n, head));
-                    match scan(ir, again) {
-                        Scan::Open => scan(ir, after.skip_while(|n| inside(n, head))),
-                        s => s,
-                    }
-                }
+                Scan::Open => match scan(ir, before.iter().filter(|n| inside(n, head))) {
+                    Scan::Open => scan(ir, after.skip_while(|n| inside(n, head))),
+                    s => s,
+                },
                 s => s,
             },
         };

@@ -205,56 +205,44 @@ fn a_cxx_declaration_of_an_mpi_struct_is_no_mpi_call() {
     );
 }
 
-#[test]
-fn a_barrier_before_a_clock_or_output_has_that_purpose() {
-    use instrument::PurposeKind;
-    let a = common::analyze("facts", &["timing.c"]);
-    let got: Vec<(u32, PurposeKind, &str, u32)> = a
-        .facts
+/// Each barrier with a purpose in `file`: its line, the purpose, the call
+/// that shows it and that call's line.
+fn purposes(file: &str) -> Vec<(u32, instrument::PurposeKind, String, u32)> {
+    let a = common::analyze("facts", &[file]);
+    a.facts
         .purposes
         .iter()
         .map(|p| {
             (
                 a.sites.sites[p.site as usize].line,
                 p.kind,
-                p.callee.as_str(),
+                p.callee.clone(),
                 p.line,
             )
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_barrier_before_a_clock_or_output_has_that_purpose() {
+    use instrument::PurposeKind::{Output, Timing};
     assert_eq!(
-        got,
+        purposes("timing.c"),
         [
-            (13, PurposeKind::Timing, "MPI_Wtime", 14),
-            (19, PurposeKind::Output, "printf", 21),
+            (13, Timing, "MPI_Wtime".into(), 14),
+            (19, Output, "printf".into(), 21),
         ]
     );
     // Through the program's own helper around the clock.
-    let a = common::analyze("facts", &["timing_helper.c"]);
-    let p = &a.facts.purposes;
-    assert_eq!(p.len(), 1);
     assert_eq!(
-        (
-            a.sites.sites[p[0].site as usize].line,
-            p[0].kind,
-            p[0].callee.as_str(),
-            p[0].line
-        ),
-        (9, PurposeKind::Timing, "seconds", 10)
+        purposes("timing_helper.c"),
+        [(9, Timing, "seconds".into(), 10)]
     );
     // A barrier that ends a timed loop's body lines the ranks up for the
     // next iteration's clock reading; the one after the loop orders nothing.
-    let a = common::analyze("facts", &["timing_loop.c"]);
-    let p = &a.facts.purposes;
-    assert_eq!(p.len(), 1, "{p:?}");
     assert_eq!(
-        (
-            a.sites.sites[p[0].site as usize].line,
-            p[0].kind,
-            p[0].callee.as_str(),
-            p[0].line
-        ),
-        (16, PurposeKind::Timing, "MPI_Wtime", 13)
+        purposes("timing_loop.c"),
+        [(16, Timing, "MPI_Wtime".into(), 13)]
     );
 }
 
