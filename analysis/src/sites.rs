@@ -381,6 +381,7 @@ mod tests {
             facts: Facts {
                 steering: Vec::new(),
                 fixed_receives: Vec::new(),
+                free_waits: Vec::new(),
                 purposes: Vec::new(),
                 barriers: Vec::new(),
                 wildcards: Vec::new(),

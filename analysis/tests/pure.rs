@@ -104,6 +104,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             control,
             steering: Vec::new(),
             fixed_receives: Vec::new(),
+            free_waits: Vec::new(),
         },
         units: Vec::new(),
         files: Vec::new(),

@@ -17,7 +17,7 @@ use poe::explore::{DepthFirst, Replay, Strategy};
 use poe::Token;
 
 use crate::discover::{self, Program, Tree};
-use crate::explore::{self, RunSpec};
+use crate::explore::{self, Exchangeable, RunSpec};
 use crate::mpi::Toolchain;
 use crate::progress::{Phase, Progress, Silent, Tracker};
 use crate::DriverError;
@@ -196,8 +196,17 @@ pub(crate) fn verify(
         sites: &sites,
         has_barriers,
         unmodelled: &unmodelled,
-        exchange: (!opts.exhaustive && program.analysis.facts.steering.is_empty())
-            .then_some(&program.analysis.facts.fixed_receives[..]),
+        exchange: (!opts.exhaustive).then(|| {
+            let facts = &program.analysis.facts;
+            Exchangeable {
+                receives: if facts.steering.is_empty() {
+                    &facts.fixed_receives
+                } else {
+                    &[]
+                },
+                waits: &facts.free_waits,
+            }
+        }),
     };
     run_built(&built, opts, &mut tracker, &mut report)?;
     report.elapsed_ms = started.elapsed().as_millis() as u64;
@@ -214,12 +223,10 @@ pub(crate) struct Built<'a> {
     pub sites: &'a Resolver<'a>,
     pub has_barriers: bool,
     pub unmodelled: &'a [&'a CallSite],
-    /// When a run may stand for the other orders of its exchangeable
-    /// wildcard receives (the static facts found nothing that makes the
-    /// program's MPI calls depend on what it receives, and the user did not
-    /// ask for `--exhaustive`): the receive sites that take any message
-    /// alike.
-    pub exchange: Option<&'a [u32]>,
+    /// When a run may stand for other orders of its calls (the user did
+    /// not ask for `--exhaustive`, and fib has the program's static facts):
+    /// the sites that allow it.
+    pub exchange: Option<Exchangeable<'a>>,
 }
 
 /// Explores a built program, gives its barrier groups their verdicts and

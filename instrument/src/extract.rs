@@ -527,8 +527,9 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                         || t.ends_with("++")
                         || t.ends_with("--")
                     {
+                        let ex = self.guarded(Expr::default());
                         for (k, n) in self.targets_of(*c) {
-                            self.g.ir.def(&k, &n, Def::Expr(Expr::default()));
+                            self.g.ir.def(&k, &n, Def::Expr(ex.clone()));
                         }
                     }
                 }
@@ -583,10 +584,22 @@ impl<'g, 'tu> Unit<'g, 'tu> {
     /// Records `lhs = rhs` (or `lhs op= rhs`).
     fn assign(&mut self, lhs: Entity<'tu>, rhs: Entity<'tu>) {
         let ex = self.expr(rhs, true);
+        let ex = self.guarded(ex);
         for (k, n) in self.targets_of(lhs) {
             self.g.ir.def(&k, &n, Def::Expr(ex.clone()));
             self.alias(&k, &n, rhs);
         }
+    }
+
+    /// What an assignment made here writes: its value, and what the guards
+    /// around it read, since they decide whether it happens (`if (idx ==
+    /// 0) first = 1;` makes `first` depend on `idx`).
+    fn guarded(&self, mut ex: Expr) -> Expr {
+        for g in &self.guards {
+            ex.reads.extend(g.expr.reads.iter().cloned());
+            ex.calls.extend(g.expr.calls.iter().cloned());
+        }
+        ex
     }
 
     /// `p = &x` or `p = buf`: a write through `p` may change `x`, so `x`

@@ -182,7 +182,42 @@ const MPI_DATA_OUT: &[(&str, usize, &str)] = &[
     ("MPI_Mrecv", 4, "the status of"),
     ("MPI_Get_count", 2, "the count from"),
     ("MPI_Get_elements", 2, "the count from"),
+    ("MPI_Get_elements_x", 2, "the count from"),
+    ("MPI_Test_cancelled", 1, "the flag from"),
 ];
+
+/// MPI calls that only read a status: what they write carries what the
+/// status (their first argument) does, as well as being data itself.
+const STATUS_READERS: &[&str] = &[
+    "MPI_Get_count",
+    "MPI_Get_elements",
+    "MPI_Get_elements_x",
+    "MPI_Test_cancelled",
+];
+
+/// MPI calls that are no operation of another rank's concern: they
+/// answer from the calling process alone.
+const LOCAL_MPI: &[&str] = &[
+    "MPI_Get_count",
+    "MPI_Get_elements",
+    "MPI_Get_elements_x",
+    "MPI_Test_cancelled",
+    "MPI_Wtime",
+    "MPI_Wtick",
+    "MPI_Comm_rank",
+    "MPI_Comm_size",
+    "MPI_Type_size",
+    "MPI_Error_string",
+    "MPI_Error_class",
+    "MPI_Get_processor_name",
+    "MPI_Initialized",
+    "MPI_Finalized",
+];
+
+/// The root a [`MPI_DATA_OUT`] output is tainted with.
+fn data_out_root(what: &str, callee: &str, at: &str) -> String {
+    format!("{what} {callee} at {at}")
+}
 
 /// Receives and probes that can take a wildcard: (function, source
 /// argument, tag argument).
@@ -275,7 +310,7 @@ pub(crate) fn apply_calls(ir: &mut Ir) {
                     MPI_DATA_OUT
                         .iter()
                         .find(|(n, k, _)| *n == c.callee && k == i)
-                        .map(|(n, _, what)| Def::Taint(format!("{what} {n} at {}", c.at)))
+                        .map(|(n, _, what)| Def::Taint(data_out_root(what, n, &c.at)))
                 }
             } else if let Some(f) = &user {
                 f.params.get(*i).map(|p| {
@@ -310,6 +345,13 @@ pub(crate) fn apply_calls(ir: &mut Ir) {
             if let Some(def) = def {
                 for k in keys {
                     ir.def(k, "", def.clone());
+                }
+            }
+            if STATUS_READERS.contains(&c.callee.as_str()) {
+                if let Some(status) = c.args.first() {
+                    for k in keys {
+                        ir.def(k, "", Def::Expr(status.clone()));
+                    }
                 }
             }
         }
@@ -348,16 +390,33 @@ struct Clean<'a> {
     ir: &'a Ir,
     vars: HashMap<&'a str, Dirt>,
     funcs: HashMap<&'a str, String>,
+    /// The command line and the environment count as clean.
+    fixed_input: bool,
+    /// `Some`: only these taints are roots (what one call's outputs
+    /// reach), and a function fib cannot see returns what its arguments
+    /// carry; `None`: every taint and outside source is.
+    only: Option<&'a HashSet<String>>,
 }
 
 impl<'a> Clean<'a> {
     /// `fixed_input`: the command line counts as clean (it is the same in
     /// every run of a check).
     fn compute(ir: &'a Ir, fixed_input: bool) -> Clean<'a> {
+        Clean::with_roots(ir, fixed_input, None)
+    }
+
+    /// What the taints `roots` alone reach.
+    fn from_roots(ir: &'a Ir, roots: &'a HashSet<String>) -> Clean<'a> {
+        Clean::with_roots(ir, true, Some(roots))
+    }
+
+    fn with_roots(ir: &'a Ir, fixed_input: bool, only: Option<&'a HashSet<String>>) -> Clean<'a> {
         let mut c = Clean {
             ir,
             vars: HashMap::new(),
             funcs: HashMap::new(),
+            fixed_input,
+            only,
         };
         loop {
             let mut changed = false;
@@ -368,6 +427,7 @@ impl<'a> Clean<'a> {
                 for d in &v.defs {
                     let dirt = match d {
                         Def::Clean => None,
+                        Def::Taint(why) if only.is_some_and(|r| !r.contains(why)) => None,
                         Def::Taint(why) if fixed_input && why == COMMAND_LINE => None,
                         Def::Taint(why) => Some(Dirt {
                             root: format!("`{}`, {why}", v.name),
@@ -419,12 +479,18 @@ impl<'a> Clean<'a> {
         for call in &e.calls {
             let what = format!("the result of {}() at {}", call.name, call.at);
             if SOURCES.contains(&call.name.as_str()) {
+                let environment = matches!(call.name.as_str(), "getenv" | "secure_getenv");
+                if self.only.is_some() || self.fixed_input && environment {
+                    continue;
+                }
                 return Some((format!("uses {what}"), what));
             }
-            if call.name.starts_with("MPI_")
-                || call.name.starts_with("PMPI_")
-                || PURE.contains(&call.name.as_str())
-            {
+            let mpi = call.name.starts_with("MPI_") || call.name.starts_with("PMPI_");
+            if mpi && self.only.is_some() {
+                // An MPI function's result is its error code.
+                continue;
+            }
+            if mpi || PURE.contains(&call.name.as_str()) {
                 if let Some(x) = call.args.iter().find_map(|a| self.expr(a)) {
                     return Some(x);
                 }
@@ -437,6 +503,11 @@ impl<'a> Clean<'a> {
                             format!("uses {what}, which depends on {root}"),
                             root.clone(),
                         ));
+                    }
+                }
+                None if self.only.is_some() => {
+                    if let Some(x) = call.args.iter().find_map(|a| self.expr(a)) {
+                        return Some(x);
                     }
                 }
                 None => {
@@ -510,6 +581,7 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
             f.control.push((id, dep));
         }
     }
+    f.free_waits = free_waits(ir, &by_site, &by_callee);
     f.purposes = purposes(ir, ids, &f.barriers);
     f.steering = steering(ir, &by_callee, &Clean::compute(ir, true));
     f.fixed_receives = by_site
@@ -572,6 +644,125 @@ fn steering(ir: &Ir, by_callee: &HashMap<&str, Vec<usize>>, clean: &Clean<'_>) -
     }
     reasons.truncate(STEERING_REASONS);
     reasons
+}
+
+/// The `MPI_Waitany` sites whose index and status reach nothing MPI sees
+/// ([`crate::Facts::free_waits`]).
+fn free_waits(
+    ir: &Ir,
+    by_site: &HashMap<u32, Vec<&CallInfo>>,
+    by_callee: &HashMap<&str, Vec<usize>>,
+) -> Vec<u32> {
+    // Every datum another rank can send: what a value sent may become.
+    let received: HashSet<String> = ir
+        .calls
+        .iter()
+        .flat_map(|c| {
+            MPI_DATA_OUT
+                .iter()
+                .filter(move |(n, _, what)| *n == c.callee && *what == "filled by")
+                .map(|(n, _, what)| data_out_root(what, n, &c.at))
+        })
+        .collect();
+    // The functions `main` calls, directly or not.
+    let mut calls_of: HashMap<&str, Vec<&str>> = HashMap::new();
+    for c in &ir.calls {
+        if let (Some(f), Some(u)) = (c.caller.as_deref(), c.callee_usr.as_deref()) {
+            calls_of.entry(f).or_default().push(u);
+        }
+    }
+    let mut live: HashSet<&str> = ir.mains.iter().map(String::as_str).collect();
+    let mut todo: Vec<&str> = live.iter().copied().collect();
+    while let Some(f) = todo.pop() {
+        for &u in calls_of.get(f).into_iter().flatten() {
+            if live.insert(u) {
+                todo.push(u);
+            }
+        }
+    }
+    let mut out: Vec<u32> = by_site
+        .iter()
+        .filter(|(_, calls)| calls.iter().all(|c| c.callee == "MPI_Waitany"))
+        .filter(|(_, calls)| {
+            let mut roots: HashSet<String> = calls
+                .iter()
+                .flat_map(|c| {
+                    MPI_DATA_OUT
+                        .iter()
+                        .filter(|(n, _, _)| *n == "MPI_Waitany")
+                        .map(|(n, _, what)| data_out_root(what, n, &c.at))
+                })
+                .collect();
+            if !reaches_mpi(ir, by_callee, &Clean::from_roots(ir, &roots), false, &live) {
+                return true;
+            }
+            // A value sent reaches whatever data the receiving rank gets:
+            // free still if neither reaches anything but messages' data.
+            roots.extend(received.iter().cloned());
+            let c2 = Clean::from_roots(ir, &roots);
+            !reaches_mpi(ir, by_callee, &c2, true, &live)
+        })
+        .map(|(&id, _)| id)
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// Whether an MPI function's first argument is data it sends (a send's or
+/// a collective's buffer).
+fn sends_data(name: &str) -> bool {
+    ![
+        "Wait", "Test", "Cancel", "Request", "Start", "Probe", "probe", "Comm", "Type", "Group",
+        "Recv", "Op_", "Get_", "Buffer", "Finalize", "Init", "Abort",
+    ]
+    .iter()
+    .any(|k| name.contains(k))
+}
+
+/// Whether what `clean` holds dirty reaches what another rank can see: a
+/// condition on the way to an MPI operation or an exit, an MPI operation's
+/// argument other than the places it writes (and, with `data`, other than
+/// the data it sends), or a function fib cannot see (which could keep it
+/// for later). A function `main` does not call, directly or not, is not
+/// looked into: what runs it (a pointer to it, code fib does not see) is
+/// outside what fib sees.
+fn reaches_mpi(
+    ir: &Ir,
+    by_callee: &HashMap<&str, Vec<usize>>,
+    clean: &Clean<'_>,
+    data: bool,
+    live: &HashSet<&str>,
+) -> bool {
+    let called = |c: &CallInfo| c.caller.as_deref().is_none_or(|f| live.contains(f));
+    ir.calls.iter().filter(|c| called(c)).any(|c| {
+        let name = c.callee.strip_prefix('P').unwrap_or(&c.callee);
+        let mpi = name.starts_with("MPI_");
+        if mpi && LOCAL_MPI.contains(&name) {
+            return false;
+        }
+        if mpi || EXITS.contains(&name) {
+            let mut why = Vec::new();
+            dependence(ir, by_callee, clean, c, &mut HashSet::new(), &mut why);
+            let skip = |i: usize| {
+                MPI_DATA_OUT.iter().any(|(n, k, _)| *n == name && *k == i)
+                    || data && i == 0 && sends_data(name)
+            };
+            return !why.is_empty()
+                || mpi
+                    && c.args
+                        .iter()
+                        .enumerate()
+                        .any(|(i, a)| !skip(i) && clean.expr(a).is_some());
+        }
+        let seen = c
+            .callee_usr
+            .as_ref()
+            .is_some_and(|u| ir.funcs.contains_key(u))
+            || [PURE, NO_WRITE, COPIERS, READERS]
+                .iter()
+                .any(|l| l.contains(&name));
+        !seen && c.args.iter().any(|a| clean.expr(a).is_some())
+    })
 }
 
 /// Whether a call reads a clock or writes output: itself, or (up to
@@ -742,7 +933,7 @@ fn dependence(
         .get(caller.as_str())
         .map(|v| v.iter().map(|&i| &ir.calls[i]).collect())
         .unwrap_or_default();
-    if callers.is_empty() {
+    if callers.is_empty() && clean.only.is_none() {
         let name = ir.funcs.get(caller).map_or("?", |f| f.name.as_str());
         reasons.push(format!(
             "`{name}` has no visible caller, so fib cannot tell what decides whether it runs"

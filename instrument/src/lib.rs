@@ -110,6 +110,11 @@ pub struct Facts {
     /// every call at such a site takes a message alike, so a run of them
     /// may be taken in any order with the same errors.
     pub fixed_receives: Vec<u32>,
+    /// `MPI_Waitany` sites whose index and status reach no condition on
+    /// the way to an MPI call or an exit, no argument of an MPI operation
+    /// and no function fib cannot see: which complete request such a call
+    /// returns changes nothing another rank sees, nor which calls follow.
+    pub free_waits: Vec<u32>,
 }
 
 /// What a barrier may be there for besides messages: the first call after

@@ -273,3 +273,24 @@ fn a_peer_from_a_status_or_a_condition_on_received_data_steers() {
         "{s:?}"
     );
 }
+
+#[test]
+fn a_waitany_is_free_when_its_index_and_status_reach_nothing_mpi_sees() {
+    let a = common::analyze("facts", &["waitany_free.c"]);
+    let w = site(&a, "waitany_free.c", 21, "MPI_Waitany");
+    assert_eq!(a.facts.free_waits, vec![w]);
+    // The environment is the same in every run of a check, as the command
+    // line is: nothing here steers.
+    assert_eq!(a.facts.steering, Vec::<String>::new());
+}
+
+#[test]
+fn a_waitany_whose_index_or_status_reaches_an_mpi_call_is_not_free() {
+    let a = common::analyze("facts", &["waitany_steers.c"]);
+    let waits: Vec<u32> = [15, 17, 20, 24, 27]
+        .iter()
+        .map(|&l| site(&a, "waitany_steers.c", l, "MPI_Waitany"))
+        .collect();
+    assert_eq!(waits.len(), 5);
+    assert_eq!(a.facts.free_waits, Vec::<u32>::new());
+}

@@ -13,7 +13,9 @@ use std::collections::HashSet;
 
 use fib_wire::{Down, Op, Site};
 
-use crate::engine::{Choice, Config, Engine, Exchange, Fired, Leak, OpRec, Planned, RunEnd};
+use crate::engine::{
+    Choice, Config, Engine, Exchange, Fired, Leak, OpRec, Planned, RunEnd, WaitRow,
+};
 use crate::explore::{self as ex, DepthFirst, Ran, Stopped, Token};
 
 /// One step of a simulated rank.
@@ -42,6 +44,8 @@ pub struct RunResult {
     pub leaks: Vec<Leak>,
     /// Its exchangeable blocks ([`Engine::conclude`]).
     pub exchanges: Vec<Exchange>,
+    /// Its rows of `MPI_Waitany` ([`Engine::conclude`]).
+    pub rows: Vec<WaitRow>,
 }
 
 /// The order in which simulated ranks take turns; the engine's decisions
@@ -145,7 +149,7 @@ fn run(
         }
         if let Some(end) = engine.end().cloned() {
             // Simulated receives have no buffers: any takes a message alike.
-            let exchanges = engine.conclude(&|_| true);
+            let exchanges = engine.conclude(&|_| true, &|_| true);
             return RunResult {
                 end,
                 choices: engine.choices().to_vec(),
@@ -154,6 +158,7 @@ fn run(
                 ops: (0..n).map(|r| engine.ops(r).to_vec()).collect(),
                 leaks: engine.leaks(),
                 exchanges,
+                rows: engine.rows().to_vec(),
             };
         }
         let stuck = answers.is_empty() && (0..n).all(|r| waiting[r] || pc[r] >= program[r].len());
@@ -169,6 +174,7 @@ fn run(
                 ops: (0..n).map(|r| engine.ops(r).to_vec()).collect(),
                 leaks: Vec::new(),
                 exchanges: Vec::new(),
+                rows: Vec::new(),
             };
         }
     }

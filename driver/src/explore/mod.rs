@@ -15,7 +15,7 @@ use poe::Token;
 
 use crate::progress::Tracker;
 use crate::DriverError;
-pub use run::RunSpec;
+pub use run::{Exchangeable, RunSpec};
 
 /// How a program's interleavings are explored.
 #[derive(Clone, Copy, Debug)]

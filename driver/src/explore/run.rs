@@ -30,10 +30,9 @@ pub struct RunSpec<'a> {
     /// The ranks' working directory.
     pub cwd: &'a Path,
     pub zero_buffer: bool,
-    /// When a run may stand for the other orders of its exchangeable
-    /// blocks ([`poe::Config::exchange`]): the site ids (sorted) of the
-    /// receives that take any message alike (`Facts::fixed_receives`).
-    pub exchange: Option<&'a [u32]>,
+    /// When a run may stand for other orders of its calls
+    /// ([`poe::Config::exchange`]): the sites that allow it.
+    pub exchange: Option<Exchangeable<'a>>,
     pub timeout: Duration,
     /// Barrier sites the ranks must skip, for `--confirm`.
     pub elide: Option<String>,
@@ -43,6 +42,19 @@ pub struct RunSpec<'a> {
     /// sets it for every later run of the program (one run at a time or
     /// several) and runs again with it.
     pub copies: &'a AtomicBool,
+}
+
+/// The sites (ids, sorted) whose calls let a run stand for other orders
+/// of them, as the static facts found.
+#[derive(Clone, Copy, Debug)]
+pub struct Exchangeable<'a> {
+    /// Receives that take any message alike (`Facts::fixed_receives`), in
+    /// a program whose calls nothing it receives steers (`Facts::steering`
+    /// is empty): rows of them are exchangeable blocks. Empty otherwise.
+    pub receives: &'a [u32],
+    /// `MPI_Waitany` calls whose index and status reach nothing MPI sees
+    /// (`Facts::free_waits`): rows of them stand for every order.
+    pub waits: &'a [u32],
 }
 
 const LISTENER: MioToken = MioToken(usize::MAX);
@@ -135,7 +147,9 @@ fn run_once(
         log: (log_calls && !spec.zero_buffer).then(|| vec![Vec::new(); spec.nprocs]),
         buf: vec![0u8; 64 * 1024],
         ahead: (0..spec.nprocs).map(|_| Ahead::default()).collect(),
-        fixed: spec.exchange.map(<[u32]>::to_vec),
+        fixed: spec
+            .exchange
+            .map(|x| (x.receives.to_vec(), x.waits.to_vec())),
         stuck: vec![false; spec.nprocs],
         copies,
         held: false,
@@ -221,8 +235,8 @@ struct Loop {
     buf: Vec<u8>,
     /// Per rank, its calls that went ahead of the scheduler.
     ahead: Vec<Ahead>,
-    /// [`RunSpec::exchange`]'s sites.
-    fixed: Option<Vec<u32>>,
+    /// [`RunSpec::exchange`]'s sites: receives, then waits.
+    fixed: Option<(Vec<u32>, Vec<u32>)>,
     /// Per rank, whether it last said it waits in MPI for a send of its
     /// buffer ([`Up::Stuck`]).
     stuck: Vec<bool>,
@@ -396,13 +410,16 @@ impl Loop {
     fn record(mut self, ending: Ending, stderr: String) -> RunRecord {
         let nprocs = self.by_rank.len();
         let completed = ending.completed();
-        let fixed = self.fixed.take().unwrap_or_default();
-        let exchanges = self.engine.conclude(&|sites| {
-            let Some(fib_wire::Site::Table(id)) = sites.first() else {
-                return false;
-            };
-            sites.iter().all(|s| s == &sites[0]) && fixed.binary_search(id).is_ok()
-        });
+        let (receives, waits) = self.fixed.take().unwrap_or_default();
+        let exchanges = self.engine.conclude(
+            &|sites| {
+                let Some(fib_wire::Site::Table(id)) = sites.first() else {
+                    return false;
+                };
+                sites.iter().all(|s| s == &sites[0]) && receives.binary_search(id).is_ok()
+            },
+            &|site| matches!(site, fib_wire::Site::Table(id) if waits.binary_search(&id).is_ok()),
+        );
         RunRecord {
             ending,
             exchanges,

@@ -27,6 +27,7 @@ mod matching;
 mod model;
 mod params;
 mod path;
+mod rows;
 
 use fib_wire::{Down, Op, Site};
 
@@ -42,6 +43,7 @@ pub use model::{
     Peer, Planned, Rank, RankView, RunEnd,
 };
 pub use params::{Differs, Mismatch};
+pub use rows::WaitRow;
 
 /// How many rounds of failing polls, with nothing else happening, count as a
 /// livelock.
@@ -61,6 +63,8 @@ pub struct Engine {
     false_rounds: u32,
     /// The arguments the ranks reported for their calls.
     params: params::Params,
+    /// The run's rows of `MPI_Waitany`, once concluded.
+    rows: Vec<WaitRow>,
 }
 
 impl Engine {
@@ -75,6 +79,7 @@ impl Engine {
             end: None,
             false_rounds: 0,
             params: params::Params::default(),
+            rows: Vec::new(),
         }
     }
 
@@ -92,17 +97,25 @@ impl Engine {
         self.end.as_ref()
     }
 
-    /// Once the run has ended: its exchangeable blocks (none unless
-    /// [`Config::exchange`]), whose choices' other alternatives it marks
-    /// [`Choice::predicted`]: this run stands for them. Call it before
-    /// handing the choices to the exploration. `alike(sites)`: whether
-    /// receives made at these sites take any message alike (the same
-    /// capacity and datatype), which only the caller can tell.
-    pub fn conclude(&mut self, alike: &dyn Fn(&[Site]) -> bool) -> Vec<Exchange> {
+    /// Once the run has ended: its exchangeable blocks and its rows of
+    /// `MPI_Waitany` (none unless [`Config::exchange`]), whose choices'
+    /// other alternatives it marks [`Choice::predicted`]: this run stands
+    /// for them. Call it before handing the choices to the exploration.
+    /// What only the caller can tell: `alike(sites)`, whether receives made
+    /// at these sites take any message alike (the same capacity and
+    /// datatype) and nothing the program receives steers its calls; and
+    /// `free(site)`, whether what an `MPI_Waitany` made there returns (the
+    /// index and the status) reaches nothing MPI sees.
+    pub fn conclude(
+        &mut self,
+        alike: &dyn Fn(&[Site]) -> bool,
+        free: &dyn Fn(Site) -> bool,
+    ) -> Vec<Exchange> {
         if !self.cfg.exchange || self.end.is_none() {
             return Vec::new();
         }
         let blocks = exchange::blocks(&self.matching, &self.causality, &self.path, alike);
+        self.rows = rows::rows(&self.matching, free);
         let choices = self.path.choices_mut();
         for x in &blocks {
             for &k in &x.choices {
@@ -114,7 +127,21 @@ impl Engine {
                     .collect();
             }
         }
+        for c in choices.iter_mut() {
+            if self.rows.iter().any(|r| r.waits.contains(&c.point.at)) {
+                c.predicted = (0..c.point.alternatives.len())
+                    .filter(|&i| i != c.taken)
+                    .collect();
+                c.wake.clear();
+            }
+        }
         blocks
+    }
+
+    /// Once the run has been concluded: its rows of `MPI_Waitany`
+    /// ([`WaitRow`]).
+    pub fn rows(&self) -> &[WaitRow] {
+        &self.rows
     }
 
     /// The choices taken so far.
