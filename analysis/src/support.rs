@@ -105,6 +105,7 @@ mod tests {
                 steering: Vec::new(),
                 fixed_receives: Vec::new(),
                 free_waits: Vec::new(),
+                free_receives: Vec::new(),
                 purposes: Vec::new(),
                 barriers: Vec::new(),
                 wildcards: Vec::new(),

@@ -37,8 +37,9 @@ pub struct Options {
     /// How many interleavings may run at once (`--jobs`); the results are
     /// those of one at a time.
     pub jobs: usize,
-    /// Explore every order of exchangeable wildcard receives instead of
-    /// letting one run stand for them (`--exhaustive`).
+    /// Explore every order of exchangeable wildcard receives and of free
+    /// rows of `MPI_Waitany` instead of letting one run stand for them
+    /// (`--exhaustive`).
     pub exhaustive: bool,
     /// The MPI implementation's compiler, launcher and interposition
     /// library.
@@ -190,22 +191,24 @@ pub(crate) fn verify(
     // The ranks run elsewhere: the program by its full path.
     let exe = std::path::absolute(&exe).unwrap_or(exe);
     let has_barriers = !program.analysis.facts.barriers.is_empty();
+    // Receives that take any message alike, whose data steers nothing: all
+    // of them when nothing the program receives steers it.
+    let facts = &program.analysis.facts;
+    let receives: Vec<u32> = facts
+        .fixed_receives
+        .iter()
+        .copied()
+        .filter(|r| facts.steering.is_empty() || facts.free_receives.binary_search(r).is_ok())
+        .collect();
     let built = Built {
         exe: &exe,
         cwd: &cwd,
         sites: &sites,
         has_barriers,
         unmodelled: &unmodelled,
-        exchange: (!opts.exhaustive).then(|| {
-            let facts = &program.analysis.facts;
-            Exchangeable {
-                receives: if facts.steering.is_empty() {
-                    &facts.fixed_receives
-                } else {
-                    &[]
-                },
-                waits: &facts.free_waits,
-            }
+        exchange: (!opts.exhaustive).then_some(Exchangeable {
+            receives: &receives,
+            waits: &facts.free_waits,
         }),
     };
     run_built(&built, opts, &mut tracker, &mut report)?;

@@ -8,7 +8,7 @@
 //! timeout = 30                    # seconds per interleaving
 //! max_interleavings = 5000
 //! jobs = 2                        # interleavings run at once (default: the cores)
-//! exhaustive = false              # run every order of exchangeable wildcard receives
+//! exhaustive = false              # run every order of wildcard receive and Waitany rows
 //! zero_buffer = false
 //! confirm = true
 //! mpi = "mpich"                 # or "openmpi"
@@ -114,7 +114,8 @@ pub struct Settings {
     pub max_interleavings: Option<usize>,
     /// How many interleavings run at once (`jobs`).
     pub jobs: Option<usize>,
-    /// Run every order of exchangeable wildcard receives (`exhaustive`).
+    /// Run every order of exchangeable wildcard receives and rows of
+    /// `MPI_Waitany` (`exhaustive`).
     pub exhaustive: Option<bool>,
     pub zero_buffer: Option<bool>,
     pub confirm: Option<bool>,

@@ -49,8 +49,8 @@ pub struct Request {
     pub max_interleavings: Option<usize>,
     /// How many interleavings run at once (`--jobs`).
     pub jobs: Option<usize>,
-    /// Explore every order of exchangeable wildcard receives
-    /// (`--exhaustive`).
+    /// Explore every order of exchangeable wildcard receives and of free
+    /// rows of `MPI_Waitany` (`--exhaustive`).
     pub exhaustive: bool,
     pub confirm: bool,
     /// Run programs that call MPI functions fib does not model anyway.

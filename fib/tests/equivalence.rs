@@ -429,11 +429,14 @@ fn the_pass_agrees_with_the_oracle_on_random_programs() {
 /// A program where rank 0 collects one message from most ranks per phase
 /// with a row of blocking wildcard receives, phases closed by barriers,
 /// and now and then a message sent right after a barrier that rank 0 takes
-/// in the next phase: the barrier keeps it from the row.
-fn gather_program(seed: u64) -> (Program, usize, bool) {
+/// in the next phase: the barrier keeps it from the row. With `waitany`,
+/// the receives are nonblocking and a row of `MPI_Waitany` takes them (now
+/// and then one call short, ended by an `MPI_Waitall`), in at most two
+/// phases.
+fn gather_program(seed: u64, waitany: bool) -> (Program, usize, bool) {
     let mut rng = Rng::new(seed ^ 0x6a7e);
     let n = 3 + rng.below(2);
-    let phases = 1 + rng.below(3);
+    let phases = 1 + rng.below(if waitany { 2 } else { 3 });
     let mut program: Program = vec![Vec::new(); n];
     let send = |dst: usize, tag: i32, mode: SendMode, req: Option<u32>| Op::Send {
         mode,
@@ -481,7 +484,7 @@ fn gather_program(seed: u64) -> (Program, usize, bool) {
             }
         }
         // One row in three is of nonblocking receives, waited for together.
-        let nb = rng.chance(33);
+        let nb = rng.chance(33) || waitany;
         let mut reqs = Vec::new();
         for _ in 0..senders {
             let req = program[0].len() as u32;
@@ -495,7 +498,16 @@ fn gather_program(seed: u64) -> (Program, usize, bool) {
             }));
             reqs.push(req);
         }
-        if nb && !reqs.is_empty() {
+        if waitany && !reqs.is_empty() {
+            let short = rng.chance(20);
+            for i in 0..reqs.len() {
+                let all = short && i + 1 == reqs.len();
+                program[0].push(Step::Call(Op::Wait {
+                    kind: if all { WaitKind::All } else { WaitKind::Any },
+                    reqs: reqs.clone(),
+                }));
+            }
+        } else if nb && !reqs.is_empty() {
             program[0].push(Step::Call(Op::Wait {
                 kind: WaitKind::All,
                 reqs,
@@ -542,7 +554,14 @@ struct Shown {
     ends: BTreeSet<String>,
 }
 
-fn shown(program: &Program, n: usize, zero_buffer: bool, exchange: bool) -> (Shown, usize, bool) {
+/// What an exploration showed, how many runs it took, and whether a run had
+/// an exchangeable block and a row of `MPI_Waitany`.
+fn shown(
+    program: &Program,
+    n: usize,
+    zero_buffer: bool,
+    exchange: bool,
+) -> (Shown, usize, bool, bool) {
     let runs = explore(
         program,
         Config {
@@ -558,8 +577,9 @@ fn shown(program: &Program, n: usize, zero_buffer: bool, exchange: bool) -> (Sho
         pairs: BTreeSet::new(),
         ends: BTreeSet::new(),
     };
-    let mut blocks = false;
+    let (mut blocks, mut rows) = (false, false);
     for run in &runs {
+        rows |= !run.rows.is_empty();
         let a = fib::analyze_exchanged(&run.ops, &run.fired, &run.exchanges, &|m: &[OpId]| m[0]);
         for r in &a.relevant {
             let m = &a.barriers.iter().find(|b| b.0 == r.barrier).unwrap().1;
@@ -582,7 +602,7 @@ fn shown(program: &Program, n: usize, zero_buffer: bool, exchange: bool) -> (Sho
         }
         s.ends.insert(format!("{:?}", run.end));
     }
-    (s, runs.len(), blocks)
+    (s, runs.len(), blocks, rows)
 }
 
 /// The barrier verdicts, the wildcard pairs and the ends that a run per
@@ -595,10 +615,10 @@ fn exchangeable_blocks_keep_every_verdict_pair_and_end() {
         let (program, n, zero_buffer) = if seed % 2 == 0 {
             generate(seed)
         } else {
-            gather_program(seed)
+            gather_program(seed, false)
         };
-        let (all, runs_all, _) = shown(&program, n, zero_buffer, false);
-        let (some, runs_some, blocks) = shown(&program, n, zero_buffer, true);
+        let (all, runs_all, ..) = shown(&program, n, zero_buffer, false);
+        let (some, runs_some, blocks, _) = shown(&program, n, zero_buffer, true);
         assert_eq!(some, all, "seed {seed}: {program:?}");
         full += runs_all;
         reduced += runs_some;
@@ -615,4 +635,26 @@ fn exchangeable_blocks_keep_every_verdict_pair_and_end() {
         reduced * 3 < full * 2,
         "{reduced} runs, {full} without blocks"
     );
+}
+
+/// The barrier verdicts, the wildcard pairs and the ends that a run per
+/// row of `MPI_Waitany` gives are those of every order run.
+#[test]
+fn waitany_rows_keep_every_verdict_pair_and_end() {
+    let count = env_u64("FIB_EQ_COUNT", 2000) / 2;
+    let (mut full, mut reduced, mut with_rows, mut relevant) = (0, 0, 0, 0);
+    for seed in 1..=count {
+        let (program, n, zero_buffer) = gather_program(seed, true);
+        let (all, runs_all, ..) = shown(&program, n, zero_buffer, false);
+        let (some, runs_some, _, rows) = shown(&program, n, zero_buffer, true);
+        assert_eq!(some, all, "seed {seed}: {program:?}");
+        full += runs_all;
+        reduced += runs_some;
+        with_rows += usize::from(rows);
+        relevant += usize::from(rows && !all.relevant.is_empty());
+    }
+    eprintln!("{with_rows} programs with rows of MPI_Waitany ({relevant} with a relevant barrier): {reduced} runs instead of {full}");
+    assert!(with_rows * 2 >= count as usize, "{with_rows} of {count}");
+    assert!(relevant * 10 >= count as usize, "{relevant} of {count}");
+    assert!(reduced * 2 < full, "{reduced} runs, {full} without rows");
 }

@@ -581,7 +581,24 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
             f.control.push((id, dep));
         }
     }
-    f.free_waits = free_waits(ir, &by_site, &by_callee);
+    let free = Free::new(ir, &by_callee);
+    f.free_waits = free.sites(&by_site, &["MPI_Waitany"], &HashSet::new());
+    // What a wait or test says of a nonblocking receive it completes.
+    let statuses: HashSet<String> = ir
+        .calls
+        .iter()
+        .filter(|c| c.callee.starts_with("MPI_Wait") || c.callee.starts_with("MPI_Test"))
+        .flat_map(|c| {
+            MPI_DATA_OUT
+                .iter()
+                .filter(move |(n, _, what)| *n == c.callee && what.starts_with("the status"))
+                .map(|(n, _, what)| data_out_root(what, n, &c.at))
+        })
+        .collect();
+    f.free_receives = free.sites(&by_site, &["MPI_Recv"], &HashSet::new());
+    f.free_receives
+        .extend(free.sites(&by_site, &["MPI_Irecv"], &statuses));
+    f.free_receives.sort_unstable();
     f.purposes = purposes(ir, ids, &f.barriers);
     f.steering = steering(ir, &by_callee, &Clean::compute(ir, true));
     f.fixed_receives = by_site
@@ -646,66 +663,92 @@ fn steering(ir: &Ir, by_callee: &HashMap<&str, Vec<usize>>, clean: &Clean<'_>) -
     reasons
 }
 
-/// The `MPI_Waitany` sites whose index and status reach nothing MPI sees
-/// ([`crate::Facts::free_waits`]).
-fn free_waits(
-    ir: &Ir,
-    by_site: &HashMap<u32, Vec<&CallInfo>>,
-    by_callee: &HashMap<&str, Vec<usize>>,
-) -> Vec<u32> {
-    // Every datum another rank can send: what a value sent may become.
-    let received: HashSet<String> = ir
-        .calls
-        .iter()
-        .flat_map(|c| {
-            MPI_DATA_OUT
-                .iter()
-                .filter(move |(n, _, what)| *n == c.callee && *what == "filled by")
-                .map(|(n, _, what)| data_out_root(what, n, &c.at))
-        })
-        .collect();
-    // The functions `main` calls, directly or not.
-    let mut calls_of: HashMap<&str, Vec<&str>> = HashMap::new();
-    for c in &ir.calls {
-        if let (Some(f), Some(u)) = (c.caller.as_deref(), c.callee_usr.as_deref()) {
-            calls_of.entry(f).or_default().push(u);
-        }
-    }
-    let mut live: HashSet<&str> = ir.mains.iter().map(String::as_str).collect();
-    let mut todo: Vec<&str> = live.iter().copied().collect();
-    while let Some(f) = todo.pop() {
-        for &u in calls_of.get(f).into_iter().flatten() {
-            if live.insert(u) {
-                todo.push(u);
+/// Sites whose outputs, followed alone, reach nothing MPI sees.
+struct Free<'a> {
+    ir: &'a Ir,
+    by_callee: &'a HashMap<&'a str, Vec<usize>>,
+    /// Every datum another rank can send: what a value sent may become.
+    received: HashSet<String>,
+    /// The functions `main` calls, directly or not.
+    live: HashSet<&'a str>,
+}
+
+impl<'a> Free<'a> {
+    fn new(ir: &'a Ir, by_callee: &'a HashMap<&'a str, Vec<usize>>) -> Free<'a> {
+        let received = ir
+            .calls
+            .iter()
+            .flat_map(|c| {
+                MPI_DATA_OUT
+                    .iter()
+                    .filter(move |(n, _, what)| *n == c.callee && *what == "filled by")
+                    .map(|(n, _, what)| data_out_root(what, n, &c.at))
+            })
+            .collect();
+        let mut calls_of: HashMap<&str, Vec<&str>> = HashMap::new();
+        for c in &ir.calls {
+            if let (Some(f), Some(u)) = (c.caller.as_deref(), c.callee_usr.as_deref()) {
+                calls_of.entry(f).or_default().push(u);
             }
         }
-    }
-    let mut out: Vec<u32> = by_site
-        .iter()
-        .filter(|(_, calls)| calls.iter().all(|c| c.callee == "MPI_Waitany"))
-        .filter(|(_, calls)| {
-            let mut roots: HashSet<String> = calls
-                .iter()
-                .flat_map(|c| {
-                    MPI_DATA_OUT
-                        .iter()
-                        .filter(|(n, _, _)| *n == "MPI_Waitany")
-                        .map(|(n, _, what)| data_out_root(what, n, &c.at))
-                })
-                .collect();
-            if !reaches_mpi(ir, by_callee, &Clean::from_roots(ir, &roots), false, &live) {
-                return true;
+        let mut live: HashSet<&str> = ir.mains.iter().map(String::as_str).collect();
+        let mut todo: Vec<&str> = live.iter().copied().collect();
+        while let Some(f) = todo.pop() {
+            for &u in calls_of.get(f).into_iter().flatten() {
+                if live.insert(u) {
+                    todo.push(u);
+                }
             }
-            // A value sent reaches whatever data the receiving rank gets:
-            // free still if neither reaches anything but messages' data.
-            roots.extend(received.iter().cloned());
-            let c2 = Clean::from_roots(ir, &roots);
-            !reaches_mpi(ir, by_callee, &c2, true, &live)
-        })
-        .map(|(&id, _)| id)
-        .collect();
-    out.sort_unstable();
-    out
+        }
+        Free {
+            ir,
+            by_callee,
+            received,
+            live,
+        }
+    }
+
+    /// The sites whose calls are all to one of `callees` and whose outputs
+    /// (their [`MPI_DATA_OUT`] roots, and `more`) reach nothing MPI sees.
+    fn sites(
+        &self,
+        by_site: &HashMap<u32, Vec<&CallInfo>>,
+        callees: &[&str],
+        more: &HashSet<String>,
+    ) -> Vec<u32> {
+        let mut out: Vec<u32> = by_site
+            .iter()
+            .filter(|(_, calls)| calls.iter().all(|c| callees.contains(&c.callee.as_str())))
+            .filter(|(_, calls)| {
+                let mut roots: HashSet<String> = calls
+                    .iter()
+                    .flat_map(|c| {
+                        MPI_DATA_OUT
+                            .iter()
+                            .filter(|(n, _, _)| *n == c.callee)
+                            .map(|(n, _, what)| data_out_root(what, n, &c.at))
+                    })
+                    .collect();
+                roots.extend(more.iter().cloned());
+                self.reaches_nothing(roots)
+            })
+            .map(|(&id, _)| id)
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// Whether the taints `roots` reach nothing MPI sees: not directly, nor
+    /// through a value sent, followed on through all data the program
+    /// receives.
+    fn reaches_nothing(&self, mut roots: HashSet<String>) -> bool {
+        let (ir, by_callee, live) = (self.ir, self.by_callee, &self.live);
+        if !reaches_mpi(ir, by_callee, &Clean::from_roots(ir, &roots), false, live) {
+            return true;
+        }
+        roots.extend(self.received.iter().cloned());
+        !reaches_mpi(ir, by_callee, &Clean::from_roots(ir, &roots), true, live)
+    }
 }
 
 /// Whether an MPI function's first argument is data it sends (a send's or

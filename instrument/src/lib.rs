@@ -115,6 +115,12 @@ pub struct Facts {
     /// and no function fib cannot see: which complete request such a call
     /// returns changes nothing another rank sees, nor which calls follow.
     pub free_waits: Vec<u32>,
+    /// `MPI_Recv` and `MPI_Irecv` sites whose data and status (and every
+    /// status a wait or test gives) reach nothing MPI sees, as for
+    /// `free_waits`: which message such a receive takes changes nothing
+    /// another rank sees, nor which calls follow, even when other data
+    /// steers the program.
+    pub free_receives: Vec<u32>,
 }
 
 /// What a barrier may be there for besides messages: the first call after

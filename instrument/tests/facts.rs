@@ -294,3 +294,17 @@ fn a_waitany_whose_index_or_status_reaches_an_mpi_call_is_not_free() {
     assert_eq!(waits.len(), 5);
     assert_eq!(a.facts.free_waits, Vec::<u32>::new());
 }
+
+#[test]
+fn a_receive_whose_data_reaches_nothing_mpi_sees_is_free_in_a_steered_program() {
+    let a = common::analyze("facts", &["steer_elsewhere.c"]);
+    assert!(
+        a.facts.steering[0].starts_with("`do ... while (total > 1.0)`"),
+        "{:?}",
+        a.facts.steering
+    );
+    let row = site(&a, "steer_elsewhere.c", 21, "MPI_Recv");
+    let decides = site(&a, "steer_elsewhere.c", 24, "MPI_Recv");
+    assert_eq!(a.facts.fixed_receives, vec![row, decides]);
+    assert_eq!(a.facts.free_receives, vec![row]);
+}

@@ -7,8 +7,9 @@
 //! runs every order in which the senders' messages can arrive: k! runs for k
 //! senders, multiplied by every other such block of the run. When the
 //! program's control flow and the arguments of its MPI calls do not depend
-//! on what it receives (a static fact the caller vouches for through
-//! [`super::Config::exchange`]), and the block meets the conditions below,
+//! on what the block's receives get (a static fact about their site that
+//! the caller vouches for through `alike`, see
+//! [`super::Engine::conclude`]), and the block meets the conditions below,
 //! every order of the block is a run that equals this one except for which
 //! receive of the block got which message: the same calls on every rank,
 //! the same matches outside the block, the same ending. So the run stands

@@ -210,7 +210,8 @@ pub struct Choice {
     pub wake: Vec<usize>,
     /// Alternatives of the point that need no run of their own: the run
     /// that took this choice stands for them (an exchangeable block, see
-    /// [`crate::engine::Exchange`]).
+    /// [`crate::engine::Exchange`], or a row of `MPI_Waitany`, see
+    /// [`crate::engine::WaitRow`]).
     pub predicted: Vec<usize>,
 }
 
@@ -319,9 +320,10 @@ pub struct Config {
     pub nprocs: usize,
     /// Every standard send is synchronous.
     pub zero_buffer: bool,
-    /// The program's control flow and the arguments of its MPI calls do not
-    /// depend on what it receives, so that a run can stand for the other
-    /// orders of its exchangeable blocks ([`crate::engine::Exchange`]).
+    /// A run may stand for the other orders of its exchangeable blocks
+    /// ([`crate::engine::Exchange`]) and rows of `MPI_Waitany`
+    /// ([`crate::engine::WaitRow`]), at the sites the caller names to
+    /// [`crate::engine::Engine::conclude`].
     pub exchange: bool,
 }
 

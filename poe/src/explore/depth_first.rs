@@ -9,7 +9,8 @@
 //! it, and not when an ancestor point already explored the same choice
 //! through its own Defer (a sleep set). An alternative the run marked
 //! [`crate::engine::Choice::predicted`] is not run either: the run that took
-//! the point stands for it (an exchangeable block of wildcard receives).
+//! the point stands for it (an exchangeable block of wildcard receives, a
+//! row of `MPI_Waitany`).
 
 use crate::engine::{Alternative, Choice, Planned};
 
