@@ -581,24 +581,6 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
             f.control.push((id, dep));
         }
     }
-    let free = Free::new(ir, &by_callee);
-    f.free_waits = free.sites(&by_site, &["MPI_Waitany"], &HashSet::new());
-    // What a wait or test says of a nonblocking receive it completes.
-    let statuses: HashSet<String> = ir
-        .calls
-        .iter()
-        .filter(|c| c.callee.starts_with("MPI_Wait") || c.callee.starts_with("MPI_Test"))
-        .flat_map(|c| {
-            MPI_DATA_OUT
-                .iter()
-                .filter(move |(n, _, what)| *n == c.callee && what.starts_with("the status"))
-                .map(|(n, _, what)| data_out_root(what, n, &c.at))
-        })
-        .collect();
-    f.free_receives = free.sites(&by_site, &["MPI_Recv"], &HashSet::new());
-    f.free_receives
-        .extend(free.sites(&by_site, &["MPI_Irecv"], &statuses));
-    f.free_receives.sort_unstable();
     f.purposes = purposes(ir, ids, &f.barriers);
     f.steering = steering(ir, &by_callee, &Clean::compute(ir, true));
     f.fixed_receives = by_site
@@ -614,6 +596,26 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
         .map(|(&id, _)| id)
         .collect();
     f.fixed_receives.sort_unstable();
+    let free = Free::new(ir, &by_callee);
+    f.free_waits = free.sites(&by_site, by_site.keys(), &["MPI_Waitany"], &HashSet::new());
+    // What a wait or test says of a nonblocking receive it completes.
+    let statuses: HashSet<String> = ir
+        .calls
+        .iter()
+        .filter(|c| c.callee.starts_with("MPI_Wait") || c.callee.starts_with("MPI_Test"))
+        .flat_map(|c| {
+            MPI_DATA_OUT
+                .iter()
+                .filter(move |(n, _, what)| *n == c.callee && what.starts_with("the status"))
+                .map(|(n, _, what)| data_out_root(what, n, &c.at))
+        })
+        .collect();
+    // Only receives that take any message alike can stand for each other.
+    let fixed = &f.fixed_receives;
+    f.free_receives = free.sites(&by_site, fixed, &["MPI_Recv"], &HashSet::new());
+    f.free_receives
+        .extend(free.sites(&by_site, fixed, &["MPI_Irecv"], &statuses));
+    f.free_receives.sort_unstable();
     f
 }
 
@@ -708,16 +710,19 @@ impl<'a> Free<'a> {
         }
     }
 
-    /// The sites whose calls are all to one of `callees` and whose outputs
-    /// (their [`MPI_DATA_OUT`] roots, and `more`) reach nothing MPI sees.
-    fn sites(
+    /// The sites among `ids` whose calls are all to one of `callees` and
+    /// whose outputs (their [`MPI_DATA_OUT`] roots, and `more`) reach
+    /// nothing MPI sees.
+    fn sites<'s>(
         &self,
         by_site: &HashMap<u32, Vec<&CallInfo>>,
+        ids: impl IntoIterator<Item = &'s u32>,
         callees: &[&str],
         more: &HashSet<String>,
     ) -> Vec<u32> {
-        let mut out: Vec<u32> = by_site
-            .iter()
+        let mut out: Vec<u32> = ids
+            .into_iter()
+            .filter_map(|id| by_site.get_key_value(id))
             .filter(|(_, calls)| calls.iter().all(|c| callees.contains(&c.callee.as_str())))
             .filter(|(_, calls)| {
                 let mut roots: HashSet<String> = calls
@@ -754,12 +759,13 @@ impl<'a> Free<'a> {
 /// Whether an MPI function's first argument is data it sends (a send's or
 /// a collective's buffer).
 fn sends_data(name: &str) -> bool {
-    ![
-        "Wait", "Test", "Cancel", "Request", "Start", "Probe", "probe", "Comm", "Type", "Group",
-        "Recv", "Op_", "Get_", "Buffer", "Finalize", "Init", "Abort",
-    ]
-    .iter()
-    .any(|k| name.contains(k))
+    name.starts_with("MPI_Sendrecv")
+        || ![
+            "Wait", "Test", "Cancel", "Request", "Start", "Probe", "probe", "Comm", "Type",
+            "Group", "Recv", "Op_", "Get_", "Buffer", "Finalize", "Init", "Abort",
+        ]
+        .iter()
+        .any(|k| name.contains(k))
 }
 
 /// Whether what `clean` holds dirty reaches what another rank can see: a

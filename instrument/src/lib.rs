@@ -115,11 +115,11 @@ pub struct Facts {
     /// and no function fib cannot see: which complete request such a call
     /// returns changes nothing another rank sees, nor which calls follow.
     pub free_waits: Vec<u32>,
-    /// `MPI_Recv` and `MPI_Irecv` sites whose data and status (and every
-    /// status a wait or test gives) reach nothing MPI sees, as for
-    /// `free_waits`: which message such a receive takes changes nothing
-    /// another rank sees, nor which calls follow, even when other data
-    /// steers the program.
+    /// The `fixed_receives` sites whose data and status (and every status
+    /// a wait or test gives) reach nothing MPI sees, as for `free_waits`:
+    /// which message such a receive takes changes nothing another rank
+    /// sees, nor which calls follow, even when other data steers the
+    /// program.
     pub free_receives: Vec<u32>,
 }
 

@@ -26,10 +26,12 @@
 //!    operations of the engine), and the caller vouches that they take any
 //!    message alike (one site whose count and datatype are fixed: which
 //!    receive gets a long message must not decide whether it is
-//!    truncated); nonblocking ones are completed by `MPI_Wait` or
-//!    `MPI_Waitall` only (no test, `MPI_Waitany` or `MPI_Waitsome` of one,
-//!    which could tell which completed first, no cancel, no free), so the
-//!    rank sees them only all matched, whatever the order;
+//!    truncated); nonblocking ones are completed by `MPI_Wait`,
+//!    `MPI_Waitall` or an `MPI_Waitany` whose index and status reach
+//!    nothing MPI sees (the caller's `free`) only (no test or
+//!    `MPI_Waitsome` of one, no other `MPI_Waitany`, which could tell which
+//!    completed first, no cancel, no free), so what the rank does next
+//!    does not depend on the order;
 //! 2. each was decided by its own choice point, none of whose alternatives
 //!    were asleep (a run after a deferral sees a subset), and got a send;
 //! 3. the sends come from k different ranks and are buffered (a standard
@@ -86,6 +88,7 @@ pub(crate) fn blocks(
     c: &Causality,
     p: &Path,
     alike: &dyn Fn(&[Site]) -> bool,
+    free: &dyn Fn(Site) -> bool,
 ) -> Vec<Exchange> {
     // Most runs have no two wildcard receives in a row: they need none of
     // the indexes below.
@@ -122,7 +125,7 @@ pub(crate) fn blocks(
             }
             let before = latest.get(&key.0).copied();
             let sites: Vec<Site> = ops[i..j].iter().map(|o| o.site).collect();
-            let waited = key.2 || waited_alone(ops, i..j);
+            let waited = key.2 || waited_alone(ops, i..j, free);
             if j - i >= 2 && waited && alike(&sites) {
                 if let Some(x) = run.check(rank, i..j, (key.0, key.1), before) {
                     out.push(x);
@@ -153,12 +156,19 @@ fn block_key(k: &Kind) -> Option<(u32, i32, bool)> {
 }
 
 /// Whether the rank's calls `ops` complete the nonblocking receives at
-/// `range` with waits alone: no test, `MPI_Waitany` or `MPI_Waitsome`
-/// lists one of them, and none is cancelled or freed.
-fn waited_alone(ops: &[super::model::OpRec], range: std::ops::Range<usize>) -> bool {
+/// `range` with waits alone: no test, `MPI_Waitsome` or `MPI_Waitany`
+/// (unless at a site where what it returns reaches nothing MPI sees,
+/// `free`) lists one of them, and none is cancelled or freed.
+fn waited_alone(
+    ops: &[super::model::OpRec],
+    range: std::ops::Range<usize>,
+    free: &dyn Fn(Site) -> bool,
+) -> bool {
     ops[range.end..].iter().all(|o| match &o.kind {
         Kind::Wait { kind, ops, test } => {
-            matches!(kind, WaitKind::One | WaitKind::All) && !test
+            !test
+                && (matches!(kind, WaitKind::One | WaitKind::All)
+                    || *kind == WaitKind::Any && free(o.site))
                 || !ops.iter().any(|i| range.contains(i))
         }
         Kind::Cancel { op } => !range.contains(op),

@@ -114,7 +114,7 @@ impl Engine {
         if !self.cfg.exchange || self.end.is_none() {
             return Vec::new();
         }
-        let blocks = exchange::blocks(&self.matching, &self.causality, &self.path, alike);
+        let blocks = exchange::blocks(&self.matching, &self.causality, &self.path, alike, free);
         self.rows = rows::rows(&self.matching, free);
         let choices = self.path.choices_mut();
         for x in &blocks {
