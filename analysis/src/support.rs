@@ -103,7 +103,6 @@ mod tests {
             },
             facts: Facts {
                 steering: Vec::new(),
-                fixed_receives: Vec::new(),
                 free_waits: Vec::new(),
                 free_receives: Vec::new(),
                 purposes: Vec::new(),

@@ -103,7 +103,6 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             wildcards: Vec::new(),
             control,
             steering: Vec::new(),
-            fixed_receives: Vec::new(),
             free_waits: Vec::new(),
             free_receives: Vec::new(),
         },

@@ -191,15 +191,21 @@ pub(crate) fn verify(
     // The ranks run elsewhere: the program by its full path.
     let exe = std::path::absolute(&exe).unwrap_or(exe);
     let has_barriers = !program.analysis.facts.barriers.is_empty();
-    // Receives that take any message alike, whose data steers nothing: all
-    // of them when nothing the program receives steers it.
+    // Wildcard receives whose data steers nothing: all of them when nothing
+    // the program receives steers it.
     let facts = &program.analysis.facts;
-    let receives: Vec<u32> = facts
-        .fixed_receives
-        .iter()
-        .copied()
-        .filter(|r| facts.steering.is_empty() || facts.free_receives.binary_search(r).is_ok())
-        .collect();
+    let receives: Vec<u32> = if facts.steering.is_empty() {
+        let mut any: Vec<u32> = facts
+            .wildcards
+            .iter()
+            .filter(|w| w.any_source)
+            .map(|w| w.site)
+            .collect();
+        any.sort_unstable();
+        any
+    } else {
+        facts.free_receives.clone()
+    };
     let built = Built {
         exe: &exe,
         cwd: &cwd,

@@ -583,19 +583,6 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
     }
     f.purposes = purposes(ir, ids, &f.barriers);
     f.steering = steering(ir, &by_callee, &Clean::compute(ir, true));
-    f.fixed_receives = by_site
-        .iter()
-        .filter(|(_, calls)| {
-            calls.iter().all(|c| {
-                (c.callee == "MPI_Recv" || c.callee == "MPI_Irecv")
-                    && [1, 2]
-                        .iter()
-                        .all(|&i| c.args.get(i).is_some_and(|a| fixed(ir, a)))
-            })
-        })
-        .map(|(&id, _)| id)
-        .collect();
-    f.fixed_receives.sort_unstable();
     let free = Free::new(ir, &by_callee);
     f.free_waits = free.sites(&by_site, by_site.keys(), &["MPI_Waitany"], &HashSet::new());
     // What a wait or test says of a nonblocking receive it completes.
@@ -610,23 +597,18 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
                 .map(|(n, _, what)| data_out_root(what, n, &c.at))
         })
         .collect();
-    // Only receives that take any message alike can stand for each other.
-    let fixed = &f.fixed_receives;
-    f.free_receives = free.sites(&by_site, fixed, &["MPI_Recv"], &HashSet::new());
+    // Only receives from `MPI_ANY_SOURCE` can stand for each other.
+    let any: Vec<u32> = f
+        .wildcards
+        .iter()
+        .filter(|w| w.any_source)
+        .map(|w| w.site)
+        .collect();
+    f.free_receives = free.sites(&by_site, &any, &["MPI_Recv"], &HashSet::new());
     f.free_receives
-        .extend(free.sites(&by_site, fixed, &["MPI_Irecv"], &statuses));
+        .extend(free.sites(&by_site, &any, &["MPI_Irecv"], &statuses));
     f.free_receives.sort_unstable();
     f
-}
-
-/// Whether an expression has the same value wherever it is evaluated: it
-/// calls nothing and reads only variables the program never assigns (such
-/// as the globals behind an MPI implementation's datatype handles).
-fn fixed(ir: &Ir, e: &Expr) -> bool {
-    e.calls.is_empty()
-        && e.reads
-            .iter()
-            .all(|r| ir.vars.get(r).is_none_or(|v| v.defs.is_empty()))
 }
 
 /// Why the MPI calls a rank makes may depend on data ([`Facts::steering`]).

@@ -105,21 +105,16 @@ pub struct Facts {
     /// count, constants and the command line: then a run stands for the
     /// other orders of its exchangeable wildcard receives.
     pub steering: Vec<String>,
-    /// `MPI_Recv` and `MPI_Irecv` sites whose count and datatype arguments
-    /// read nothing the program assigns (literals, `MPI_DOUBLE`, ...):
-    /// every call at such a site takes a message alike, so a run of them
-    /// may be taken in any order with the same errors.
-    pub fixed_receives: Vec<u32>,
     /// `MPI_Waitany` sites whose index and status reach no condition on
     /// the way to an MPI call or an exit, no argument of an MPI operation
     /// and no function fib cannot see: which complete request such a call
     /// returns changes nothing another rank sees, nor which calls follow.
     pub free_waits: Vec<u32>,
-    /// The `fixed_receives` sites whose data and status (and every status
-    /// a wait or test gives) reach nothing MPI sees, as for `free_waits`:
-    /// which message such a receive takes changes nothing another rank
-    /// sees, nor which calls follow, even when other data steers the
-    /// program.
+    /// `MPI_Recv` and `MPI_Irecv` sites with `MPI_ANY_SOURCE` whose data
+    /// and status (and every status a wait or test gives) reach nothing
+    /// MPI sees, as for `free_waits`: which message such a receive takes
+    /// changes nothing another rank sees, nor which calls follow, even when
+    /// other data steers the program.
     pub free_receives: Vec<u32>,
 }
 

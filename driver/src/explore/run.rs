@@ -48,10 +48,9 @@ pub struct RunSpec<'a> {
 /// of them, as the static facts found.
 #[derive(Clone, Copy, Debug)]
 pub struct Exchangeable<'a> {
-    /// Receives that take any message alike (`Facts::fixed_receives`) and
-    /// whose data steers nothing (`Facts::free_receives`, or every receive
-    /// when `Facts::steering` is empty): rows of them are exchangeable
-    /// blocks.
+    /// Receives from `MPI_ANY_SOURCE` whose data steers nothing
+    /// (`Facts::free_receives`, or every one when `Facts::steering` is
+    /// empty): rows of them are exchangeable blocks.
     pub receives: &'a [u32],
     /// `MPI_Waitany` calls whose index and status reach nothing MPI sees
     /// (`Facts::free_waits`): rows of them stand for every order.

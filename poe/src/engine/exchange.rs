@@ -23,10 +23,11 @@
 //! 1. every `r_j` is a receive with `MPI_ANY_SOURCE`, all blocking or all
 //!    nonblocking, on one communicator with one tag filter, with nothing
 //!    else in between (local calls such as `MPI_Get_count` are not
-//!    operations of the engine), and the caller vouches that they take any
-//!    message alike (one site whose count and datatype are fixed: which
-//!    receive gets a long message must not decide whether it is
-//!    truncated); nonblocking ones are completed by `MPI_Wait`,
+//!    operations of the engine), at one site whose data steers nothing
+//!    (which the caller vouches for), taking any message alike (the same
+//!    count of the same datatype, reported by the rank, which the engine
+//!    checks: which receive gets a long message must not decide whether
+//!    it is truncated); nonblocking ones are completed by `MPI_Wait`,
 //!    `MPI_Waitall` or an `MPI_Waitany` whose index and status reach
 //!    nothing MPI sees (the caller's `free`) only (no test or
 //!    `MPI_Waitsome` of one, no other `MPI_Waitany`, which could tell which

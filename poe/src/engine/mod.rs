@@ -102,8 +102,9 @@ impl Engine {
     /// other alternatives it marks [`Choice::predicted`]: this run stands
     /// for them. Call it before handing the choices to the exploration.
     /// What only the caller can tell: `alike(sites)`, whether receives made
-    /// at these sites take any message alike (the same capacity and
-    /// datatype) and nothing the program receives steers its calls; and
+    /// at these sites may stand for each other, as what they receive steers
+    /// none of the program's calls (that they take any message alike, the
+    /// same count of the same datatype, the engine checks); and
     /// `free(site)`, whether what an `MPI_Waitany` made there returns (the
     /// index and the status) reaches nothing MPI sees.
     pub fn conclude(
@@ -114,7 +115,10 @@ impl Engine {
         if !self.cfg.exchange || self.end.is_none() {
             return Vec::new();
         }
-        let blocks = exchange::blocks(&self.matching, &self.causality, &self.path, alike, free);
+        let mut blocks = exchange::blocks(&self.matching, &self.causality, &self.path, alike, free);
+        // Which receive gets a long message must not decide whether it is
+        // truncated.
+        blocks.retain(|x| self.params.alike(&x.recvs));
         self.rows = rows::rows(&self.matching, free);
         let choices = self.path.choices_mut();
         for x in &blocks {

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use fib_wire::{CollKind, Op};
 
-use super::model::{CollWhat, Kind, OpId, OpRec, Rank};
+use super::model::{CollWhat, Kind, OpId, OpRec, Peer, Rank};
 
 /// What a call's data is made of ([`Op::Args`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -51,6 +51,8 @@ pub struct Mismatch {
 pub(crate) struct Params {
     next: HashMap<Rank, Arc<Args>>,
     of: HashMap<OpId, Arc<Args>>,
+    /// Those of every `MPI_ANY_SOURCE` receive, kept to the run's end.
+    wildcards: HashMap<OpId, Arc<Args>>,
 }
 
 /// Datatypes that match any other in point-to-point communication.
@@ -89,6 +91,25 @@ impl Params {
         );
         if let (true, Some(a)) = (data, self.next.get(&id.rank)) {
             self.of.insert(id, a.clone());
+            if matches!(kind, Kind::Recv { src: Peer::Any, .. }) {
+                self.wildcards.insert(id, a.clone());
+            }
+        }
+    }
+
+    /// Whether the `MPI_ANY_SOURCE` receives `recvs` take any message
+    /// alike: the same count of the same named datatype, or (simulated
+    /// programs) no arguments reported for any of them.
+    pub(crate) fn alike(&self, recvs: &[OpId]) -> bool {
+        let args: Vec<Option<&Arc<Args>>> = recvs.iter().map(|r| self.wildcards.get(r)).collect();
+        match args.first() {
+            Some(Some(first)) => {
+                !first.dtype.is_empty()
+                    && args.iter().all(|a| {
+                        a.is_some_and(|a| a.dtype == first.dtype && a.count == first.count)
+                    })
+            }
+            _ => args.iter().all(Option::is_none),
         }
     }
 
