@@ -2082,40 +2082,15 @@ fn permutations(v: &[CallId]) -> Vec<Vec<CallId>> {
 /// messages.
 #[test]
 fn exchangeable_blocks_stand_for_exactly_the_orders_mpi_allows() {
-    let (mut full, mut reduced, mut with_blocks, mut wrong) = (0, 0, 0, Vec::new());
-    let mut nonblocking = 0;
-    for seed in 0..3 * SEEDS {
-        let prog = if seed % 3 == 0 {
+    let t = compare_reduced(0..3 * SEEDS, |seed| {
+        if seed % 3 == 0 {
             program(seed / 3, Partial::Never)
         } else {
             generate_gather(seed)
-        };
-        for zero_buffer in [false, true] {
-            let want = brute_force(&prog, zero_buffer);
-            let Reduced {
-                outcomes: got,
-                runs,
-                blocks,
-                nonblocking_blocks,
-                ..
-            } = poe_outcomes_reduced(&prog, zero_buffer);
-            if got != want {
-                wrong.push(format!(
-                    "seed {seed}, zero_buffer={zero_buffer}\n{}missed: {:?}\nextra: {:?}",
-                    show(&prog),
-                    want.difference(&got).collect::<Vec<_>>(),
-                    got.difference(&want).collect::<Vec<_>>(),
-                ));
-                continue;
-            }
-            let (all, _) = poe_outcomes(&prog, zero_buffer);
-            full += all.len();
-            reduced += runs;
-            with_blocks += usize::from(blocks > 0);
-            nonblocking += usize::from(nonblocking_blocks > 0);
-            assert!(runs <= all.len(), "seed {seed}: more runs with blocks");
         }
-    }
+    });
+    let (full, reduced, with_blocks, nonblocking, wrong) =
+        (t.full, t.reduced, t.with_blocks, t.nonblocking, t.wrong);
     println!(
         "{with_blocks} explorations with exchangeable blocks ({nonblocking} with rows of \
          nonblocking receives): {reduced} runs instead of {full}"
@@ -2312,42 +2287,66 @@ fn poe_outcomes_reduced(prog: &Prog, zero_buffer: bool) -> Reduced {
     r
 }
 
+/// What comparing programs with the brute force, the reductions on,
+/// found: runs with and without the reductions, explorations whose runs
+/// had exchangeable blocks (of nonblocking receives) and rows of
+/// `MPI_Waitany`, and the disagreements.
+#[derive(Default)]
+struct ReducedTally {
+    full: usize,
+    reduced: usize,
+    with_blocks: usize,
+    nonblocking: usize,
+    with_rows: usize,
+    wrong: Vec<String>,
+}
+
+/// Compares the outcomes POE's runs stand for, the reductions on, with
+/// those MPI allows, for the program of every seed in both buffering modes.
+fn compare_reduced(seeds: std::ops::Range<u64>, prog_of: impl Fn(u64) -> Prog) -> ReducedTally {
+    let mut t = ReducedTally::default();
+    for seed in seeds {
+        let prog = prog_of(seed);
+        for zero_buffer in [false, true] {
+            let want = brute_force(&prog, zero_buffer);
+            let r = poe_outcomes_reduced(&prog, zero_buffer);
+            if r.outcomes != want {
+                t.wrong.push(format!(
+                    "seed {seed}, zero_buffer={zero_buffer}\n{}missed: {:?}\nextra: {:?}",
+                    show(&prog),
+                    want.difference(&r.outcomes).collect::<Vec<_>>(),
+                    r.outcomes.difference(&want).collect::<Vec<_>>(),
+                ));
+                continue;
+            }
+            let (all, _) = poe_outcomes(&prog, zero_buffer);
+            t.full += all.len();
+            t.reduced += r.runs;
+            t.with_blocks += usize::from(r.blocks > 0);
+            t.nonblocking += usize::from(r.nonblocking_blocks > 0);
+            t.with_rows += usize::from(r.rows > 0);
+            assert!(
+                r.runs <= all.len(),
+                "seed {seed}: more runs with the reductions"
+            );
+        }
+    }
+    t
+}
+
 /// With the reductions on, rows of `MPI_Waitany` that take every request
 /// of their list stand for exactly the orders MPI allows, alone and with
 /// exchangeable blocks, in fewer runs.
 #[test]
 fn waitany_rows_stand_for_exactly_the_orders_mpi_allows() {
-    let (mut full, mut reduced, mut with_rows, mut wrong) = (0, 0, 0, Vec::new());
-    for seed in 0..2 * SEEDS {
-        let prog = if seed % 4 == 0 {
+    let t = compare_reduced(0..2 * SEEDS, |seed| {
+        if seed % 4 == 0 {
             program(seed / 4, Partial::Waitany)
         } else {
             generate_rows(seed)
-        };
-        for zero_buffer in [false, true] {
-            let want = brute_force(&prog, zero_buffer);
-            let Reduced {
-                outcomes: got,
-                runs,
-                rows,
-                ..
-            } = poe_outcomes_reduced(&prog, zero_buffer);
-            if got != want {
-                wrong.push(format!(
-                    "seed {seed}, zero_buffer={zero_buffer}\n{}missed: {:?}\nextra: {:?}",
-                    show(&prog),
-                    want.difference(&got).collect::<Vec<_>>(),
-                    got.difference(&want).collect::<Vec<_>>(),
-                ));
-                continue;
-            }
-            let (all, _) = poe_outcomes(&prog, zero_buffer);
-            full += all.len();
-            reduced += runs;
-            with_rows += usize::from(rows > 0);
-            assert!(runs <= all.len(), "seed {seed}: more runs with rows");
         }
-    }
+    });
+    let (full, reduced, with_rows, wrong) = (t.full, t.reduced, t.with_rows, t.wrong);
     println!("{with_rows} explorations with rows of MPI_Waitany: {reduced} runs instead of {full}");
     assert!(
         wrong.is_empty(),
