@@ -16,14 +16,16 @@
 #
 # bench/server.c (4 ranks, 2 000 wildcard requests per client, first
 # interleaving only) shows how the scheduler scales with choice points.
+# bench/waitany.c (below) shows what one run for every order of a row of
+# MPI_Waitany saves.
 # bench/bandwidth.c (2 ranks, 500 rounds of seventeen 1 MiB messages) shows
 # what large messages cost: sent from the program's buffer, and with
 # FIB_COPY_SENDS=1 from a copy, as fib does once a run needs it.
 #
 # Further sections: launching under MPICH and Open MPI, --jobs 1 against
-# --jobs 2, one run for every order of a row of wildcard receives against
-# --exhaustive, the static analysis, the Fib pass alone, and its share of
-# a check.
+# --jobs 2, one run for every order of a row of wildcard receives or of
+# MPI_Waitany against --exhaustive, the static analysis, the Fib pass
+# alone, and its share of a check.
 #
 # Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS,
 # BANDWIDTH_ROUNDS override the defaults.
@@ -221,25 +223,40 @@ PY
 # takes a frame with a row of wildcard receives at every step) with the
 # default exploration and with --exhaustive, at a few steps on a 2x2 grid,
 # and the 2x4 grid over 50 steps with --confirm (exhaustive would run
-# 5040^50 orders: not run). Also checks that both give the same barrier
-# verdicts.
+# 5040^50 orders: not run); and bench/waitany.c, whose rank 0 takes N
+# wildcard receives with a row of MPI_Waitany (N! orders of the Waitany
+# calls alone). Also checks that both give the same barrier verdicts.
 echo
 python3 - <<'PY'
 import json
+import math
 import subprocess
 import time
 
-path = "tests/diffusion2d/diffusion2d_frames.c"
-cases = [(4, 2, True), (4, 3, True), (4, 4, True), (8, 50, False)]
-header = ("program", "ranks", "steps", "orders", "il", "s", "--exhaustive il", "--exhaustive s",
+frames = "tests/diffusion2d/diffusion2d_frames.c"
+# (program, ranks, argument, run --exhaustive too, the orders in words)
+cases = [(frames, n, steps, ex, f"{math.factorial(n - 1)}^{steps}")
+         for n, steps, ex in [(4, 2, True), (4, 3, True), (4, 4, True), (8, 50, False)]]
+
+
+def matchings(n, m):
+    """The ways bench/waitany.c's m receives can match: rank r sends
+    messages r - 1, r - 1 + (n - 1), ..., each sender's in order."""
+    shares = [len(range(r - 1, m, n - 1)) for r in range(1, n)]
+    return math.factorial(m) // math.prod(math.factorial(k) for k in shares)
+
+
+cases += [("bench/waitany.c", n, m, True, f"{matchings(n, m)}*{math.factorial(m)}")
+          for n, m in [(2, 4), (2, 6), (4, 3), (3, 4)]]
+header = ("program", "ranks", "arg", "orders", "il", "s", "--exhaustive il", "--exhaustive s",
           "same verdicts")
 
 
-def check(n, steps, flags):
+def check(path, n, arg, flags):
     start = time.perf_counter()
     out = subprocess.run(
         ["target/release/fib", "check", path, "-n", str(n), *flags, "--format", "json", "--",
-         str(steps)], capture_output=True, text=True)
+         str(arg)], capture_output=True, text=True)
     took = time.perf_counter() - start
     p = json.loads(out.stdout)["programs"][0]
     verdicts = [(b["group"][0]["line"], b["verdict"]) for b in p["barriers"]]
@@ -247,24 +264,25 @@ def check(n, steps, flags):
 
 
 rows = []
-for n, steps, exhaustive in cases:
+for path, n, arg, exhaustive, orders in cases:
     flags = ["--max-interleavings", "100000"] + ([] if exhaustive else ["--confirm"])
-    il, took, verdicts = check(n, steps, flags)
-    orders = f"{__import__('math').factorial(n - 1)}^{steps}"
+    il, took, verdicts = check(path, n, arg, flags)
+    name = path.split("/")[-1]
     if exhaustive:
-        il2, took2, verdicts2 = check(n, steps, flags + ["--exhaustive"])
+        il2, took2, verdicts2 = check(path, n, arg, flags + ["--exhaustive"])
         same = "yes" if verdicts == verdicts2 else "NO"
         if same != "yes":
-            raise SystemExit(f"bench: --exhaustive changed the verdicts of {path} -n {n} -- {steps}")
-        rows.append((path.split("/")[-1], str(n), str(steps), orders, str(il), f"{took:.2f}", str(il2),
+            raise SystemExit(f"bench: --exhaustive changed the verdicts of {path} -n {n} -- {arg}")
+        rows.append((name, str(n), str(arg), orders, str(il), f"{took:.2f}", str(il2),
                      f"{took2:.2f}", same))
     else:
-        rows.append((path.split("/")[-1] + " --confirm", str(n), str(steps), orders, str(il),
+        rows.append((name + " --confirm", str(n), str(arg), orders, str(il),
                      f"{took:.2f}", "-", "-", "-"))
 widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
 for row in [header] + rows:
     print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
-print("il = interleavings run; orders = the orders of the wildcard rows a full exploration runs")
+print("il = interleavings run; arg = steps (diffusion) or messages (waitany); orders = those of")
+print("the wildcard rows (diffusion), or matchings * Waitany orders (waitany), a full exploration runs")
 PY
 
 # The static half: libclang analysis and rewriting of a generated program
