@@ -196,12 +196,8 @@ const STATUS_READERS: &[&str] = &[
 ];
 
 /// MPI calls that are no operation of another rank's concern: they
-/// answer from the calling process alone.
+/// answer from the calling process alone (so do the [`STATUS_READERS`]).
 const LOCAL_MPI: &[&str] = &[
-    "MPI_Get_count",
-    "MPI_Get_elements",
-    "MPI_Get_elements_x",
-    "MPI_Test_cancelled",
     "MPI_Wtime",
     "MPI_Wtick",
     "MPI_Comm_rank",
@@ -217,6 +213,24 @@ const LOCAL_MPI: &[&str] = &[
 /// The root a [`MPI_DATA_OUT`] output is tainted with.
 fn data_out_root(what: &str, callee: &str, at: &str) -> String {
     format!("{what} {callee} at {at}")
+}
+
+/// The roots of the [`MPI_DATA_OUT`] outputs of `calls` whose kind (`the
+/// status of`, `filled by`, ...) `keep` accepts.
+fn out_roots<'c>(
+    calls: impl IntoIterator<Item = &'c CallInfo>,
+    keep: impl Fn(&str) -> bool,
+) -> HashSet<String> {
+    calls
+        .into_iter()
+        .flat_map(|c| {
+            MPI_DATA_OUT
+                .iter()
+                .filter(|(n, _, what)| *n == c.callee && keep(what))
+                .map(|(n, _, what)| data_out_root(what, n, &c.at))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// Receives and probes that can take a wildcard: (function, source
@@ -586,17 +600,12 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
     let free = Free::new(ir, &by_callee);
     f.free_waits = free.sites(&by_site, by_site.keys(), &["MPI_Waitany"], &HashSet::new());
     // What a wait or test says of a nonblocking receive it completes.
-    let statuses: HashSet<String> = ir
-        .calls
-        .iter()
-        .filter(|c| c.callee.starts_with("MPI_Wait") || c.callee.starts_with("MPI_Test"))
-        .flat_map(|c| {
-            MPI_DATA_OUT
-                .iter()
-                .filter(move |(n, _, what)| *n == c.callee && what.starts_with("the status"))
-                .map(|(n, _, what)| data_out_root(what, n, &c.at))
-        })
-        .collect();
+    let statuses = out_roots(
+        ir.calls
+            .iter()
+            .filter(|c| c.callee.starts_with("MPI_Wait") || c.callee.starts_with("MPI_Test")),
+        |what| what.starts_with("the status"),
+    );
     // Only receives from `MPI_ANY_SOURCE` can stand for each other.
     let any: Vec<u32> = f
         .wildcards
@@ -659,16 +668,7 @@ struct Free<'a> {
 
 impl<'a> Free<'a> {
     fn new(ir: &'a Ir, by_callee: &'a HashMap<&'a str, Vec<usize>>) -> Free<'a> {
-        let received = ir
-            .calls
-            .iter()
-            .flat_map(|c| {
-                MPI_DATA_OUT
-                    .iter()
-                    .filter(move |(n, _, what)| *n == c.callee && *what == "filled by")
-                    .map(|(n, _, what)| data_out_root(what, n, &c.at))
-            })
-            .collect();
+        let received = out_roots(&ir.calls, |what| what == "filled by");
         let mut calls_of: HashMap<&str, Vec<&str>> = HashMap::new();
         for c in &ir.calls {
             if let (Some(f), Some(u)) = (c.caller.as_deref(), c.callee_usr.as_deref()) {
@@ -707,15 +707,7 @@ impl<'a> Free<'a> {
             .filter_map(|id| by_site.get_key_value(id))
             .filter(|(_, calls)| calls.iter().all(|c| callees.contains(&c.callee.as_str())))
             .filter(|(_, calls)| {
-                let mut roots: HashSet<String> = calls
-                    .iter()
-                    .flat_map(|c| {
-                        MPI_DATA_OUT
-                            .iter()
-                            .filter(|(n, _, _)| *n == c.callee)
-                            .map(|(n, _, what)| data_out_root(what, n, &c.at))
-                    })
-                    .collect();
+                let mut roots = out_roots(calls.iter().copied(), |_| true);
                 roots.extend(more.iter().cloned());
                 self.reaches_nothing(roots)
             })
@@ -768,7 +760,7 @@ fn reaches_mpi(
     ir.calls.iter().filter(|c| called(c)).any(|c| {
         let name = c.callee.strip_prefix('P').unwrap_or(&c.callee);
         let mpi = name.starts_with("MPI_");
-        if mpi && LOCAL_MPI.contains(&name) {
+        if mpi && (LOCAL_MPI.contains(&name) || STATUS_READERS.contains(&name)) {
             return false;
         }
         if mpi || EXITS.contains(&name) {

@@ -2042,6 +2042,13 @@ fn generate_gather(seed: u64) -> Prog {
             }
         }
     }
+    wait_all_and_finalize(&mut calls);
+    calls
+}
+
+/// Ends every rank's calls with a wait for all its nonblocking calls (a
+/// request an earlier wait returned is skipped) and `MPI_Finalize`.
+fn wait_all_and_finalize(calls: &mut [Vec<Call>]) {
     for c in calls.iter_mut() {
         let open: Vec<usize> = (0..c.len())
             .filter(|&i| {
@@ -2056,7 +2063,6 @@ fn generate_gather(seed: u64) -> Prog {
         }
         c.push(Call::Finalize);
     }
-    calls
 }
 
 fn permutations(v: &[CallId]) -> Vec<Vec<CallId>> {
@@ -2197,20 +2203,7 @@ fn generate_rows(seed: u64) -> Prog {
             nb: false,
         });
     }
-    for c in calls.iter_mut() {
-        let open: Vec<usize> = (0..c.len())
-            .filter(|&i| {
-                matches!(
-                    c[i],
-                    Call::Send { nb: true, .. } | Call::Recv { nb: true, .. }
-                )
-            })
-            .collect();
-        if !open.is_empty() {
-            c.push(Call::Wait { reqs: open });
-        }
-        c.push(Call::Finalize);
-    }
+    wait_all_and_finalize(&mut calls);
     calls
 }
 

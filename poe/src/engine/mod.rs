@@ -131,8 +131,13 @@ impl Engine {
                     .collect();
             }
         }
+        let waits: rustc_hash::FxHashSet<OpId> = self
+            .rows
+            .iter()
+            .flat_map(|r| r.waits.iter().copied())
+            .collect();
         for c in choices.iter_mut() {
-            if self.rows.iter().any(|r| r.waits.contains(&c.point.at)) {
+            if waits.contains(&c.point.at) {
                 c.predicted = (0..c.point.alternatives.len())
                     .filter(|&i| i != c.taken)
                     .collect();
