@@ -121,8 +121,8 @@ impl<'a> Exploration<'a> {
                 self.push_once(f, crate::leaks::same_leak);
             }
         }
-        if let Some(calls) = &rec.calls_log {
-            if let Some(f) = runs::without_buffering(self.sites, &rec.files, calls, &token) {
+        if let Some(rerun) = &rec.unbuffered {
+            if let Some(f) = runs::without_buffering(self.sites, &rec.files, rerun, &token) {
                 self.done.findings.push(f);
             }
         }

@@ -25,7 +25,7 @@ pub use barriers::GroupVerdict;
 pub use ending::Endings;
 pub use exploration::{Diverged, Exploration, Explored, Keep};
 pub use facts::static_facts;
-pub use record::{CallLog, Ending, HandleLeak, RunRecord};
+pub use record::{Ending, HandleLeak, RunRecord};
 pub use runs::build_failed;
 pub use sites::{FileNames, Located, Resolver, SourceLine, Symbols};
 pub use support::{unmodelled_calls, unmodelled_findings};

@@ -84,9 +84,6 @@ impl Ending {
     }
 }
 
-/// Every rank's calls of a run, in order, as the ranks reported them.
-pub type CallLog = Vec<Vec<(Site, fib_wire::Op)>>;
-
 /// Objects one call site of one rank made and never freed, as the rank
 /// reported them at `MPI_Finalize` ([`fib_wire::Up::Leaked`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,11 +113,12 @@ pub struct RunRecord {
     /// The objects (groups, datatypes, ...) the ranks said at
     /// `MPI_Finalize` they had not freed; read only when the run completed.
     pub handles: Vec<HandleLeak>,
-    /// Every rank's calls, when the run completed with buffering and none
-    /// of its calls could make the sequence depend on timing: the same
-    /// calls are what the program makes under any buffering, so rerunning
-    /// them in the engine without buffering is exact.
-    pub calls_log: Option<CallLog>,
+    /// Every rank's calls rerun in the engine without buffering
+    /// ([`poe::sim::rerun_calls`]), when the run completed with buffering
+    /// and none of its calls could make the sequence depend on timing: the
+    /// same calls are what the program makes under any buffering, so the
+    /// rerun is exact.
+    pub unbuffered: Option<poe::sim::RunResult>,
     /// The run's exchangeable blocks: it stands for their other orders.
     pub exchanges: Vec<poe::engine::Exchange>,
 }

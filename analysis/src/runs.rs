@@ -12,7 +12,7 @@ use fib_report::codes::{
 use fib_report::{Finding, Outcome, RankState};
 use poe::engine::{ChoicePoint, RankView, RunEnd};
 
-use crate::record::{CallLog, Ending, RunRecord};
+use crate::record::{Ending, RunRecord};
 use crate::sites::{FileNames, Resolver};
 use crate::timeline;
 
@@ -336,22 +336,16 @@ fn comm_name(comm: u32) -> String {
     }
 }
 
-/// Reruns the calls of a completed buffered run in the engine without
-/// buffering, and gives the deadlock it shows: the program completed only
-/// because MPI buffered a standard send, which large messages or another
-/// MPI library do not.
+/// The deadlock that the calls of a completed buffered run show when
+/// rerun in the engine without buffering ([`RunRecord::unbuffered`]): the
+/// program completed only because MPI buffered a standard send, which large
+/// messages or another MPI library do not.
 pub fn without_buffering(
     sites: &Resolver,
     files: &FileNames,
-    calls: &CallLog,
+    rerun: &poe::sim::RunResult,
     token: &str,
 ) -> Option<Finding> {
-    let cfg = poe::Config {
-        nprocs: calls.len(),
-        zero_buffer: true,
-        exchange: false,
-    };
-    let rerun = poe::sim::rerun_calls(calls, cfg);
     let RunEnd::Deadlock { ranks } = &rerun.end else {
         return None;
     };

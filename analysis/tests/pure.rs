@@ -127,7 +127,7 @@ fn record(run: &RunResult) -> RunRecord {
         stderr: String::new(),
         leaks: run.leaks.clone(),
         handles: Vec::new(),
-        calls_log: None,
+        unbuffered: None,
         exchanges: run.exchanges.clone(),
     }
 }
@@ -570,25 +570,29 @@ fn a_deadlock_hidden_by_buffering_carries_the_picture_of_the_rerun() {
     let a = analysis(&runs);
     let sites = Resolver::new(&a, Path::new(""));
     let mut rec = record(&runs[0]);
-    rec.calls_log = Some(
-        program
-            .iter()
-            .map(|steps| {
-                steps
-                    .iter()
-                    .enumerate()
-                    .map(|(pc, s)| {
-                        let Step::Call(op) = s else { unreachable!() };
-                        let site = fib_wire::Site::Line {
-                            file: 1,
-                            line: pc as u32 + 1,
-                        };
-                        (site, op.clone())
-                    })
-                    .collect()
-            })
-            .collect(),
-    );
+    let calls: Vec<Vec<_>> = program
+        .iter()
+        .map(|steps| {
+            steps
+                .iter()
+                .enumerate()
+                .map(|(pc, s)| {
+                    let Step::Call(op) = s else { unreachable!() };
+                    let site = fib_wire::Site::Line {
+                        file: 1,
+                        line: pc as u32 + 1,
+                    };
+                    (site, op.clone())
+                })
+                .collect()
+        })
+        .collect();
+    let unbuffered = poe::Config {
+        nprocs: 2,
+        zero_buffer: true,
+        exchange: false,
+    };
+    rec.unbuffered = Some(poe::sim::rerun_calls(&calls, unbuffered));
     let mut e = Exploration::new(&sites, Keep::default());
     e.add(rec, "0".into(), 0);
     let done = e.finish();

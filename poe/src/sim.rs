@@ -58,11 +58,17 @@ pub enum Turns {
 
 /// Runs `program` once, following `plan`.
 pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns) -> RunResult {
-    let at = |_: usize, pc: usize| Site::Line {
-        file: 1,
-        line: pc as u32 + 1,
+    let steps = |r: usize, pc: usize| {
+        program[r].get(pc).map(|s| {
+            let (op, poll) = step_op(s);
+            let site = Site::Line {
+                file: 1,
+                line: pc as u32 + 1,
+            };
+            (site, op, poll)
+        })
     };
-    run(program, cfg, plan, turns, &at)
+    run(program.len(), cfg, plan, turns, &steps)
 }
 
 /// Runs calls recorded from a real run once more, each at its own site,
@@ -70,73 +76,159 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
 /// calls whose sequence does not depend on timing (no wildcard receives or
 /// probes, no polls, no `Waitany`/`Waitsome`), which the caller checks.
 pub fn rerun_calls(calls: &[Vec<(Site, Op)>], cfg: Config) -> RunResult {
-    let program: Program = calls
-        .iter()
-        .map(|rank| rank.iter().map(|(_, op)| Step::Call(op.clone())).collect())
-        .collect();
-    let at = |r: usize, pc: usize| calls[r].get(pc).map(|(s, _)| *s).unwrap_or_default();
-    run(&program, cfg, Vec::new(), Turns::Forward, &at)
+    let mut rerun = Rerun::new(calls.len(), cfg);
+    for (r, rank) in calls.iter().enumerate() {
+        for (site, op) in rank {
+            rerun.push(r, *site, op.clone());
+        }
+    }
+    rerun.finish()
 }
 
-fn run(
-    program: &Program,
-    cfg: Config,
-    plan: Vec<Planned>,
-    turns: Turns,
-    site_of: &dyn Fn(usize, usize) -> Site,
-) -> RunResult {
-    let n = program.len();
-    let mut engine = Engine::new(cfg, plan);
-    let mut pc = vec![0usize; n];
-    let mut waiting = vec![false; n];
-    // Requests a completion call returned, and the requests of the
-    // completion call each rank waits in, as the engine got them.
-    let mut released: Vec<HashSet<u32>> = vec![HashSet::new(); n];
-    let mut listed: Vec<Vec<u32>> = vec![Vec::new(); n];
-    let order: Vec<usize> = match turns {
-        Turns::Forward => (0..n).collect(),
-        Turns::Backward => (0..n).rev().collect(),
-    };
+/// [`rerun_calls`] fed as the calls arrive: each [`Rerun::advance`] takes
+/// the run as far as the calls pushed so far allow, so that most of the
+/// work is done by the time the last call is in ([`Rerun::finish`]). The
+/// result is the same: the calls do not depend on timing, and a rank that
+/// waits in the engine needs no later call of its own to be answered.
+pub struct Rerun {
+    sim: Sim,
+    calls: Vec<Vec<(Site, Op)>>,
+    end: Option<RunEnd>,
+}
+
+impl Rerun {
+    pub fn new(nprocs: usize, cfg: Config) -> Rerun {
+        Rerun {
+            sim: Sim::new(nprocs, cfg, Vec::new(), Turns::Forward),
+            calls: vec![Vec::new(); nprocs],
+            end: None,
+        }
+    }
+
+    /// Rank `r`'s next call.
+    pub fn push(&mut self, r: usize, site: Site, op: Op) {
+        self.calls[r].push((site, op));
+    }
+
+    /// Runs the calls pushed so far as far as they go.
+    pub fn advance(&mut self) {
+        let calls = &self.calls;
+        let steps = |r: usize, pc: usize| calls[r].get(pc).map(|(site, op)| (*site, op, false));
+        while self.end.is_none() {
+            match self.sim.round(&steps) {
+                Round::Moved => {}
+                Round::Stalled => return,
+                Round::Ended(end) => self.end = Some(end),
+            }
+        }
+    }
+
+    /// Every call is in: the run's end.
+    pub fn finish(mut self) -> RunResult {
+        self.advance();
+        match self.end {
+            Some(end) => self.sim.ended(end),
+            None => self.sim.ran_off(),
+        }
+    }
+}
+
+/// The `pc`-th step of rank `r`, if it has one: its site, its call, and
+/// whether it is a poll.
+type Steps<'a> = dyn Fn(usize, usize) -> Option<(Site, &'a Op, bool)> + 'a;
+
+fn run(n: usize, cfg: Config, plan: Vec<Planned>, turns: Turns, steps: &Steps) -> RunResult {
+    let mut sim = Sim::new(n, cfg, plan, turns);
     loop {
-        for &r in &order {
-            // Issue calls until one waits for an answer.
-            while !waiting[r] && pc[r] < program[r].len() {
-                let (op, _) = step_op(&program[r][pc[r]]);
-                let Some(op) = without_released(op, &mut released[r], &mut listed[r]) else {
+        match sim.round(steps) {
+            Round::Moved => {}
+            Round::Stalled => return sim.ran_off(),
+            Round::Ended(end) => return sim.ended(end),
+        }
+    }
+}
+
+/// A simulated run under way: the engine, and where each rank is.
+struct Sim {
+    engine: Engine,
+    zero_buffer: bool,
+    pc: Vec<usize>,
+    waiting: Vec<bool>,
+    /// Requests a completion call returned, and the requests of the
+    /// completion call each rank waits in, as the engine got them.
+    released: Vec<HashSet<u32>>,
+    listed: Vec<Vec<u32>>,
+    order: Vec<usize>,
+}
+
+/// What one round of a simulated run did.
+enum Round {
+    /// The engine answered a call.
+    Moved,
+    /// No rank can go on with the steps it has: each waits or has none.
+    Stalled,
+    Ended(RunEnd),
+}
+
+impl Sim {
+    fn new(n: usize, cfg: Config, plan: Vec<Planned>, turns: Turns) -> Sim {
+        Sim {
+            engine: Engine::new(cfg, plan),
+            zero_buffer: cfg.zero_buffer,
+            pc: vec![0; n],
+            waiting: vec![false; n],
+            released: vec![HashSet::new(); n],
+            listed: vec![Vec::new(); n],
+            order: match turns {
+                Turns::Forward => (0..n).collect(),
+                Turns::Backward => (0..n).rev().collect(),
+            },
+        }
+    }
+
+    /// Every rank issues its calls until one waits for an answer; then the
+    /// engine answers what it can.
+    fn round(&mut self, steps: &Steps) -> Round {
+        for &r in &self.order {
+            while !self.waiting[r] {
+                let Some((site, op, _)) = steps(r, self.pc[r]) else {
+                    break;
+                };
+                let Some(op) = without_released(op, &mut self.released[r], &mut self.listed[r])
+                else {
                     // Only null requests: MPI answers at once.
-                    pc[r] += 1;
+                    self.pc[r] += 1;
                     continue;
                 };
-                let site = site_of(r, pc[r]);
-                let waits = op.expects_reply(cfg.zero_buffer);
-                engine.call(r, site, op);
+                let waits = op.expects_reply(self.zero_buffer);
+                self.engine.call(r, site, op);
                 if waits {
-                    waiting[r] = true;
+                    self.waiting[r] = true;
                 } else {
-                    pc[r] += 1;
+                    self.pc[r] += 1;
                 }
             }
         }
-        let answers = engine.advance();
+        let answers = self.engine.advance();
         for (r, d) in &answers {
             let r = *r;
             if matches!(d, Down::PostRecv { .. } | Down::Cancelled { .. }) {
                 continue;
             }
-            let (op, poll) = step_op(&program[r][pc[r]]);
+            let (_, op, poll) = steps(r, self.pc[r]).expect("an answered rank has a call");
             // The communicator an `MPI_Comm_idup` made comes ahead of the
             // answer of the wait or test that completes it.
             if matches!(d, Down::NewComm { .. }) && matches!(op, Op::Wait { .. } | Op::Test { .. })
             {
                 continue;
             }
-            waiting[r] = false;
+            self.waiting[r] = false;
             match d {
                 // `MPI_Request_get_status` leaves its request active.
                 Down::Done { .. } if matches!(op, Op::RequestGetStatus { .. }) => {}
                 Down::Done { indices } => {
                     for &i in indices {
-                        released[r].insert(listed[r][i as usize]);
+                        self.released[r].insert(self.listed[r][i as usize]);
                     }
                 }
                 _ => {}
@@ -144,38 +236,54 @@ fn run(
             let negative = matches!(d, Down::Done { indices } if indices.is_empty())
                 || matches!(d, Down::Probed { found: false, .. });
             if !(poll && negative) {
-                pc[r] += 1;
+                self.pc[r] += 1;
             }
         }
-        if let Some(end) = engine.end().cloned() {
-            // Simulated receives have no buffers: any takes a message alike.
-            let exchanges = engine.conclude(&|_| true, &|_| true);
-            return RunResult {
-                end,
-                choices: engine.choices().to_vec(),
-                fired: engine.fired().to_vec(),
-                token: Token::of(engine.choices()),
-                ops: (0..n).map(|r| engine.ops(r).to_vec()).collect(),
-                leaks: engine.leaks(),
-                exchanges,
-                rows: engine.rows().to_vec(),
-            };
+        if let Some(end) = self.engine.end() {
+            return Round::Ended(end.clone());
         }
-        let stuck = answers.is_empty() && (0..n).all(|r| waiting[r] || pc[r] >= program[r].len());
-        if stuck {
-            // A rank ran off the end of its program without MPI_Finalize.
-            return RunResult {
-                end: RunEnd::Deadlock {
-                    ranks: engine.rank_views(),
-                },
-                choices: engine.choices().to_vec(),
-                fired: engine.fired().to_vec(),
-                token: Token::of(engine.choices()),
-                ops: (0..n).map(|r| engine.ops(r).to_vec()).collect(),
-                leaks: Vec::new(),
-                exchanges: Vec::new(),
-                rows: Vec::new(),
-            };
+        let stalled = answers.is_empty()
+            && (0..self.pc.len()).all(|r| self.waiting[r] || steps(r, self.pc[r]).is_none());
+        if stalled {
+            Round::Stalled
+        } else {
+            Round::Moved
+        }
+    }
+
+    /// The result of a run the engine ended.
+    fn ended(mut self, end: RunEnd) -> RunResult {
+        // Simulated receives have no buffers: any takes a message alike.
+        let exchanges = self.engine.conclude(&|_| true, &|_| true);
+        let leaks = self.engine.leaks();
+        let rows = self.engine.rows().to_vec();
+        let trace = self.engine.into_trace();
+        RunResult {
+            end,
+            token: Token::of(&trace.choices),
+            choices: trace.choices,
+            fired: trace.fired,
+            ops: trace.ops,
+            leaks,
+            exchanges,
+            rows,
+        }
+    }
+
+    /// The result of a run in which a rank ran off the end of its program
+    /// without `MPI_Finalize`, and the others wait.
+    fn ran_off(self) -> RunResult {
+        let ranks = self.engine.rank_views();
+        let trace = self.engine.into_trace();
+        RunResult {
+            end: RunEnd::Deadlock { ranks },
+            token: Token::of(&trace.choices),
+            choices: trace.choices,
+            fired: trace.fired,
+            ops: trace.ops,
+            leaks: Vec::new(),
+            exchanges: Vec::new(),
+            rows: Vec::new(),
         }
     }
 }

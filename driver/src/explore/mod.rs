@@ -6,6 +6,7 @@
 
 mod ahead;
 pub mod launch;
+mod rerun;
 pub mod run;
 
 use fib_analysis::confirm::Signature;

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use fib_analysis::{CallLog, Ending, Endings, HandleLeak, RunRecord};
+use fib_analysis::{Ending, Endings, HandleLeak, RunRecord};
 use fib_wire::{Down, Frames, Up};
 use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token as MioToken};
@@ -18,6 +18,7 @@ use poe::engine::{Config, Engine, Planned, RunEnd};
 
 use super::ahead::{Ahead, Held, Went};
 use super::launch::{self, Launch, LaunchSpec};
+use super::rerun::Rerun;
 use crate::mpi::Toolchain;
 use crate::DriverError;
 
@@ -74,8 +75,8 @@ struct Conn {
 
 /// Runs the program once, following `plan`.
 ///
-/// With `log_calls`, a buffered run keeps every rank's calls while they
-/// cannot depend on timing ([`RunRecord::calls_log`]).
+/// With `log_calls`, a buffered run reruns every rank's calls without
+/// buffering while they cannot depend on timing ([`RunRecord::unbuffered`]).
 ///
 /// A run the user interrupts ends as [`Served::Interrupted`]: its processes
 /// are killed and it returns [`DriverError::Interrupted`], never a record,
@@ -144,7 +145,7 @@ fn run_once(
         calls: 0,
         handles: Vec::new(),
         endings: Endings::new(spec.nprocs),
-        log: (log_calls && !spec.zero_buffer).then(|| vec![Vec::new(); spec.nprocs]),
+        rerun: (log_calls && !spec.zero_buffer).then(|| Rerun::start(spec.nprocs)),
         buf: vec![0u8; 64 * 1024],
         ahead: (0..spec.nprocs).map(|_| Ahead::default()).collect(),
         fixed: spec
@@ -228,10 +229,9 @@ struct Loop {
     /// What the ranks said at `MPI_Finalize` they had not freed.
     handles: Vec<HandleLeak>,
     endings: Endings,
-    /// Every rank's calls, kept while their sequence cannot depend on
-    /// timing, to rerun them without buffering (see
-    /// [`RunRecord::calls_log`]).
-    log: Option<CallLog>,
+    /// The rerun of every rank's calls without buffering, kept while their
+    /// sequence cannot depend on timing (see [`RunRecord::unbuffered`]).
+    rerun: Option<Rerun>,
     buf: Vec<u8>,
     /// Per rank, its calls that went ahead of the scheduler.
     ahead: Vec<Ahead>,
@@ -293,6 +293,9 @@ impl Loop {
                 } else {
                     self.read_conn(ev.token().0);
                 }
+            }
+            if let Some(rerun) = &mut self.rerun {
+                rerun.send();
             }
             self.step();
             if events.is_empty() || last_check.elapsed() >= LAUNCHER_CHECK {
@@ -408,7 +411,6 @@ impl Loop {
 
     /// What the run produced, once it has ended.
     fn record(mut self, ending: Ending, stderr: String) -> RunRecord {
-        let nprocs = self.by_rank.len();
         let completed = ending.completed();
         let (receives, waits) = self.fixed.take().unwrap_or_default();
         let exchanges = self.engine.conclude(
@@ -420,23 +422,26 @@ impl Loop {
             },
             &|site| matches!(site, fib_wire::Site::Table(id) if waits.binary_search(&id).is_ok()),
         );
+        let ranks = self.engine.rank_views();
+        let leaks = self.engine.leaks();
+        let trace = self.engine.into_trace();
         RunRecord {
             ending,
             exchanges,
-            choices: self.engine.choices().to_vec(),
-            fired: self.engine.fired().to_vec(),
-            ops: (0..nprocs).map(|r| self.engine.ops(r).to_vec()).collect(),
-            ranks: self.engine.rank_views(),
-            files: std::mem::take(&mut self.files),
+            choices: trace.choices,
+            fired: trace.fired,
+            ops: trace.ops,
+            ranks,
+            files: self.files,
             calls: self.calls,
             stderr,
-            leaks: self.engine.leaks(),
-            handles: if completed {
-                std::mem::take(&mut self.handles)
+            leaks,
+            handles: if completed { self.handles } else { Vec::new() },
+            unbuffered: if completed {
+                self.rerun.map(Rerun::finish)
             } else {
-                Vec::new()
+                None
             },
-            calls_log: if completed { self.log.take() } else { None },
         }
     }
 
@@ -517,11 +522,11 @@ impl Loop {
                     self.calls += 1;
                 }
                 self.endings.call(r, site, &op);
-                if let Some(log) = &mut self.log {
+                if let Some(rerun) = &mut self.rerun {
                     if depends_on_timing(&op) {
-                        self.log = None;
+                        self.rerun = None;
                     } else {
-                        log[r].push((site, op.clone()));
+                        rerun.push(r, site, &op);
                     }
                 }
                 self.call(r, site, op);

@@ -293,6 +293,12 @@ impl Matching {
         &self.ranks[rank].ops
     }
 
+    /// The match sets fired and every rank's operations, moved out.
+    pub(crate) fn into_trace(self) -> (Vec<Fired>, Vec<Vec<OpRec>>) {
+        let ops = self.ranks.into_iter().map(|r| r.ops).collect();
+        (self.fired, ops)
+    }
+
     /// The operation `id`.
     pub(crate) fn op(&self, id: OpId) -> &OpRec {
         &self.ranks[id.rank].ops[id.index]

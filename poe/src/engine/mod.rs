@@ -49,6 +49,13 @@ pub use rows::WaitRow;
 /// livelock.
 const LIVELOCK_ROUNDS: u32 = 10_000;
 
+/// What a run did, moved out of its engine ([`Engine::into_trace`]).
+pub struct Trace {
+    pub choices: Vec<Choice>,
+    pub fired: Vec<Fired>,
+    pub ops: Vec<Vec<OpRec>>,
+}
+
 /// The state of one run of the program under POE.
 pub struct Engine {
     cfg: Config,
@@ -166,6 +173,18 @@ impl Engine {
     /// Every rank's operations, in program order.
     pub fn ops(&self, rank: Rank) -> &[OpRec] {
         self.matching.ops(rank)
+    }
+
+    /// Once the run is over: its choices, match sets and every rank's
+    /// operations ([`Engine::choices`], [`Engine::fired`], [`Engine::ops`]),
+    /// moved out rather than copied (a long run has millions).
+    pub fn into_trace(self) -> Trace {
+        let (fired, ops) = self.matching.into_trace();
+        Trace {
+            choices: self.path.into_choices(),
+            fired,
+            ops,
+        }
     }
 
     /// The operation `id`.

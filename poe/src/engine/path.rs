@@ -36,6 +36,11 @@ impl Path {
         &self.choices
     }
 
+    /// The choices taken, moved out.
+    pub(crate) fn into_choices(self) -> Vec<Choice> {
+        self.choices
+    }
+
     /// The same, for marking the alternatives that races wake.
     pub(crate) fn choices_mut(&mut self) -> &mut [Choice] {
         &mut self.choices
