@@ -470,8 +470,10 @@ struct Rivals {
     rank: usize,
     cursor: usize,
     /// Rivals a receive of an exchangeable block has in the other orders
-    /// of the block that the run stands for: when an earlier receive of the
-    /// block takes a sender's message, that sender's next one.
+    /// of the block that the run stands for: when earlier receives of the
+    /// block take all of a sender's messages in it, that sender's next one.
+    /// (The block's own sends are issued before its receives' choices, so no
+    /// receive of the block reaches them.)
     extra: HashMap<OpId, Vec<u32>>,
 }
 
@@ -538,19 +540,23 @@ impl Rivals {
             let Some(list) = self.chans.get(&key) else {
                 continue;
             };
-            let nexts: Vec<u32> = x
-                .sends
-                .iter()
-                .filter_map(|s| {
-                    let v = g.id(*s);
-                    list.iter().filter(|c| c.sender == s.rank).find_map(|c| {
-                        let at = c.sends.iter().position(|&w| w == v)?;
-                        c.sends.get(at + 1).copied()
-                    })
-                })
-                .collect();
-            for &r in x.recvs.iter().skip(1) {
-                self.extra.entry(r).or_default().extend(&nexts);
+            // A sender's next message after its last one in the block is a
+            // rival of every receive that comes after as many receives as the
+            // block has of its messages: in some order those took them all.
+            for (s, (i, m)) in x.sends.iter().zip(x.places()) {
+                if i + 1 < m {
+                    continue;
+                }
+                let v = g.id(*s);
+                let next = list.iter().filter(|c| c.sender == s.rank).find_map(|c| {
+                    let at = c.sends.iter().position(|&w| w == v)?;
+                    c.sends.get(at + 1).copied()
+                });
+                if let Some(next) = next {
+                    for &r in &x.recvs[m..] {
+                        self.extra.entry(r).or_default().push(next);
+                    }
+                }
             }
         }
     }
@@ -715,8 +721,8 @@ pub fn analyze_grouped<K: Copy + Eq + std::hash::Hash>(
 
 /// [`analyze_grouped`] for a run that stands for the other orders of its
 /// exchangeable blocks ([`Exchange`]): a block receive's rivals are those it
-/// has in any order of its block. Which receive of the block takes a
-/// sender's message decides whether that sender's next message is a rival
+/// has in any order of its block. Which receives of the block take a
+/// sender's messages decides whether that sender's next message is a rival
 /// of the later receives; everything else the pass looks at (the paths out
 /// of a receive, along its rank's program order) is the same in every order.
 pub fn analyze_exchanged<K: Copy + Eq + std::hash::Hash>(

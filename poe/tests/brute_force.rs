@@ -2065,6 +2065,14 @@ fn wait_all_and_finalize(calls: &mut [Vec<Call>]) {
     }
 }
 
+/// Whether each rank's calls in `order` come in its program order.
+fn per_sender_in_order(order: &[CallId]) -> bool {
+    order
+        .iter()
+        .enumerate()
+        .all(|(i, a)| order[i + 1..].iter().all(|b| b.0 != a.0 || b.1 > a.1))
+}
+
 fn permutations(v: &[CallId]) -> Vec<Vec<CallId>> {
     if v.len() <= 1 {
         return vec![v.to_vec()];
@@ -2255,17 +2263,23 @@ fn poe_outcomes_reduced(prog: &Prog, zero_buffer: bool) -> Reduced {
         }
         r.rows += run.rows.len();
         let mut these = vec![outcome];
+        // A block's receives take each sender's sends in its program order
+        // (non-overtaking); a row's calls return its requests in any order.
         let arrangements = run
             .exchanges
             .iter()
-            .map(|x| (&x.recvs, &x.sends))
-            .chain(run.rows.iter().map(|w| (&w.waits, &w.requests)));
-        for (at, took) in arrangements {
+            .map(|x| (&x.recvs, &x.sends, true))
+            .chain(run.rows.iter().map(|w| (&w.waits, &w.requests, false)));
+        for (at, took, in_order) in arrangements {
             let at: Vec<CallId> = at.iter().map(call).collect();
             let took: Vec<CallId> = took.iter().map(call).collect();
+            let orders: Vec<Vec<CallId>> = permutations(&took)
+                .into_iter()
+                .filter(|p| !in_order || per_sender_in_order(p))
+                .collect();
             let mut next = Vec::new();
             for o in &these {
-                for perm in permutations(&took) {
+                for perm in orders.iter().cloned() {
                     let mut o = o.clone();
                     for (a, t) in at.iter().zip(perm) {
                         o.0.insert(*a, vec![t]);

@@ -35,19 +35,26 @@
 //!    does not depend on the order;
 //! 2. each was decided by its own choice point, none of whose alternatives
 //!    were asleep (a run after a deferral sees a subset), and got a send;
-//! 3. the sends come from k different ranks and are buffered (a standard
-//!    send complete without its receive): when one is taken does not change
-//!    when its sender goes on;
-//! 4. all k sends are alternatives at `r_1`, and every `r_j` has no send
-//!    among its alternatives other than the block's: no message from outside
-//!    the block could have been taken instead;
-//! 5. no later send of a block sender that the block accepts was issued
-//!    before the block's last choice, and every one issued after it follows
-//!    that choice: taking a sender's message earlier never exposes its next;
+//! 3. the sends are buffered (a standard send complete without its
+//!    receive): when one is taken does not change when its sender goes on;
+//!    a sender may have several of them, which the block takes in its
+//!    program order (non-overtaking);
+//! 4. each sender's first send of the block is an alternative at `r_1`, no
+//!    send of the block follows any of the block's choices (so none waits
+//!    for an order of the block to be issued), and every `r_j` has no send
+//!    among its alternatives other than the block's: no message from
+//!    outside the block could have been taken instead;
+//! 5. no later send of a block sender (after its last one in the block)
+//!    that the block accepts was issued before the block's last choice, and
+//!    every one issued after it follows that choice: taking a sender's
+//!    messages earlier never exposes its next;
 //! 6. every earlier receive of the rank on the communicator (but those from
 //!    `MPI_PROC_NULL`) was matched before the block's first receive was.
 //!
-//! Under 1–6 the orders of the block differ in the matches inside it only.
+//! Under 1–6 the orders of the block differ in the matches inside it only:
+//! they are the interleavings of the senders' sequences of block sends
+//! ([`Exchange::pairs`] gives which receive can get which send in one of
+//! them).
 //! The completes-before paths that the Fib pass follows out of a block
 //! receive run along its rank's program order to after the block in every
 //! order, so the barrier verdicts do not change either (the pass never asks
@@ -75,11 +82,37 @@ pub struct Exchange {
 }
 
 impl Exchange {
-    /// Every (receive, send) pair of the block: what its orders match.
+    /// Every (receive, send) pair of the block that one of its orders
+    /// matches. The `i`-th send of a sender that has `m` sends in a block of
+    /// `k` receives goes to the `j`-th receive in some order when the
+    /// earlier receives can take `i` of its sends and `j - i` of the
+    /// others': `i <= j <= i + k - m`.
     pub fn pairs(&self) -> impl Iterator<Item = (OpId, OpId)> + '_ {
-        self.recvs
+        let k = self.recvs.len();
+        self.places()
+            .into_iter()
+            .zip(&self.sends)
+            .flat_map(move |((i, m), &s)| self.recvs[i..=i + k - m].iter().map(move |&r| (r, s)))
+    }
+
+    /// For each of the block's sends: how many sends of its sender come
+    /// before it in the block, and how many the block has of that sender.
+    pub fn places(&self) -> Vec<(usize, usize)> {
+        let mut seen: FxHashMap<usize, usize> = FxHashMap::default();
+        let before: Vec<usize> = self
+            .sends
             .iter()
-            .flat_map(|&r| self.sends.iter().map(move |&s| (r, s)))
+            .map(|s| {
+                let n = seen.entry(s.rank).or_default();
+                *n += 1;
+                *n - 1
+            })
+            .collect();
+        before
+            .into_iter()
+            .zip(&self.sends)
+            .map(|(i, s)| (i, seen[&s.rank]))
+            .collect()
     }
 }
 
@@ -264,10 +297,7 @@ impl<'a> Run<'a> {
                 return None;
             }
             let s = ops[index].matched?;
-            if !m.buffered_send(s)
-                || matches!(m.op(s).kind, Kind::Send { ready: true, .. })
-                || x.sends.iter().any(|o: &OpId| o.rank == s.rank)
-            {
+            if !m.buffered_send(s) || matches!(m.op(s).kind, Kind::Send { ready: true, .. }) {
                 return None;
             }
             x.recvs.push(r);
@@ -286,7 +316,15 @@ impl<'a> Run<'a> {
                 })
         };
         let first: Vec<OpId> = sends_at(x.choices[0]).collect();
-        if !x.sends.iter().all(|s| first.contains(s)) {
+        let places = x.places();
+        let firsts = x.sends.iter().zip(&places).filter(|(_, p)| p.0 == 0);
+        if !firsts.into_iter().all(|(s, _)| first.contains(s)) {
+            return None;
+        }
+        if x.sends
+            .iter()
+            .any(|&s| x.choices.iter().any(|&k| self.c.follows(s, k)))
+        {
             return None;
         }
         if !x
@@ -297,9 +335,13 @@ impl<'a> Run<'a> {
             return None;
         }
         // 5. Later sends of a sender follow whatever its earlier ones do, so
-        // the first accepted one after the block's send is the one to check.
+        // the first accepted one after its last send of the block is the one
+        // to check.
         let last = *x.choices.last()?;
-        for s in &x.sends {
+        for (s, &(i, m)) in x.sends.iter().zip(&places) {
+            if i + 1 < m {
+                continue;
+            }
             let list = self.sends.get(&(s.rank, rank, comm))?;
             let from = list.partition_point(|&(i, _)| i <= s.index);
             let next = list[from..]
