@@ -415,10 +415,9 @@ impl Loop {
         let (receives, waits) = self.fixed.take().unwrap_or_default();
         let exchanges = self.engine.conclude(
             &|sites| {
-                let Some(fib_wire::Site::Table(id)) = sites.first() else {
-                    return false;
-                };
-                sites.iter().all(|s| s == &sites[0]) && receives.binary_search(id).is_ok()
+                sites.iter().all(
+                    |s| matches!(s, fib_wire::Site::Table(id) if receives.binary_search(id).is_ok()),
+                )
             },
             &|site| matches!(site, fib_wire::Site::Table(id) if waits.binary_search(&id).is_ok()),
         );

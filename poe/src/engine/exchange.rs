@@ -23,8 +23,9 @@
 //! 1. every `r_j` is a receive with `MPI_ANY_SOURCE`, all blocking or all
 //!    nonblocking, on one communicator with one tag filter, with nothing
 //!    else in between (local calls such as `MPI_Get_count` are not
-//!    operations of the engine), at one site whose data steers nothing
-//!    (which the caller vouches for), taking any message alike (the same
+//!    operations of the engine), at sites whose data steers nothing (which
+//!    the caller vouches for; one site called in a loop, or several, as in
+//!    an unrolled loop), taking any message alike (the same
 //!    count of the same datatype, reported by the rank, which the engine
 //!    checks: which receive gets a long message must not decide whether
 //!    it is truncated); nonblocking ones are completed by `MPI_Wait`,
