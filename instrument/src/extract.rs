@@ -563,6 +563,15 @@ impl<'g, 'tu> Unit<'g, 'tu> {
             }
             EntityKind::CallExpr => {
                 self.call(e);
+                let children = kids();
+                // The function a call names is called, not taken.
+                let skip = usize::from(children.first().is_some_and(|c| names_callee(*c)));
+                children.into_iter().skip(skip).for_each(|c| self.walk(c));
+            }
+            EntityKind::DeclRefExpr => {
+                if let Some(f) = e.get_reference().filter(|d| is_function(*d)) {
+                    self.g.ir.address_taken.insert(usr_of(f));
+                }
                 kids().into_iter().for_each(|c| self.walk(c));
             }
             _ => kids().into_iter().for_each(|c| self.walk(c)),
@@ -1049,6 +1058,35 @@ fn qualified_name(f: Entity<'_>) -> String {
     }
     parts.reverse();
     parts.join("::")
+}
+
+/// Whether a call's first child, its callee, names a function directly
+/// (through casts and parentheses): a call to it, not its address taken.
+fn names_callee(c: Entity<'_>) -> bool {
+    let mut e = Some(c);
+    while let Some(x) = e {
+        match x.get_kind() {
+            EntityKind::DeclRefExpr | EntityKind::OverloadedDeclRef | EntityKind::MemberRefExpr => {
+                return true
+            }
+            EntityKind::UnexposedExpr | EntityKind::ParenExpr => {
+                e = x.get_children().first().copied();
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether `d` declares a function or method.
+fn is_function(d: Entity<'_>) -> bool {
+    matches!(
+        d.get_kind(),
+        EntityKind::FunctionDecl
+            | EntityKind::Method
+            | EntityKind::FunctionTemplate
+            | EntityKind::ConversionFunction
+    )
 }
 
 /// The callee of a call: its name, declaration and the location of the

@@ -662,7 +662,8 @@ struct Free<'a> {
     by_callee: &'a HashMap<&'a str, Vec<usize>>,
     /// Every datum another rank can send: what a value sent may become.
     received: HashSet<String>,
-    /// The functions `main` calls, directly or not.
+    /// The functions `main` calls, directly or not, and those the program
+    /// takes the address of (and what they call).
     live: HashSet<&'a str>,
 }
 
@@ -675,7 +676,12 @@ impl<'a> Free<'a> {
                 calls_of.entry(f).or_default().push(u);
             }
         }
-        let mut live: HashSet<&str> = ir.mains.iter().map(String::as_str).collect();
+        let mut live: HashSet<&str> = ir
+            .mains
+            .iter()
+            .chain(&ir.address_taken)
+            .map(String::as_str)
+            .collect();
         let mut todo: Vec<&str> = live.iter().copied().collect();
         while let Some(f) = todo.pop() {
             for &u in calls_of.get(f).into_iter().flatten() {
@@ -746,9 +752,10 @@ fn sends_data(name: &str) -> bool {
 /// condition on the way to an MPI operation or an exit, an MPI operation's
 /// argument other than the places it writes (and, with `data`, other than
 /// the data it sends), or a function fib cannot see (which could keep it
-/// for later). A function `main` does not call, directly or not, is not
-/// looked into: what runs it (a pointer to it, code fib does not see) is
-/// outside what fib sees.
+/// for later). Only the functions in `live` are looked into: those `main`
+/// calls, directly or not, and those the program takes the address of
+/// (which a call through a pointer may run). Code that nothing names is
+/// never run.
 fn reaches_mpi(
     ir: &Ir,
     by_callee: &HashMap<&str, Vec<usize>>,

@@ -4,7 +4,7 @@
 //! extracted from libclang's syntax trees ([`crate::extract`]) and outlives
 //! them, so that translation units can be merged.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 /// What a variable may hold, one assignment (or write) at a time.
@@ -106,6 +106,10 @@ pub(crate) struct Ir {
     pub any_tag: Option<i64>,
     /// USRs of the `main` functions.
     pub mains: Vec<String>,
+    /// USRs of the functions the program names other than as the callee of
+    /// a call (`handlers[k] = reply;`, `qsort(..., cmp)`): what runs them
+    /// runs through a pointer.
+    pub address_taken: HashSet<String>,
 }
 
 impl Ir {

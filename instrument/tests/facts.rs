@@ -307,3 +307,12 @@ fn a_receive_whose_data_reaches_nothing_mpi_sees_is_free_in_a_steered_program() 
     assert_ne!(row, decides);
     assert_eq!(a.facts.free_receives, vec![row]);
 }
+
+#[test]
+fn a_function_run_through_a_pointer_is_looked_into() {
+    let a = common::analyze("facts", &["steer_by_pointer.c"]);
+    let printed = site(&a, "steer_by_pointer.c", 27, "MPI_Recv");
+    let kept = site(&a, "steer_by_pointer.c", 29, "MPI_Recv");
+    assert_ne!(printed, kept);
+    assert_eq!(a.facts.free_receives, vec![printed]);
+}
