@@ -570,23 +570,7 @@ fn a_deadlock_hidden_by_buffering_carries_the_picture_of_the_rerun() {
     let a = analysis(&runs);
     let sites = Resolver::new(&a, Path::new(""));
     let mut rec = record(&runs[0]);
-    let calls: Vec<Vec<_>> = program
-        .iter()
-        .map(|steps| {
-            steps
-                .iter()
-                .enumerate()
-                .map(|(pc, s)| {
-                    let Step::Call(op) = s else { unreachable!() };
-                    let site = fib_wire::Site::Line {
-                        file: 1,
-                        line: pc as u32 + 1,
-                    };
-                    (site, op.clone())
-                })
-                .collect()
-        })
-        .collect();
+    let calls = poe::sim::calls_of(&program);
     let unbuffered = poe::Config {
         nprocs: 2,
         zero_buffer: true,

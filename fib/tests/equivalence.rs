@@ -615,35 +615,71 @@ fn shown(
     (s, runs.len(), blocks, rows)
 }
 
+/// What comparing the reduced explorations of programs with full ones
+/// counted: runs without and with the reductions, programs whose runs had
+/// a reduction (a block, or with `rows` a row of `MPI_Waitany`), and of
+/// those, programs with a relevant barrier.
+struct Compared {
+    full: usize,
+    reduced: usize,
+    with: usize,
+    relevant: usize,
+}
+
+/// Checks that the program of every seed in `1..=count` shows the same
+/// verdicts, pairs and ends with the reductions as without.
+fn compare_reduced(
+    count: u64,
+    rows: bool,
+    program_of: impl Fn(u64) -> (Program, usize, bool),
+) -> Compared {
+    let mut c = Compared {
+        full: 0,
+        reduced: 0,
+        with: 0,
+        relevant: 0,
+    };
+    for seed in 1..=count {
+        let (program, n, zero_buffer) = program_of(seed);
+        let (all, runs_all, ..) = shown(&program, n, zero_buffer, false);
+        let (some, runs_some, blocks, has_rows) = shown(&program, n, zero_buffer, true);
+        assert_eq!(some, all, "seed {seed}: {program:?}");
+        let reduced = if rows { has_rows } else { blocks };
+        c.full += runs_all;
+        c.reduced += runs_some;
+        c.with += usize::from(reduced);
+        c.relevant += usize::from(reduced && !all.relevant.is_empty());
+    }
+    c
+}
+
 /// The barrier verdicts, the wildcard pairs and the ends that a run per
 /// exchangeable block gives are those of every order run.
 #[test]
 fn exchangeable_blocks_keep_every_verdict_pair_and_end() {
     let count = env_u64("FIB_EQ_COUNT", 2000);
-    let (mut full, mut reduced, mut with_blocks, mut relevant) = (0, 0, 0, 0);
-    for seed in 1..=count {
-        let (program, n, zero_buffer) = if seed % 2 == 0 {
+    let c = compare_reduced(count, false, |seed| {
+        if seed % 2 == 0 {
             generate(seed)
         } else {
             gather_program(seed, false)
-        };
-        let (all, runs_all, ..) = shown(&program, n, zero_buffer, false);
-        let (some, runs_some, blocks, _) = shown(&program, n, zero_buffer, true);
-        assert_eq!(some, all, "seed {seed}: {program:?}");
-        full += runs_all;
-        reduced += runs_some;
-        with_blocks += usize::from(blocks);
-        relevant += usize::from(blocks && !all.relevant.is_empty());
-    }
-    eprintln!("{with_blocks} programs with exchangeable blocks ({relevant} with a relevant barrier): {reduced} runs instead of {full}");
-    assert!(
-        with_blocks * 5 >= count as usize,
-        "{with_blocks} of {count}"
+        }
+    });
+    eprintln!(
+        "{} programs with exchangeable blocks ({} with a relevant barrier): {} runs instead of {}",
+        c.with, c.relevant, c.reduced, c.full
     );
-    assert!(relevant * 10 >= count as usize, "{relevant} of {count}");
+    assert!(c.with * 5 >= count as usize, "{} of {count}", c.with);
     assert!(
-        reduced * 3 < full * 2,
-        "{reduced} runs, {full} without blocks"
+        c.relevant * 10 >= count as usize,
+        "{} of {count}",
+        c.relevant
+    );
+    assert!(
+        c.reduced * 3 < c.full * 2,
+        "{} runs, {} without blocks",
+        c.reduced,
+        c.full
     );
 }
 
@@ -652,21 +688,23 @@ fn exchangeable_blocks_keep_every_verdict_pair_and_end() {
 #[test]
 fn waitany_rows_keep_every_verdict_pair_and_end() {
     let count = env_u64("FIB_EQ_COUNT", 2000) / 4;
-    let (mut full, mut reduced, mut with_rows, mut relevant) = (0, 0, 0, 0);
-    for seed in 1..=count {
-        let (program, n, zero_buffer) = gather_program(seed, true);
-        let (all, runs_all, ..) = shown(&program, n, zero_buffer, false);
-        let (some, runs_some, _, rows) = shown(&program, n, zero_buffer, true);
-        assert_eq!(some, all, "seed {seed}: {program:?}");
-        full += runs_all;
-        reduced += runs_some;
-        with_rows += usize::from(rows);
-        relevant += usize::from(rows && !all.relevant.is_empty());
-    }
-    eprintln!("{with_rows} programs with rows of MPI_Waitany ({relevant} with a relevant barrier): {reduced} runs instead of {full}");
-    assert!(with_rows * 2 >= count as usize, "{with_rows} of {count}");
-    assert!(relevant * 10 >= count as usize, "{relevant} of {count}");
-    assert!(reduced * 2 < full, "{reduced} runs, {full} without rows");
+    let c = compare_reduced(count, true, |seed| gather_program(seed, true));
+    eprintln!(
+        "{} programs with rows of MPI_Waitany ({} with a relevant barrier): {} runs instead of {}",
+        c.with, c.relevant, c.reduced, c.full
+    );
+    assert!(c.with * 2 >= count as usize, "{} of {count}", c.with);
+    assert!(
+        c.relevant * 10 >= count as usize,
+        "{} of {count}",
+        c.relevant
+    );
+    assert!(
+        c.reduced * 2 < c.full,
+        "{} runs, {} without rows",
+        c.reduced,
+        c.full
+    );
 }
 
 /// The same for rows that take several messages of one sender: the orders a
@@ -674,22 +712,22 @@ fn waitany_rows_keep_every_verdict_pair_and_end() {
 #[test]
 fn blocks_of_several_messages_per_sender_keep_every_verdict_pair_and_end() {
     let count = env_u64("FIB_EQ_COUNT", 2000) / 4;
-    let (mut full, mut reduced, mut with_blocks, mut relevant) = (0, 0, 0, 0);
-    for seed in 1..=count {
-        let (program, n, zero_buffer) = gather_program_of(seed, false, true);
-        let (all, runs_all, ..) = shown(&program, n, zero_buffer, false);
-        let (some, runs_some, blocks, _) = shown(&program, n, zero_buffer, true);
-        assert_eq!(some, all, "seed {seed}: {program:?}");
-        full += runs_all;
-        reduced += runs_some;
-        with_blocks += usize::from(blocks);
-        relevant += usize::from(blocks && !all.relevant.is_empty());
-    }
-    eprintln!("{with_blocks} programs with blocks of several messages per sender ({relevant} with a relevant barrier): {reduced} runs instead of {full}");
-    assert!(
-        with_blocks * 3 >= count as usize,
-        "{with_blocks} of {count}"
+    let c = compare_reduced(count, false, |seed| gather_program_of(seed, false, true));
+    eprintln!(
+        "{} programs with blocks of several messages per sender ({} with a relevant barrier): \
+         {} runs instead of {}",
+        c.with, c.relevant, c.reduced, c.full
     );
-    assert!(relevant * 10 >= count as usize, "{relevant} of {count}");
-    assert!(reduced * 2 < full, "{reduced} runs, {full} without blocks");
+    assert!(c.with * 3 >= count as usize, "{} of {count}", c.with);
+    assert!(
+        c.relevant * 10 >= count as usize,
+        "{} of {count}",
+        c.relevant
+    );
+    assert!(
+        c.reduced * 2 < c.full,
+        "{} runs, {} without blocks",
+        c.reduced,
+        c.full
+    );
 }

@@ -61,14 +61,33 @@ pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns
     let steps = |r: usize, pc: usize| {
         program[r].get(pc).map(|s| {
             let (op, poll) = step_op(s);
-            let site = Site::Line {
-                file: 1,
-                line: pc as u32 + 1,
-            };
-            (site, op, poll)
+            (site_of(pc), op, poll)
         })
     };
     run(program.len(), cfg, plan, turns, &steps)
+}
+
+/// The site of a simulated rank's `pc`-th step: line `pc + 1` of file 1.
+fn site_of(pc: usize) -> Site {
+    Site::Line {
+        file: 1,
+        line: pc as u32 + 1,
+    }
+}
+
+/// Every rank's calls, each at the site [`run_once`] gives it, as a real
+/// run would record them for [`rerun_calls`] (a poll once).
+pub fn calls_of(program: &Program) -> Vec<Vec<(Site, Op)>> {
+    program
+        .iter()
+        .map(|steps| {
+            steps
+                .iter()
+                .enumerate()
+                .map(|(pc, s)| (site_of(pc), step_op(s).0.clone()))
+                .collect()
+        })
+        .collect()
 }
 
 /// Runs calls recorded from a real run once more, each at its own site,

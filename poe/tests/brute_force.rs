@@ -2395,20 +2395,7 @@ fn calls_rerun_as_they_arrive_end_as_a_rerun_of_them_all() {
             continue;
         }
         programs += 1;
-        let calls: Vec<Vec<(Site, Op)>> = program
-            .iter()
-            .map(|steps| {
-                steps
-                    .iter()
-                    .enumerate()
-                    .map(|(pc, s)| {
-                        let (Step::Call(op) | Step::Poll(op)) = s;
-                        let line = pc as u32 + 1;
-                        (Site::Line { file: 1, line }, op.clone())
-                    })
-                    .collect()
-            })
-            .collect();
+        let calls = poe::sim::calls_of(&program);
         for zero_buffer in [false, true] {
             let cfg = Config {
                 nprocs: calls.len(),

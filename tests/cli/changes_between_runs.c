@@ -1,9 +1,9 @@
 /* A program whose behaviour depends on something other than MPI: rank 0
  * counts its runs in the file named by its first argument, and from the
- * second run on makes one more MPI call before its wildcard receives. The
- * first run's wildcard has two senders to choose from; replaying it for the
- * second alternative finds the choice at another call, which fib reports
- * as a diverged replay (FIB008) instead of exploring on. */
+ * second run on makes one more MPI call before its wildcard receives (the
+ * second takes any tag: the two are no row that one run stands for). The
+ * first run's wildcard has two senders; replaying it for the second finds
+ * the choice at another call: a diverged replay (FIB008), not explored. */
 #include <mpi.h>
 #include <stdio.h>
 
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
         if (argc > 1 && runs_so_far(argv[1]) > 0)
             MPI_Barrier(MPI_COMM_SELF);
         MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
         MPI_Send(&rank, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
     }
