@@ -9,7 +9,7 @@
 //! with none itself, so that `MPI_Waitany` followed by `MPI_Waitall` on the
 //! same requests runs as it does under MPI.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use fib_wire::{Down, Op, Site};
 
@@ -111,7 +111,9 @@ pub fn rerun_calls(calls: &[Vec<(Site, Op)>], cfg: Config) -> RunResult {
 /// waits in the engine needs no later call of its own to be answered.
 pub struct Rerun {
     sim: Sim,
-    calls: Vec<Vec<(Site, Op)>>,
+    /// Per rank, its calls from the one it is at on, and how many before
+    /// that have been dropped: a long run keeps only what is still to come.
+    calls: Vec<(usize, VecDeque<(Site, Op)>)>,
     end: Option<RunEnd>,
 }
 
@@ -119,26 +121,34 @@ impl Rerun {
     pub fn new(nprocs: usize, cfg: Config) -> Rerun {
         Rerun {
             sim: Sim::new(nprocs, cfg, Vec::new(), Turns::Forward),
-            calls: vec![Vec::new(); nprocs],
+            calls: vec![(0, VecDeque::new()); nprocs],
             end: None,
         }
     }
 
     /// Rank `r`'s next call.
     pub fn push(&mut self, r: usize, site: Site, op: Op) {
-        self.calls[r].push((site, op));
+        self.calls[r].1.push_back((site, op));
     }
 
     /// Runs the calls pushed so far as far as they go.
     pub fn advance(&mut self) {
         let calls = &self.calls;
-        let steps = |r: usize, pc: usize| calls[r].get(pc).map(|(site, op)| (*site, op, false));
+        let steps = |r: usize, pc: usize| {
+            let (dropped, list) = &calls[r];
+            list.get(pc - dropped).map(|(site, op)| (*site, op, false))
+        };
         while self.end.is_none() {
             match self.sim.round(&steps) {
                 Round::Moved => {}
-                Round::Stalled => return,
+                Round::Stalled => break,
                 Round::Ended(end) => self.end = Some(end),
             }
+        }
+        for ((dropped, list), &pc) in self.calls.iter_mut().zip(&self.sim.pc) {
+            let done = (pc - *dropped).min(list.len());
+            list.drain(..done);
+            *dropped += done;
         }
     }
 

@@ -318,8 +318,8 @@ impl<'a> Run<'a> {
         };
         let first: Vec<OpId> = sends_at(x.choices[0]).collect();
         let places = x.places();
-        let firsts = x.sends.iter().zip(&places).filter(|(_, p)| p.0 == 0);
-        if !firsts.into_iter().all(|(s, _)| first.contains(s)) {
+        let mut firsts = x.sends.iter().zip(&places).filter(|(_, p)| p.0 == 0);
+        if !firsts.all(|(s, _)| first.contains(s)) {
             return None;
         }
         if x.sends
