@@ -626,6 +626,22 @@ struct Compared {
     relevant: usize,
 }
 
+impl Compared {
+    /// Prints what the comparison of `count` programs with `what` counted,
+    /// and checks that at least one in ten had a relevant barrier too.
+    fn report(&self, what: &str, count: u64) {
+        eprintln!(
+            "{} programs with {what} ({} with a relevant barrier): {} runs instead of {}",
+            self.with, self.relevant, self.reduced, self.full
+        );
+        assert!(
+            self.relevant * 10 >= count as usize,
+            "{} of {count}",
+            self.relevant
+        );
+    }
+}
+
 /// Checks that the program of every seed in `1..=count` shows the same
 /// verdicts, pairs and ends with the reductions as without.
 fn compare_reduced(
@@ -665,16 +681,8 @@ fn exchangeable_blocks_keep_every_verdict_pair_and_end() {
             gather_program(seed, false)
         }
     });
-    eprintln!(
-        "{} programs with exchangeable blocks ({} with a relevant barrier): {} runs instead of {}",
-        c.with, c.relevant, c.reduced, c.full
-    );
+    c.report("exchangeable blocks", count);
     assert!(c.with * 5 >= count as usize, "{} of {count}", c.with);
-    assert!(
-        c.relevant * 10 >= count as usize,
-        "{} of {count}",
-        c.relevant
-    );
     assert!(
         c.reduced * 3 < c.full * 2,
         "{} runs, {} without blocks",
@@ -689,16 +697,8 @@ fn exchangeable_blocks_keep_every_verdict_pair_and_end() {
 fn waitany_rows_keep_every_verdict_pair_and_end() {
     let count = env_u64("FIB_EQ_COUNT", 2000) / 4;
     let c = compare_reduced(count, true, |seed| gather_program(seed, true));
-    eprintln!(
-        "{} programs with rows of MPI_Waitany ({} with a relevant barrier): {} runs instead of {}",
-        c.with, c.relevant, c.reduced, c.full
-    );
+    c.report("rows of MPI_Waitany", count);
     assert!(c.with * 2 >= count as usize, "{} of {count}", c.with);
-    assert!(
-        c.relevant * 10 >= count as usize,
-        "{} of {count}",
-        c.relevant
-    );
     assert!(
         c.reduced * 2 < c.full,
         "{} runs, {} without rows",
@@ -713,17 +713,8 @@ fn waitany_rows_keep_every_verdict_pair_and_end() {
 fn blocks_of_several_messages_per_sender_keep_every_verdict_pair_and_end() {
     let count = env_u64("FIB_EQ_COUNT", 2000) / 4;
     let c = compare_reduced(count, false, |seed| gather_program_of(seed, false, true));
-    eprintln!(
-        "{} programs with blocks of several messages per sender ({} with a relevant barrier): \
-         {} runs instead of {}",
-        c.with, c.relevant, c.reduced, c.full
-    );
+    c.report("blocks of several messages per sender", count);
     assert!(c.with * 3 >= count as usize, "{} of {count}", c.with);
-    assert!(
-        c.relevant * 10 >= count as usize,
-        "{} of {count}",
-        c.relevant
-    );
     assert!(
         c.reduced * 2 < c.full,
         "{} runs, {} without blocks",

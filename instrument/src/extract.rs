@@ -565,7 +565,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 self.call(e);
                 let children = kids();
                 // The function a call names is called, not taken.
-                let skip = usize::from(children.first().is_some_and(|c| names_callee(*c)));
+                let skip = usize::from(callee_ref(e).is_some());
                 children.into_iter().skip(skip).for_each(|c| self.walk(c));
             }
             EntityKind::DeclRefExpr => {
@@ -1060,22 +1060,23 @@ fn qualified_name(f: Entity<'_>) -> String {
     parts.join("::")
 }
 
-/// Whether a call's first child, its callee, names a function directly
-/// (through casts and parentheses): a call to it, not its address taken.
-fn names_callee(c: Entity<'_>) -> bool {
-    let mut e = Some(c);
-    while let Some(x) = e {
-        match x.get_kind() {
+/// The expression naming a call's callee directly (through casts and
+/// parentheses), when the call names one: the callee is called there, not
+/// its address taken.
+fn callee_ref(call: Entity<'_>) -> Option<Entity<'_>> {
+    let mut e = call.get_children().first().copied();
+    while let Some(c) = e {
+        match c.get_kind() {
             EntityKind::DeclRefExpr | EntityKind::OverloadedDeclRef | EntityKind::MemberRefExpr => {
-                return true
+                return Some(c)
             }
             EntityKind::UnexposedExpr | EntityKind::ParenExpr => {
-                e = x.get_children().first().copied();
+                e = c.get_children().first().copied();
             }
-            _ => return false,
+            _ => return None,
         }
     }
-    false
+    None
 }
 
 /// Whether `d` declares a function or method.
@@ -1120,27 +1121,12 @@ fn callee<'tu>(
         .get_name()
         .or_else(|| decl.and_then(|d| d.get_name()))
         .unwrap_or_default();
-    let mut loc = None;
-    let mut e = call.get_children().first().copied();
-    while let Some(c) = e {
-        match c.get_kind() {
-            EntityKind::DeclRefExpr | EntityKind::OverloadedDeclRef | EntityKind::MemberRefExpr => {
-                loc = c.get_location();
-                if decl.is_none() {
-                    if let Some(only) = only_overload(c) {
-                        decl = Some(only);
-                        if name.is_empty() {
-                            name = only.get_name().unwrap_or_default();
-                        }
-                    }
-                }
-                break;
-            }
-            EntityKind::UnexposedExpr | EntityKind::ParenExpr => {
-                e = c.get_children().first().copied();
-            }
-            _ => break,
+    let named = callee_ref(call);
+    if let (None, Some(only)) = (decl, named.and_then(only_overload)) {
+        decl = Some(only);
+        if name.is_empty() {
+            name = only.get_name().unwrap_or_default();
         }
     }
-    (name, decl, loc)
+    (name, decl, named.and_then(|c| c.get_location()))
 }
