@@ -397,6 +397,7 @@ mod tests {
             },
             units: Vec::new(),
             files: Vec::new(),
+            read: None,
         }
     }
 

@@ -112,6 +112,7 @@ mod tests {
             },
             units: Vec::new(),
             files: Vec::new(),
+            read: None,
         }
     }
 

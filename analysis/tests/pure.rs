@@ -108,6 +108,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
         },
         units: Vec::new(),
         files: Vec::new(),
+        read: None,
     }
 }
 

@@ -647,13 +647,13 @@ fn assemble(
             .collect()
     };
     let every: Vec<usize> = (0..units.len()).collect();
-    let syms = instrument::symbols(&parse(&every)).map_err(DriverError::Instrument)?;
+    let syms = crate::parses::symbols(&parse(&every))?;
     let Some(main) = (0..units.len()).find(|&i| units[i].2 && syms[i].has_main) else {
         return Ok(Ok(None));
     };
     let direct: Vec<bool> = units.iter().map(|u| u.2).collect();
     let linked = pull(&syms, &direct, main);
-    let analysis = instrument::analyze(root, &parse(&linked)).map_err(DriverError::Instrument)?;
+    let analysis = crate::parses::analyze(root, &parse(&linked))?;
     let sources: Vec<PathBuf> = linked.iter().map(|&i| units[i].0.clone()).collect();
     let mut link_flags = r.link_flags.clone();
     if r.cxx && !sources.iter().any(|s| discover::is_cxx(s)) {

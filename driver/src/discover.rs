@@ -265,7 +265,7 @@ impl Table<'_> {
             .iter()
             .map(|&k| (t.root.join(&t.sources[k]), t.flags[&t.sources[k]].clone()))
             .collect();
-        let symbols = instrument::symbols(&units).map_err(DriverError::Instrument)?;
+        let symbols = crate::parses::symbols(&units)?;
         for (k, mut s) in todo.into_iter().zip(symbols) {
             s.path = t.sources[k].clone();
             self.parsed[k] = Some(s);
@@ -298,8 +298,7 @@ impl Tree {
                 .iter()
                 .map(|s| (self.root.join(s), self.flags[s].clone()))
                 .collect();
-            let analysis =
-                instrument::analyze(&self.root, &units).map_err(DriverError::Instrument)?;
+            let analysis = crate::parses::analyze(&self.root, &units)?;
             let main_path = self.root.join(&main);
             if !analysis
                 .units

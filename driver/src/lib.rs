@@ -17,6 +17,7 @@ pub mod discover;
 pub mod explore;
 pub mod interpose;
 pub mod mpi;
+mod parses;
 pub mod prebuilt;
 pub mod progress;
 mod symbols;

@@ -4,7 +4,9 @@
 use crate::extract::{Global, Unit as Walker};
 use crate::ir::SiteKey;
 use crate::{Analysis, InstrumentError, SiteTable, Unit};
-use std::collections::HashMap;
+use clang::diagnostic::Severity;
+use clang::TranslationUnit;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -34,6 +36,7 @@ pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis
     let index = clang::Index::new(&clang, false, false);
     let mut g = Global::new(root.clone());
     let mut out_units = Vec::new();
+    let mut read: Option<Vec<PathBuf>> = Some(Vec::new());
     for (path, flags) in units {
         let abs = std::fs::canonicalize(path).map_err(|e| InstrumentError::Io(path.clone(), e))?;
         let mut args: Vec<String> = Vec::new();
@@ -48,6 +51,10 @@ pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis
             .keep_going(true)
             .parse()
             .map_err(|e| InstrumentError::Clang(format!("{}: {e}", abs.display())))?;
+        match (files_read(&tu, &abs), read.as_mut()) {
+            (Some(files), Some(all)) => all.extend(files),
+            _ => read = None,
+        }
         let fi = g.file(&abs, None);
         if g.files[fi].rel.is_some() {
             g.files[fi].listed = true;
@@ -87,12 +94,46 @@ pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis
         .collect();
     files.sort_by(|a, b| a.0.cmp(&b.0));
     files.dedup_by(|a, b| a.0 == b.0);
+    if let Some(all) = read.as_mut() {
+        all.sort();
+        all.dedup();
+    }
     Ok(Analysis {
         sites: SiteTable { sites },
         facts,
         units: out_units,
         files,
+        read,
     })
+}
+
+/// Every file the parse of `source` into `tu` read: the source and each
+/// header it included, directly or through another, by their canonical
+/// paths. `None` when libclang reported an error: what such a parse gives
+/// may hang on a file that does not exist yet, such as a header not found.
+pub(crate) fn files_read(tu: &TranslationUnit, source: &Path) -> Option<Vec<PathBuf>> {
+    if tu
+        .get_diagnostics()
+        .iter()
+        .any(|d| d.get_severity() >= Severity::Error)
+    {
+        return None;
+    }
+    let first = tu.get_file(source)?;
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut todo = vec![first];
+    let mut out = Vec::new();
+    while let Some(file) = todo.pop() {
+        let path = file.get_path();
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        out.push(path);
+        todo.extend(file.get_includes().iter().filter_map(|i| i.get_file()));
+    }
+    out.sort();
+    Some(out)
 }
 
 /// libclang is loaded when fib first parses a file; when it cannot be, the

@@ -25,10 +25,11 @@ pub use rewrite::rewrite;
 pub use symbols::{symbols, Symbols};
 pub use text::read_source;
 
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// One call to an MPI function, in the user's sources.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallSite {
     /// Index in [`SiteTable::sites`]; what the runtime reports.
     pub id: u32,
@@ -55,14 +56,14 @@ pub struct CallSite {
 }
 
 /// Every MPI call site of a program.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SiteTable {
     pub sites: Vec<CallSite>,
 }
 
 /// Whether the path from `main` to a site depends only on things that are
 /// the same in every run with the same number of processes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Dependence {
     /// Only rank, size, constants and values computed from them decide
     /// whether (and how often) the site runs.
@@ -75,7 +76,7 @@ pub enum Dependence {
 }
 
 /// A wildcard receive or probe.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Wildcard {
     pub site: u32,
     /// Its source is `MPI_ANY_SOURCE` (directly or through a variable that
@@ -86,7 +87,7 @@ pub struct Wildcard {
 }
 
 /// What is known about a program without running it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Facts {
     /// Every `MPI_Barrier` and `MPI_Ibarrier` site, executed or not.
     pub barriers: Vec<u32>,
@@ -121,7 +122,7 @@ pub struct Facts {
 /// What a barrier may be there for besides messages: the first call after
 /// it in its function, before the next MPI communication, that reads a
 /// clock or writes output.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Purpose {
     /// The barrier's site.
     pub site: u32,
@@ -133,7 +134,7 @@ pub struct Purpose {
     pub line: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PurposeKind {
     /// Timing: the barrier lines the ranks up before a clock is read.
     Timing,
@@ -142,7 +143,7 @@ pub enum PurposeKind {
 }
 
 /// One translation unit that was parsed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Unit {
     pub path: PathBuf,
     /// Whether it defines `main`.
@@ -150,7 +151,7 @@ pub struct Unit {
 }
 
 /// The result of analysing a program's translation units.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Analysis {
     pub sites: SiteTable,
     pub facts: Facts,
@@ -158,6 +159,11 @@ pub struct Analysis {
     /// Every file of the checked tree that contains a site or was parsed
     /// (sources and the tree's own headers), with its text as parsed.
     pub files: Vec<(PathBuf, String)>,
+    /// Every file the parses read, system headers included, by canonical
+    /// path: what the result depends on besides the flags, so that it can
+    /// be kept until one of them changes. `None` when libclang reported an
+    /// error (the result may then depend on a file that does not exist).
+    pub read: Option<Vec<PathBuf>>,
 }
 
 /// What kept the analysis from running (as opposed to errors in the

@@ -5,12 +5,13 @@
 use crate::analyze::CLANG;
 use crate::InstrumentError;
 use clang::{Entity, EntityKind, EntityVisitResult, Linkage};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// The symbols with external linkage one translation unit defines and
 /// those it refers to (its own definitions included).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Symbols {
     pub path: PathBuf,
     /// USRs of the functions and variables it defines.
@@ -22,6 +23,8 @@ pub struct Symbols {
     pub names: BTreeSet<String>,
     /// Whether it defines `main`.
     pub has_main: bool,
+    /// Every file the parse read (see [`Analysis::read`](crate::Analysis::read)).
+    pub read: Option<Vec<PathBuf>>,
 }
 
 /// Whether an entity is a function or variable a linker resolves by name.
@@ -55,11 +58,14 @@ pub fn symbols(units: &[(PathBuf, Vec<String>)]) -> Result<Vec<Symbols>, Instrum
             .parser(&abs)
             .arguments(&args)
             .keep_going(true)
+            // For the inclusions of every file ([`Symbols::read`]).
+            .detailed_preprocessing_record(true)
             .skip_function_bodies(false)
             .parse()
             .map_err(|e| InstrumentError::Clang(format!("{}: {e}", abs.display())))?;
         let mut s = Symbols {
             path: path.clone(),
+            read: crate::analyze::files_read(&tu, &abs),
             ..Symbols::default()
         };
         tu.get_entity().visit_children(|c, _| {

@@ -886,6 +886,12 @@ impl Lib {
             } else if now - start >= SETTLE_WITHIN {
                 self.conn.flush();
                 flushed = true;
+            } else {
+                // A call that completes within microseconds (the peer's
+                // message is on its way) spins on MPI alone: a yield per
+                // poll costs a system call, and a switch to another
+                // process when one is runnable, each time.
+                continue;
             }
             // SAFETY: always safe.
             unsafe { libc::sched_yield() };

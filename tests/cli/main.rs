@@ -531,6 +531,114 @@ fn an_unchanged_tree_is_not_compiled_again() {
     assert_eq!(program(&second, "c_broken.c")["outcome"], "build-failed");
 }
 
+/// The entries of the parse cache under `cache`, with when each was
+/// written.
+fn parse_entries(cache: &std::path::Path) -> Vec<(PathBuf, std::time::SystemTime)> {
+    let mut out: Vec<_> = std::fs::read_dir(cache.join("parses"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| (e.path(), e.metadata().unwrap().modified().unwrap()))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_check_of_unchanged_sources_takes_the_kept_parse_and_a_changed_header_is_parsed_again() {
+    let cache = tempfile::tempdir().unwrap();
+    let tree = tempfile::tempdir().unwrap();
+    let main = tree.path().join("main.c");
+    let header = tree.path().join("steps.h");
+    std::fs::write(
+        &main,
+        "#include <mpi.h>\n#include \"steps.h\"\nint main(int argc, char **argv)\n{\n    \
+         MPI_Init(&argc, &argv);\n#if BARRIERS\n    MPI_Barrier(MPI_COMM_WORLD);\n#endif\n    \
+         MPI_Finalize();\n    return 0;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(&header, "#define BARRIERS 1\n").unwrap();
+    let check = || {
+        json(&fib_cached(
+            cache.path(),
+            &[
+                "check",
+                main.to_str().unwrap(),
+                "-n",
+                "2",
+                "--format",
+                "json",
+            ],
+        ))
+    };
+    let barriers = |v: &Value| -> Vec<u64> {
+        program(v, "main.c")["static"]["barriers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["line"].as_u64().unwrap())
+            .collect()
+    };
+    let first = check();
+    assert_eq!(barriers(&first), [7], "{first}");
+    // The symbols and the analysis were kept; a check of the same files
+    // takes them and writes nothing.
+    let kept = parse_entries(cache.path());
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    let second = check();
+    assert_eq!(barriers(&second), [7]);
+    assert_eq!(parse_entries(cache.path()), kept);
+    // The header alone changes, to a text of the same length.
+    std::fs::write(&header, "#define BARRIERS 0\n").unwrap();
+    let third = check();
+    assert_eq!(barriers(&third), [0u64; 0], "{third}");
+    assert_eq!(program(&third, "main.c")["outcome"], "ok", "{third}");
+}
+
+#[test]
+fn a_header_missing_at_one_check_is_found_once_it_exists() {
+    let cache = tempfile::tempdir().unwrap();
+    let tree = tempfile::tempdir().unwrap();
+    let main = tree.path().join("main.c");
+    std::fs::write(
+        &main,
+        "#include <mpi.h>\n#include \"generated.h\"\nint main(int argc, char **argv)\n{\n    \
+         MPI_Init(&argc, &argv);\n    MPI_Barrier(MPI_COMM_WORLD);\n    MPI_Finalize();\n    \
+         return STATUS;\n}\n",
+    )
+    .unwrap();
+    let check = || {
+        json(&fib_cached(
+            cache.path(),
+            &[
+                "check",
+                main.to_str().unwrap(),
+                "-n",
+                "2",
+                "--format",
+                "json",
+            ],
+        ))
+    };
+    let first = check();
+    assert_eq!(
+        program(&first, "main.c")["outcome"],
+        "build-failed",
+        "{first}"
+    );
+    // A parse with errors is not kept.
+    assert_eq!(parse_entries(cache.path()), vec![]);
+    std::fs::write(tree.path().join("generated.h"), "#define STATUS 0\n").unwrap();
+    let second = check();
+    assert_eq!(program(&second, "main.c")["outcome"], "ok", "{second}");
+    assert_eq!(
+        program(&second, "main.c")["static"]["barriers"][0]["line"],
+        6,
+        "{second}"
+    );
+}
+
 #[test]
 fn the_process_count_on_the_command_line_wins_over_the_directive() {
     let cache = tempfile::tempdir().unwrap();

@@ -1,0 +1,262 @@
+//! libclang's results, kept in fib's cache until a file they were read
+//! from changes.
+//!
+//! Parsing a source with `mpi.h` and the C library's headers, and loading
+//! libclang to do it, takes most of a check of a small program that was
+//! built before. A check of unchanged sources takes the symbols
+//! (`instrument::symbols`) and the analysis (`instrument::analyze`) it
+//! computed last time instead:
+//!
+//! - an entry's name is a hash of what the call was given: the units'
+//!   paths and parser flags (and for an analysis, the tree's root), with
+//!   fib's version and the identity of its executable, so a rebuilt fib
+//!   parses again;
+//! - it holds every file the parse read (the sources and each header they
+//!   included, system headers too) with a hash of its contents, and is
+//!   used only while every one of them hashes the same;
+//! - a parse libclang reported an error in is not kept: it may hang on a
+//!   file that does not exist yet.
+//!
+//! Entries are written to a temporary file and renamed into place, so a
+//! concurrent check sees a whole entry or none; one that cannot be read
+//! is parsed again and overwritten.
+
+use std::path::{Path, PathBuf};
+
+use instrument::{Analysis, Symbols};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::build::{cache_dir, Hash};
+use crate::DriverError;
+
+/// A translation unit as the parsers take it: a source and its flags.
+pub(crate) type ParseUnit = (PathBuf, Vec<String>);
+
+/// One kept result and the files it was read from.
+#[derive(Serialize, Deserialize)]
+struct Entry<T> {
+    /// Each file the parse read, with the hash of its contents then.
+    files: Vec<(PathBuf, String)>,
+    value: T,
+}
+
+/// The symbols of each unit, parsing only those whose kept symbols are
+/// missing or out of date, all in one go.
+pub(crate) fn symbols(units: &[ParseUnit]) -> Result<Vec<Symbols>, DriverError> {
+    let keys: Vec<String> = units
+        .iter()
+        .map(|u| key("symbols", None, std::slice::from_ref(u)))
+        .collect();
+    let dir = dir();
+    let mut out: Vec<Option<Symbols>> = keys.iter().map(|k| load(&dir, k)).collect();
+    let todo: Vec<usize> = (0..units.len()).filter(|&k| out[k].is_none()).collect();
+    if !todo.is_empty() {
+        let parse: Vec<ParseUnit> = todo.iter().map(|&k| units[k].clone()).collect();
+        let before = sources(&parse);
+        let parsed = instrument::symbols(&parse).map_err(DriverError::Instrument)?;
+        for (k, s) in todo.into_iter().zip(parsed) {
+            if let Some(read) = &s.read {
+                store(&dir, &keys[k], read, &before, &s);
+            }
+            out[k] = Some(s);
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
+}
+
+/// The analysis of a program's units under the tree `root`, as kept or
+/// parsed now.
+pub(crate) fn analyze(root: &Path, units: &[ParseUnit]) -> Result<Analysis, DriverError> {
+    let key = key("analysis", Some(root), units);
+    let dir = dir();
+    if let Some(a) = load(&dir, &key) {
+        return Ok(a);
+    }
+    let before = sources(units);
+    let a = instrument::analyze(root, units).map_err(DriverError::Instrument)?;
+    if let Some(read) = &a.read {
+        store(&dir, &key, read, &before, &a);
+    }
+    Ok(a)
+}
+
+/// Where kept results live.
+fn dir() -> PathBuf {
+    cache_dir().join("parses")
+}
+
+/// The name of the entry for a call: what it was given, and which fib.
+fn key(what: &str, root: Option<&Path>, units: &[ParseUnit]) -> String {
+    let mut h = Hash::new();
+    h.add(what.as_bytes());
+    h.add(env!("CARGO_PKG_VERSION").as_bytes());
+    // A rebuilt fib may parse differently: its executable's size and time
+    // stand for its code.
+    if let Some(meta) = std::env::current_exe().ok().and_then(|e| e.metadata().ok()) {
+        h.add(&meta.len().to_le_bytes());
+        if let Ok(t) = meta.modified() {
+            h.add(format!("{t:?}").as_bytes());
+        }
+    }
+    if let Some(lib) = std::env::var_os("LIBCLANG_PATH") {
+        h.add(lib.as_encoded_bytes());
+    }
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    if let Some(r) = root {
+        h.add(absolute(r).as_os_str().as_encoded_bytes());
+    }
+    for (path, flags) in units {
+        h.add(absolute(path).as_os_str().as_encoded_bytes());
+        for f in flags {
+            h.add(f.as_bytes());
+        }
+    }
+    h.hex()
+}
+
+/// The hash of a file's contents, or `None` when it cannot be read.
+fn content(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    let mut h = Hash::new();
+    h.add(&bytes);
+    Some(h.hex())
+}
+
+/// The units' sources with the hashes of their contents before a parse:
+/// a source edited while it is parsed is then kept with its old hash, and
+/// parsed again next time.
+fn sources(units: &[ParseUnit]) -> Vec<(PathBuf, String)> {
+    units
+        .iter()
+        .filter_map(|(path, _)| {
+            let path = std::fs::canonicalize(path).ok()?;
+            let hash = content(&path)?;
+            Some((path, hash))
+        })
+        .collect()
+}
+
+/// The kept value of `key`, when every file it was read from is as it was.
+fn load<T: DeserializeOwned>(dir: &Path, key: &str) -> Option<T> {
+    let text = std::fs::read(dir.join(format!("{key}.json"))).ok()?;
+    let entry: Entry<T> = serde_json::from_slice(&text).ok()?;
+    entry
+        .files
+        .iter()
+        .all(|(path, hash)| content(path).as_ref() == Some(hash))
+        .then_some(entry.value)
+}
+
+/// Keeps `value` under `key` with the files it was read from, the units'
+/// sources with their hashes from `before`. A cache that cannot be written
+/// only costs the next check a parse.
+fn store<T: Serialize>(
+    dir: &Path,
+    key: &str,
+    read: &[PathBuf],
+    before: &[(PathBuf, String)],
+    value: &T,
+) {
+    let hash = |p: &PathBuf| match before.iter().find(|(b, _)| b == p) {
+        Some((_, h)) => Some(h.clone()),
+        None => content(p),
+    };
+    let Some(files) = read
+        .iter()
+        .map(|p| Some((p.clone(), hash(p)?)))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let Ok(text) = serde_json::to_vec(&Entry { files, value }) else {
+        return;
+    };
+    let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir) else {
+        return;
+    };
+    use std::io::Write as _;
+    if tmp.write_all(&text).is_ok() {
+        let _ = tmp.persist(dir.join(format!("{key}.json")));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(path: &Path, text: &str) {
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn a_kept_value_lasts_until_a_file_it_was_read_from_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (cache, a, b) = (
+            tmp.path().join("cache"),
+            tmp.path().join("a.c"),
+            tmp.path().join("b.h"),
+        );
+        write(&a, "int main(void) { return 0; }");
+        write(&b, "#define N 1");
+        let before = sources(&[(a.clone(), vec![])]);
+        store(
+            &cache,
+            "k",
+            &[a.clone(), b.clone()],
+            &before,
+            &vec![1u32, 2],
+        );
+        assert_eq!(load::<Vec<u32>>(&cache, "k"), Some(vec![1, 2]));
+        assert_eq!(load::<Vec<u32>>(&cache, "other"), None);
+        // The same length, other contents.
+        write(&b, "#define N 2");
+        assert_eq!(load::<Vec<u32>>(&cache, "k"), None);
+        write(&b, "#define N 1");
+        assert_eq!(load::<Vec<u32>>(&cache, "k"), Some(vec![1, 2]));
+        std::fs::remove_file(&b).unwrap();
+        assert_eq!(load::<Vec<u32>>(&cache, "k"), None);
+    }
+
+    #[test]
+    fn a_source_edited_during_its_parse_is_kept_with_its_old_hash() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = tmp.path().join("cache");
+        let a = tmp.path().join("a.c");
+        write(&a, "int x;");
+        let before = sources(&[(a.clone(), vec![])]);
+        // The parse read `int x;`; the file changes before it is kept.
+        write(&a, "int y;");
+        let a = std::fs::canonicalize(&a).unwrap();
+        store(&cache, "k", std::slice::from_ref(&a), &before, &7u32);
+        assert_eq!(load::<u32>(&cache, "k"), None);
+        write(&a, "int x;");
+        assert_eq!(load::<u32>(&cache, "k"), Some(7));
+    }
+
+    #[test]
+    fn an_entry_that_cannot_be_read_is_a_miss() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = tmp.path().join("cache");
+        std::fs::create_dir_all(&cache).unwrap();
+        write(&cache.join("k.json"), "{ not json");
+        assert_eq!(load::<u32>(&cache, "k"), None);
+        // A value of another shape (an older fib's) is a miss too.
+        store(&cache, "k", &[], &[], &"text");
+        assert_eq!(load::<u32>(&cache, "k"), None);
+        assert_eq!(load::<String>(&cache, "k").as_deref(), Some("text"));
+    }
+
+    #[test]
+    fn keys_tell_the_flags_the_units_and_the_root_apart() {
+        let unit = |f: &str| (PathBuf::from("/t/a.c"), vec![f.to_string()]);
+        let k = key("analysis", Some(Path::new("/t")), &[unit("-DX")]);
+        assert_eq!(k, key("analysis", Some(Path::new("/t")), &[unit("-DX")]));
+        assert_ne!(k, key("analysis", Some(Path::new("/t")), &[unit("-DY")]));
+        assert_ne!(k, key("analysis", Some(Path::new("/u")), &[unit("-DX")]));
+        assert_ne!(k, key("symbols", Some(Path::new("/t")), &[unit("-DX")]));
+    }
+}
