@@ -49,7 +49,18 @@ pub(crate) fn symbols(units: &[ParseUnit]) -> Result<Vec<Symbols>, DriverError> 
         .map(|u| key("symbols", None, std::slice::from_ref(u)))
         .collect();
     let dir = dir();
-    let mut out: Vec<Option<Symbols>> = keys.iter().map(|k| load(&dir, k)).collect();
+    // A kept value names each unit as the check that parsed it did; this
+    // one may name it otherwise (relative to another directory).
+    let mut out: Vec<Option<Symbols>> = keys
+        .iter()
+        .zip(units)
+        .map(|(k, (path, _))| {
+            load(&dir, k).map(|s: Symbols| Symbols {
+                path: path.clone(),
+                ..s
+            })
+        })
+        .collect();
     let todo: Vec<usize> = (0..units.len()).filter(|&k| out[k].is_none()).collect();
     if !todo.is_empty() {
         let parse: Vec<ParseUnit> = todo.iter().map(|&k| units[k].clone()).collect();
@@ -70,7 +81,10 @@ pub(crate) fn symbols(units: &[ParseUnit]) -> Result<Vec<Symbols>, DriverError> 
 pub(crate) fn analyze(root: &Path, units: &[ParseUnit]) -> Result<Analysis, DriverError> {
     let key = key("analysis", Some(root), units);
     let dir = dir();
-    if let Some(a) = load(&dir, &key) {
+    if let Some(mut a) = load::<Analysis>(&dir, &key) {
+        for (unit, (path, _)) in a.units.iter_mut().zip(units) {
+            unit.path = path.clone();
+        }
         return Ok(a);
     }
     let before = sources(units);
