@@ -117,8 +117,8 @@ widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
 for row in [header] + rows:
     print("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))))
 print(f"best of {runs} runs each; {os.cpu_count()} cores; il = interleavings explored;")
-print("fib s is the whole check: static analysis (about 30 ms), the build (cached after")
-print("the first run) and every interleaving; runs = the interleavings alone (launch included);")
+print("fib s is the whole check: the static analysis and the build (both kept in the cache")
+print("after the first run) and every interleaving; runs = the interleavings alone (launch included);")
 print("FIB_AHEAD=0: every blocking call waits for the scheduler's answer, as before calls went ahead;")
 print("FIB_COPY_SENDS=1: standard sends go from fib's copies from the first run on")
 PY
@@ -293,6 +293,11 @@ cargo run -q --release -p instrument --example time_analysis
 # The Fib pass alone on generated traces of 10 000 to 1 000 000 calls.
 echo
 cargo run -q --release -p fib --example time_pass
+
+# The engine alone on the ping-pong's 200 000 calls, with buffering (the
+# run) and without (the rerun that looks for deadlocks buffering hid).
+echo
+cargo run -q --release -p poe --example time_engine
 
 # The Fib pass's share of a check, and the cost of proving every verdict by
 # removal (--confirm), from fib's own per-phase timing.
