@@ -545,6 +545,21 @@ fn parse_entries(cache: &std::path::Path) -> Vec<(PathBuf, std::time::SystemTime
     out
 }
 
+/// The JSON report of `fib check FILE -n 2` with its cache in `cache`.
+fn check_two_ranks(cache: &std::path::Path, file: &std::path::Path) -> Value {
+    json(&fib_cached(
+        cache,
+        &[
+            "check",
+            file.to_str().unwrap(),
+            "-n",
+            "2",
+            "--format",
+            "json",
+        ],
+    ))
+}
+
 #[test]
 fn a_check_of_unchanged_sources_takes_the_kept_parse_and_a_changed_header_is_parsed_again() {
     let cache = tempfile::tempdir().unwrap();
@@ -559,19 +574,7 @@ fn a_check_of_unchanged_sources_takes_the_kept_parse_and_a_changed_header_is_par
     )
     .unwrap();
     std::fs::write(&header, "#define BARRIERS 1\n").unwrap();
-    let check = || {
-        json(&fib_cached(
-            cache.path(),
-            &[
-                "check",
-                main.to_str().unwrap(),
-                "-n",
-                "2",
-                "--format",
-                "json",
-            ],
-        ))
-    };
+    let check = || check_two_ranks(cache.path(), &main);
     // The first check names the file relative to its directory, the others
     // by its full path: the kept parse serves both.
     let first = Command::new(env!("CARGO_BIN_EXE_fib"))
@@ -616,19 +619,7 @@ fn a_header_missing_at_one_check_is_found_once_it_exists() {
          return STATUS;\n}\n",
     )
     .unwrap();
-    let check = || {
-        json(&fib_cached(
-            cache.path(),
-            &[
-                "check",
-                main.to_str().unwrap(),
-                "-n",
-                "2",
-                "--format",
-                "json",
-            ],
-        ))
-    };
+    let check = || check_two_ranks(cache.path(), &main);
     let first = check();
     assert_eq!(
         program(&first, "main.c")["outcome"],
