@@ -14,6 +14,13 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 mod prebuilt;
 
+/// The scheduler keeps every call of a run (tens of MB for a call-heavy
+/// one): mimalloc hands those pages out in large runs, where the system
+/// allocator grows them a 4 KiB page fault at a time (see README,
+/// "Benchmarks").
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "fib",
