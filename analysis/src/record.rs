@@ -114,10 +114,11 @@ pub struct RunRecord {
     /// `MPI_Finalize` they had not freed; read only when the run completed.
     pub handles: Vec<HandleLeak>,
     /// Every rank's calls rerun in the engine without buffering
-    /// ([`poe::sim::rerun_calls`]), when the run completed with buffering
-    /// and none of its calls could make the sequence depend on timing: the
-    /// same calls are what the program makes under any buffering, so the
-    /// rerun is exact.
+    /// ([`poe::sim::rerun_calls`]), when the run completed with buffering,
+    /// none of its calls could make the sequence depend on timing (the same
+    /// calls are what the program makes under any buffering, so the rerun
+    /// is exact), and its trace did not already show that they complete
+    /// without buffering ([`poe::unbuffered::completes`]).
     pub unbuffered: Option<poe::sim::RunResult>,
     /// The run's exchangeable blocks: it stands for their other orders.
     pub exchanges: Vec<poe::engine::Exchange>,

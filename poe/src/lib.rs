@@ -8,11 +8,14 @@
 //! either [`explore::DepthFirst`] over every relevant interleaving or
 //! [`explore::Replay`] of one [`Token`], driven by [`explore::explore`].
 //! [`sim`] runs straight-line programs through both without MPI, for tests
-//! and for comparing POE with brute-force enumeration.
+//! and for comparing POE with brute-force enumeration. [`unbuffered`]
+//! decides from a completed run's trace whether its calls also complete
+//! with no send buffered, so that most runs need no rerun for that.
 
 pub mod engine;
 pub mod explore;
 pub mod sim;
+pub mod unbuffered;
 
 pub use engine::{Config, Engine, Leak, OpId, RunEnd};
 pub use explore::{DepthFirst, Explorer, Replay, Strategy, Token};

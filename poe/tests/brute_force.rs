@@ -2383,6 +2383,59 @@ fn timed(step: &Step) -> bool {
 }
 
 #[test]
+fn the_trace_check_says_a_program_completes_without_buffering_exactly_when_the_rerun_does() {
+    // Every generated program (of each generator, and with nonblocking
+    // collectives) whose calls cannot depend on timing and that completes
+    // with buffering: the check of its trace
+    // (`poe::unbuffered::completes`) against the engine's rerun of its calls
+    // without buffering. The check is what lets a run skip that rerun, so
+    // it must never say yes where the rerun deadlocks; and since these
+    // programs make no buffered-mode sends, it must say no only there.
+    let (mut programs, mut deadlocks) = (0, 0);
+    let generated = (0..3000u64).flat_map(|seed| {
+        let base = program(seed, Partial::Never);
+        [
+            (seed, with_icolls(&base, seed)),
+            (seed, base),
+            (seed, generate_gather(seed)),
+            (seed, generate_paired(seed, Partial::Never)),
+            (seed, generate_rows(seed)),
+        ]
+    });
+    for (seed, prog) in generated {
+        let program = to_sim(&prog);
+        if program.iter().flatten().any(timed) {
+            continue;
+        }
+        let calls = poe::sim::calls_of(&program);
+        let cfg = |zero_buffer| Config {
+            nprocs: calls.len(),
+            zero_buffer,
+            exchange: false,
+        };
+        let buffered = poe::sim::rerun_calls(&calls, cfg(false));
+        if buffered.end != RunEnd::Completed {
+            continue;
+        }
+        programs += 1;
+        let check = poe::unbuffered::completes(&buffered.ops, &buffered.fired);
+        let rerun = poe::sim::rerun_calls(&calls, cfg(true));
+        let deadlocked = matches!(rerun.end, RunEnd::Deadlock { .. });
+        assert_eq!(check, !deadlocked, "seed {seed}: rerun {:?}", rerun.end);
+        deadlocks += deadlocked as usize;
+    }
+    assert!(
+        programs >= 600,
+        "only {programs} programs complete buffered"
+    );
+    assert!(
+        deadlocks >= 30,
+        "only {deadlocks} deadlock without buffering"
+    );
+    eprintln!("{programs} programs, {deadlocks} deadlock without buffering");
+}
+
+#[test]
 fn calls_rerun_as_they_arrive_end_as_a_rerun_of_them_all() {
     // Every generated program whose calls cannot depend on timing, rerun
     // from its whole call list and from the same calls pushed a few at a

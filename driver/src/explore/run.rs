@@ -75,8 +75,8 @@ struct Conn {
 
 /// Runs the program once, following `plan`.
 ///
-/// With `log_calls`, a buffered run reruns every rank's calls without
-/// buffering while they cannot depend on timing ([`RunRecord::unbuffered`]).
+/// With `log_calls`, a buffered run whose calls cannot depend on timing
+/// checks them without buffering ([`RunRecord::unbuffered`]).
 ///
 /// A run the user interrupts ends as [`Served::Interrupted`]: its processes
 /// are killed and it returns [`DriverError::Interrupted`], never a record,
@@ -229,8 +229,9 @@ struct Loop {
     /// What the ranks said at `MPI_Finalize` they had not freed.
     handles: Vec<HandleLeak>,
     endings: Endings,
-    /// The rerun of every rank's calls without buffering, kept while their
-    /// sequence cannot depend on timing (see [`RunRecord::unbuffered`]).
+    /// Every rank's calls, kept for the check without buffering while
+    /// their sequence cannot depend on timing (see
+    /// [`RunRecord::unbuffered`]).
     rerun: Option<Rerun>,
     buf: Vec<u8>,
     /// Per rank, its calls that went ahead of the scheduler.
@@ -293,9 +294,6 @@ impl Loop {
                 } else {
                     self.read_conn(ev.token().0);
                 }
-            }
-            if let Some(rerun) = &mut self.rerun {
-                rerun.send();
             }
             self.step();
             if events.is_empty() || last_check.elapsed() >= LAUNCHER_CHECK {
@@ -424,6 +422,10 @@ impl Loop {
         let ranks = self.engine.rank_views();
         let leaks = self.engine.leaks();
         let trace = self.engine.into_trace();
+        let unbuffered = self
+            .rerun
+            .filter(|_| completed)
+            .and_then(|rerun| rerun.finish(&trace.ops, &trace.fired));
         RunRecord {
             ending,
             exchanges,
@@ -436,11 +438,7 @@ impl Loop {
             stderr,
             leaks,
             handles: if completed { self.handles } else { Vec::new() },
-            unbuffered: if completed {
-                self.rerun.map(Rerun::finish)
-            } else {
-                None
-            },
+            unbuffered,
         }
     }
 
