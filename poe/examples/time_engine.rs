@@ -7,6 +7,10 @@
 
 use std::time::Instant;
 
+// The `fib` binary's allocator, so that the engine is timed as it runs there.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use fib_wire::{Op, SendMode, Site};
 use poe::engine::Config;
 use poe::sim::rerun_calls;

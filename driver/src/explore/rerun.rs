@@ -1,5 +1,5 @@
 //! The check for deadlocks that buffering hides. A buffered run whose calls
-//! cannot depend on timing keeps them, encoded as the ranks sent them; once
+//! cannot depend on timing keeps them as the ranks sent them; once
 //! it has completed, its trace says whether the same calls also complete
 //! with no send buffered ([`poe::unbuffered::completes`], one pass over the
 //! trace). Only when that check cannot say yes are the calls rerun in the
@@ -14,8 +14,8 @@ use poe::engine::{Config, Fired, OpRec};
 use poe::sim::RunResult;
 
 pub(crate) struct Rerun {
-    /// Per rank, its calls as [`Up::Op`] frames: a call-heavy run keeps
-    /// millions, at a few bytes each.
+    /// Per rank, its calls as the [`Up::Op`] frames it sent: a call-heavy
+    /// run keeps millions, at a few bytes each.
     calls: Vec<Vec<u8>>,
 }
 
@@ -27,10 +27,11 @@ impl Rerun {
         }
     }
 
-    /// Rank `r` made `op` at `site`.
-    pub(crate) fn push(&mut self, r: usize, site: Site, op: &Op) {
-        // Encoding borrows: the call itself goes on to the engine.
-        Up::encode_op(site, op, &mut self.calls[r]);
+    /// Rank `r` made the call whose [`Up::Op`] frame body is `body`.
+    pub(crate) fn push(&mut self, r: usize, body: &[u8]) {
+        let calls = &mut self.calls[r];
+        calls.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        calls.extend_from_slice(body);
     }
 
     /// The run completed with these operations and matches: `None` when
@@ -53,7 +54,7 @@ impl Rerun {
     }
 }
 
-/// The calls [`Rerun::push`] encoded.
+/// The calls [`Rerun::push`] kept.
 fn decode(bytes: &[u8]) -> Vec<(Site, Op)> {
     let mut frames = Frames::default();
     frames.push(bytes);

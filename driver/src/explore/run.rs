@@ -483,11 +483,18 @@ impl Loop {
 
     fn handle_frames(&mut self, c: usize) {
         loop {
+            // Read each time: the rank is known from its first message on.
+            let rank = self.conns[c].rank;
             let msg = {
                 let Some(body) = self.conns[c].frames.next_body() else {
                     return;
                 };
-                Up::decode(body)
+                let msg = Up::decode(body);
+                // The rerun keeps a call as the rank sent it.
+                if let (Some(rerun), Some(r), Ok(Up::Op { .. })) = (&mut self.rerun, rank, &msg) {
+                    rerun.push(r, body);
+                }
+                msg
             };
             match msg {
                 Ok(m) => {
@@ -519,12 +526,8 @@ impl Loop {
                     self.calls += 1;
                 }
                 self.endings.call(r, site, &op);
-                if let Some(rerun) = &mut self.rerun {
-                    if depends_on_timing(&op) {
-                        self.rerun = None;
-                    } else {
-                        rerun.push(r, site, &op);
-                    }
+                if depends_on_timing(&op) {
+                    self.rerun = None;
                 }
                 self.call(r, site, op);
             }
