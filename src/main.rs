@@ -16,8 +16,8 @@ mod prebuilt;
 
 /// The scheduler keeps every call of a run (tens of MB for a call-heavy
 /// one): mimalloc hands those pages out in large runs, where the system
-/// allocator grows them a 4 KiB page fault at a time (see README,
-/// "Benchmarks").
+/// allocator grows them a 4 KiB page fault at a time (the README's
+/// "Benchmark" has the figures).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
