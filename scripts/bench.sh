@@ -295,7 +295,8 @@ echo
 cargo run -q --release -p fib --example time_pass
 
 # The engine alone on the ping-pong's 200 000 calls, with buffering (the
-# run) and without (the rerun that looks for deadlocks buffering hid).
+# run) and without (the rerun a run needs when its trace does not show that
+# its calls complete without buffering).
 echo
 cargo run -q --release -p poe --example time_engine
 

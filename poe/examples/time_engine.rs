@@ -1,6 +1,6 @@
 //! Times the engine alone on a ping-pong's calls, with and without
-//! buffering, as the rerun of a run without buffering feeds them: what a
-//! call costs the scheduler apart from MPI, the sockets and the ranks.
+//! buffering, fed as `poe::sim` feeds a run's calls: what a call costs the
+//! scheduler apart from MPI, the sockets and the ranks.
 //!
 //! `cargo run --release -p poe --example time_engine [ROUNDS]` (default
 //! 50 000 round trips, 200 000 calls); `scripts/bench.sh` runs it.

@@ -3,13 +3,13 @@
 //! it has completed, its trace says whether the same calls also complete
 //! with no send buffered ([`poe::unbuffered::completes`], one pass over the
 //! trace). Only when that check cannot say yes are the calls rerun in the
-//! engine without buffering ([`poe::sim::rerun_calls`]), for the deadlock
+//! engine without buffering ([`poe::sim::Rerun`]), for the deadlock
 //! and the ranks' states in it.
 //!
 //! The run loop hands each call to [`Rerun::push`]; a run whose calls turn
 //! out to depend on timing, or that does not complete, drops its `Rerun`.
 
-use fib_wire::{Frames, Op, Site, Up};
+use fib_wire::{Frames, Up};
 use poe::engine::{Config, Fired, OpRec};
 use poe::sim::RunResult;
 
@@ -42,28 +42,24 @@ impl Rerun {
             return None;
         }
         let nprocs = self.calls.len();
-        let calls: Vec<Vec<(Site, Op)>> = self.calls.iter().map(|bytes| decode(bytes)).collect();
-        Some(poe::sim::rerun_calls(
-            &calls,
+        let mut rerun = poe::sim::Rerun::new(
+            nprocs,
             Config {
                 nprocs,
                 zero_buffer: true,
                 exchange: false,
             },
-        ))
-    }
-}
-
-/// The calls [`Rerun::push`] kept.
-fn decode(bytes: &[u8]) -> Vec<(Site, Op)> {
-    let mut frames = Frames::default();
-    frames.push(bytes);
-    let mut out = Vec::new();
-    while let Some(body) = frames.next_body() {
-        match Up::decode(body) {
-            Ok(Up::Op { site, op }) => out.push((site, op)),
-            other => unreachable!("a kept call decodes as one: {other:?}"),
+        );
+        for (r, bytes) in self.calls.iter().enumerate() {
+            let mut frames = Frames::default();
+            frames.push(bytes);
+            while let Some(body) = frames.next_body() {
+                match Up::decode(body) {
+                    Ok(Up::Op { site, op }) => rerun.push(r, site, op),
+                    other => unreachable!("a kept call decodes as one: {other:?}"),
+                }
+            }
         }
+        Some(rerun.finish())
     }
-    out
 }

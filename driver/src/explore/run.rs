@@ -526,7 +526,7 @@ impl Loop {
                     self.calls += 1;
                 }
                 self.endings.call(r, site, &op);
-                if depends_on_timing(&op) {
+                if self.rerun.is_some() && depends_on_timing(&op) {
                     self.rerun = None;
                 }
                 self.call(r, site, op);
