@@ -2,7 +2,7 @@
 //! it ended, what the engine recorded, and what the ranks said.
 
 use fib_wire::Site;
-use poe::engine::{Choice, Fired, OpRec, RankView, RunEnd};
+use poe::engine::{Choice, FiredList, Ops, RankView, RunEnd};
 
 use crate::sites::FileNames;
 
@@ -100,9 +100,9 @@ pub struct HandleLeak {
 pub struct RunRecord {
     pub ending: Ending,
     pub choices: Vec<Choice>,
-    pub fired: Vec<Fired>,
+    pub fired: FiredList,
     /// Every rank's operations, for the Fib pass and for reports.
-    pub ops: Vec<Vec<OpRec>>,
+    pub ops: Vec<Ops>,
     pub ranks: Vec<RankView>,
     /// File ids named by the ranks.
     pub files: FileNames,

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use fib::Node;
 use fib_report::timeline::{self, At, Lane, Link, LinkKind, Mark, Role, Timeline};
-use poe::engine::{Fired, Kind, OpId, OpRec, Peer, RankView};
+use poe::engine::{Fired, FiredList, Kind, OpId, Ops, Peer, RankView};
 
 use crate::sites::{FileNames, Resolver};
 use crate::trace::RunTrace;
@@ -18,8 +18,8 @@ pub const CALLS_PER_RANK: usize = 40;
 
 /// One run's record, as the pictures need it.
 struct Run<'r> {
-    ops: &'r [Vec<OpRec>],
-    fired: &'r [Fired],
+    ops: &'r [Ops],
+    fired: &'r FiredList,
     files: &'r FileNames,
 }
 
@@ -29,8 +29,8 @@ struct Run<'r> {
 pub fn stuck(
     sites: &Resolver,
     files: &FileNames,
-    ops: &[Vec<OpRec>],
-    fired: &[Fired],
+    ops: &[Ops],
+    fired: &FiredList,
     views: &[RankView],
 ) -> Timeline {
     let mut roles = HashMap::new();
@@ -64,8 +64,8 @@ pub fn stuck(
 pub fn mismatch(
     sites: &Resolver,
     files: &FileNames,
-    ops: &[Vec<OpRec>],
-    fired: &[Fired],
+    ops: &[Ops],
+    fired: &FiredList,
     calls: &[OpId],
 ) -> Timeline {
     let roles = calls.iter().map(|&id| (id, Role::Blocked)).collect();
@@ -124,7 +124,7 @@ pub fn witness(sites: &Resolver, trace: &RunTrace, rel: &fib::Relevant) -> Timel
 /// The calls of an ordering path, in order: each operation, and for a
 /// collective its call on the rank the path comes from and its call on the
 /// rank the path goes on to.
-fn path(fired: &[Fired], nodes: &[Node]) -> Vec<OpId> {
+fn path(fired: &FiredList, nodes: &[Node]) -> Vec<OpId> {
     let mut out: Vec<OpId> = Vec::new();
     for (i, n) in nodes.iter().enumerate() {
         match *n {

@@ -2,7 +2,7 @@
 //! by removal, and how a run's operations map to instances of the
 //! program's sites.
 
-use poe::engine::{Exchange, Fired, OpRec};
+use poe::engine::{Exchange, FiredList, Ops};
 
 use crate::sites::{FileNames, Resolver};
 
@@ -21,8 +21,8 @@ pub struct Instance {
 pub struct RunTrace {
     /// The replay token of the interleaving.
     pub token: String,
-    pub ops: Vec<Vec<OpRec>>,
-    pub fired: Vec<Fired>,
+    pub ops: Vec<Ops>,
+    pub fired: FiredList,
     /// Its exchangeable blocks: the run stands for their other orders.
     pub exchanges: Vec<Exchange>,
     /// File ids the ranks named.

@@ -57,7 +57,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use fib_wire::ANY;
-use poe::engine::{CollWhat, Exchange, Fired, Kind, OpId, OpRec, Peer};
+use poe::engine::{CollWhat, Exchange, Fired, FiredList, Kind, OpId, OpRec, Ops, Peer};
 
 /// A node of the completes-before graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -249,7 +249,7 @@ impl RecvOrder {
 }
 
 /// Builds the completes-before graph of a run.
-fn build(ops: &[Vec<OpRec>], fired: &[Fired]) -> Graph {
+fn build(ops: &[Ops], fired: &FiredList) -> Graph {
     let mut offset = Vec::with_capacity(ops.len() + 1);
     let mut n_ops = 0;
     for list in ops {
@@ -411,7 +411,7 @@ fn build(ops: &[Vec<OpRec>], fired: &[Fired]) -> Graph {
 }
 
 /// Whether a collective match set (its members' operations) is a barrier.
-pub fn is_barrier(ops: &[Vec<OpRec>], members: &[OpId]) -> bool {
+pub fn is_barrier(ops: &[Ops], members: &[OpId]) -> bool {
     members.first().is_some_and(|m| {
         matches!(
             ops[m.rank][m.index].kind,
@@ -478,7 +478,7 @@ struct Rivals {
 }
 
 impl Rivals {
-    fn new(g: &Graph, ops: &[Vec<OpRec>]) -> Rivals {
+    fn new(g: &Graph, ops: &[Ops]) -> Rivals {
         let mut chans: HashMap<(usize, u32, Option<i32>), Vec<Chan>> = HashMap::new();
         let mut takers = vec![Vec::new(); ops.len()];
         for (rank, list) in ops.iter().enumerate() {
@@ -526,7 +526,7 @@ impl Rivals {
 
     /// Adds the rivals the block receives of `exchanges` have in the orders
     /// of their blocks that this run did not take.
-    fn exchanged(&mut self, g: &Graph, ops: &[Vec<OpRec>], exchanges: &[Exchange]) {
+    fn exchanged(&mut self, g: &Graph, ops: &[Ops], exchanges: &[Exchange]) {
         for x in exchanges {
             // The receives of a block share their communicator and tag, so
             // they share these rivals.
@@ -563,7 +563,7 @@ impl Rivals {
 
     /// The rivals of the wildcard `r`, in program order of their ranks.
     /// Wildcards must come rank by rank, each rank's in program order.
-    fn of(&mut self, g: &Graph, ops: &[Vec<OpRec>], r: OpId) -> Vec<u32> {
+    fn of(&mut self, g: &Graph, ops: &[Ops], r: OpId) -> Vec<u32> {
         let op = &ops[r.rank][r.index];
         let Some((comm, tag)) = wildcard(op) else {
             return Vec::new();
@@ -601,7 +601,7 @@ impl Rivals {
 
 /// Whether receive `a` comes before receive `b` because they could take
 /// the same message (the ordering the graph keeps through fewer edges).
-fn recv_before(ops: &[Vec<OpRec>], a: OpId, b: OpId) -> bool {
+fn recv_before(ops: &[Ops], a: OpId, b: OpId) -> bool {
     let (
         Kind::Recv {
             src: s0,
@@ -624,7 +624,7 @@ fn recv_before(ops: &[Vec<OpRec>], a: OpId, b: OpId) -> bool {
 /// A path with its runs of one rank's receives shortened: from a receive
 /// straight to the last later receive on the run it comes before, as a
 /// graph with every receive-order edge would give it.
-fn shortcut(g: &Graph, ops: &[Vec<OpRec>], path: Vec<u32>) -> Vec<u32> {
+fn shortcut(g: &Graph, ops: &[Ops], path: Vec<u32>) -> Vec<u32> {
     let mut out = Vec::with_capacity(path.len());
     let mut a = 0;
     while a < path.len() {
@@ -703,7 +703,7 @@ impl Bfs {
 }
 
 /// Runs the pass on one interleaving, each barrier match set its own group.
-pub fn analyze(ops: &[Vec<OpRec>], fired: &[Fired]) -> Analysis {
+pub fn analyze(ops: &[Ops], fired: &FiredList) -> Analysis {
     analyze_grouped(ops, fired, &|members: &[OpId]| members[0])
 }
 
@@ -712,8 +712,8 @@ pub fn analyze(ops: &[Vec<OpRec>], fired: &[Fired]) -> Analysis {
 /// its match sets, so a group is relevant when a pair has a path only through
 /// its match sets, together.
 pub fn analyze_grouped<K: Copy + Eq + std::hash::Hash>(
-    ops: &[Vec<OpRec>],
-    fired: &[Fired],
+    ops: &[Ops],
+    fired: &FiredList,
     group: &dyn Fn(&[OpId]) -> K,
 ) -> Analysis {
     analyze_exchanged(ops, fired, &[], group)
@@ -726,8 +726,8 @@ pub fn analyze_grouped<K: Copy + Eq + std::hash::Hash>(
 /// of the later receives; everything else the pass looks at (the paths out
 /// of a receive, along its rank's program order) is the same in every order.
 pub fn analyze_exchanged<K: Copy + Eq + std::hash::Hash>(
-    ops: &[Vec<OpRec>],
-    fired: &[Fired],
+    ops: &[Ops],
+    fired: &FiredList,
     exchanges: &[Exchange],
     group: &dyn Fn(&[OpId]) -> K,
 ) -> Analysis {
@@ -833,13 +833,7 @@ impl Pass<'_> {
     }
 
     /// One sweep per wildcard over the acyclic graph (`order` topological).
-    fn sweeps(
-        &mut self,
-        ops: &[Vec<OpRec>],
-        wildcards: &[OpId],
-        rivals: &mut Rivals,
-        order: &[u32],
-    ) {
+    fn sweeps(&mut self, ops: &[Ops], wildcards: &[OpId], rivals: &mut Rivals, order: &[u32]) {
         let g = self.g;
         let n = g.len();
         let mut pos = vec![0u32; n];
@@ -970,7 +964,7 @@ impl Pass<'_> {
 
     /// Each (wildcard, rival) pair on its own: a path, and for each group on
     /// it whether avoiding the group's match sets leaves none.
-    fn pairs(&mut self, ops: &[Vec<OpRec>], wildcards: &[OpId], rivals: &mut Rivals) {
+    fn pairs(&mut self, ops: &[Ops], wildcards: &[OpId], rivals: &mut Rivals) {
         let g = self.g;
         for &r in wildcards {
             let rv = g.id(r);

@@ -22,7 +22,7 @@ use std::collections::{BTreeSet, HashSet};
 use common::oracle;
 use fib::{Analysis, Node};
 use fib_wire::{CollKind, Op, SendMode, WaitKind, ANY, COMM_WORLD, FIRST_USER_COMM};
-use poe::engine::{Config, Fired, OpId, OpRec};
+use poe::engine::{Config, Fired, FiredList, OpId, Ops};
 use poe::sim::{explore, Program, Step, Turns};
 
 /// A small xorshift generator: the programs depend on the seed only.
@@ -328,7 +328,7 @@ fn verdicts(a: &Analysis) -> Vec<(usize, OpId, OpId)> {
         .collect()
 }
 
-fn compare(ops: &[Vec<OpRec>], fired: &[Fired], what: &str, tally: &mut Tally) {
+fn compare(ops: &[Ops], fired: &FiredList, what: &str, tally: &mut Tally) {
     let old = oracle::analyze(ops, fired);
     let new = fib::analyze(ops, fired);
     assert_eq!(new.barriers, old.barriers, "{what}");
@@ -406,7 +406,7 @@ fn the_pass_agrees_with_the_oracle_on_random_programs() {
             tally.completed += u64::from(run.end == poe::engine::RunEnd::Completed);
             // Polls that spin for long make runs of thousands of calls, too
             // slow for the oracle in the debug profile.
-            if run.ops.iter().map(Vec::len).sum::<usize>() > 1000 {
+            if run.ops.iter().map(Ops::len).sum::<usize>() > 1000 {
                 continue;
             }
             tally.compared += 1;

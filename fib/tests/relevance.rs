@@ -208,7 +208,7 @@ fn an_ibarrier_whose_wait_comes_after_the_send_orders_nothing() {
 fn poe_trace(
     program: &poe::sim::Program,
     run: &poe::sim::RunResult,
-) -> (Vec<Vec<poe::engine::OpRec>>, Vec<poe::engine::Fired>) {
+) -> (Vec<poe::engine::Ops>, poe::engine::FiredList) {
     let n = program.len();
     let replay = poe::sim::run_once(program, cfg(n), run.token.plan(), Turns::Forward);
     assert_eq!(replay.fired, run.fired);

@@ -11,9 +11,11 @@
 //! and for comparing POE with brute-force enumeration. [`unbuffered`]
 //! decides from a completed run's trace whether its calls also complete
 //! with no send buffered, so that most runs need no rerun for that.
+//! [`segmented::Segmented`] holds a run's record of its calls.
 
 pub mod engine;
 pub mod explore;
+pub mod segmented;
 pub mod sim;
 pub mod unbuffered;
 

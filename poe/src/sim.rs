@@ -14,7 +14,7 @@ use std::collections::{HashSet, VecDeque};
 use fib_wire::{Down, Op, Site};
 
 use crate::engine::{
-    Choice, Config, Engine, Exchange, Fired, Leak, OpRec, Planned, RunEnd, WaitRow,
+    Choice, Config, Engine, Exchange, FiredList, Leak, Ops, Planned, RunEnd, WaitRow,
 };
 use crate::explore::{self as ex, DepthFirst, Ran, Stopped, Token};
 
@@ -36,10 +36,10 @@ pub type Program = Vec<Vec<Step>>;
 pub struct RunResult {
     pub end: RunEnd,
     pub choices: Vec<Choice>,
-    pub fired: Vec<Fired>,
+    pub fired: FiredList,
     pub token: Token,
     /// Every rank's operations, in program order.
-    pub ops: Vec<Vec<OpRec>>,
+    pub ops: Vec<Ops>,
     /// What a completed run left behind.
     pub leaks: Vec<Leak>,
     /// Its exchangeable blocks ([`Engine::conclude`]).

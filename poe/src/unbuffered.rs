@@ -25,13 +25,13 @@ use std::collections::{BinaryHeap, HashMap};
 
 use fib_wire::WaitKind;
 
-use crate::engine::{Fired, Kind, OpId, OpRec, Peer};
+use crate::engine::{Fired, FiredList, Kind, OpId, Ops, Peer};
 
 /// Whether the calls of `ops` (a completed buffered run's, every rank's in
 /// program order) with the matches and collectives of `fired` also complete
 /// with no send buffered. `false` when they would deadlock, and also when
 /// the trace has something this check does not model.
-pub fn completes(ops: &[Vec<OpRec>], fired: &[Fired]) -> bool {
+pub fn completes(ops: &[Ops], fired: &FiredList) -> bool {
     let n = ops.len();
     // The calls of each collective match set (`MPI_Finalize` too), as
     // (rank, index) of each member, by (rank, index) of every member.
@@ -68,7 +68,7 @@ pub fn completes(ops: &[Vec<OpRec>], fired: &[Fired]) -> bool {
 struct Unknown;
 
 struct Check<'a> {
-    ops: &'a [Vec<OpRec>],
+    ops: &'a [Ops],
     sets: Vec<&'a [OpId]>,
     set_of: HashMap<OpId, usize>,
     /// How many calls each rank has issued.

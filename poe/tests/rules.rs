@@ -2181,8 +2181,8 @@ fn an_improbe_poll_loop_ends_when_the_message_is_there_and_imrecv_completes() {
         .rposition(|o| o.name == "MPI_Improbe")
         .unwrap();
     assert_eq!(run.ops[0][last].matched, Some(id(1, 1)));
-    assert!(run.ops[0][..last]
-        .iter()
+    assert!(run.ops[0]
+        .range(0..last)
         .filter(|o| o.name == "MPI_Improbe")
         .all(|o| o.matched.is_none() && o.complete));
     let recv_at = run.ops[0]

@@ -37,7 +37,44 @@ pub(crate) struct Ahead {
     /// The engine owes the rank the answer to a settled call.
     pub settled: bool,
     /// Calls that arrived while `settled`, in order.
-    pub held: VecDeque<Held>,
+    pub held: Backlog<Held>,
+}
+
+/// A first-in first-out queue kept in chunks of [`Backlog::CHUNK`]: a rank
+/// far ahead of the engine can leave hundreds of thousands of calls held,
+/// and a `VecDeque` would copy them all each time it doubled. Chunks are
+/// never reallocated, and one emptied is freed for the allocator to hand
+/// out again as the next.
+pub(crate) struct Backlog<T> {
+    chunks: VecDeque<VecDeque<T>>,
+}
+
+impl<T> Default for Backlog<T> {
+    fn default() -> Self {
+        Backlog {
+            chunks: VecDeque::new(),
+        }
+    }
+}
+
+impl<T> Backlog<T> {
+    const CHUNK: usize = 1024;
+
+    pub fn push_back(&mut self, x: T) {
+        if self.chunks.back().is_none_or(|c| c.len() == Self::CHUNK) {
+            self.chunks.push_back(VecDeque::with_capacity(Self::CHUNK));
+        }
+        self.chunks.back_mut().expect("a chunk").push_back(x);
+    }
+
+    pub fn pop_front(&mut self) -> Option<T> {
+        let front = self.chunks.front_mut()?;
+        let x = front.pop_front();
+        if front.is_empty() {
+            self.chunks.pop_front();
+        }
+        x
+    }
 }
 
 impl Ahead {
@@ -49,5 +86,30 @@ impl Ahead {
             }
             self.settled = w.settled;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Backlog;
+
+    #[test]
+    fn a_backlog_gives_back_what_it_took_in_order_across_chunks() {
+        let mut q = Backlog::default();
+        let n = 3 * Backlog::<usize>::CHUNK + 7;
+        for i in 0..n {
+            q.push_back(i);
+        }
+        for i in 0..10 {
+            assert_eq!(q.pop_front(), Some(i));
+        }
+        q.push_back(n);
+        for i in 10..=n {
+            assert_eq!(q.pop_front(), Some(i));
+        }
+        assert_eq!(q.pop_front(), None);
+        assert!(q.chunks.is_empty());
+        q.push_back(1);
+        assert_eq!(q.pop_front(), Some(1));
     }
 }

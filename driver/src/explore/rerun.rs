@@ -10,14 +10,21 @@
 //! out to depend on timing, or that does not complete, drops its `Rerun`.
 
 use fib_wire::{Frames, Up};
-use poe::engine::{Config, Fired, OpRec};
+use poe::engine::{Config, FiredList, Ops};
 use poe::sim::RunResult;
 
 pub(crate) struct Rerun {
-    /// Per rank, its calls as the [`Up::Op`] frames it sent: a call-heavy
-    /// run keeps millions, at a few bytes each.
-    calls: Vec<Vec<u8>>,
+    /// Per rank, its calls as the [`Up::Op`] frames it sent, each after its
+    /// length: a call-heavy run keeps millions, at a few bytes each. They
+    /// are kept in blocks that are never reallocated, so that a long run
+    /// does not copy them as they grow (see [`poe::segmented`]).
+    calls: Vec<Vec<Vec<u8>>>,
 }
+
+/// The first block's size; each further block is twice its predecessor,
+/// up to [`LARGEST_BLOCK`].
+const FIRST_BLOCK: usize = 4096;
+const LARGEST_BLOCK: usize = 1 << 20;
 
 impl Rerun {
     /// Keeps the calls of a run of `nprocs` ranks.
@@ -29,15 +36,26 @@ impl Rerun {
 
     /// Rank `r` made the call whose [`Up::Op`] frame body is `body`.
     pub(crate) fn push(&mut self, r: usize, body: &[u8]) {
-        let calls = &mut self.calls[r];
-        calls.extend_from_slice(&(body.len() as u32).to_le_bytes());
-        calls.extend_from_slice(body);
+        let blocks = &mut self.calls[r];
+        let need = 4 + body.len();
+        let room = blocks
+            .last()
+            .is_some_and(|b| b.capacity() - b.len() >= need);
+        if !room {
+            let next = blocks
+                .last()
+                .map_or(FIRST_BLOCK, |b| (2 * b.capacity()).min(LARGEST_BLOCK));
+            blocks.push(Vec::with_capacity(next.max(need)));
+        }
+        let block = blocks.last_mut().expect("a block with room");
+        block.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        block.extend_from_slice(body);
     }
 
     /// The run completed with these operations and matches: `None` when
     /// its calls also complete without buffering, or else the engine's
     /// rerun of them without buffering.
-    pub(crate) fn finish(self, ops: &[Vec<OpRec>], fired: &[Fired]) -> Option<RunResult> {
+    pub(crate) fn finish(self, ops: &[Ops], fired: &FiredList) -> Option<RunResult> {
         if poe::unbuffered::completes(ops, fired) {
             return None;
         }
@@ -50,13 +68,16 @@ impl Rerun {
                 exchange: false,
             },
         );
-        for (r, bytes) in self.calls.iter().enumerate() {
+        for (r, blocks) in self.calls.iter().enumerate() {
+            // Each block holds whole frames.
             let mut frames = Frames::default();
-            frames.push(bytes);
-            while let Some(body) = frames.next_body() {
-                match Up::decode(body) {
-                    Ok(Up::Op { site, op }) => rerun.push(r, site, op),
-                    other => unreachable!("a kept call decodes as one: {other:?}"),
+            for bytes in blocks {
+                frames.push(bytes);
+                while let Some(body) = frames.next_body() {
+                    match Up::decode(body) {
+                        Ok(Up::Op { site, op }) => rerun.push(r, site, op),
+                        other => unreachable!("a kept call decodes as one: {other:?}"),
+                    }
                 }
             }
         }

@@ -5,7 +5,7 @@
 //! record it, without running the engine.
 
 use fib_wire::{CollKind, Site};
-use poe::engine::{CollWhat, Fired, Kind, OpId, OpRec, Peer};
+use poe::engine::{CollWhat, Fired, FiredList, Kind, OpId, OpRec, Ops, Peer};
 
 /// The shape of a collector trace.
 #[derive(Clone, Copy, Debug)]
@@ -59,8 +59,8 @@ fn rec(kind: Kind, name: &'static str, line: u32, matched: Option<OpId>) -> OpRe
 }
 
 /// The trace's operations per rank and the match sets fired, in order.
-pub fn trace(s: Shape) -> (Vec<Vec<OpRec>>, Vec<Fired>) {
-    let mut ops: Vec<Vec<OpRec>> = vec![Vec::new(); s.ranks];
+pub fn trace(s: Shape) -> (Vec<Ops>, FiredList) {
+    let mut ops: Vec<Ops> = vec![Ops::new(); s.ranks];
     let mut fired = Vec::new();
     let coll = |kind| Kind::Coll {
         what: CollWhat::Coll { kind, root: 0 },
@@ -134,5 +134,5 @@ pub fn trace(s: Shape) -> (Vec<Vec<OpRec>>, Vec<Fired>) {
         list.push(rec(Kind::Finalize, "MPI_Finalize", 40, None));
     }
     fired.push(Fired::Collective { ops: members });
-    (ops, fired)
+    (ops, fired.into())
 }

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use fib::{Analysis, Node, Relevant};
 use fib_wire::{CollKind, ANY};
 use petgraph::graph::{DiGraph, NodeIndex};
-use poe::engine::{CollWhat, Fired, Kind, OpId, OpRec, Peer};
+use poe::engine::{CollWhat, Fired, FiredList, Kind, OpId, OpRec, Ops, Peer};
 
 /// The completes-before graph of one run.
 pub struct CbGraph {
@@ -91,7 +91,7 @@ fn tags_meet(a: i32, b: i32) -> bool {
 }
 
 /// Builds the completes-before graph of a run.
-pub fn cb_graph(ops: &[Vec<OpRec>], fired: &[Fired]) -> CbGraph {
+pub fn cb_graph(ops: &[Ops], fired: &FiredList) -> CbGraph {
     let mut g = CbGraph {
         graph: DiGraph::new(),
         index: HashMap::new(),
@@ -205,7 +205,7 @@ pub fn cb_graph(ops: &[Vec<OpRec>], fired: &[Fired]) -> CbGraph {
                 {
                     // The wait that completes a nonblocking synchronous send
                     // waits for the match.
-                    for f2 in &fired[k..] {
+                    for f2 in fired.iter_from(k) {
                         if let Fired::Completion { op, completed } = f2 {
                             if completed.contains(send) {
                                 g.edge(Node::Op(*recv), Node::Op(*op));
@@ -233,7 +233,7 @@ pub fn cb_graph(ops: &[Vec<OpRec>], fired: &[Fired]) -> CbGraph {
 }
 
 /// Whether a collective match set (its members' operations) is a barrier.
-pub fn is_barrier(ops: &[Vec<OpRec>], members: &[OpId]) -> bool {
+pub fn is_barrier(ops: &[Ops], members: &[OpId]) -> bool {
     members.first().is_some_and(|m| {
         matches!(
             ops[m.rank][m.index].kind,
@@ -252,7 +252,7 @@ pub fn is_barrier(ops: &[Vec<OpRec>], members: &[OpId]) -> bool {
 /// (to its rank, on its communicator, with a tag it accepts), except the
 /// one it got and those an earlier receive of its rank took (non-overtaking
 /// gives those to the earlier receive whatever the barriers do).
-fn rivals(ops: &[Vec<OpRec>], r: OpId) -> Vec<OpId> {
+fn rivals(ops: &[Ops], r: OpId) -> Vec<OpId> {
     let op = &ops[r.rank][r.index];
     let (comm, tag) = match op.kind {
         Kind::Recv {
@@ -294,7 +294,7 @@ fn rivals(ops: &[Vec<OpRec>], r: OpId) -> Vec<OpId> {
                 // it accepts that no earlier receive took. An earlier such
                 // send left for this receive (or later ones) means this one
                 // can never be its match.
-                let shadowed = list[..index].iter().any(|e| {
+                let shadowed = list.range(0..index).any(|e| {
                     matches!(e.kind, Kind::Send { dst: Peer::Rank(d2), tag: t2, comm: c2, .. }
                         if d2 == r.rank && c2 == comm && (tag == ANY || tag == t2))
                         && !taken_earlier(e.matched)
@@ -309,7 +309,7 @@ fn rivals(ops: &[Vec<OpRec>], r: OpId) -> Vec<OpId> {
 }
 
 /// Runs the pass on one interleaving, each barrier match set its own group.
-pub fn analyze(ops: &[Vec<OpRec>], fired: &[Fired]) -> Analysis {
+pub fn analyze(ops: &[Ops], fired: &FiredList) -> Analysis {
     analyze_grouped(ops, fired, &|members: &[OpId]| members[0])
 }
 
@@ -318,8 +318,8 @@ pub fn analyze(ops: &[Vec<OpRec>], fired: &[Fired]) -> Analysis {
 /// its match sets, so a group is relevant when a pair has a path only through
 /// its match sets, together.
 pub fn analyze_grouped<K: Copy + Eq + std::hash::Hash>(
-    ops: &[Vec<OpRec>],
-    fired: &[Fired],
+    ops: &[Ops],
+    fired: &FiredList,
     group: &dyn Fn(&[OpId]) -> K,
 ) -> Analysis {
     let barriers: Vec<(usize, Vec<OpId>)> = fired

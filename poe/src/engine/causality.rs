@@ -15,6 +15,7 @@ use std::rc::Rc;
 use fib_wire::ANY;
 
 use super::model::{Alternative, Choice, OpId, Pair, Peer, Rank};
+use crate::segmented::Segmented;
 
 /// A set of choice indices: the choices of the run an event causally follows.
 #[derive(Clone, Debug, Default)]
@@ -108,7 +109,7 @@ pub(crate) struct Causality {
     /// The choices each rank's next call causally follows.
     dep: Vec<Rc<Deps>>,
     /// The same for every issued call, at the time it was issued.
-    op_dep: Vec<Vec<Rc<Deps>>>,
+    op_dep: Vec<Segmented<Rc<Deps>>>,
     /// The choices the match of a send or receive causally follows (none
     /// when it has no entry).
     match_dep: HashMap<OpId, Rc<Deps>>,
@@ -128,7 +129,7 @@ impl Causality {
     pub(crate) fn new(nprocs: usize) -> Causality {
         Causality {
             dep: (0..nprocs).map(|_| Rc::default()).collect(),
-            op_dep: (0..nprocs).map(|_| Vec::new()).collect(),
+            op_dep: (0..nprocs).map(|_| Segmented::new()).collect(),
             match_dep: HashMap::default(),
             sent_deps: HashMap::default(),
             sent_tags: HashMap::default(),

@@ -128,9 +128,10 @@ pub(crate) fn blocks(
     // Most runs have no two wildcard receives in a row: they need none of
     // the indexes below.
     let rows = (0..m.nprocs()).any(|rank| {
-        m.ops(rank).windows(2).any(|w| {
-            block_key(&w[0].kind).is_some() && block_key(&w[0].kind) == block_key(&w[1].kind)
-        })
+        let ops = m.ops(rank);
+        ops.iter()
+            .zip(ops.iter_from(1))
+            .any(|(a, b)| block_key(&a.kind).is_some() && block_key(&a.kind) == block_key(&b.kind))
     });
     if !rows {
         return Vec::new();
@@ -159,7 +160,7 @@ pub(crate) fn blocks(
                 j += 1;
             }
             let before = latest.get(&key.0).copied();
-            let sites: Vec<Site> = ops[i..j].iter().map(|o| o.site).collect();
+            let sites: Vec<Site> = ops.range(i..j).map(|o| o.site).collect();
             let waited = key.2 || waited_alone(ops, i..j, free);
             if j - i >= 2 && waited && alike(&sites) {
                 if let Some(x) = run.check(rank, i..j, (key.0, key.1), before) {
@@ -195,11 +196,11 @@ fn block_key(k: &Kind) -> Option<(u32, i32, bool)> {
 /// (unless at a site where what it returns reaches nothing MPI sees,
 /// `free`) lists one of them, and none is cancelled or freed.
 fn waited_alone(
-    ops: &[super::model::OpRec],
+    ops: &super::model::Ops,
     range: std::ops::Range<usize>,
     free: &dyn Fn(Site) -> bool,
 ) -> bool {
-    ops[range.end..].iter().all(|o| match &o.kind {
+    ops.iter_from(range.end).all(|o| match &o.kind {
         Kind::Wait { kind, ops, test } => {
             !test
                 && (matches!(kind, WaitKind::One | WaitKind::All)

@@ -13,7 +13,7 @@ use fib_wire::{self as wire, Down, WaitKind, ANY, PROC_NULL};
 
 use super::model::{
     accepts, collectives_agree, inter_collectives_agree, Alternative, ChoicePoint, CollWhat, Fired,
-    Handles, Kind, Leak, OpId, OpRec, Pair, Peer, Rank, RankView, RunEnd,
+    FiredList, Handles, Kind, Leak, OpId, OpRec, Ops, Pair, Peer, Rank, RankView, RunEnd,
 };
 
 /// Up to how many complete requests a `Waitsome`/`Testsome` choice offers
@@ -52,7 +52,7 @@ fn some_subsets(done: &[u32]) -> Vec<Vec<u32>> {
 
 #[derive(Default)]
 struct RankSt {
-    ops: Vec<OpRec>,
+    ops: Ops,
     blocked: Option<usize>,
     finalized: bool,
     reqs: HashMap<u32, usize>,
@@ -113,7 +113,7 @@ pub(crate) struct Matching {
     sends: BTreeMap<(u32, Rank, Rank), VecDeque<usize>>,
     /// Unmatched receives per (communicator, destination), program order.
     recvs: BTreeMap<(u32, Rank), Vec<usize>>,
-    fired: Vec<Fired>,
+    fired: FiredList,
     out: Vec<(Rank, Down)>,
     /// The communicators in which `MPI_Comm_create_group` calls match,
     /// by id (each a parent, the group's members and a tag, see
@@ -177,7 +177,7 @@ impl Matching {
             next_comm: wire::FIRST_USER_COMM,
             sends: BTreeMap::new(),
             recvs: BTreeMap::new(),
-            fired: Vec::new(),
+            fired: FiredList::new(),
             out: Vec::new(),
             groups: HashMap::default(),
         }
@@ -279,7 +279,7 @@ impl Matching {
         self.ranks.len()
     }
 
-    pub(crate) fn fired(&self) -> &[Fired] {
+    pub(crate) fn fired(&self) -> &FiredList {
         &self.fired
     }
 
@@ -289,12 +289,12 @@ impl Matching {
     }
 
     /// Every rank's operations, in program order.
-    pub(crate) fn ops(&self, rank: Rank) -> &[OpRec] {
+    pub(crate) fn ops(&self, rank: Rank) -> &Ops {
         &self.ranks[rank].ops
     }
 
     /// The match sets fired and every rank's operations, moved out.
-    pub(crate) fn into_trace(self) -> (Vec<Fired>, Vec<Vec<OpRec>>) {
+    pub(crate) fn into_trace(self) -> (FiredList, Vec<Ops>) {
         let ops = self.ranks.into_iter().map(|r| r.ops).collect();
         (self.fired, ops)
     }
@@ -508,7 +508,7 @@ impl Matching {
         }
         // Non-overtaking: the send can reach `at` only if every earlier
         // send of its sender that `at` accepts goes to an earlier receive.
-        let blocked = self.ranks[send.rank].ops[..send.index].iter().any(|o| {
+        let blocked = self.ranks[send.rank].ops.range(0..send.index).any(|o| {
             let Kind::Send {
                 dst: Peer::Rank(x),
                 comm: c,
@@ -524,7 +524,7 @@ impl Matching {
             match o.matched {
                 Some(r) => r.index >= at.index,
                 // (A cancelled receive is complete and matched nothing.)
-                None => !self.ranks[d].ops[..at.index].iter().any(|r| {
+                None => !self.ranks[d].ops.range(0..at.index).any(|r| {
                     r.matched.is_none()
                         && !r.complete
                         && matches!(r.kind, Kind::Recv { src, tag, comm: rc, .. }
@@ -534,7 +534,7 @@ impl Matching {
         });
         // Nor can it if an earlier receive naming its sender still waits
         // and has no earlier send of that sender to take first.
-        let claimed = self.ranks[d].ops[..at.index].iter().any(|r| {
+        let claimed = self.ranks[d].ops.range(0..at.index).any(|r| {
             let Kind::Recv {
                 src: src @ Peer::Rank(_),
                 tag: t,
@@ -548,7 +548,7 @@ impl Matching {
                 && !r.complete
                 && rc == comm
                 && accepts(src, t, send.rank, tag)
-                && !self.ranks[send.rank].ops[..send.index].iter().any(|o| {
+                && !self.ranks[send.rank].ops.range(0..send.index).any(|o| {
                     o.matched.is_none()
                         && matches!(o.kind, Kind::Send { dst: Peer::Rank(x), comm: c, tag: st, .. }
                                 if x == d && c == comm && accepts(src, t, send.rank, st))

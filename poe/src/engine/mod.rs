@@ -39,8 +39,8 @@ use path::{with_defers, Path};
 pub use exchange::Exchange;
 pub use matching::SOME_SUBSETS_UP_TO;
 pub use model::{
-    call_name, Alternative, Choice, ChoicePoint, CollWhat, Config, Fired, Kind, Leak, OpId, OpRec,
-    Peer, Planned, Rank, RankView, RunEnd,
+    call_name, Alternative, Choice, ChoicePoint, CollWhat, Config, Fired, FiredList, Kind, Leak,
+    OpId, OpRec, Ops, Peer, Planned, Rank, RankView, RunEnd,
 };
 pub use params::{Differs, Mismatch};
 pub use rows::WaitRow;
@@ -52,8 +52,8 @@ const LIVELOCK_ROUNDS: u32 = 10_000;
 /// What a run did, moved out of its engine ([`Engine::into_trace`]).
 pub struct Trace {
     pub choices: Vec<Choice>,
-    pub fired: Vec<Fired>,
-    pub ops: Vec<Vec<OpRec>>,
+    pub fired: FiredList,
+    pub ops: Vec<Ops>,
 }
 
 /// The state of one run of the program under POE.
@@ -166,12 +166,12 @@ impl Engine {
     }
 
     /// The match sets fired so far.
-    pub fn fired(&self) -> &[Fired] {
+    pub fn fired(&self) -> &FiredList {
         self.matching.fired()
     }
 
     /// Every rank's operations, in program order.
-    pub fn ops(&self, rank: Rank) -> &[OpRec] {
+    pub fn ops(&self, rank: Rank) -> &Ops {
         self.matching.ops(rank)
     }
 

@@ -136,6 +136,12 @@ pub enum Kind {
     Finalize,
 }
 
+/// A rank's operations in program order, indexed by [`OpId::index`].
+pub type Ops = crate::segmented::Segmented<OpRec>;
+
+/// The match sets a run fired, in firing order.
+pub type FiredList = crate::segmented::Segmented<Fired>;
+
 /// One intercepted call and what became of it.
 #[derive(Clone, Debug)]
 pub struct OpRec {
