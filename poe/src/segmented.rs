@@ -99,9 +99,10 @@ impl<T> Segmented<T> {
         self.range(0..self.len)
     }
 
-    /// The elements from `start` on, in order.
+    /// The elements from `start` on, in order: none when `start` is past
+    /// the end, as `iter().skip(start)` would give.
     pub fn iter_from(&self, start: usize) -> Iter<'_, T> {
-        self.range(start..self.len)
+        self.range(start.min(self.len)..self.len)
     }
 
     /// The elements of `range`, in order, as `v[range].iter()` would give
@@ -298,6 +299,8 @@ mod tests {
         assert_eq!(s.iter().len(), 10_000);
         assert!(s.iter_from(9_990).copied().eq(9_990..10_000));
         assert_eq!(s.iter_from(10_000).next(), None);
+        assert_eq!(s.iter_from(10_001).len(), 0);
+        assert_eq!(Segmented::<usize>::new().iter_from(1).next(), None);
         for (a, b) in [(0, 1), (15, 17), (40, 1000), (5, 5), (100, 10_000)] {
             assert!(s.range(a..b).copied().eq(a..b), "{a}..{b}");
             assert!(s.range(a..b).rev().copied().eq((a..b).rev()), "{a}..{b}");

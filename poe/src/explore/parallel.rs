@@ -67,7 +67,12 @@ where
             s.spawn(move || loop {
                 let next = job_rx.lock().map(|rx| rx.recv());
                 let Ok(Ok(job)) = next else { return };
-                let result = run(job.plan.clone(), job.first);
+                // A run that panics (a bug in fib) must not leave the
+                // coordinator waiting for it: the panic goes to the
+                // coordinator, which raises it again.
+                let plan = job.plan.clone();
+                let result =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(plan, job.first)));
                 if done_tx.send((job.plan, result)).is_err() {
                     return;
                 }
@@ -88,12 +93,16 @@ where
     })
 }
 
+/// A run a worker finished: its plan and its result, or the panic it
+/// raised.
+type Done<R, E> = (Vec<Planned>, std::thread::Result<Result<R, E>>);
+
 /// The coordinator's view of the workers.
 struct Pool<R, E> {
     jobs: usize,
     limit: usize,
     tx: mpsc::Sender<Job>,
-    rx: mpsc::Receiver<(Vec<Planned>, Result<R, E>)>,
+    rx: mpsc::Receiver<Done<R, E>>,
     /// Plans handed to a worker and not back yet.
     running: Vec<Vec<Planned>>,
     /// Runs made ahead of their turn, waiting for the walk to ask for them.
@@ -148,6 +157,7 @@ impl<R, E> Pool<R, E> {
                 return self.made.swap_remove(i).1;
             }
             let (p, r) = self.rx.recv().expect("a worker ended with runs pending");
+            let r = r.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             self.running.retain(|x| *x != p);
             self.made.push((p, r));
         }
@@ -380,6 +390,40 @@ mod tests {
             }
             None => assert_eq!(seen, want),
         }
+    }
+
+    #[test]
+    fn a_run_that_panics_panics_the_walk_instead_of_leaving_it_waiting() {
+        // On a thread of its own, so that a walk left waiting fails the test
+        // instead of hanging it.
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let walked = std::panic::catch_unwind(|| {
+                explore_parallel(
+                    &mut DepthFirst::new(),
+                    usize::MAX,
+                    2,
+                    |plan, first| {
+                        if !first {
+                            panic!("a bug in a run");
+                        }
+                        Ok::<_, ()>(random_tree(7, &plan))
+                    },
+                    |_, choices| Ran {
+                        choices,
+                        stop: false,
+                    },
+                    |_, _| {},
+                )
+            });
+            let _ = tx.send(walked.map_err(|p| p.downcast_ref::<&str>().map(|s| s.to_string())));
+        });
+        let walked = rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the walk ended");
+        let (want, _) = sequential(7, usize::MAX, 0);
+        assert!(want.len() > 1, "the walk makes more than its first run");
+        assert_eq!(walked, Err(Some("a bug in a run".to_string())));
     }
 
     #[test]
