@@ -79,10 +79,6 @@ impl<T> Segmented<T> {
         Some(&mut self.segs[k][at])
     }
 
-    pub fn first(&self) -> Option<&T> {
-        self.get(0)
-    }
-
     pub fn last(&self) -> Option<&T> {
         self.segs.last().and_then(|s| s.last())
     }

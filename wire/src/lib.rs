@@ -895,16 +895,27 @@ fn coll_code(k: CollKind) -> u8 {
     CollKind::ALL.iter().position(|x| *x == k).unwrap() as u8
 }
 
+/// The bytes of a frame's length field, before its body.
+pub const FRAME_HEADER: usize = 4;
+
 /// Starts a frame in `out`; returns the offset of its length field.
 fn begin(out: &mut Vec<u8>) -> usize {
     let at = out.len();
-    out.extend_from_slice(&[0; 4]);
+    out.extend_from_slice(&[0; FRAME_HEADER]);
     at
 }
 
 fn end(out: &mut [u8], at: usize) {
-    let len = (out.len() - at - 4) as u32;
-    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    let len = (out.len() - at - FRAME_HEADER) as u32;
+    out[at..at + FRAME_HEADER].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Appends the frame body `body` (as [`Frames::next_body`] gave it) to
+/// `out`, framed again, for [`Frames`] to split off later.
+pub fn frame(body: &[u8], out: &mut Vec<u8>) {
+    let at = begin(out);
+    out.extend_from_slice(body);
+    end(out, at);
 }
 
 fn encode_op(w: &mut W, op: &Op) {
@@ -1459,16 +1470,16 @@ impl Frames {
     /// The next complete frame body, if one has fully arrived.
     pub fn next_body(&mut self) -> Option<&[u8]> {
         let avail = &self.buf[self.start..];
-        if avail.len() < 4 {
+        if avail.len() < FRAME_HEADER {
             self.compact();
             return None;
         }
-        let len = u32::from_le_bytes(avail[..4].try_into().unwrap()) as usize;
-        if avail.len() < 4 + len {
+        let len = u32::from_le_bytes(avail[..FRAME_HEADER].try_into().unwrap()) as usize;
+        if avail.len() < FRAME_HEADER + len {
             self.compact();
             return None;
         }
-        let s = self.start + 4;
+        let s = self.start + FRAME_HEADER;
         self.start = s + len;
         Some(&self.buf[s..s + len])
     }
@@ -1504,6 +1515,12 @@ mod tests {
         }
         assert_eq!(got, vec![m]);
         assert!(!f.has_partial());
+        // A body framed again is the message as it was sent.
+        let mut f = Frames::default();
+        f.push(&out);
+        let mut again = Vec::new();
+        frame(f.next_body().unwrap(), &mut again);
+        assert_eq!(again, out);
     }
 
     fn round_down(m: Down) {

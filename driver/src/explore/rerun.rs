@@ -14,8 +14,8 @@ use poe::engine::{Config, FiredList, Ops};
 use poe::sim::RunResult;
 
 pub(crate) struct Rerun {
-    /// Per rank, its calls as the [`Up::Op`] frames it sent, each after its
-    /// length: a call-heavy run keeps millions, at a few bytes each. They
+    /// Per rank, its calls as the [`Up::Op`] frames it sent: a call-heavy
+    /// run keeps millions, at a few bytes each. They
     /// are kept in blocks that are never reallocated, so that a long run
     /// does not copy them as they grow (see [`poe::segmented`]).
     calls: Vec<Vec<Vec<u8>>>,
@@ -37,7 +37,7 @@ impl Rerun {
     /// Rank `r` made the call whose [`Up::Op`] frame body is `body`.
     pub(crate) fn push(&mut self, r: usize, body: &[u8]) {
         let blocks = &mut self.calls[r];
-        let need = 4 + body.len();
+        let need = fib_wire::FRAME_HEADER + body.len();
         let room = blocks
             .last()
             .is_some_and(|b| b.capacity() - b.len() >= need);
@@ -47,9 +47,7 @@ impl Rerun {
                 .map_or(FIRST_BLOCK, |b| (2 * b.capacity()).min(LARGEST_BLOCK));
             blocks.push(Vec::with_capacity(next.max(need)));
         }
-        let block = blocks.last_mut().expect("a block with room");
-        block.extend_from_slice(&(body.len() as u32).to_le_bytes());
-        block.extend_from_slice(body);
+        fib_wire::frame(body, blocks.last_mut().expect("a block with room"));
     }
 
     /// The run completed with these operations and matches: `None` when
