@@ -153,26 +153,27 @@ impl Libraries {
     }
 }
 
-/// The implementation a built interposition library links against, read
-/// from the names of the shared libraries it needs.
+/// The implementation a built interposition library (or a program) links
+/// against, read from the names of the shared libraries it needs: the
+/// `DT_NEEDED` entries of its dynamic table. Only the ELF header, the
+/// section headers, the dynamic table and its strings are read, not the
+/// (tens of megabytes of) code and debug information around them.
 pub fn built_against(lib: &Path) -> Option<Mpi> {
-    use std::io::Read;
-    let find = |bytes: &[u8]| {
-        let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
-        Mpi::ALL
-            .into_iter()
-            .find(|m| has(m.library_prefix().as_bytes()))
-    };
-    // The names of the libraries it needs are in its dynamic string table,
-    // near the start of the file: the first megabytes usually hold them,
-    // without reading (tens of megabytes of) debug information.
-    let mut head = Vec::new();
-    std::fs::File::open(lib)
-        .ok()?
-        .take(4 << 20)
-        .read_to_end(&mut head)
-        .ok()?;
-    find(&head).or_else(|| find(&std::fs::read(lib).ok()?))
+    use object::read::elf::FileHeader;
+    let cache = object::ReadCache::new(std::fs::File::open(lib).ok()?);
+    let header = object::elf::FileHeader64::<object::Endianness>::parse(&cache).ok()?;
+    let endian = header.endian().ok()?;
+    let sections = header.sections(endian, &cache).ok()?;
+    let dynamic = sections.dynamic_table(endian, &cache).ok()?;
+    let needed: Vec<&[u8]> = dynamic
+        .iter()
+        .filter(|d| d.tag == object::elf::DT_NEEDED)
+        .filter_map(|d| dynamic.string(d).ok())
+        .collect();
+    Mpi::ALL.into_iter().find(|m| {
+        let prefix = m.library_prefix().as_bytes();
+        needed.iter().any(|name| name.starts_with(prefix))
+    })
 }
 
 /// What the library built for `mpi` depends on: fib's version and the
@@ -389,6 +390,61 @@ mod tests {
         );
     }
 
+    /// Links a shared library at `path` that needs a library whose soname is
+    /// `needs` (a stub of that name, built beside it, stands for the real one).
+    fn shared_library(path: &Path, needs: &str) {
+        let dir = path.parent().unwrap().join(format!("stub-{needs}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let empty = dir.join("empty.c");
+        std::fs::write(&empty, "int fib_stub_symbol;\n").unwrap();
+        let link = dir.join(format!("lib{}.so", needs[3..].split('.').next().unwrap()));
+        let cc = |args: &[&std::ffi::OsStr]| {
+            let out = Command::new("cc").args(args).output().unwrap();
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let soname = format!("-Wl,-soname,{needs}");
+        cc(&[
+            "-shared".as_ref(),
+            "-o".as_ref(),
+            link.as_os_str(),
+            soname.as_ref(),
+            empty.as_os_str(),
+        ]);
+        let lib_dir = format!("-L{}", dir.display());
+        let lib_name = format!("-l{}", needs[3..].split('.').next().unwrap());
+        cc(&[
+            "-shared".as_ref(),
+            "-o".as_ref(),
+            path.as_os_str(),
+            empty.as_os_str(),
+            "-Wl,--no-as-needed".as_ref(),
+            lib_dir.as_ref(),
+            lib_name.as_ref(),
+        ]);
+    }
+
+    /// The implementation a library is built against comes from the
+    /// libraries it needs, not from a name anywhere in its bytes; a file
+    /// that is not a shared library has none.
+    #[test]
+    fn what_a_library_is_built_against_is_read_from_its_dynamic_table() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mpich = tmp.path().join("mpich.so");
+        let openmpi = tmp.path().join("openmpi.so");
+        shared_library(&mpich, "libmpich.so.12");
+        shared_library(&openmpi, "libmpi.so.40");
+        assert_eq!(built_against(&mpich), Some(Mpi::Mpich));
+        assert_eq!(built_against(&openmpi), Some(Mpi::OpenMpi));
+        let text = tmp.path().join("notes.txt");
+        std::fs::write(&text, "linked with libmpich.so.12\n").unwrap();
+        assert_eq!(built_against(&text), None);
+        assert_eq!(built_against(&tmp.path().join("missing.so")), None);
+    }
+
     /// A workspace's layout: MPICH's library beside the binary, Open
     /// MPI's under `target/openmpi/<profile>/`; each found for its own
     /// implementation by the libraries it names, and neither for the other.
@@ -399,8 +455,8 @@ mod tests {
         let openmpi = tmp.path().join("target/openmpi/debug");
         std::fs::create_dir_all(&debug).unwrap();
         std::fs::create_dir_all(&openmpi).unwrap();
-        std::fs::write(debug.join(LIB), b"\x7fELF...libmpich.so.12\0libc.so.6\0").unwrap();
-        std::fs::write(openmpi.join(LIB), b"\x7fELF...libmpi.so.40\0libc.so.6\0").unwrap();
+        shared_library(&debug.join(LIB), "libmpich.so.12");
+        shared_library(&openmpi.join(LIB), "libmpi.so.40");
         let cache = tmp.path().join("cache");
         let libs = Libraries::new(None, Some(debug.clone()), cache.clone());
         assert_eq!(
