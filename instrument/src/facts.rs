@@ -617,6 +617,18 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
     f.free_receives
         .extend(free.sites(&by_site, &any, &["MPI_Irecv"], &statuses));
     f.free_receives.sort_unstable();
+    f.dead = by_site
+        .iter()
+        .filter(|(_, calls)| {
+            calls.iter().all(|c| {
+                c.caller
+                    .as_deref()
+                    .is_some_and(|caller| !free.live.contains(caller))
+            })
+        })
+        .map(|(&id, _)| id)
+        .collect();
+    f.dead.sort_unstable();
     f
 }
 

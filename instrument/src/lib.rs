@@ -117,6 +117,13 @@ pub struct Facts {
     /// changes nothing another rank sees, nor which calls follow, even when
     /// other data steers the program.
     pub free_receives: Vec<u32>,
+    /// MPI call sites in code the program never runs: in functions that no
+    /// call from `main` reaches, directly or not, and whose address nothing
+    /// takes (a header's helpers the program does not use). A run that
+    /// reaches one after all (through a call fib cannot follow, such as a
+    /// C++ destructor) still reports what it does there.
+    #[serde(default)]
+    pub dead: Vec<u32>,
 }
 
 /// What a barrier may be there for besides messages: the first call after

@@ -81,6 +81,23 @@ fn one_sided_calls_are_named_as_out_of_scope() {
 }
 
 #[test]
+fn calls_in_functions_nothing_calls_do_not_stop_the_check() {
+    let f = fixture("unused_helpers.c");
+    let out = fib(&["check", f.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["outcome"], "ok");
+    assert_eq!(p["interleavings"], 1);
+    assert_eq!(p["calls"], 4, "each rank's MPI_Allreduce and MPI_Finalize");
+    assert_eq!(findings(p), []);
+}
+
+#[test]
 fn run_unsupported_runs_the_program_and_still_reports_the_calls() {
     let f = fixture("unsupported_paths.c");
     let out = fib(&[
