@@ -12,8 +12,9 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use fib_wire::{self as wire, Down, WaitKind, ANY, PROC_NULL};
 
 use super::model::{
-    accepts, collectives_agree, inter_collectives_agree, Alternative, ChoicePoint, CollWhat, Fired,
-    FiredList, Handles, Kind, Leak, OpId, OpRec, Ops, Pair, Peer, Rank, RankView, RunEnd,
+    accepts, collectives_agree, creates_agree, inter_collectives_agree, Alternative, ChoicePoint,
+    CollWhat, Fired, FiredList, Handles, Kind, Leak, OpId, OpRec, Ops, Pair, Peer, Rank, RankView,
+    RunEnd,
 };
 
 /// Up to how many complete requests a `Waitsome`/`Testsome` choice offers
@@ -743,6 +744,7 @@ impl Matching {
         let whats = self.whats(&ids);
         let agree = match self.inter.get(&comm) {
             Some([a, _]) => inter_collectives_agree(&whats, a.len()),
+            None if matches!(whats[0], CollWhat::Create { .. }) => creates_agree(members, &whats),
             None => collectives_agree(&whats),
         };
         if !agree {
@@ -940,19 +942,34 @@ impl Matching {
                     })
                     .collect()
             }
-            CollWhat::Create { members: group } | CollWhat::CreateGroup { members: group, .. } => {
-                let group: Vec<Rank> = group.iter().map(|&g| g as Rank).collect();
-                let id = if group.is_empty() {
-                    -1
-                } else {
-                    self.new_comm(group.clone()) as i32
-                };
-                members
-                    .iter()
-                    .map(|r| Down::NewComm {
-                        id: if group.contains(r) { id } else { -1 },
-                    })
-                    .collect()
+            // Each member passes a group: the same one, or (`MPI_Comm_create`
+            // since MPI 2.2) disjoint groups, each passed by all its members.
+            // Each group makes one communicator, for its members.
+            CollWhat::Create { .. } | CollWhat::CreateGroup { .. } => {
+                let mut made: Vec<(&[u32], i32)> = Vec::new();
+                let mut answers = Vec::with_capacity(members.len());
+                for (w, r) in whats.iter().zip(members) {
+                    let (CollWhat::Create { members: group }
+                    | CollWhat::CreateGroup { members: group, .. }) = w
+                    else {
+                        unreachable!("the calls agree")
+                    };
+                    let id = if group.contains(&(*r as u32)) {
+                        match made.iter().find(|(g, _)| *g == group.as_slice()) {
+                            Some(&(_, id)) => id,
+                            None => {
+                                let id = self.new_comm(group.iter().map(|&g| g as Rank).collect())
+                                    as i32;
+                                made.push((group, id));
+                                id
+                            }
+                        }
+                    } else {
+                        -1
+                    };
+                    answers.push(Down::NewComm { id });
+                }
+                answers
             }
         }
     }
@@ -1948,6 +1965,68 @@ mod tests {
             Err(RunEnd::CollectiveMismatch { comm: COMM_WORLD, ref calls }) if calls.len() == 2
         ));
         assert!(m.ready_collectives().len() == 1, "nothing fired");
+    }
+
+    /// `MPI_Comm_create` with disjoint groups, each passed by its members
+    /// (a process grid's rows): one communicator per group. Groups that
+    /// overlap without being the same are a mismatch.
+    #[test]
+    fn creates_with_disjoint_groups_make_one_communicator_each() {
+        let mut m = Matching::new(4);
+        let create = |members: Vec<u32>| Op::CommCreate {
+            comm: COMM_WORLD,
+            members,
+        };
+        for (r, g) in [
+            (0, vec![0, 1]),
+            (1, vec![0, 1]),
+            (2, vec![3, 2]),
+            (3, vec![3, 2]),
+        ] {
+            call(&mut m, r, create(g));
+        }
+        m.fire_collective(COMM_WORLD, &[0, 1, 2, 3]).unwrap();
+        let mut out = m.take_out();
+        out.sort_by_key(|(r, _)| *r);
+        let ids: Vec<i32> = out
+            .iter()
+            .map(|(_, d)| match d {
+                Down::NewComm { id } => *id,
+                d => panic!("{d:?}"),
+            })
+            .collect();
+        assert_eq!(ids[0], ids[1]);
+        assert_eq!(ids[2], ids[3]);
+        assert_ne!(ids[0], ids[2]);
+        assert!(ids.iter().all(|&id| id > 0));
+        // Group order is rank order in the new communicator.
+        assert_eq!(m.comms[&(ids[2] as u32)], vec![3, 2]);
+        // A group passed by a process outside it: that process gets none.
+        for (r, g) in [(0, vec![1]), (1, vec![1]), (2, vec![]), (3, vec![])] {
+            call(&mut m, r, create(g));
+        }
+        m.fire_collective(COMM_WORLD, &[0, 1, 2, 3]).unwrap();
+        let mut out = m.take_out();
+        out.sort_by_key(|(r, _)| *r);
+        let nulls: Vec<bool> = out
+            .iter()
+            .map(|(_, d)| *d == Down::NewComm { id: -1 })
+            .collect();
+        assert_eq!(nulls, [true, false, true, true]);
+        // Rank 1 says its group is {1, 2}, rank 2 that it is {2, 3}.
+        for (r, g) in [
+            (0, vec![0]),
+            (1, vec![1, 2]),
+            (2, vec![2, 3]),
+            (3, vec![2, 3]),
+        ] {
+            call(&mut m, r, create(g));
+        }
+        let r = m.fire_collective(COMM_WORLD, &[0, 1, 2, 3]);
+        assert!(matches!(
+            r,
+            Err(RunEnd::CollectiveMismatch { comm: COMM_WORLD, ref calls }) if calls.len() == 4
+        ));
     }
 
     #[test]

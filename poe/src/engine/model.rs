@@ -788,6 +788,30 @@ pub(crate) fn collectives_agree(whats: &[CollWhat]) -> bool {
     })
 }
 
+/// Whether the groups the members of an intracommunicator (`members`, world
+/// ranks, in the order of `whats`) pass to `MPI_Comm_create` agree: every
+/// non-empty group is passed, the same processes in the same order, by each
+/// of its members, and has no process outside the communicator. So all may
+/// pass one group, or (since MPI 2.2) disjoint groups.
+pub(crate) fn creates_agree(members: &[Rank], whats: &[CollWhat]) -> bool {
+    let group = |w: &CollWhat| match w {
+        CollWhat::Create { members } => Some(members.clone()),
+        _ => None,
+    };
+    let groups: Option<Vec<Vec<u32>>> = whats.iter().map(group).collect();
+    let Some(groups) = groups else {
+        return false;
+    };
+    groups.iter().all(|g| {
+        g.iter().all(|&m| {
+            members
+                .iter()
+                .position(|&r| r == m as Rank)
+                .is_some_and(|i| groups[i] == *g)
+        })
+    })
+}
+
 /// Whether the calls of one collective on an intercommunicator agree: the
 /// same collective and, for a rooted one, one root in one group
 /// ([`ROOT`]), the rest of its group [`PROC_NULL`], and every member of the
