@@ -306,13 +306,41 @@ const STEERING_REASONS: usize = 5;
 pub(crate) fn apply_calls(ir: &mut Ir) {
     let calls = std::mem::take(&mut ir.calls);
     let mut called: HashSet<String> = HashSet::new();
+    // A call of a member function may run any override of it (a virtual
+    // call names the base's): what it passes reaches every member function
+    // of that name and number of parameters.
+    let unqualified = |name: &str| name.rsplit("::").next().unwrap_or(name).to_string();
+    let mut members: HashMap<(String, usize), Vec<String>> = HashMap::new();
+    for (u, f) in &ir.funcs {
+        if is_member(u) {
+            members
+                .entry((unqualified(&f.name), f.params.len()))
+                .or_default()
+                .push(u.clone());
+        }
+    }
     for c in &calls {
         let user = c.callee_usr.as_ref().and_then(|u| ir.funcs.get(u)).cloned();
         if let Some(f) = &user {
-            called.insert(c.callee_usr.clone().unwrap_or_default());
-            for (i, a) in c.args.iter().enumerate() {
-                if let Some(p) = f.params.get(i) {
-                    ir.def(p, "", Def::Expr(a.clone()));
+            let usr = c.callee_usr.clone().unwrap_or_default();
+            let mut runs = vec![usr.clone()];
+            if is_member(&usr) {
+                runs.extend(
+                    members
+                        .get(&(unqualified(&f.name), f.params.len()))
+                        .into_iter()
+                        .flatten()
+                        .filter(|o| **o != usr)
+                        .cloned(),
+                );
+            }
+            for u in runs {
+                let params = ir.funcs[&u].params.clone();
+                called.insert(u);
+                for (i, a) in c.args.iter().enumerate() {
+                    if let Some(p) = params.get(i) {
+                        ir.def(p, "", Def::Expr(a.clone()));
+                    }
                 }
             }
         }
@@ -669,6 +697,17 @@ fn steering(ir: &Ir, by_callee: &HashMap<&str, Vec<usize>>, clean: &Clean<'_>) -
 }
 
 /// Sites whose outputs, followed alone, reach nothing MPI sees.
+/// What a function's USR holds, before its parameter types (after `#`),
+/// when it is a member of a struct, class or union (a template's too, or an
+/// anonymous one's, such as a lambda's call operator).
+const MEMBER_USR: &[&str] = &["@S@", "@ST>", "@SP>", "@Sa@", "@U@", "@UT>"];
+
+/// Whether the function with this USR is a C++ member function.
+fn is_member(usr: &str) -> bool {
+    let head = usr.split('#').next().unwrap_or(usr);
+    MEMBER_USR.iter().any(|k| head.contains(k))
+}
+
 struct Free<'a> {
     ir: &'a Ir,
     by_callee: &'a HashMap<&'a str, Vec<usize>>,
@@ -688,10 +727,14 @@ impl<'a> Free<'a> {
                 calls_of.entry(f).or_default().push(u);
             }
         }
+        // A C++ member function may run without a call that names it: a
+        // virtual override through its base's name, a destructor at the end
+        // of a scope. Every one counts as run.
         let mut live: HashSet<&str> = ir
             .mains
             .iter()
             .chain(&ir.address_taken)
+            .chain(ir.funcs.keys().filter(|u| is_member(u)))
             .map(String::as_str)
             .collect();
         let mut todo: Vec<&str> = live.iter().copied().collect();

@@ -309,6 +309,16 @@ fn a_receive_whose_data_reaches_nothing_mpi_sees_is_free_in_a_steered_program() 
 }
 
 #[test]
+fn a_virtual_override_is_looked_into() {
+    let a = common::analyze("facts", &["virtual_override.cpp"]);
+    let printed = site(&a, "virtual_override.cpp", 27, "MPI_Recv");
+    let steers = site(&a, "virtual_override.cpp", 29, "MPI_Recv");
+    assert_ne!(printed, steers);
+    assert_eq!(a.facts.free_receives, vec![printed]);
+    assert_eq!(a.facts.dead, Vec::<u32>::new());
+}
+
+#[test]
 fn a_function_run_through_a_pointer_is_looked_into() {
     let a = common::analyze("facts", &["steer_by_pointer.c"]);
     let printed = site(&a, "steer_by_pointer.c", 27, "MPI_Recv");
