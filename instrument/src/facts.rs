@@ -696,7 +696,6 @@ fn steering(ir: &Ir, by_callee: &HashMap<&str, Vec<usize>>, clean: &Clean<'_>) -
     reasons
 }
 
-/// Sites whose outputs, followed alone, reach nothing MPI sees.
 /// What a function's USR holds, before its parameter types (after `#`),
 /// when it is a member of a struct, class or union (a template's too, or an
 /// anonymous one's, such as a lambda's call operator).
@@ -708,6 +707,7 @@ fn is_member(usr: &str) -> bool {
     MEMBER_USR.iter().any(|k| head.contains(k))
 }
 
+/// Sites whose outputs, followed alone, reach nothing MPI sees.
 struct Free<'a> {
     ir: &'a Ir,
     by_callee: &'a HashMap<&'a str, Vec<usize>>,

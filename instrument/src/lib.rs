@@ -119,7 +119,9 @@ pub struct Facts {
     pub free_receives: Vec<u32>,
     /// MPI call sites in code the program never runs: in functions that no
     /// call from `main` reaches, directly or not, and whose address nothing
-    /// takes (a header's helpers the program does not use). A run that
+    /// takes (a header's helpers the program does not use); a C++ member
+    /// function always counts as run (an override or a destructor runs
+    /// without a call that names it). A run that
     /// reaches one after all (through a call fib cannot follow, such as a
     /// C++ destructor) still reports what it does there.
     #[serde(default)]
