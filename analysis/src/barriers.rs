@@ -7,7 +7,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use fib::Node;
 use fib_report::codes::{
-    barrier_finding, BarrierNotReached, BarrierUndecided, Inputs, RelevantByRemoval, Rule,
+    barrier_finding, BarrierNeverRuns, BarrierNotReached, BarrierUndecided, Inputs,
+    RelevantByRemoval, Rule,
 };
 use fib_report::{BarrierReport, Finding, Verdict, Witness, WitnessOp};
 use poe::engine::{Fired, OpId};
@@ -37,6 +38,9 @@ pub struct GroupVerdict {
     /// How many ranks and barrier calls the runs covered.
     pub ranks: usize,
     pub instances: usize,
+    /// Every site is in code the program never runs
+    /// ([`instrument::Facts::dead`]).
+    pub never_runs: bool,
 }
 
 /// A group being built: its sites, the instances that ran, and the first
@@ -225,6 +229,10 @@ fn verdict(
             purposes: purposes(sites, &g.sites),
             timeline,
         },
+        never_runs: !covered
+            && g.sites
+                .iter()
+                .all(|i| sites.analysis().facts.dead.binary_search(i).is_ok()),
         sites: g.sites,
         reasons,
         ranks,
@@ -361,6 +369,10 @@ pub fn findings(groups: &[GroupVerdict], cx: Context) -> Vec<Finding> {
                 (Verdict::NotCovered, _, Some(failure)) => BarrierNotReached {
                     group: r.group.clone(),
                     failure,
+                }
+                .finding(),
+                (Verdict::NotCovered, _, None) if g.never_runs => BarrierNeverRuns {
+                    group: r.group.clone(),
                 }
                 .finding(),
                 // Removal does not judge a group that never ran: no note

@@ -21,7 +21,9 @@ process count and the interleavings fib explored, no rank reached the call.
 fib judges barriers by what they order in real runs, so it has nothing to
 judge this one by: it is neither relevant nor irrelevant.
 
-The same code reports a group that never completed because every
+The same code reports a group in a function the program never calls
+(no call from `main` reaches it, and nothing takes its address: a
+header's helper, say), a group that never completed because every
 interleaving deadlocked or crashed before all ranks reached it, and a group
 left undecided because the check was interrupted (Ctrl-C): the
 interleavings run so far showed no use for it, but one not run could, so
@@ -108,6 +110,33 @@ impl Rule for BarrierNotReached {
         f.help = Some(
             "fix the failure reported above first; fib judges this barrier once the program gets past it"
                 .into(),
+        );
+        f
+    }
+}
+
+/// A barrier group in code the program never runs: a function that no
+/// call from `main` reaches and whose address nothing takes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BarrierNeverRuns {
+    /// The group's sites; the first is the finding's place. At least one.
+    pub group: Vec<SiteRef>,
+}
+
+impl Rule for BarrierNeverRuns {
+    const CODE: &'static Code = &FIB016;
+
+    fn finding(&self) -> Finding {
+        let mut f = Finding::new(
+            Self::CODE,
+            "barrier not covered: it is in a function the program never calls",
+        );
+        barrier_group(&mut f, &self.group);
+        f.notes = vec![
+            "no call from `main` reaches the function, directly or not, and nothing takes its address: no input or process count runs it".into(),
+        ];
+        f.help = Some(
+            "fib judges a barrier by the runs that reach it: check a program that calls the function".into(),
         );
         f
     }
@@ -214,5 +243,21 @@ mod tests {
         assert_eq!((f.line, f.column), (Some(36), Some(13)));
         assert_eq!(f.labels.len(), 1);
         assert!(f.notes.is_empty());
+    }
+
+    #[test]
+    fn a_barrier_in_a_function_never_called_says_so_and_sends_nowhere_else() {
+        let f = BarrierNeverRuns {
+            group: vec![site("h.h", 12, 3)],
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "barrier not covered: it is in a function the program never calls"
+        );
+        assert_eq!(*f.code, FIB016);
+        assert!(f.notes[0].contains("no call from `main` reaches the function"));
+        assert!(!f.help.as_deref().unwrap().contains("arguments"));
+        assert_eq!((f.file.as_deref(), f.line), (Some("h.h"), Some(12)));
     }
 }

@@ -59,7 +59,7 @@ pub use fib013_lost_track::{LostTrack, FIB013};
 pub use fib014_irrelevant_barrier::{IrrelevantBarrier, FIB014};
 pub use fib015_relevant_barrier::{RelevantBarrier, RelevantByRemoval, FIB015};
 pub use fib016_barrier_not_covered::{
-    BarrierNotCovered, BarrierNotReached, BarrierUndecided, FIB016,
+    BarrierNeverRuns, BarrierNotCovered, BarrierNotReached, BarrierUndecided, FIB016,
 };
 pub use fib017_confirm_disagreement::{ConfirmDisagreement, Observed, FIB017};
 pub use fib018_leaked_request::{LeakedRequest, FIB018};
