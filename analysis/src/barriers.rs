@@ -361,6 +361,13 @@ pub fn findings(groups: &[GroupVerdict], cx: Context) -> Vec<Finding> {
         .map(|g| {
             let r = &g.report;
             match (r.verdict, &r.witness, cx.all_failed) {
+                // No failure, interrupt or other input would have run it.
+                (Verdict::NotCovered | Verdict::Undecided, _, _) if g.never_runs => {
+                    BarrierNeverRuns {
+                        group: r.group.clone(),
+                    }
+                    .finding()
+                }
                 (Verdict::Undecided, _, _) => BarrierUndecided {
                     group: r.group.clone(),
                     interleavings: cx.interrupted.unwrap_or_default(),
@@ -369,10 +376,6 @@ pub fn findings(groups: &[GroupVerdict], cx: Context) -> Vec<Finding> {
                 (Verdict::NotCovered, _, Some(failure)) => BarrierNotReached {
                     group: r.group.clone(),
                     failure,
-                }
-                .finding(),
-                (Verdict::NotCovered, _, None) if g.never_runs => BarrierNeverRuns {
-                    group: r.group.clone(),
                 }
                 .finding(),
                 // Removal does not judge a group that never ran: no note
