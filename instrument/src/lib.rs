@@ -121,9 +121,10 @@ pub struct Facts {
     /// call from `main` reaches, directly or not, and whose address nothing
     /// takes (a header's helpers the program does not use); a C++ member
     /// function always counts as run (an override or a destructor runs
-    /// without a call that names it). A run that
-    /// reaches one after all (through a call fib cannot follow, such as a
-    /// C++ destructor) still reports what it does there.
+    /// without a call that names it). A run that reaches one after all
+    /// (through a call fib cannot follow, such as a function that
+    /// `__attribute__((constructor))` or `dlsym` runs) still reports what
+    /// it does there.
     #[serde(default)]
     pub dead: Vec<u32>,
 }
