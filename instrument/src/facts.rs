@@ -571,9 +571,13 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
             by_site.entry(*id).or_default().push(c);
         }
     }
+    // Calls from code that never runs decide nothing: what decides whether
+    // a call runs is looked for among the calls of live functions only.
+    let live = live_functions(ir);
+    let runs = |c: &CallInfo| c.caller.as_deref().is_none_or(|f| live.contains(f));
     let mut by_callee: HashMap<&str, Vec<usize>> = HashMap::new();
     for (i, c) in ir.calls.iter().enumerate() {
-        if let Some(u) = &c.callee_usr {
+        if let Some(u) = c.callee_usr.as_ref().filter(|_| runs(c)) {
             by_callee.entry(u.as_str()).or_default().push(i);
         }
     }
@@ -624,8 +628,8 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
         }
     }
     f.purposes = purposes(ir, ids, &f.barriers);
-    f.steering = steering(ir, &by_callee, &Clean::compute(ir, true));
-    let free = Free::new(ir, &by_callee);
+    f.steering = steering(ir, &by_callee, &Clean::compute(ir, true), &live);
+    let free = Free::new(ir, &by_callee, live);
     f.free_waits = free.sites(&by_site, by_site.keys(), &["MPI_Waitany"], &HashSet::new());
     // What a wait or test says of a nonblocking receive it completes.
     let statuses = out_roots(
@@ -661,12 +665,21 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
 }
 
 /// Why the MPI calls a rank makes may depend on data ([`Facts::steering`]).
-fn steering(ir: &Ir, by_callee: &HashMap<&str, Vec<usize>>, clean: &Clean<'_>) -> Vec<String> {
+fn steering(
+    ir: &Ir,
+    by_callee: &HashMap<&str, Vec<usize>>,
+    clean: &Clean<'_>,
+    live: &HashSet<&str>,
+) -> Vec<String> {
     let mut reasons = Vec::new();
     let mut seen = HashSet::new();
     for c in &ir.calls {
         if reasons.len() >= STEERING_REASONS {
             break;
+        }
+        // A call in a function that never runs steers nothing.
+        if c.caller.as_deref().is_some_and(|f| !live.contains(f)) {
+            continue;
         }
         let mpi = c.callee.starts_with("MPI_") || c.callee.starts_with("PMPI_");
         if !mpi && !EXITS.contains(&c.callee.as_str()) {
@@ -718,33 +731,43 @@ struct Free<'a> {
     live: HashSet<&'a str>,
 }
 
+/// The functions that may run: `main`, those the program takes the address
+/// of (a call through a pointer may run them), every C++ member function
+/// (a virtual override runs through its base's name, a destructor at the
+/// end of a scope, neither named by a call), and what they call, directly
+/// or not. Code outside them is never run.
+fn live_functions(ir: &Ir) -> HashSet<&str> {
+    let mut calls_of: HashMap<&str, Vec<&str>> = HashMap::new();
+    for c in &ir.calls {
+        if let (Some(f), Some(u)) = (c.caller.as_deref(), c.callee_usr.as_deref()) {
+            calls_of.entry(f).or_default().push(u);
+        }
+    }
+    let mut live: HashSet<&str> = ir
+        .mains
+        .iter()
+        .chain(&ir.address_taken)
+        .chain(ir.funcs.keys().filter(|u| is_member(u)))
+        .map(String::as_str)
+        .collect();
+    let mut todo: Vec<&str> = live.iter().copied().collect();
+    while let Some(f) = todo.pop() {
+        for &u in calls_of.get(f).into_iter().flatten() {
+            if live.insert(u) {
+                todo.push(u);
+            }
+        }
+    }
+    live
+}
+
 impl<'a> Free<'a> {
-    fn new(ir: &'a Ir, by_callee: &'a HashMap<&'a str, Vec<usize>>) -> Free<'a> {
+    fn new(
+        ir: &'a Ir,
+        by_callee: &'a HashMap<&'a str, Vec<usize>>,
+        live: HashSet<&'a str>,
+    ) -> Free<'a> {
         let received = out_roots(&ir.calls, |what| what == "filled by");
-        let mut calls_of: HashMap<&str, Vec<&str>> = HashMap::new();
-        for c in &ir.calls {
-            if let (Some(f), Some(u)) = (c.caller.as_deref(), c.callee_usr.as_deref()) {
-                calls_of.entry(f).or_default().push(u);
-            }
-        }
-        // A C++ member function may run without a call that names it: a
-        // virtual override through its base's name, a destructor at the end
-        // of a scope. Every one counts as run.
-        let mut live: HashSet<&str> = ir
-            .mains
-            .iter()
-            .chain(&ir.address_taken)
-            .chain(ir.funcs.keys().filter(|u| is_member(u)))
-            .map(String::as_str)
-            .collect();
-        let mut todo: Vec<&str> = live.iter().copied().collect();
-        while let Some(f) = todo.pop() {
-            for &u in calls_of.get(f).into_iter().flatten() {
-                if live.insert(u) {
-                    todo.push(u);
-                }
-            }
-        }
         Free {
             ir,
             by_callee,

@@ -325,7 +325,14 @@ fn a_function_run_through_a_pointer_is_looked_into() {
     let kept = site(&a, "steer_by_pointer.c", 29, "MPI_Recv");
     assert_ne!(printed, kept);
     assert_eq!(a.facts.free_receives, vec![printed]);
-    // `forward` runs through a pointer; `unused` never runs.
+    // `forward` runs through a pointer; `unused` never runs, and steers
+    // nothing.
     let never = site(&a, "steer_by_pointer.c", 17, "MPI_Send");
     assert_eq!(a.facts.dead, vec![never]);
+    assert!(!a.facts.steering.is_empty());
+    assert!(
+        a.facts.steering.iter().all(|r| !r.contains("unused")),
+        "{:?}",
+        a.facts.steering
+    );
 }

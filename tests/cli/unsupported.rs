@@ -103,6 +103,11 @@ fn calls_in_functions_nothing_calls_do_not_stop_the_check() {
             None
         )]
     );
+    // Code that never runs steers nothing (the report leaves an empty list
+    // out): a run stands for the other orders of the program's exchangeable
+    // receives.
+    assert_eq!(p["static"]["sites"], 7, "{p}");
+    assert!(p["static"]["steering"].is_null(), "{p}");
 }
 
 #[test]
