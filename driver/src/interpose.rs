@@ -397,7 +397,9 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let empty = dir.join("empty.c");
         std::fs::write(&empty, "int fib_stub_symbol;\n").unwrap();
-        let link = dir.join(format!("lib{}.so", needs[3..].split('.').next().unwrap()));
+        // `libmpich.so.12` is linked as `-lmpich`, from `libmpich.so`.
+        let name = needs[3..].split('.').next().unwrap();
+        let link = dir.join(format!("lib{name}.so"));
         let cc = |args: &[&std::ffi::OsStr]| {
             let out = Command::new("cc").args(args).output().unwrap();
             assert!(
@@ -415,7 +417,7 @@ mod tests {
             empty.as_os_str(),
         ]);
         let lib_dir = format!("-L{}", dir.display());
-        let lib_name = format!("-l{}", needs[3..].split('.').next().unwrap());
+        let lib_name = format!("-l{name}");
         cc(&[
             "-shared".as_ref(),
             "-o".as_ref(),

@@ -794,11 +794,13 @@ pub(crate) fn collectives_agree(whats: &[CollWhat]) -> bool {
 /// of its members, and has no process outside the communicator. So all may
 /// pass one group, or (since MPI 2.2) disjoint groups.
 pub(crate) fn creates_agree(members: &[Rank], whats: &[CollWhat]) -> bool {
-    let group = |w: &CollWhat| match w {
-        CollWhat::Create { members } => Some(members.clone()),
-        _ => None,
-    };
-    let groups: Option<Vec<Vec<u32>>> = whats.iter().map(group).collect();
+    let groups: Option<Vec<&[u32]>> = whats
+        .iter()
+        .map(|w| match w {
+            CollWhat::Create { members } => Some(members.as_slice()),
+            _ => None,
+        })
+        .collect();
     let Some(groups) = groups else {
         return false;
     };
