@@ -5,6 +5,7 @@
 //! [`interrupted`], stops, and reports what it gathered.
 
 use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -150,6 +151,16 @@ fn kill_tree(root: i32) {
 /// finish before it goes on (and perhaps lets fib exit).
 static KILLING: Mutex<()> = Mutex::new(());
 
+/// A descriptor of the process `pid` that becomes readable when it exits;
+/// `None` where the kernel has no `pidfd_open`.
+fn pidfd(pid: i32) -> Option<OwnedFd> {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor
+    // or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: a descriptor the call just opened, owned by nothing else.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
 /// Whether `pid` exists and is not a zombie.
 fn running(pid: i32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -171,6 +182,10 @@ pub struct Launch {
     stderr: Arc<Mutex<Vec<u8>>>,
     drains: Vec<JoinHandle<()>>,
     reaped: Option<std::process::ExitStatus>,
+    /// A descriptor that becomes readable when `mpiexec` exits, where the
+    /// kernel has `pidfd_open` (Linux 5.3): the run loop waits on it with
+    /// the ranks' sockets instead of looking now and then.
+    exit_fd: Option<OwnedFd>,
 }
 
 /// How to launch one interleaving.
@@ -237,6 +252,7 @@ impl Launch {
             let _ = child.wait();
             return Err(DriverError::Interrupted);
         }
+        let exit_fd = pidfd(group);
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let mut drains = Vec::new();
         if let Some(mut out) = child.stdout.take() {
@@ -267,7 +283,14 @@ impl Launch {
             stderr,
             drains,
             reaped: None,
+            exit_fd,
         })
+    }
+
+    /// The descriptor that becomes readable when `mpiexec` exits, if the
+    /// kernel gave one.
+    pub fn exit_fd(&self) -> Option<RawFd> {
+        self.exit_fd.as_ref().map(|f| f.as_raw_fd())
     }
 
     /// Whether `mpiexec` has exited (and its status).
@@ -302,8 +325,23 @@ impl Launch {
     /// group (any straggler it left) either way.
     pub fn finish(&mut self, grace: std::time::Duration) {
         let until = std::time::Instant::now() + grace;
-        while self.exited().is_none() && std::time::Instant::now() < until {
-            std::thread::sleep(std::time::Duration::from_millis(2));
+        while self.exited().is_none() {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            match self.exit_fd() {
+                Some(fd) => {
+                    let mut p = libc::pollfd {
+                        fd,
+                        events: libc::POLLIN,
+                        revents: 0,
+                    };
+                    // SAFETY: polling one valid pollfd.
+                    unsafe { libc::poll(&mut p, 1, left.as_millis().max(1) as i32) };
+                }
+                None => std::thread::sleep(std::time::Duration::from_millis(2)),
+            }
         }
         self.kill();
     }

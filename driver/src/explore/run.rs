@@ -59,6 +59,8 @@ pub struct Exchangeable<'a> {
 }
 
 const LISTENER: MioToken = MioToken(usize::MAX);
+/// `mpiexec`'s exit ([`Launch::exit_fd`]).
+const LAUNCHER: MioToken = MioToken(usize::MAX - 1);
 
 /// How many times the scheduler polls without sleeping after activity.
 const SPIN_POLLS: u32 = 64;
@@ -127,6 +129,11 @@ fn run_once(
         copies,
         elide: spec.elide.as_deref(),
     })?;
+    if let Some(fd) = launch.exit_fd() {
+        poll.registry()
+            .register(&mut mio::unix::SourceFd(&fd), LAUNCHER, Interest::READABLE)
+            .map_err(|e| DriverError::Io("registering the launcher".into(), e))?;
+    }
     let engine = Engine::new(
         Config {
             nprocs: spec.nprocs,
@@ -288,15 +295,16 @@ impl Loop {
             if !events.is_empty() {
                 spins = 0;
             }
+            let mut launcher = false;
             for ev in events.iter() {
-                if ev.token() == LISTENER {
-                    self.accept()?;
-                } else {
-                    self.read_conn(ev.token().0);
+                match ev.token() {
+                    LISTENER => self.accept()?,
+                    LAUNCHER => launcher = true,
+                    t => self.read_conn(t.0),
                 }
             }
             self.step();
-            if events.is_empty() || last_check.elapsed() >= LAUNCHER_CHECK {
+            if launcher || events.is_empty() || last_check.elapsed() >= LAUNCHER_CHECK {
                 last_check = Instant::now();
                 self.check_launcher(launch);
             }
