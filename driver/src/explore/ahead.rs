@@ -7,7 +7,9 @@
 //! matched these calls as the engine's rules do, so it finds the same
 //! matches once the other ranks' reports arrive.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use rustc_hash::FxHashSet;
 
 use fib_wire::{Op, Site};
 
@@ -33,7 +35,7 @@ pub(crate) struct Ahead {
     pub next: Option<Went>,
     /// Receives the rank posted itself (request ids) whose
     /// [`fib_wire::Down::PostRecv`] is not sent.
-    pub posted: HashSet<u32>,
+    pub posted: FxHashSet<u32>,
     /// The engine owes the rank the answer to a settled call.
     pub settled: bool,
     /// Calls that arrived while `settled`, in order.

@@ -596,19 +596,27 @@ impl Loop {
         if answers.is_empty() {
             return false;
         }
-        // Group answers per rank, keeping their order, one write per rank.
-        let mut per: Vec<Vec<u8>> = vec![Vec::new(); self.by_rank.len()];
+        // Group answers per rank, keeping their order, one write per rank
+        // (none when every answer was owed to calls that went ahead).
+        let mut per: Vec<Vec<u8>> = Vec::new();
+        let n = self.by_rank.len();
+        let mut encode = |r: usize, d: &Down| {
+            if per.is_empty() {
+                per.resize_with(n, Vec::new);
+            }
+            d.encode(&mut per[r]);
+        };
         let mut released = false;
         for (r, d) in answers {
             match &d {
                 Down::PostRecv { req, .. } if self.ahead[r].posted.remove(req) => {}
                 // A cancel is no answer: the rank takes it wherever it waits.
-                Down::PostRecv { .. } | Down::Cancelled { .. } => d.encode(&mut per[r]),
+                Down::PostRecv { .. } | Down::Cancelled { .. } => encode(r, &d),
                 _ if self.ahead[r].settled => {
                     self.release(r);
                     released = true;
                 }
-                _ => d.encode(&mut per[r]),
+                _ => encode(r, &d),
             }
         }
         for (r, bytes) in per.into_iter().enumerate() {
