@@ -216,6 +216,10 @@ pub struct SiteFact {
     /// Why it does not, when it does not.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
+    /// Whether the site is in a function the program never calls (shown
+    /// only when it is): no input or process count reaches it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub dead: bool,
 }
 
 /// Wall-clock time per phase of one program's check, in milliseconds.

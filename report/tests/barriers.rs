@@ -60,6 +60,7 @@ fn fact(file: &str, line: u32, column: u32, callee: &str, reasons: &[&str]) -> S
         callee: callee.into(),
         all_inputs: reasons.is_empty(),
         reasons: reasons.iter().map(|r| r.to_string()).collect(),
+        dead: false,
     }
 }
 

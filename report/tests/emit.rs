@@ -106,6 +106,7 @@ fn sample() -> Report {
                 callee: "MPI_Barrier".into(),
                 all_inputs: true,
                 reasons: vec![],
+                dead: false,
             }],
             wildcards: vec![SiteFact {
                 file: "tests/fixtures/race.c".into(),
@@ -114,6 +115,7 @@ fn sample() -> Report {
                 callee: "MPI_Recv".into(),
                 all_inputs: false,
                 reasons: vec!["`if (argc > 1)` at tests/fixtures/race.c:9 reads `argc`".into()],
+                dead: false,
             }],
         }),
         elapsed_ms: 410,

@@ -108,6 +108,15 @@ fn calls_in_functions_nothing_calls_do_not_stop_the_check() {
     // receives.
     assert_eq!(p["static"]["sites"], 7, "{p}");
     assert!(p["static"]["steering"].is_null(), "{p}");
+    // The barrier is listed as in code never called, and the summary line
+    // says so rather than counting it among those input decides.
+    assert_eq!(p["static"]["barriers"][0]["dead"], true, "{p}");
+    let out = fib(&["check", f.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("7 MPI call sites, 1 barrier (1 in code never called), 0 wildcard receives"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -93,6 +93,24 @@ pub fn render_with_sources(
     out
 }
 
+/// How many of `sites` a run reaches depending on input, and how many none
+/// reaches (in functions the program never calls), when any.
+fn reach(line: &mut String, sites: &[crate::model::SiteFact]) {
+    let dependent = sites.iter().filter(|f| !f.all_inputs && !f.dead).count();
+    let dead = sites.iter().filter(|f| f.dead).count();
+    let parts: Vec<String> = [
+        (dependent, "reached depending on input"),
+        (dead, "in code never called"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    if !parts.is_empty() {
+        let _ = write!(line, " ({})", parts.join(", "));
+    }
+}
+
 fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &ProgramReport) {
     let buffering = match p.buffering {
         crate::model::Buffering::Buffered => "buffered",
@@ -115,25 +133,18 @@ fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &Pr
         p.elapsed_ms as f64 / 1000.0,
     );
     if let Some(facts) = &p.static_facts {
-        let dependent = |v: &[crate::model::SiteFact]| v.iter().filter(|f| !f.all_inputs).count();
         let mut line = format!(
             "  {}, {}",
             plural(facts.sites as u64, "MPI call site"),
             plural(facts.barriers.len() as u64, "barrier"),
         );
-        let d = dependent(&facts.barriers);
-        if d > 0 {
-            let _ = write!(line, " ({d} reached depending on input)");
-        }
+        reach(&mut line, &facts.barriers);
         let _ = write!(
             line,
             ", {}",
             plural(facts.wildcards.len() as u64, "wildcard receive")
         );
-        let d = dependent(&facts.wildcards);
-        if d > 0 {
-            let _ = write!(line, " ({d} reached depending on input)");
-        }
+        reach(&mut line, &facts.wildcards);
         if p.build == Some(crate::model::BuildKind::Cached) {
             line.push_str("; build cached");
         }
