@@ -859,9 +859,10 @@ fn nothing_built(command: &str, root: &Path, recorded: usize) -> String {
     };
     format!(
         "the build command `{command}` {what} (in {}): fib sees only what the build compiles and \
-         links while it runs. Make it build from scratch (`make -B`, `make clean all`, \
-         `cmake --build build --clean-first`); a CMake build directory must be configured under \
-         --build too (`--build \"cmake -S . -B build-fib --fresh && cmake --build build-fib\"`), \
+         links while it runs. Make it build from scratch (`make clean all`, \
+         `cmake --build build --clean-first`; `make -B` remakes every target, and loops \
+         forever in a makefile whose rules remake its own included files); a CMake build \
+         directory must be configured under --build too (`--build \"cmake -S . -B build-fib --fresh && cmake --build build-fib\"`), \
          since CMake keeps the compiler it found when it was configured",
         root.display()
     )

@@ -191,7 +191,7 @@ fn an_up_to_date_build_shows_fib_nothing() {
         "{err}"
     );
     assert!(
-        err.contains("Make it build from scratch (`make -B`"),
+        err.contains("Make it build from scratch (`make clean all`"),
         "{err}"
     );
     copy.assert_clean();
