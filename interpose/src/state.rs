@@ -332,17 +332,22 @@ pub fn announce_files() {
 /// A status as MPI defines it for a null request: any source, any tag,
 /// success, nothing received.
 pub fn empty_status() -> MPI_Status {
-    // SAFETY: MPI_Status is a plain C struct; all zeros is a valid value,
-    // and the fields that matter are set through MPI below.
-    let mut st: MPI_Status = unsafe { std::mem::zeroed() };
-    unsafe {
-        st.MPI_SOURCE = RSMPI_ANY_SOURCE;
-        st.MPI_TAG = RSMPI_ANY_TAG;
-        st.MPI_ERROR = MPI_SUCCESS as c_int;
-        PMPI_Status_set_elements(&mut st, RSMPI_UINT8_T, 0);
-        PMPI_Status_set_cancelled(&mut st, 0);
-    }
-    st
+    // Made through MPI once (every completion of a send or a wait needs
+    // one), and copied after that.
+    static EMPTY: std::sync::OnceLock<MPI_Status> = std::sync::OnceLock::new();
+    *EMPTY.get_or_init(|| {
+        // SAFETY: MPI_Status is a plain C struct; all zeros is a valid
+        // value, and the fields that matter are set through MPI below.
+        let mut st: MPI_Status = unsafe { std::mem::zeroed() };
+        unsafe {
+            st.MPI_SOURCE = RSMPI_ANY_SOURCE;
+            st.MPI_TAG = RSMPI_ANY_TAG;
+            st.MPI_ERROR = MPI_SUCCESS as c_int;
+            PMPI_Status_set_elements(&mut st, RSMPI_UINT8_T, 0);
+            PMPI_Status_set_cancelled(&mut st, 0);
+        }
+        st
+    })
 }
 
 /// The status of a receive from `MPI_PROC_NULL`.
