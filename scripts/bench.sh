@@ -296,7 +296,9 @@ cargo run -q --release -p fib --example time_pass
 
 # The engine alone on the ping-pong's 200 000 calls, with buffering (the
 # run) and without (the rerun a run needs when its trace does not show that
-# its calls complete without buffering).
+# its calls complete without buffering), and on as many calls of an
+# exchange among 16 ranks (every rank receives from and sends to every
+# other, then waits for all).
 echo
 cargo run -q --release -p poe --example time_engine
 

@@ -189,11 +189,7 @@ fn fingerprint(mpi: Mpi) -> String {
     }
     h.add(mpi.key().as_bytes());
     h.add(mpi.version().unwrap_or_default().as_bytes());
-    let show = Command::new(mpi.mpicc())
-        .arg("-show")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
+    let show = instrument::wrapper_show(mpi.mpicc()).unwrap_or_default();
     h.add(show.as_bytes());
     for lib in linked_libraries(&show) {
         if let Ok(m) = std::fs::metadata(&lib) {

@@ -3,8 +3,10 @@
 //! (`compile_commands.json`, the CMake and Bear convention).
 
 use crate::InstrumentError;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 
 /// One entry of a `compile_commands.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +43,25 @@ impl CompileCommand {
 /// `-std=`, `-isystem` and the like. The compiler's name, link flags (`-l`,
 /// `-L`, `-Wl,...`) and everything else are dropped.
 pub fn mpi_flags(mpicc: &str) -> Result<Vec<String>, InstrumentError> {
+    let text = wrapper_show(mpicc)?;
+    let words = split_command(text.trim());
+    if words.is_empty() {
+        return Err(InstrumentError::Flags(format!(
+            "`{mpicc} -show` printed nothing"
+        )));
+    }
+    Ok(parser_flags(words.into_iter().skip(1)))
+}
+
+/// What `mpicc -show` prints: the compile line the wrapper would run. Run
+/// once per wrapper and process (the wrapper is a script that takes a few
+/// milliseconds, and both the parser's flags and the interposition
+/// library's fingerprint need it).
+pub fn wrapper_show(mpicc: &str) -> Result<String, InstrumentError> {
+    static SHOWN: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
+    if let Some(text) = SHOWN.lock().unwrap_or_else(|e| e.into_inner()).get(mpicc) {
+        return Ok(text.clone());
+    }
     let out = Command::new(mpicc)
         .arg("-show")
         .output()
@@ -51,14 +72,12 @@ pub fn mpi_flags(mpicc: &str) -> Result<Vec<String>, InstrumentError> {
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let words = split_command(text.trim());
-    if words.is_empty() {
-        return Err(InstrumentError::Flags(format!(
-            "`{mpicc} -show` printed nothing"
-        )));
-    }
-    Ok(parser_flags(words.into_iter().skip(1)))
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    SHOWN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(mpicc.to_string(), text.clone());
+    Ok(text)
 }
 
 /// Keeps the parser-relevant flags of a compiler command line (without the

@@ -19,7 +19,7 @@ mod symbols;
 mod text;
 
 pub use analyze::{analyze, libclang_version, point_at_libclang};
-pub use flags::{compile_db, mpi_flags, CompileCommand};
+pub use flags::{compile_db, mpi_flags, wrapper_show, CompileCommand};
 pub use header::{site_header, HEADER_NAME};
 pub use rewrite::rewrite;
 pub use symbols::{symbols, Symbols};

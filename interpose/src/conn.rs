@@ -65,6 +65,9 @@ pub struct Conn {
     /// Encoded messages not yet written.
     pub pending: Vec<u8>,
     frames: Frames,
+    /// What each read takes in: kept, so that a poll of the socket (many
+    /// per call while a rank waits) does not clear 8 KiB of stack first.
+    inbuf: Box<[u8; 8192]>,
 }
 
 impl Conn {
@@ -79,6 +82,7 @@ impl Conn {
             stream: Some(stream),
             pending: Vec::with_capacity(FLUSH_AT + 4096),
             frames: Frames::default(),
+            inbuf: Box::new([0; 8192]),
         }
     }
 
@@ -127,7 +131,7 @@ impl Conn {
                 return false;
             }
         }
-        let mut buf = [0u8; 8192];
+        let buf = &mut self.inbuf;
         // SAFETY: reading into a valid buffer.
         let n = unsafe {
             libc::recv(
@@ -151,7 +155,7 @@ impl Conn {
                 _ => fatal(&format!("cannot read from the scheduler: {e}")),
             };
         }
-        self.frames.push(&buf[..n as usize]);
+        self.frames.push(&self.inbuf[..n as usize]);
         true
     }
 

@@ -1,9 +1,13 @@
-//! Times the engine alone on a ping-pong's calls, with and without
-//! buffering, fed as `poe::sim` feeds a run's calls: what a call costs the
-//! scheduler apart from MPI, the sockets and the ranks.
+//! Times the engine alone, fed as `poe::sim` feeds a run's calls: what a
+//! call costs the scheduler apart from MPI, the sockets and the ranks. Two
+//! workloads: a ping-pong's calls, with and without buffering, and an
+//! exchange among 16 ranks in which every rank posts a receive from every
+//! other, sends to every other and waits for all of them (240 channels,
+//! each with calls pending at once).
 //!
 //! `cargo run --release -p poe --example time_engine [ROUNDS]` (default
-//! 50 000 round trips, 200 000 calls); `scripts/bench.sh` runs it.
+//! 50 000 round trips, 200 000 calls; the exchange makes about as many);
+//! `scripts/bench.sh` runs it.
 
 use std::time::Instant;
 
@@ -45,36 +49,99 @@ fn pingpong(rounds: u32) -> Vec<Vec<(Site, Op)>> {
     ranks
 }
 
+/// `n` ranks' calls: each round, every rank posts a nonblocking receive
+/// from every other rank, sends to every other rank without blocking, and
+/// waits for all of them; then all finalize.
+fn exchange(n: i32, rounds: u32) -> Vec<Vec<(Site, Op)>> {
+    let mut ranks = vec![Vec::new(); n as usize];
+    for (me, calls) in ranks.iter_mut().enumerate() {
+        let me = me as i32;
+        let mut req = 0u32;
+        for _ in 0..rounds {
+            let mut reqs = Vec::new();
+            for peer in (0..n).filter(|&p| p != me) {
+                calls.push((
+                    Site::Table(0),
+                    Op::Recv {
+                        src: peer,
+                        tag: 0,
+                        comm: 0,
+                        req,
+                        blocking: false,
+                    },
+                ));
+                reqs.push(req);
+                req += 1;
+            }
+            for peer in (0..n).filter(|&p| p != me) {
+                calls.push((
+                    Site::Table(1),
+                    Op::Send {
+                        mode: SendMode::Standard,
+                        dest: peer,
+                        tag: 0,
+                        comm: 0,
+                        req: Some(req),
+                    },
+                ));
+                reqs.push(req);
+                req += 1;
+            }
+            calls.push((
+                Site::Table(2),
+                Op::Wait {
+                    kind: fib_wire::WaitKind::All,
+                    reqs,
+                },
+            ));
+        }
+        calls.push((Site::Table(3), Op::Finalize));
+    }
+    ranks
+}
+
+/// The best of five runs of `calls`, printed as time per call.
+fn time(label: &str, calls: &[Vec<(Site, Op)>], cfg: Config) {
+    let n: usize = calls.iter().map(Vec::len).sum();
+    let mut best = f64::MAX;
+    for _ in 0..5 {
+        let start = Instant::now();
+        let run = rerun_calls(calls, cfg);
+        best = best.min(start.elapsed().as_secs_f64());
+        assert_eq!(run.end, poe::engine::RunEnd::Completed);
+    }
+    println!(
+        "{n} calls {label}: {:.1} ms, {:.0} ns per call, {:.2} M calls/s",
+        best * 1e3,
+        best * 1e9 / n as f64,
+        n as f64 / best / 1e6
+    );
+}
+
 fn main() {
     let rounds: u32 = std::env::args()
         .nth(1)
         .map_or(50_000, |a| a.parse().expect("ROUNDS is a number"));
     let calls = pingpong(rounds);
-    let n: usize = calls.iter().map(Vec::len).sum();
     for zero_buffer in [false, true] {
         let cfg = Config {
             nprocs: 2,
             zero_buffer,
             exchange: false,
         };
-        let mut best = f64::MAX;
-        for _ in 0..5 {
-            let start = Instant::now();
-            let run = rerun_calls(&calls, cfg);
-            best = best.min(start.elapsed().as_secs_f64());
-            assert_eq!(run.end, poe::engine::RunEnd::Completed);
-        }
-        println!(
-            "{} calls {}: {:.1} ms, {:.0} ns per call, {:.2} M calls/s",
-            n,
-            if zero_buffer {
-                "without buffering"
-            } else {
-                "buffered"
-            },
-            best * 1e3,
-            best * 1e9 / n as f64,
-            n as f64 / best / 1e6
-        );
+        let label = if zero_buffer {
+            "without buffering"
+        } else {
+            "buffered"
+        };
+        time(label, &calls, cfg);
     }
+    let n = 16;
+    let calls = exchange(n, (rounds * 4 / (n as u32 * 31)).max(1));
+    let cfg = Config {
+        nprocs: n as usize,
+        zero_buffer: false,
+        exchange: false,
+    };
+    time("of a 16-rank exchange", &calls, cfg);
 }
