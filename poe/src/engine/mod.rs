@@ -72,6 +72,11 @@ pub struct Engine {
     params: params::Params,
     /// The run's rows of `MPI_Waitany`, once concluded.
     rows: Vec<WaitRow>,
+    /// Whether the run made an `MPI_ANY_SOURCE` receive, without which it
+    /// has no exchangeable block, and an `MPI_Waitany`, without which it
+    /// has no row: [`Engine::conclude`] then skips the scans of every call.
+    wildcard_recvs: bool,
+    waitanys: bool,
 }
 
 impl Engine {
@@ -87,6 +92,8 @@ impl Engine {
             false_rounds: 0,
             params: params::Params::default(),
             rows: Vec::new(),
+            wildcard_recvs: false,
+            waitanys: false,
         }
     }
 
@@ -122,11 +129,17 @@ impl Engine {
         if !self.cfg.exchange || self.end.is_none() {
             return Vec::new();
         }
-        let mut blocks = exchange::blocks(&self.matching, &self.causality, &self.path, alike, free);
+        let mut blocks = if self.wildcard_recvs {
+            exchange::blocks(&self.matching, &self.causality, &self.path, alike, free)
+        } else {
+            Vec::new()
+        };
         // Which receive gets a long message must not decide whether it is
         // truncated.
         blocks.retain(|x| self.params.alike(&x.recvs));
-        self.rows = rows::rows(&self.matching, free);
+        if self.waitanys {
+            self.rows = rows::rows(&self.matching, free);
+        }
         let choices = self.path.choices_mut();
         for x in &blocks {
             for &k in &x.choices {
@@ -259,6 +272,15 @@ impl Engine {
                         });
                         return;
                     }
+                }
+                match kind {
+                    Kind::Recv { src: Peer::Any, .. } => self.wildcard_recvs = true,
+                    Kind::Wait {
+                        kind: fib_wire::WaitKind::Any,
+                        test: false,
+                        ..
+                    } => self.waitanys = true,
+                    _ => {}
                 }
                 let rec = OpRec {
                     site,
