@@ -172,8 +172,8 @@ fn main() {
     // `exit` would have the allocator hand a call-heavy check's hundred
     // megabytes back to the system page by page (4 ms after the 200 000
     // calls of the ping-pong benchmark): the process ends at once instead.
-    let _ = std::io::Write::flush(&mut std::io::stdout());
-    let _ = std::io::Write::flush(&mut std::io::stderr());
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
     // SAFETY: `_exit` is always safe to call; nothing is left to run.
     unsafe { libc::_exit(code) }
 }

@@ -125,15 +125,21 @@ unsafe fn op_name(op: MPI_Op) -> &'static str {
 /// arguments of the rank's next call.
 pub unsafe fn report(l: &mut Lib, count: c_int, dtype: MPI_Datatype, op: Option<MPI_Op>) {
     let op = op.map_or("", |o| op_name(o));
-    // The common case, a predefined datatype and the same arguments as the
-    // last call's, is settled without copying its name.
-    let m = memo();
-    if let (Some(name), Some((n, e, o))) = (m.named.get(&bits(dtype)), &m.last) {
-        if n == name && *e == count as i64 && *o == op {
-            return;
+    let known = {
+        let m = memo();
+        match m.named.get(&bits(dtype)) {
+            // The common case, a predefined datatype and the same arguments
+            // as the last call's, is settled without copying its name.
+            Some(name)
+                if m.last
+                    .as_ref()
+                    .is_some_and(|(n, e, o)| n == name && *e == count as i64 && *o == op) =>
+            {
+                return
+            }
+            known => known.cloned(),
         }
-    }
-    let known = memo().named.get(&bits(dtype)).cloned();
+    };
     let (name, elements) = match known {
         Some(name) => (name, count as i64),
         None => measure(count, dtype),
