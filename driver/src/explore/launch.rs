@@ -125,17 +125,39 @@ impl Drop for Group {
 /// Kills the process group `root` leads and every descendant of `root`
 /// (MPICH's proxy and ranks start sessions of their own), then waits, for a
 /// bounded time, until none of them runs any more.
+///
+/// The tree is stopped before it is killed: a process that is still
+/// starting others (the proxy launching the ranks when the user hits
+/// Ctrl-C) would otherwise fork between the look at `/proc` and its own
+/// kill, and its new children, orphaned, could no longer be found. A
+/// stopped process forks no more, so once a look finds nothing new every
+/// process of the tree is known.
 fn kill_tree(root: i32) {
     let _killing = KILLING.lock().unwrap_or_else(|e| e.into_inner());
-    let mut victims = descendants(root);
-    victims.push(root);
-    // The processes below `root` first, the deepest (the ranks) before
-    // their parents: once `mpiexec` dies, whoever waits for it may go on
-    // (and the process exit), and its orphans could no longer be found.
-    // SAFETY: signalling processes found below the group we created, then
-    // the group.
+    let mut victims = vec![root];
+    // SAFETY: signalling the group we created and the processes found
+    // below it.
     unsafe {
-        for &pid in victims.iter().rev() {
+        libc::kill(root, libc::SIGSTOP);
+        libc::kill(-root, libc::SIGSTOP);
+    }
+    for _ in 0..FREEZE_ROUNDS {
+        let new: Vec<i32> = descendants(root)
+            .into_iter()
+            .filter(|p| !victims.contains(p))
+            .collect();
+        if new.is_empty() {
+            break;
+        }
+        for &pid in &new {
+            // SAFETY: as above.
+            unsafe { libc::kill(pid, libc::SIGSTOP) };
+        }
+        victims.extend(new);
+    }
+    // SAFETY: as above; SIGKILL ends stopped processes too.
+    unsafe {
+        for &pid in &victims {
             libc::kill(pid, libc::SIGKILL);
         }
         libc::kill(-root, libc::SIGKILL);
@@ -145,6 +167,11 @@ fn kill_tree(root: i32) {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
+
+/// The most looks at `/proc` [`kill_tree`] takes to stop a tree: each
+/// finds the children the processes stopped by the last one had started
+/// before they stopped, so a tree needs as many as it has levels.
+const FREEZE_ROUNDS: usize = 32;
 
 /// Held while [`kill_tree`] kills and waits: a run that ends because its
 /// launcher died under the interrupt handler's kill waits for that kill to
@@ -401,4 +428,56 @@ fn descendants(root: i32) -> Vec<i32> {
     }
     found.remove(0);
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Processes whose command line contains `marker`.
+    fn with_marker(marker: &str) -> Vec<i32> {
+        let mut found = Vec::new();
+        for e in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+                continue;
+            };
+            if let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) {
+                if String::from_utf8_lossy(&cmd).contains(marker) && running(pid) {
+                    found.push(pid);
+                }
+            }
+        }
+        found
+    }
+
+    /// A process in a session of its own (as MPICH's proxy is) that keeps
+    /// starting children while the tree is killed: none of them survives.
+    #[test]
+    fn a_tree_that_keeps_forking_leaves_no_process() {
+        use std::os::unix::process::CommandExt;
+        // `sleep` adds up its arguments: this one makes the sleeps' command
+        // lines this test's own.
+        let marker = format!("0.{}7", std::process::id());
+        let script = format!(
+            "setsid sh -c 'for i in $(seq 400); do sleep 1000 {marker} & done; wait' & wait"
+        );
+        let mut child = Command::new("sh")
+            .args(["-c", &script])
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while with_marker(&marker).len() < 20 {
+            assert!(std::time::Instant::now() < until, "the tree never grew");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        kill_tree(child.id() as i32);
+        let _ = child.wait();
+        let left = with_marker(&marker);
+        for &p in &left {
+            // SAFETY: cleaning up what the test started.
+            unsafe { libc::kill(p, libc::SIGKILL) };
+        }
+        assert_eq!(left, Vec::<i32>::new());
+    }
 }
