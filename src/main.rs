@@ -106,12 +106,14 @@ struct CheckArgs {
     /// one at a time [default: the number of cores].
     #[arg(short = 'j', long, value_parser = clap::value_parser!(u64).range(1..))]
     jobs: Option<u64>,
-    /// Run every order of wildcard receives and of MPI_Waitany calls that
-    /// one run could stand for (by default, when the program's MPI calls do
-    /// not depend on what it receives, one run stands for every order in
-    /// which a rank's run of identical wildcard receives takes its senders'
-    /// messages, and when they do not depend on what a row of MPI_Waitany
-    /// returns, for every order in which it takes its requests).
+    /// Run every order of wildcard receives, wildcard probes and
+    /// MPI_Waitany calls that one run could stand for (by default, when the
+    /// program's MPI calls do not depend on what it receives, one run
+    /// stands for every order in which a rank's run of identical wildcard
+    /// receives, or of wildcard probes each followed by the receive of
+    /// what it found, takes its senders' messages, and when they do not
+    /// depend on what a row of MPI_Waitany returns, for every order in
+    /// which it takes its requests).
     #[arg(long)]
     exhaustive: bool,
     /// Prove every barrier verdict by removal: re-explore the program with

@@ -382,6 +382,7 @@ mod tests {
                 steering: Vec::new(),
                 free_waits: Vec::new(),
                 free_receives: Vec::new(),
+                free_probes: Vec::new(),
                 dead: Vec::new(),
                 purposes: Vec::new(),
                 barriers: Vec::new(),

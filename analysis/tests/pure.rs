@@ -105,6 +105,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             steering: Vec::new(),
             free_waits: Vec::new(),
             free_receives: Vec::new(),
+            free_probes: Vec::new(),
             dead: Vec::new(),
         },
         units: Vec::new(),

@@ -215,6 +215,7 @@ pub(crate) fn verify(
         exchange: (!opts.exhaustive).then_some(Exchangeable {
             receives: &receives,
             waits: &facts.free_waits,
+            probes: &facts.free_probes,
         }),
     };
     run_built(&built, opts, &mut tracker, &mut report)?;

@@ -114,8 +114,8 @@ pub struct Settings {
     pub max_interleavings: Option<usize>,
     /// How many interleavings run at once (`jobs`).
     pub jobs: Option<usize>,
-    /// Run every order of exchangeable wildcard receives and rows of
-    /// `MPI_Waitany` (`exhaustive`).
+    /// Run every order of exchangeable wildcard receives, rows of wildcard
+    /// probes and rows of `MPI_Waitany` (`exhaustive`).
     pub exhaustive: Option<bool>,
     pub zero_buffer: Option<bool>,
     pub confirm: Option<bool>,

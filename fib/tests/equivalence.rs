@@ -434,12 +434,17 @@ fn the_pass_agrees_with_the_oracle_on_random_programs() {
 /// and then one call short, ended by an `MPI_Waitall`), in at most two
 /// phases.
 fn gather_program(seed: u64, waitany: bool) -> (Program, usize, bool) {
-    gather_program_of(seed, waitany, false)
+    gather_program_of(seed, waitany, false, false)
 }
 
 /// [`gather_program`], where with `several` a sender may send two messages
 /// to the row (which takes them all), in one or two phases.
-fn gather_program_of(seed: u64, waitany: bool, several: bool) -> (Program, usize, bool) {
+fn gather_program_of(
+    seed: u64,
+    waitany: bool,
+    several: bool,
+    probes: bool,
+) -> (Program, usize, bool) {
     let mut rng = Rng::new(seed ^ 0x6a7e);
     let n = 3 + rng.below(2);
     let phases = 1 + rng.below(if waitany || several { 2 } else { 3 });
@@ -494,11 +499,25 @@ fn gather_program_of(seed: u64, waitany: bool, several: bool) -> (Program, usize
             }
         }
         // One row in three is of nonblocking receives, waited for together.
-        let nb = rng.chance(33) || waitany;
+        let nb = !probes && (rng.chance(33) || waitany);
         let mut reqs = Vec::new();
         for _ in 0..senders {
             let req = program[0].len() as u32;
             let t = if any_tag { ANY } else { tag };
+            if probes {
+                // A probe for any sender, then the receive of what it found
+                // (now and then a receive with another tag filter, which
+                // may not take the probed message).
+                program[0].push(Step::Call(Op::Probe {
+                    src: ANY,
+                    tag: t,
+                    comm: COMM_WORLD,
+                    blocking: true,
+                }));
+                let other = if rng.chance(2) { 1 - tag } else { t };
+                program[0].push(Step::Call(recv(poe::sim::PROBED, other, req + 1)));
+                continue;
+            }
             program[0].push(Step::Call(Op::Recv {
                 src: ANY,
                 tag: t,
@@ -604,6 +623,17 @@ fn shown(
             } = f
             {
                 s.pairs.insert((*recv, *send));
+            }
+            if let Fired::Probe { probe, send } = f {
+                if matches!(
+                    run.ops[probe.rank][probe.index].kind,
+                    poe::engine::Kind::Probe {
+                        src: poe::engine::Peer::Any,
+                        ..
+                    }
+                ) {
+                    s.pairs.insert((*probe, *send));
+                }
             }
         }
         for x in &run.exchanges {
@@ -712,8 +742,29 @@ fn waitany_rows_keep_every_verdict_pair_and_end() {
 #[test]
 fn blocks_of_several_messages_per_sender_keep_every_verdict_pair_and_end() {
     let count = env_u64("FIB_EQ_COUNT", 2000) / 4;
-    let c = compare_reduced(count, false, |seed| gather_program_of(seed, false, true));
+    let c = compare_reduced(count, false, |seed| {
+        gather_program_of(seed, false, true, false)
+    });
     c.report("blocks of several messages per sender", count);
+    assert!(c.with * 3 >= count as usize, "{} of {count}", c.with);
+    assert!(
+        c.reduced * 2 < c.full,
+        "{} runs, {} without blocks",
+        c.reduced,
+        c.full
+    );
+}
+
+/// The same for rows of probes with `MPI_ANY_SOURCE`, each followed by the
+/// receive of the message it found (from the source the probe reported):
+/// one run stands for every order in which the probes find the messages.
+#[test]
+fn rows_of_probes_keep_every_verdict_pair_and_end() {
+    let count = env_u64("FIB_EQ_COUNT", 2000) / 4;
+    let c = compare_reduced(count, false, |seed| {
+        gather_program_of(seed, false, seed % 2 == 0, true)
+    });
+    c.report("rows of probes", count);
     assert!(c.with * 3 >= count as usize, "{} of {count}", c.with);
     assert!(
         c.reduced * 2 < c.full,

@@ -95,6 +95,10 @@ const PURE: &[&str] = &[
     "strncmp", "min", "max", "isqrt",
 ];
 
+/// Library functions that hand out memory: what they return is a new place,
+/// whatever size was asked for, and they write nothing the program had.
+const ALLOCATORS: &[&str] = &["malloc", "calloc", "realloc", "aligned_alloc"];
+
 /// Library functions that read from outside into the places they are given.
 const READERS: &[&str] = &[
     "scanf", "fscanf", "fread", "fgets", "gets", "read", "getline", "recv", "pread", "fgetc",
@@ -527,6 +531,9 @@ impl<'a> Clean<'a> {
                 }
                 return Some((format!("uses {what}"), what));
             }
+            if ALLOCATORS.contains(&call.name.as_str()) {
+                continue;
+            }
             let mpi = call.name.starts_with("MPI_") || call.name.starts_with("PMPI_");
             if mpi && self.only.is_some() {
                 // An MPI function's result is its error code.
@@ -649,6 +656,7 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
     f.free_receives
         .extend(free.sites(&by_site, &any, &["MPI_Irecv"], &statuses));
     f.free_receives.sort_unstable();
+    f.free_probes = free_probes(ir, &free, &by_site, &any);
     f.dead = by_site
         .iter()
         .filter(|(_, calls)| {
@@ -804,14 +812,101 @@ impl<'a> Free<'a> {
     /// Whether the taints `roots` reach nothing MPI sees: not directly, nor
     /// through a value sent, followed on through all data the program
     /// receives.
-    fn reaches_nothing(&self, mut roots: HashSet<String>) -> bool {
+    fn reaches_nothing(&self, roots: HashSet<String>) -> bool {
+        self.reaches_nothing_but(roots, &|_, _| false)
+    }
+
+    /// [`Free::reaches_nothing`], but for the arguments `exempt(call, i)`
+    /// accepts.
+    fn reaches_nothing_but(
+        &self,
+        mut roots: HashSet<String>,
+        exempt: &dyn Fn(&CallInfo, usize) -> bool,
+    ) -> bool {
         let (ir, by_callee, live) = (self.ir, self.by_callee, &self.live);
-        if !reaches_mpi(ir, by_callee, &Clean::from_roots(ir, &roots), false, live) {
+        let clean = Clean::from_roots(ir, &roots);
+        if !reaches_mpi(ir, by_callee, &clean, false, live, exempt) {
             return true;
         }
         roots.extend(self.received.iter().cloned());
-        !reaches_mpi(ir, by_callee, &Clean::from_roots(ir, &roots), true, live)
+        let clean = Clean::from_roots(ir, &roots);
+        !reaches_mpi(ir, by_callee, &clean, true, live, exempt)
     }
+}
+
+/// The probes among the sites `any` (with `MPI_ANY_SOURCE`) whose status
+/// reaches only the source and count of one `MPI_Recv` site, which takes
+/// the probed message in a row of probes ([`crate::ProbeRow`]); what that
+/// receive gets (its data and status) must reach nothing MPI sees, and its
+/// source and count nothing received but the probe's status.
+fn free_probes(
+    ir: &Ir,
+    free: &Free<'_>,
+    by_site: &HashMap<u32, Vec<&CallInfo>>,
+    any: &[u32],
+) -> Vec<crate::ProbeRow> {
+    const COUNT: usize = 1;
+    const SOURCE: usize = 3;
+    let all_outs = out_roots(&ir.calls, |_| true);
+    let mut rows = Vec::new();
+    let mut probes: Vec<u32> = any
+        .iter()
+        .copied()
+        .filter(|id| {
+            by_site
+                .get(id)
+                .is_some_and(|calls| calls.iter().all(|c| c.callee == "MPI_Probe"))
+        })
+        .collect();
+    probes.sort_unstable();
+    for p in probes {
+        let pcalls = &by_site[&p];
+        let roots = out_roots(pcalls.iter().copied(), |_| true);
+        let status = Clean::from_roots(ir, &roots);
+        let reads =
+            |c: &CallInfo, i: usize| c.args.get(i).is_some_and(|a| status.expr(a).is_some());
+        let mut recvs = by_site.iter().filter(|(_, calls)| {
+            calls.iter().all(|c| c.callee == "MPI_Recv") && calls.iter().any(|c| reads(c, SOURCE))
+        });
+        let (Some((&r, rcalls)), None) = (recvs.next(), recvs.next()) else {
+            continue;
+        };
+        if !rcalls.iter().all(|c| reads(c, SOURCE)) {
+            continue;
+        }
+        // Nothing else received decides the receive's source or count.
+        // What `MPI_Get_count` reads from the probe's status is the
+        // probe's too.
+        let readers = ir
+            .calls
+            .iter()
+            .filter(|c| STATUS_READERS.contains(&c.callee.as_str()) && reads(c, 0));
+        let mine: HashSet<String> = roots
+            .iter()
+            .cloned()
+            .chain(out_roots(rcalls.iter().copied(), |_| true))
+            .chain(out_roots(readers, |_| true))
+            .collect();
+        let others: HashSet<String> = all_outs.difference(&mine).cloned().collect();
+        let elsewhere = Clean::from_roots(ir, &others);
+        let steered = rcalls.iter().any(|c| {
+            [COUNT, SOURCE]
+                .iter()
+                .any(|&i| c.args.get(i).is_some_and(|a| elsewhere.expr(a).is_some()))
+        });
+        let exempt = |c: &CallInfo, i: usize| {
+            (i == COUNT || i == SOURCE) && rcalls.iter().any(|rc| std::ptr::eq(*rc, c))
+        };
+        if steered || !free.reaches_nothing_but(mine, &exempt) {
+            continue;
+        }
+        rows.push(crate::ProbeRow {
+            probe: p,
+            recv: r,
+            sized: rcalls.iter().all(|c| reads(c, COUNT)),
+        });
+    }
+    rows
 }
 
 /// Whether an MPI function's first argument is data it sends (a send's or
@@ -840,6 +935,7 @@ fn reaches_mpi(
     clean: &Clean<'_>,
     data: bool,
     live: &HashSet<&str>,
+    exempt: &dyn Fn(&CallInfo, usize) -> bool,
 ) -> bool {
     let called = |c: &CallInfo| c.caller.as_deref().is_none_or(|f| live.contains(f));
     ir.calls.iter().filter(|c| called(c)).any(|c| {
@@ -854,6 +950,7 @@ fn reaches_mpi(
             let skip = |i: usize| {
                 MPI_DATA_OUT.iter().any(|(n, k, _)| *n == name && *k == i)
                     || data && i == 0 && sends_data(name)
+                    || exempt(c, i)
             };
             return !why.is_empty()
                 || mpi
@@ -866,7 +963,7 @@ fn reaches_mpi(
             .callee_usr
             .as_ref()
             .is_some_and(|u| ir.funcs.contains_key(u))
-            || [PURE, NO_WRITE, COPIERS, READERS]
+            || [PURE, NO_WRITE, COPIERS, READERS, ALLOCATORS]
                 .iter()
                 .any(|l| l.contains(&name));
         !seen && c.args.iter().any(|a| clean.expr(a).is_some())

@@ -86,6 +86,17 @@ pub struct Wildcard {
     pub any_tag: bool,
 }
 
+/// A probe with `MPI_ANY_SOURCE` and the receive that takes the message it
+/// found ([`Facts::free_probes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeRow {
+    pub probe: u32,
+    pub recv: u32,
+    /// The receive's count is made from the probe's status (through
+    /// `MPI_Get_count`), so it fits whichever message the probe finds.
+    pub sized: bool,
+}
+
 /// What is known about a program without running it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Facts {
@@ -117,6 +128,13 @@ pub struct Facts {
     /// changes nothing another rank sees, nor which calls follow, even when
     /// other data steers the program.
     pub free_receives: Vec<u32>,
+    /// Blocking `MPI_Probe` sites with `MPI_ANY_SOURCE` whose status reaches
+    /// nothing MPI sees but the source and count of one `MPI_Recv` site
+    /// (`MPI_Recv(buf, n, type, status.MPI_SOURCE, ...)`), and what that
+    /// receive gets nothing at all, as for `free_receives`: a row of them
+    /// takes its messages as a row of wildcard receives would.
+    #[serde(default)]
+    pub free_probes: Vec<ProbeRow>,
     /// MPI call sites in code the program never runs: in functions that no
     /// call from `main` reaches, directly or not, and whose address nothing
     /// takes (a header's helpers the program does not use); a C++ member

@@ -336,3 +336,27 @@ fn a_function_run_through_a_pointer_is_looked_into() {
         a.facts.steering
     );
 }
+
+#[test]
+fn a_probe_whose_status_only_names_its_receives_source_and_count_is_free() {
+    let a = common::analyze("facts", &["probe_rows.c"]);
+    let row = |line, callee| site(&a, "probe_rows.c", line, callee);
+    // Sized from the status, and with a fixed count; the third probe's
+    // source also names a send's destination, the fourth's tag its
+    // receive's tag.
+    assert_eq!(
+        a.facts.free_probes,
+        vec![
+            instrument::ProbeRow {
+                probe: row(15, "MPI_Probe"),
+                recv: row(18, "MPI_Recv"),
+                sized: true,
+            },
+            instrument::ProbeRow {
+                probe: row(24, "MPI_Probe"),
+                recv: row(25, "MPI_Recv"),
+                sized: false,
+            },
+        ]
+    );
+}

@@ -27,6 +27,12 @@ pub enum Step {
     Poll(Op),
 }
 
+/// The source of a simulated receive that takes the message the rank's
+/// last probe found: `MPI_Recv(..., status.MPI_SOURCE, ...)` after an
+/// `MPI_Probe(MPI_ANY_SOURCE, ...)`. The receive is issued from the source
+/// the probe reported.
+pub const PROBED: i32 = i32::MIN + 1;
+
 /// A program: the steps of each rank. Every rank should end with
 /// `Op::Finalize`.
 pub type Program = Vec<Vec<Step>>;
@@ -188,6 +194,8 @@ struct Sim {
     released: Vec<HashSet<u32>>,
     listed: Vec<Vec<u32>>,
     order: Vec<usize>,
+    /// Per rank, the source its last probe found ([`PROBED`]).
+    probed: Vec<i32>,
 }
 
 /// What one round of a simulated run did.
@@ -212,6 +220,7 @@ impl Sim {
                 Turns::Forward => (0..n).collect(),
                 Turns::Backward => (0..n).rev().collect(),
             },
+            probed: vec![PROBED; n],
         }
     }
 
@@ -222,6 +231,18 @@ impl Sim {
             while !self.waiting[r] {
                 let Some((site, op, _)) = steps(r, self.pc[r]) else {
                     break;
+                };
+                let from_probed;
+                let op = match op {
+                    Op::Recv { src: PROBED, .. } => {
+                        let mut o = op.clone();
+                        if let Op::Recv { src, .. } = &mut o {
+                            *src = self.probed[r];
+                        }
+                        from_probed = o;
+                        &from_probed
+                    }
+                    _ => op,
                 };
                 let Some(op) = without_released(op, &mut self.released[r], &mut self.listed[r])
                 else {
@@ -253,6 +274,9 @@ impl Sim {
             }
             self.waiting[r] = false;
             match d {
+                Down::Probed {
+                    found: true, src, ..
+                } => self.probed[r] = *src,
                 // `MPI_Request_get_status` leaves its request active.
                 Down::Done { .. } if matches!(op, Op::RequestGetStatus { .. }) => {}
                 Down::Done { indices } => {
@@ -283,7 +307,11 @@ impl Sim {
     /// The result of a run the engine ended.
     fn ended(mut self, end: RunEnd) -> RunResult {
         // Simulated receives have no buffers: any takes a message alike.
-        let exchanges = self.engine.conclude(&|_| true, &|_| true);
+        let exchanges = self.engine.conclude(&crate::engine::Vouch {
+            alike: &|_| true,
+            free: &|_| true,
+            probes: &|_, _| Some(true),
+        });
         let leaks = self.engine.leaks();
         let rows = self.engine.rows().to_vec();
         let trace = self.engine.into_trace();

@@ -32,6 +32,12 @@
 //! its own, so that the seed still gives the same program otherwise): the
 //! Ibarrier's sites are barriers too, and its removal hands back a request
 //! that completes at once.
+//!
+//! One program in three (from another stream of its own) writes each
+//! blocking receive from `MPI_ANY_SOURCE` as a probe from `MPI_ANY_SOURCE`
+//! followed by the receive of what it found, from the status's source: a
+//! pair that takes one message as the wildcard receive would, and a row of
+//! which one run stands for in every order.
 
 use std::fmt::Write as _;
 
@@ -199,6 +205,9 @@ pub struct Generated {
     pub barrier_lines: Vec<usize>,
     /// How the barriers are written.
     pub style: BarrierStyle,
+    /// Whether blocking wildcard receives are written as a probe and a
+    /// receive from the probed source.
+    pub probes: bool,
     /// Dynamic instances of `MPI_ANY_SOURCE` receives per execution.
     pub any_source: usize,
     /// Receives with `MPI_ANY_SOURCE` or `MPI_ANY_TAG`, as written.
@@ -241,7 +250,8 @@ pub fn generate(seed: u64) -> Generated {
     traffic(&mut rng, &mut p);
     let relevant_shape = wildcards(&mut rng, &mut p);
     let style = BarrierStyle::of(seed);
-    let (source, barrier_lines) = p.render(seed, style);
+    let probes = Rng::new(seed ^ 0x9e0b_e5a1_0000_0000).below(3) == 0;
+    let (source, barrier_lines) = p.render(seed, style, probes);
     let any_source = p.any_source();
     let wildcard_sites = p.msgs.iter().filter(|m| m.wild()).count();
     Generated {
@@ -250,6 +260,7 @@ pub fn generate(seed: u64) -> Generated {
         source,
         barrier_lines,
         style,
+        probes,
         any_source,
         wildcard_sites,
         relevant_shape,
@@ -617,9 +628,10 @@ impl Program {
         true
     }
 
-    fn render(&self, seed: u64, style: BarrierStyle) -> (String, Vec<usize>) {
+    fn render(&self, seed: u64, style: BarrierStyle, probes: bool) -> (String, Vec<usize>) {
         let mut w = Writer {
             style,
+            probes,
             ..Writer::default()
         };
         w.line(&format!("/* fib: -n {} */", self.nprocs));
@@ -652,6 +664,9 @@ impl Program {
         w.line("MPI_Comm_size(MPI_COMM_WORLD, &size);");
         if self.split {
             w.line("MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);");
+        }
+        if probes {
+            w.line("MPI_Status st;");
         }
         w.line("out = rank;");
         w.line("(void)in;");
@@ -856,6 +871,10 @@ impl Program {
                             "MPI_Irecv(&in[{buf}], 1, MPI_INT, {src}, {tag}, MPI_COMM_WORLD, &req[{}]);",
                             slot(q, n)
                         ),
+                        None if w.probes && m.recv_src.is_none() => format!(
+                            "MPI_Probe(MPI_ANY_SOURCE, {tag}, MPI_COMM_WORLD, &st); \
+                             MPI_Recv(&in[{buf}], 1, MPI_INT, st.MPI_SOURCE, {tag}, MPI_COMM_WORLD, MPI_STATUS_IGNORE);"
+                        ),
                         None => format!(
                             "MPI_Recv(&in[{buf}], 1, MPI_INT, {src}, {tag}, MPI_COMM_WORLD, MPI_STATUS_IGNORE);"
                         ),
@@ -920,6 +939,8 @@ struct Writer {
     indent: usize,
     barriers: Vec<usize>,
     style: BarrierStyle,
+    /// [`Generated::probes`].
+    probes: bool,
 }
 
 impl Default for Writer {
@@ -930,6 +951,7 @@ impl Default for Writer {
             indent: 0,
             barriers: Vec::new(),
             style: BarrierStyle::Blocking,
+            probes: false,
         }
     }
 }

@@ -265,13 +265,22 @@ fn generated_programs_exercise_both_verdicts() {
     let ibarrier_wait = count(&|g| g.style == BarrierStyle::IbarrierWait);
     let ibarrier_test = count(&|g| g.style == BarrierStyle::IbarrierTest);
     let ibarrier_relevant_shape = count(&|g| g.style != BarrierStyle::Blocking && g.relevant_shape);
+    let probes = count(&|g| g.probes && g.source.contains("MPI_Probe(MPI_ANY_SOURCE"));
+    // Two racing wildcard receives of a rank, written as probes.
+    let probe_rows = count(&|g| {
+        let lines: Vec<&str> = g.source.lines().collect();
+        lines
+            .windows(2)
+            .any(|w| w.iter().all(|l| l.contains("MPI_Probe(")))
+    });
     let summary = format!(
         "of 200: {any_source} with MPI_ANY_SOURCE, {relevant_shape} with a message a barrier \
          keeps from a wildcard, {plain_barriers} with barriers and no wildcard, {unaligned} \
          with unaligned barriers, {split} split, {looped} looped, {nonblocking} nonblocking, \
          {ssend} with MPI_Ssend, {any_tag} with MPI_ANY_TAG, {ibarrier_wait} with \
          MPI_Ibarrier + MPI_Wait, {ibarrier_test} with MPI_Ibarrier + an MPI_Test loop \
-         ({ibarrier_relevant_shape} of them with the relevant shape)"
+         ({ibarrier_relevant_shape} of them with the relevant shape), {probes} with wildcard \
+         probes ({probe_rows} with a row of them)"
     );
     println!("{summary}");
     // Relevant verdicts come from the first two shapes, irrelevant ones from
@@ -292,6 +301,7 @@ fn generated_programs_exercise_both_verdicts() {
         assert!(n >= 10, "{summary}");
     }
     assert!(ibarrier_relevant_shape >= 8, "{summary}");
+    assert!(probes >= 10 && probe_rows >= 2, "{summary}");
     for g in &corpus {
         assert!((2..=4).contains(&g.nprocs));
         assert!(g.any_source <= 2, "seed {}", g.seed);

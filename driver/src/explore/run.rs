@@ -56,6 +56,10 @@ pub struct Exchangeable<'a> {
     /// `MPI_Waitany` calls whose index and status reach nothing MPI sees
     /// (`Facts::free_waits`): rows of them stand for every order.
     pub waits: &'a [u32],
+    /// Probes from `MPI_ANY_SOURCE` whose status only names the receive
+    /// after them (`Facts::free_probes`, sorted): rows of them are
+    /// exchangeable blocks.
+    pub probes: &'a [instrument::ProbeRow],
 }
 
 const LISTENER: MioToken = MioToken(usize::MAX);
@@ -157,7 +161,7 @@ fn run_once(
         ahead: (0..spec.nprocs).map(|_| Ahead::default()).collect(),
         fixed: spec
             .exchange
-            .map(|x| (x.receives.to_vec(), x.waits.to_vec())),
+            .map(|x| (x.receives.to_vec(), x.waits.to_vec(), x.probes.to_vec())),
         stuck: vec![false; spec.nprocs],
         copies,
         held: false,
@@ -244,7 +248,7 @@ struct Loop {
     /// Per rank, its calls that went ahead of the scheduler.
     ahead: Vec<Ahead>,
     /// [`RunSpec::exchange`]'s sites: receives, then waits.
-    fixed: Option<(Vec<u32>, Vec<u32>)>,
+    fixed: Option<(Vec<u32>, Vec<u32>, Vec<instrument::ProbeRow>)>,
     /// Per rank, whether it last said it waits in MPI for a send of its
     /// buffer ([`Up::Stuck`]).
     stuck: Vec<bool>,
@@ -418,15 +422,24 @@ impl Loop {
     /// What the run produced, once it has ended.
     fn record(mut self, ending: Ending, stderr: String) -> RunRecord {
         let completed = ending.completed();
-        let (receives, waits) = self.fixed.take().unwrap_or_default();
-        let exchanges = self.engine.conclude(
-            &|sites| {
+        let (receives, waits, probes) = self.fixed.take().unwrap_or_default();
+        let exchanges = self.engine.conclude(&poe::engine::Vouch {
+            alike: &|sites| {
                 sites.iter().all(
                     |s| matches!(s, fib_wire::Site::Table(id) if receives.binary_search(id).is_ok()),
                 )
             },
-            &|site| matches!(site, fib_wire::Site::Table(id) if waits.binary_search(&id).is_ok()),
-        );
+            free: &|site| {
+                matches!(site, fib_wire::Site::Table(id) if waits.binary_search(&id).is_ok())
+            },
+            probes: &|probe, recv| match (probe, recv) {
+                (fib_wire::Site::Table(p), fib_wire::Site::Table(r)) => probes
+                    .binary_search_by_key(&(p, r), |x| (x.probe, x.recv))
+                    .ok()
+                    .map(|i| probes[i].sized),
+                _ => None,
+            },
+        });
         let ranks = self.engine.rank_views();
         let leaks = self.engine.leaks();
         let trace = self.engine.into_trace();

@@ -60,6 +60,18 @@
 //! receive run along its rank's program order to after the block in every
 //! order, so the barrier verdicts do not change either (the pass never asks
 //! whether a send reaches a receive).
+//!
+//! A row of probes is a block too: each a blocking `MPI_Probe` with
+//! `MPI_ANY_SOURCE` followed at once by the receive of the message it
+//! found (`MPI_Probe(MPI_ANY_SOURCE, tag, comm, &st); MPI_Recv(buf, n,
+//! type, st.MPI_SOURCE, tag, comm, ...)`, sized from the status or not).
+//! Each pair takes one message as a wildcard receive would, so the same
+//! conditions hold with the probes as the block's choices and the pairs'
+//! receives as what takes the sends: every receive names the source its
+//! probe found (the same tag filter, on the same communicator) and got the
+//! probed send; the caller vouches (`probes`) that the probe's status
+//! reaches nothing but its receive's source and count, and that what the
+//! receive gets steers nothing, as for a row of wildcard receives.
 
 use fib_wire::Site;
 use rustc_hash::FxHashMap;
@@ -80,6 +92,13 @@ pub struct Exchange {
     pub sends: Vec<OpId>,
     /// The choices (positions in the run's choice list) of the receives.
     pub choices: Vec<usize>,
+    /// For a row of probes (whose choices `recvs` are): the receive that
+    /// took each probe's message, in the same order; empty otherwise.
+    pub takers: Vec<OpId>,
+    /// For a row of probes: whether each receive's count is made from its
+    /// probe's status (the caller's word), so that it fits whichever
+    /// message the probe finds.
+    pub sized: bool,
 }
 
 impl Exchange {
@@ -118,13 +137,7 @@ impl Exchange {
 }
 
 /// The exchangeable blocks of a finished run.
-pub(crate) fn blocks(
-    m: &Matching,
-    c: &Causality,
-    p: &Path,
-    alike: &dyn Fn(&[Site]) -> bool,
-    free: &dyn Fn(Site) -> bool,
-) -> Vec<Exchange> {
+pub(crate) fn blocks(m: &Matching, c: &Causality, p: &Path, caller: &Vouch) -> Vec<Exchange> {
     // Most runs have no two wildcard receives in a row: they need none of
     // the indexes below.
     let rows = (0..m.nprocs()).any(|rank| {
@@ -132,6 +145,7 @@ pub(crate) fn blocks(
         ops.iter()
             .zip(ops.iter_from(1))
             .any(|(a, b)| block_key(&a.kind).is_some() && block_key(&a.kind) == block_key(&b.kind))
+            || (0..ops.len()).any(|i| probe_pair(ops, i).is_some())
     });
     if !rows {
         return Vec::new();
@@ -145,6 +159,26 @@ pub(crate) fn blocks(
         let mut latest: FxHashMap<u32, usize> = FxHashMap::default();
         let mut i = 0;
         while i < ops.len() {
+            if let Some(key) = probe_pair(ops, i) {
+                let mut j = i + 2;
+                while probe_pair(ops, j) == Some(key) {
+                    j += 2;
+                }
+                let before = latest.get(&key.0).copied();
+                let sized = (i..j).step_by(2).try_fold(true, |sized, k| {
+                    (caller.probes)(ops[k].site, ops[k + 1].site).map(|s| sized && s)
+                });
+                if let (true, Some(sized)) = (j - i >= 4, sized) {
+                    if let Some(x) = run.check_probes(rank, i..j, key, before, sized) {
+                        out.push(x);
+                    }
+                }
+                for index in (i + 1..j).step_by(2) {
+                    run.saw_recv(&mut latest, key.0, OpId { rank, index });
+                }
+                i = j;
+                continue;
+            }
             let Some(key) = block_key(&ops[i].kind) else {
                 // A receive from `MPI_PROC_NULL` takes no message.
                 if let Kind::Recv { comm, src, .. } = ops[i].kind {
@@ -161,8 +195,8 @@ pub(crate) fn blocks(
             }
             let before = latest.get(&key.0).copied();
             let sites: Vec<Site> = ops.range(i..j).map(|o| o.site).collect();
-            let waited = key.2 || waited_alone(ops, i..j, free);
-            if j - i >= 2 && waited && alike(&sites) {
+            let waited = key.2 || waited_alone(ops, i..j, caller.free);
+            if j - i >= 2 && waited && (caller.alike)(&sites) {
                 if let Some(x) = run.check(rank, i..j, (key.0, key.1), before) {
                     out.push(x);
                 }
@@ -174,6 +208,46 @@ pub(crate) fn blocks(
         }
     }
     out
+}
+
+/// What only the caller can tell of the sites of a run's calls (see
+/// [`super::Engine::conclude`]).
+pub struct Vouch<'a> {
+    /// Whether receives made at these sites may stand for each other.
+    pub alike: &'a dyn Fn(&[Site]) -> bool,
+    /// Whether what an `MPI_Waitany` made there returns reaches nothing MPI
+    /// sees.
+    pub free: &'a dyn Fn(Site) -> bool,
+    /// For a probe's site and the site of the receive that follows it:
+    /// `Some(sized)` when the probe's status reaches nothing MPI sees but
+    /// that receive's source and count (`sized`: its count is made from the
+    /// status), and what the receive gets steers nothing.
+    pub probes: &'a dyn Fn(Site, Site) -> Option<bool>,
+}
+
+/// Whether the rank's calls at `i` and `i + 1` are a blocking probe with
+/// `MPI_ANY_SOURCE` and a blocking receive from a named source with the
+/// same tag filter on the same communicator: (communicator, tag).
+fn probe_pair(ops: &super::model::Ops, i: usize) -> Option<(u32, i32)> {
+    let Kind::Probe {
+        src: Peer::Any,
+        tag,
+        comm,
+        blocking: true,
+    } = ops.get(i)?.kind
+    else {
+        return None;
+    };
+    match ops.get(i + 1)?.kind {
+        Kind::Recv {
+            src: Peer::Rank(_),
+            tag: t,
+            comm: c,
+            blocking: true,
+            ..
+        } if t == tag && c == comm => Some((comm, tag)),
+        _ => None,
+    }
 }
 
 /// What makes wildcard receives one block: communicator, tag, and whether
@@ -220,8 +294,11 @@ struct Run<'a> {
     p: &'a Path,
     /// The choice that decided each wildcard receive by its own point.
     decided: FxHashMap<OpId, usize>,
-    /// Where each receive's send/receive pair fired.
+    /// Where each receive's send/receive pair fired, and each probe's
+    /// answer.
     fired_at: FxHashMap<OpId, usize>,
+    /// The send each probe found.
+    probed: FxHashMap<OpId, OpId>,
     /// Every send by (sender, destination, communicator): its position in
     /// the sender's calls and its tag, in program order.
     sends: FxHashMap<(usize, usize, u32), Vec<(usize, i32)>>,
@@ -238,9 +315,17 @@ impl<'a> Run<'a> {
             }
         }
         let mut fired_at = FxHashMap::default();
+        let mut probed = FxHashMap::default();
         for (i, f) in m.fired().iter().enumerate() {
-            if let Fired::SendRecv { recv, .. } = f {
-                fired_at.insert(*recv, i);
+            match f {
+                Fired::SendRecv { recv, .. } => {
+                    fired_at.insert(*recv, i);
+                }
+                Fired::Probe { probe, send } => {
+                    fired_at.insert(*probe, i);
+                    probed.insert(*probe, *send);
+                }
+                _ => {}
             }
         }
         let mut sends: FxHashMap<(usize, usize, u32), Vec<(usize, i32)>> = FxHashMap::default();
@@ -263,6 +348,7 @@ impl<'a> Run<'a> {
             p,
             decided,
             fired_at,
+            probed,
             sends,
         }
     }
@@ -283,29 +369,84 @@ impl<'a> Run<'a> {
         (comm, tag): (u32, i32),
         before: Option<usize>,
     ) -> Option<Exchange> {
-        let m = self.m;
-        let choices = self.p.choices();
-        let ops = m.ops(rank);
+        let ops = self.m.ops(rank);
         let mut x = Exchange {
             recvs: Vec::new(),
             sends: Vec::new(),
             choices: Vec::new(),
+            takers: Vec::new(),
+            sized: false,
         };
         // 1–3.
         for index in range {
             let r = OpId { rank, index };
-            let k = *self.decided.get(&r)?;
-            if self.p.has_asleep(r) {
-                return None;
-            }
-            let s = ops[index].matched?;
-            if !m.buffered_send(s) || matches!(m.op(s).kind, Kind::Send { ready: true, .. }) {
-                return None;
-            }
-            x.recvs.push(r);
-            x.sends.push(s);
-            x.choices.push(k);
+            self.take(&mut x, r, ops[index].matched?)?;
         }
+        self.verify(x, rank, (comm, tag), before)
+    }
+
+    /// The row of probes and receives `range` of `rank`'s calls (a probe at
+    /// every other position, from the first), if it is exchangeable; as
+    /// [`Run::check`].
+    fn check_probes(
+        &self,
+        rank: usize,
+        range: std::ops::Range<usize>,
+        (comm, tag): (u32, i32),
+        before: Option<usize>,
+        sized: bool,
+    ) -> Option<Exchange> {
+        let ops = self.m.ops(rank);
+        let mut x = Exchange {
+            recvs: Vec::new(),
+            sends: Vec::new(),
+            choices: Vec::new(),
+            takers: Vec::new(),
+            sized,
+        };
+        for index in range.step_by(2) {
+            let p = OpId { rank, index };
+            let s = *self.probed.get(&p)?;
+            // The receive got the message its probe found.
+            if ops[index + 1].matched != Some(s) {
+                return None;
+            }
+            self.take(&mut x, p, s)?;
+            x.takers.push(OpId {
+                rank,
+                index: index + 1,
+            });
+        }
+        self.verify(x, rank, (comm, tag), before)
+    }
+
+    /// Adds the wildcard receive or probe `r`, which got or found `s`, to
+    /// `x`: decided by its own choice point, none of whose alternatives
+    /// was asleep, and `s` a buffered send (2–3).
+    fn take(&self, x: &mut Exchange, r: OpId, s: OpId) -> Option<()> {
+        let k = *self.decided.get(&r)?;
+        if self.p.has_asleep(r) {
+            return None;
+        }
+        let m = self.m;
+        if !m.buffered_send(s) || matches!(m.op(s).kind, Kind::Send { ready: true, .. }) {
+            return None;
+        }
+        x.recvs.push(r);
+        x.sends.push(s);
+        x.choices.push(k);
+        Some(())
+    }
+
+    /// Conditions 4–6 for the block `x` of `rank`'s calls.
+    fn verify(
+        &self,
+        x: Exchange,
+        rank: usize,
+        (comm, tag): (u32, i32),
+        before: Option<usize>,
+    ) -> Option<Exchange> {
+        let choices = self.p.choices();
         // 4.
         let sends_at = |k: usize| {
             choices[k]

@@ -36,7 +36,7 @@ use matching::{Matching, Ready};
 use model::Handles as _;
 use path::{with_defers, Path};
 
-pub use exchange::Exchange;
+pub use exchange::{Exchange, Vouch};
 pub use matching::SOME_SUBSETS_UP_TO;
 pub use model::{
     call_name, Alternative, Choice, ChoicePoint, CollWhat, Config, Fired, FiredList, Kind, Leak,
@@ -72,9 +72,10 @@ pub struct Engine {
     params: params::Params,
     /// The run's rows of `MPI_Waitany`, once concluded.
     rows: Vec<WaitRow>,
-    /// Whether the run made an `MPI_ANY_SOURCE` receive, without which it
-    /// has no exchangeable block, and an `MPI_Waitany`, without which it
-    /// has no row: [`Engine::conclude`] then skips the scans of every call.
+    /// Whether the run made an `MPI_ANY_SOURCE` receive or blocking probe,
+    /// without which it has no exchangeable block, and an `MPI_Waitany`,
+    /// without which it has no row: [`Engine::conclude`] then skips the
+    /// scans of every call.
     wildcard_recvs: bool,
     waitanys: bool,
 }
@@ -115,30 +116,37 @@ impl Engine {
     /// `MPI_Waitany` (none unless [`Config::exchange`]), whose choices'
     /// other alternatives it marks [`Choice::predicted`]: this run stands
     /// for them. Call it before handing the choices to the exploration.
-    /// What only the caller can tell: `alike(sites)`, whether receives made
-    /// at these sites may stand for each other, as what they receive steers
-    /// none of the program's calls (that they take any message alike, the
-    /// same count of the same datatype, the engine checks); and
-    /// `free(site)`, whether what an `MPI_Waitany` made there returns (the
-    /// index and the status) reaches nothing MPI sees.
-    pub fn conclude(
-        &mut self,
-        alike: &dyn Fn(&[Site]) -> bool,
-        free: &dyn Fn(Site) -> bool,
-    ) -> Vec<Exchange> {
+    /// What only the caller can tell ([`Vouch`]): `alike(sites)`, whether
+    /// receives made at these sites may stand for each other, as what they
+    /// receive steers none of the program's calls (that they take any
+    /// message alike, the same count of the same datatype, the engine
+    /// checks); `free(site)`, whether what an `MPI_Waitany` made there
+    /// returns (the index and the status) reaches nothing MPI sees; and
+    /// `probes(probe, recv)`, whether a probe's status reaches only the
+    /// source and count of the receive after it, and whether that count is
+    /// made from it (each receive then must fit its own message, which the
+    /// engine checks).
+    pub fn conclude(&mut self, caller: &Vouch) -> Vec<Exchange> {
         if !self.cfg.exchange || self.end.is_none() {
             return Vec::new();
         }
         let mut blocks = if self.wildcard_recvs {
-            exchange::blocks(&self.matching, &self.causality, &self.path, alike, free)
+            exchange::blocks(&self.matching, &self.causality, &self.path, caller)
         } else {
             Vec::new()
         };
         // Which receive gets a long message must not decide whether it is
-        // truncated.
-        blocks.retain(|x| self.params.alike(&x.recvs));
+        // truncated: the receives take any message alike, or (after probes)
+        // each is made for the message its probe found.
+        blocks.retain(|x| {
+            if x.takers.is_empty() {
+                self.params.alike(&x.recvs)
+            } else {
+                self.params.alike(&x.takers) || x.sized && self.params.fitted(&x.takers)
+            }
+        });
         if self.waitanys {
-            self.rows = rows::rows(&self.matching, free);
+            self.rows = rows::rows(&self.matching, caller.free);
         }
         let choices = self.path.choices_mut();
         for x in &blocks {
@@ -273,8 +281,26 @@ impl Engine {
                         return;
                     }
                 }
+                // A named receive right after a probe with `MPI_ANY_SOURCE`
+                // may take what the probe found as part of a row of probes,
+                // whose receives' arguments the run's end compares.
+                let probed = matches!(kind, Kind::Recv { blocking: true, .. })
+                    && index > 0
+                    && matches!(
+                        self.matching.ops(rank)[index - 1].kind,
+                        Kind::Probe {
+                            src: Peer::Any,
+                            blocking: true,
+                            ..
+                        }
+                    );
                 match kind {
-                    Kind::Recv { src: Peer::Any, .. } => self.wildcard_recvs = true,
+                    Kind::Recv { src: Peer::Any, .. }
+                    | Kind::Probe {
+                        src: Peer::Any,
+                        blocking: true,
+                        ..
+                    } => self.wildcard_recvs = true,
                     Kind::Wait {
                         kind: fib_wire::WaitKind::Any,
                         test: false,
@@ -289,7 +315,7 @@ impl Engine {
                     matched: None,
                     kind,
                 };
-                self.params.issued(id, &rec.kind);
+                self.params.issued(id, &rec.kind, probed);
                 self.issue(id, rec, op.expects_reply(self.cfg.zero_buffer));
                 match op {
                     Op::Mprobe { req, .. } => {

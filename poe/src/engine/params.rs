@@ -51,8 +51,11 @@ pub struct Mismatch {
 pub(crate) struct Params {
     next: HashMap<Rank, Arc<Args>>,
     of: HashMap<OpId, Arc<Args>>,
-    /// Those of every `MPI_ANY_SOURCE` receive, kept to the run's end.
+    /// Those of every `MPI_ANY_SOURCE` receive, and of every receive right
+    /// after a probe with `MPI_ANY_SOURCE`, kept to the run's end.
     wildcards: HashMap<OpId, Arc<Args>>,
+    /// Those of the send each receive right after such a probe got.
+    probed: HashMap<OpId, Arc<Args>>,
 }
 
 /// Datatypes that match any other in point-to-point communication.
@@ -78,8 +81,10 @@ impl Params {
     }
 
     /// `rank` issued the call `id` of `kind`: a send, receive or
-    /// collective takes the arguments the rank reported last.
-    pub(crate) fn issued(&mut self, id: OpId, kind: &Kind) {
+    /// collective takes the arguments the rank reported last. `probed`: a
+    /// receive right after a probe with `MPI_ANY_SOURCE`, whose arguments
+    /// (and its send's) are kept to the run's end.
+    pub(crate) fn issued(&mut self, id: OpId, kind: &Kind, probed: bool) {
         let data = matches!(
             kind,
             Kind::Send { .. }
@@ -91,7 +96,7 @@ impl Params {
         );
         if let (true, Some(a)) = (data, self.next.get(&id.rank)) {
             self.of.insert(id, a.clone());
-            if matches!(kind, Kind::Recv { src: Peer::Any, .. }) {
+            if probed || matches!(kind, Kind::Recv { src: Peer::Any, .. }) {
                 self.wildcards.insert(id, a.clone());
             }
         }
@@ -113,10 +118,37 @@ impl Params {
         }
     }
 
+    /// Whether each of the receives `recvs` (each right after a probe with
+    /// `MPI_ANY_SOURCE`) was made for the message it got: the same count of
+    /// the same named datatype as the send, all of one datatype; or
+    /// (simulated programs) no arguments reported for any of them.
+    pub(crate) fn fitted(&self, recvs: &[OpId]) -> bool {
+        let Some(first) = recvs.first() else {
+            return true;
+        };
+        match self.wildcards.get(first) {
+            Some(first) => {
+                !first.dtype.is_empty()
+                    && recvs
+                        .iter()
+                        .all(|r| match (self.wildcards.get(r), self.probed.get(r)) {
+                            (Some(r), Some(s)) => {
+                                r.dtype == first.dtype && s.dtype == r.dtype && s.count == r.count
+                            }
+                            _ => false,
+                        })
+            }
+            None => recvs.iter().all(|r| !self.wildcards.contains_key(r)),
+        }
+    }
+
     /// A send and its receive whose datatypes differ (their arguments are
     /// not needed after this).
     pub(crate) fn pair(&mut self, send: OpId, recv: OpId) -> Option<Mismatch> {
         let (s, r) = (self.of.remove(&send), self.of.remove(&recv));
+        if let (Some(s), true) = (&s, self.wildcards.contains_key(&recv)) {
+            self.probed.insert(recv, s.clone());
+        }
         let (s, r) = (s.as_ref()?, r.as_ref()?);
         if untyped(&s.dtype) || untyped(&r.dtype) || s.dtype == r.dtype || s.count == 0 {
             return None;
