@@ -835,10 +835,10 @@ impl<'a> Free<'a> {
 }
 
 /// The probes among the sites `any` (with `MPI_ANY_SOURCE`) whose status
-/// reaches only the source and count of one `MPI_Recv` site, which takes
-/// the probed message in a row of probes ([`crate::ProbeRow`]); what that
-/// receive gets (its data and status) must reach nothing MPI sees, and its
-/// source and count nothing received but the probe's status.
+/// reaches only the source, count and tag of one `MPI_Recv` site, which
+/// takes the probed message in a row of probes ([`crate::ProbeRow`]); what
+/// that receive gets (its data and status) must reach nothing MPI sees, and
+/// its source, count and tag nothing received but the probe's status.
 fn free_probes(
     ir: &Ir,
     free: &Free<'_>,
@@ -847,6 +847,7 @@ fn free_probes(
 ) -> Vec<crate::ProbeRow> {
     const COUNT: usize = 1;
     const SOURCE: usize = 3;
+    const TAG: usize = 4;
     let all_outs = out_roots(&ir.calls, |_| true);
     let mut rows = Vec::new();
     let mut probes: Vec<u32> = any
@@ -890,12 +891,12 @@ fn free_probes(
         let others: HashSet<String> = all_outs.difference(&mine).cloned().collect();
         let elsewhere = Clean::from_roots(ir, &others);
         let steered = rcalls.iter().any(|c| {
-            [COUNT, SOURCE]
+            [COUNT, SOURCE, TAG]
                 .iter()
                 .any(|&i| c.args.get(i).is_some_and(|a| elsewhere.expr(a).is_some()))
         });
         let exempt = |c: &CallInfo, i: usize| {
-            (i == COUNT || i == SOURCE) && rcalls.iter().any(|rc| std::ptr::eq(*rc, c))
+            [COUNT, SOURCE, TAG].contains(&i) && rcalls.iter().any(|rc| std::ptr::eq(*rc, c))
         };
         if steered || !free.reaches_nothing_but(mine, &exempt) {
             continue;
@@ -904,6 +905,7 @@ fn free_probes(
             probe: p,
             recv: r,
             sized: rcalls.iter().all(|c| reads(c, COUNT)),
+            tagged: rcalls.iter().all(|c| reads(c, TAG)),
         });
     }
     rows

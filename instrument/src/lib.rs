@@ -95,6 +95,10 @@ pub struct ProbeRow {
     /// The receive's count is made from the probe's status (through
     /// `MPI_Get_count`), so it fits whichever message the probe finds.
     pub sized: bool,
+    /// The receive's tag is the probe's status's (`status.MPI_TAG`, after
+    /// a probe with `MPI_ANY_TAG`).
+    #[serde(default)]
+    pub tagged: bool,
 }
 
 /// What is known about a program without running it.
@@ -129,8 +133,8 @@ pub struct Facts {
     /// other data steers the program.
     pub free_receives: Vec<u32>,
     /// Blocking `MPI_Probe` sites with `MPI_ANY_SOURCE` whose status reaches
-    /// nothing MPI sees but the source and count of one `MPI_Recv` site
-    /// (`MPI_Recv(buf, n, type, status.MPI_SOURCE, ...)`), and what that
+    /// nothing MPI sees but the source, count and tag of one `MPI_Recv`
+    /// site (`MPI_Recv(buf, n, type, status.MPI_SOURCE, ...)`), and what that
     /// receive gets nothing at all, as for `free_receives`: a row of them
     /// takes its messages as a row of wildcard receives would.
     #[serde(default)]

@@ -338,12 +338,12 @@ fn a_function_run_through_a_pointer_is_looked_into() {
 }
 
 #[test]
-fn a_probe_whose_status_only_names_its_receives_source_and_count_is_free() {
+fn a_probe_whose_status_only_names_its_receives_source_count_and_tag_is_free() {
     let a = common::analyze("facts", &["probe_rows.c"]);
     let row = |line, callee| site(&a, "probe_rows.c", line, callee);
-    // Sized from the status, and with a fixed count; the third probe's
-    // source also names a send's destination, the fourth's tag its
-    // receive's tag.
+    // Sized from the status, with a fixed count, and with the probed tag;
+    // the third probe's source also names a send's destination, and the
+    // last receive's count reads what an earlier receive got.
     assert_eq!(
         a.facts.free_probes,
         vec![
@@ -351,11 +351,19 @@ fn a_probe_whose_status_only_names_its_receives_source_and_count_is_free() {
                 probe: row(15, "MPI_Probe"),
                 recv: row(18, "MPI_Recv"),
                 sized: true,
+                tagged: false,
             },
             instrument::ProbeRow {
                 probe: row(24, "MPI_Probe"),
                 recv: row(25, "MPI_Recv"),
                 sized: false,
+                tagged: false,
+            },
+            instrument::ProbeRow {
+                probe: row(35, "MPI_Probe"),
+                recv: row(36, "MPI_Recv"),
+                sized: false,
+                tagged: true,
             },
         ]
     );

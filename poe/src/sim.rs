@@ -27,10 +27,10 @@ pub enum Step {
     Poll(Op),
 }
 
-/// The source of a simulated receive that takes the message the rank's
-/// last probe found: `MPI_Recv(..., status.MPI_SOURCE, ...)` after an
-/// `MPI_Probe(MPI_ANY_SOURCE, ...)`. The receive is issued from the source
-/// the probe reported.
+/// The source (or tag) of a simulated receive that takes the message the
+/// rank's last probe found: `MPI_Recv(..., status.MPI_SOURCE,
+/// status.MPI_TAG, ...)` after an `MPI_Probe(MPI_ANY_SOURCE, ...)`. The
+/// receive is issued from the source (with the tag) the probe reported.
 pub const PROBED: i32 = i32::MIN + 1;
 
 /// A program: the steps of each rank. Every rank should end with
@@ -194,8 +194,10 @@ struct Sim {
     released: Vec<HashSet<u32>>,
     listed: Vec<Vec<u32>>,
     order: Vec<usize>,
-    /// Per rank, the source its last probe found ([`PROBED`]).
-    probed: Vec<i32>,
+    /// Per rank, the source and tag its last probe found ([`PROBED`]).
+    probed: Vec<(i32, i32)>,
+    /// The sites of receives whose tag was [`PROBED`].
+    tagged: HashSet<Site>,
 }
 
 /// What one round of a simulated run did.
@@ -220,7 +222,8 @@ impl Sim {
                 Turns::Forward => (0..n).collect(),
                 Turns::Backward => (0..n).rev().collect(),
             },
-            probed: vec![PROBED; n],
+            probed: vec![(PROBED, PROBED); n],
+            tagged: HashSet::new(),
         }
     }
 
@@ -233,11 +236,17 @@ impl Sim {
                     break;
                 };
                 let from_probed;
-                let op = match op {
-                    Op::Recv { src: PROBED, .. } => {
+                let op = match *op {
+                    Op::Recv { src, tag, .. } if src == PROBED || tag == PROBED => {
                         let mut o = op.clone();
-                        if let Op::Recv { src, .. } = &mut o {
-                            *src = self.probed[r];
+                        if let Op::Recv { src, tag, .. } = &mut o {
+                            if *src == PROBED {
+                                *src = self.probed[r].0;
+                            }
+                            if *tag == PROBED {
+                                *tag = self.probed[r].1;
+                                self.tagged.insert(site);
+                            }
                         }
                         from_probed = o;
                         &from_probed
@@ -275,8 +284,10 @@ impl Sim {
             self.waiting[r] = false;
             match d {
                 Down::Probed {
-                    found: true, src, ..
-                } => self.probed[r] = *src,
+                    found: true,
+                    src,
+                    tag,
+                } => self.probed[r] = (*src, *tag),
                 // `MPI_Request_get_status` leaves its request active.
                 Down::Done { .. } if matches!(op, Op::RequestGetStatus { .. }) => {}
                 Down::Done { indices } => {
@@ -307,10 +318,16 @@ impl Sim {
     /// The result of a run the engine ended.
     fn ended(mut self, end: RunEnd) -> RunResult {
         // Simulated receives have no buffers: any takes a message alike.
+        let tagged = std::mem::take(&mut self.tagged);
         let exchanges = self.engine.conclude(&crate::engine::Vouch {
             alike: &|_| true,
             free: &|_| true,
-            probes: &|_, _| Some(true),
+            probes: &|_, recv| {
+                Some(crate::engine::Vouched {
+                    sized: true,
+                    tagged: tagged.contains(&recv),
+                })
+            },
         });
         let leaks = self.engine.leaks();
         let rows = self.engine.rows().to_vec();

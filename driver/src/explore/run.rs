@@ -436,7 +436,10 @@ impl Loop {
                 (fib_wire::Site::Table(p), fib_wire::Site::Table(r)) => probes
                     .binary_search_by_key(&(p, r), |x| (x.probe, x.recv))
                     .ok()
-                    .map(|i| probes[i].sized),
+                    .map(|i| poe::engine::Vouched {
+                        sized: probes[i].sized,
+                        tagged: probes[i].tagged,
+                    }),
                 _ => None,
             },
         });

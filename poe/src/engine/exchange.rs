@@ -68,9 +68,10 @@
 //! Each pair takes one message as a wildcard receive would, so the same
 //! conditions hold with the probes as the block's choices and the pairs'
 //! receives as what takes the sends: every receive names the source its
-//! probe found (the same tag filter, on the same communicator) and got the
-//! probed send; the caller vouches (`probes`) that the probe's status
-//! reaches nothing but its receive's source and count, and that what the
+//! probe found (on the same communicator, with the same tag filter or,
+//! after a probe for any tag, the tag the probe found) and got the probed
+//! send; the caller vouches (`probes`) that the probe's status reaches
+//! nothing but its receive's source, count and tag, and that what the
 //! receive gets steers nothing, as for a row of wildcard receives.
 
 use fib_wire::Site;
@@ -160,14 +161,19 @@ pub(crate) fn blocks(m: &Matching, c: &Causality, p: &Path, caller: &Vouch) -> V
         let mut i = 0;
         while i < ops.len() {
             if let Some(key) = probe_pair(ops, i) {
+                // The row: the pairs from `i` on with its key that the
+                // caller vouches for (a pair it does not ends the row).
+                let vouched = |k: usize| vouched(caller, ops, k, key.1);
+                let mut sized = vouched(i);
                 let mut j = i + 2;
-                while probe_pair(ops, j) == Some(key) {
-                    j += 2;
+                if sized.is_some() {
+                    while probe_pair(ops, j) == Some(key) {
+                        let Some(s) = vouched(j) else { break };
+                        sized = sized.map(|t| t && s);
+                        j += 2;
+                    }
                 }
                 let before = latest.get(&key.0).copied();
-                let sized = (i..j).step_by(2).try_fold(true, |sized, k| {
-                    (caller.probes)(ops[k].site, ops[k + 1].site).map(|s| sized && s)
-                });
                 if let (true, Some(sized)) = (j - i >= 4, sized) {
                     if let Some(x) = run.check_probes(rank, i..j, key, before, sized) {
                         out.push(x);
@@ -219,15 +225,25 @@ pub struct Vouch<'a> {
     /// sees.
     pub free: &'a dyn Fn(Site) -> bool,
     /// For a probe's site and the site of the receive that follows it:
-    /// `Some(sized)` when the probe's status reaches nothing MPI sees but
-    /// that receive's source and count (`sized`: its count is made from the
-    /// status), and what the receive gets steers nothing.
-    pub probes: &'a dyn Fn(Site, Site) -> Option<bool>,
+    /// what the caller can tell when the probe's status reaches nothing MPI
+    /// sees but that receive's source, count and tag, and what the receive
+    /// gets steers nothing.
+    pub probes: &'a dyn Fn(Site, Site) -> Option<Vouched>,
+}
+
+/// What the caller tells of a probe and the receive after it ([`Vouch`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vouched {
+    /// The receive's count is made from the probe's status.
+    pub sized: bool,
+    /// The receive's tag is the probe's status's.
+    pub tagged: bool,
 }
 
 /// Whether the rank's calls at `i` and `i + 1` are a blocking probe with
-/// `MPI_ANY_SOURCE` and a blocking receive from a named source with the
-/// same tag filter on the same communicator: (communicator, tag).
+/// `MPI_ANY_SOURCE` and a blocking receive from a named source on the same
+/// communicator, with the same tag filter or after a probe for any tag:
+/// (communicator, the probe's tag).
 fn probe_pair(ops: &super::model::Ops, i: usize) -> Option<(u32, i32)> {
     let Kind::Probe {
         src: Peer::Any,
@@ -245,7 +261,19 @@ fn probe_pair(ops: &super::model::Ops, i: usize) -> Option<(u32, i32)> {
             comm: c,
             blocking: true,
             ..
-        } if t == tag && c == comm => Some((comm, tag)),
+        } if (t == tag || tag == fib_wire::ANY) && c == comm => Some((comm, tag)),
+        _ => None,
+    }
+}
+
+/// Whether the caller vouches for the probe at `k` and the receive after
+/// it, a probe with the tag filter `tag`, and the receive takes the probed
+/// message in every order: it names the same tag filter, or the tag the
+/// probe found. `Some(sized)`: whether its count is made from the status.
+fn vouched(caller: &Vouch, ops: &super::model::Ops, k: usize, tag: i32) -> Option<bool> {
+    let v = (caller.probes)(ops[k].site, ops[k + 1].site)?;
+    match ops[k + 1].kind {
+        Kind::Recv { tag: t, .. } if t == tag || v.tagged => Some(v.sized),
         _ => None,
     }
 }

@@ -36,7 +36,7 @@ use matching::{Matching, Ready};
 use model::Handles as _;
 use path::{with_defers, Path};
 
-pub use exchange::{Exchange, Vouch};
+pub use exchange::{Exchange, Vouch, Vouched};
 pub use matching::SOME_SUBSETS_UP_TO;
 pub use model::{
     call_name, Alternative, Choice, ChoicePoint, CollWhat, Config, Fired, FiredList, Kind, Leak,
