@@ -655,6 +655,13 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
     f.free_receives = free.sites(&by_site, &any, &["MPI_Recv"], &HashSet::new());
     f.free_receives
         .extend(free.sites(&by_site, &any, &["MPI_Irecv"], &statuses));
+    // A matched probe takes its message for the `MPI_Mrecv` that receives
+    // it: what any of those gets counts as the probe's.
+    let mrecvs = out_roots(ir.calls.iter().filter(|c| c.callee == "MPI_Mrecv"), |_| {
+        true
+    });
+    f.free_receives
+        .extend(free.sites(&by_site, &any, &["MPI_Mprobe"], &mrecvs));
     f.free_receives.sort_unstable();
     f.free_probes = free_probes(ir, &free, &by_site, &any);
     f.dead = by_site

@@ -126,9 +126,10 @@ pub struct Facts {
     /// and no function fib cannot see: which complete request such a call
     /// returns changes nothing another rank sees, nor which calls follow.
     pub free_waits: Vec<u32>,
-    /// `MPI_Recv` and `MPI_Irecv` sites with `MPI_ANY_SOURCE` whose data
-    /// and status (and every status a wait or test gives) reach nothing
-    /// MPI sees, as for `free_waits`: which message such a receive takes
+    /// `MPI_Recv`, `MPI_Irecv` and `MPI_Mprobe` sites with `MPI_ANY_SOURCE`
+    /// whose data and status (and every status a wait or test gives, and
+    /// for a matched probe what every `MPI_Mrecv` gets) reach nothing MPI
+    /// sees, as for `free_waits`: which message such a receive takes
     /// changes nothing another rank sees, nor which calls follow, even when
     /// other data steers the program.
     pub free_receives: Vec<u32>,

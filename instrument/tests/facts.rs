@@ -368,3 +368,15 @@ fn a_probe_whose_status_only_names_its_receives_source_count_and_tag_is_free() {
         ]
     );
 }
+
+#[test]
+fn a_matched_probe_whose_messages_reach_nothing_mpi_sees_is_free() {
+    let a = common::analyze("facts", &["mprobe_rows.c"]);
+    assert!(!a.facts.steering.is_empty());
+    // The matched probe's messages are only printed; the wildcard receive's
+    // decides a send.
+    let mprobe = site(&a, "mprobe_rows.c", 13, "MPI_Mprobe");
+    let steers = site(&a, "mprobe_rows.c", 18, "MPI_Recv");
+    assert_ne!(mprobe, steers);
+    assert_eq!(a.facts.free_receives, vec![mprobe]);
+}

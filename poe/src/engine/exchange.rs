@@ -23,7 +23,9 @@
 //! 1. every `r_j` is a receive with `MPI_ANY_SOURCE`, all blocking or all
 //!    nonblocking, on one communicator with one tag filter, with nothing
 //!    else in between (local calls such as `MPI_Get_count` are not
-//!    operations of the engine), at sites whose data steers nothing (which
+//!    operations of the engine; between blocking ones, a call that takes
+//!    no message and completes at once may come: the `MPI_Mrecv` of an
+//!    `MPI_Mprobe`'s message, which is the wildcard receive), at sites whose data steers nothing (which
 //!    the caller vouches for; one site called in a loop, or several, as in
 //!    an unrolled loop), taking any message alike (the same
 //!    count of the same datatype, reported by the rank, which the engine
@@ -146,6 +148,15 @@ pub(crate) fn blocks(m: &Matching, c: &Causality, p: &Path, caller: &Vouch) -> V
         ops.iter()
             .zip(ops.iter_from(1))
             .any(|(a, b)| block_key(&a.kind).is_some() && block_key(&a.kind) == block_key(&b.kind))
+            || ops
+                .iter()
+                .zip(ops.iter_from(1))
+                .zip(ops.iter_from(2))
+                .any(|((a, gap), b)| {
+                    block_key(&a.kind).is_some()
+                        && no_message(&gap.kind)
+                        && block_key(&a.kind) == block_key(&b.kind)
+                })
             || (0..ops.len()).any(|i| probe_pair(ops, i).is_some())
     });
     if !rows {
@@ -195,19 +206,33 @@ pub(crate) fn blocks(m: &Matching, c: &Causality, p: &Path, caller: &Vouch) -> V
                 i += 1;
                 continue;
             };
+            // The row's receives: consecutive, or (blocking ones) with the
+            // receive of a matched probe's message between them.
+            let mut row = vec![i];
             let mut j = i + 1;
-            while j < ops.len() && block_key(&ops[j].kind) == Some(key) {
-                j += 1;
+            loop {
+                if j < ops.len() && block_key(&ops[j].kind) == Some(key) {
+                    row.push(j);
+                    j += 1;
+                } else if key.2
+                    && j + 1 < ops.len()
+                    && no_message(&ops[j].kind)
+                    && block_key(&ops[j + 1].kind) == Some(key)
+                {
+                    j += 1;
+                } else {
+                    break;
+                }
             }
             let before = latest.get(&key.0).copied();
-            let sites: Vec<Site> = ops.range(i..j).map(|o| o.site).collect();
+            let sites: Vec<Site> = row.iter().map(|&k| ops[k].site).collect();
             let waited = key.2 || waited_alone(ops, i..j, caller.free);
-            if j - i >= 2 && waited && (caller.alike)(&sites) {
-                if let Some(x) = run.check(rank, i..j, (key.0, key.1), before) {
+            if row.len() >= 2 && waited && (caller.alike)(&sites) {
+                if let Some(x) = run.check(rank, &row, (key.0, key.1), before) {
                     out.push(x);
                 }
             }
-            for index in i..j {
+            for &index in &row {
                 run.saw_recv(&mut latest, key.0, OpId { rank, index });
             }
             i = j;
@@ -276,6 +301,21 @@ fn vouched(caller: &Vouch, ops: &super::model::Ops, k: usize, tag: i32) -> Optio
         Kind::Recv { tag: t, .. } if t == tag || v.tagged => Some(v.sized),
         _ => None,
     }
+}
+
+/// Whether a blocking call takes no message and completes at once: the
+/// receive of the message a matched probe took (`MPI_Mrecv`), or from
+/// `MPI_PROC_NULL`. A row of blocking wildcard receives (`MPI_Mprobe`s)
+/// may have one between two of its receives.
+fn no_message(k: &Kind) -> bool {
+    matches!(
+        k,
+        Kind::Recv {
+            src: Peer::Null,
+            blocking: true,
+            ..
+        }
+    )
 }
 
 /// What makes wildcard receives one block: communicator, tag, and whether
@@ -387,13 +427,13 @@ impl<'a> Run<'a> {
         *e = (*e).max(at);
     }
 
-    /// The block `range` of `rank`'s calls, if it is exchangeable; `before`:
-    /// the latest fired position of the rank's earlier receives on its
-    /// communicator.
+    /// The block of `rank`'s calls at `row`, if it is exchangeable;
+    /// `before`: the latest fired position of the rank's earlier receives
+    /// on its communicator.
     fn check(
         &self,
         rank: usize,
-        range: std::ops::Range<usize>,
+        row: &[usize],
         (comm, tag): (u32, i32),
         before: Option<usize>,
     ) -> Option<Exchange> {
@@ -406,7 +446,7 @@ impl<'a> Run<'a> {
             sized: false,
         };
         // 1–3.
-        for index in range {
+        for &index in row {
             let r = OpId { rank, index };
             self.take(&mut x, r, ops[index].matched?)?;
         }
