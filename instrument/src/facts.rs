@@ -882,7 +882,7 @@ fn free_probes(
         if !rcalls.iter().all(|c| reads(c, SOURCE)) {
             continue;
         }
-        // Nothing else received decides the receive's source or count.
+        // Nothing else received decides the receive's source, count or tag.
         // What `MPI_Get_count` reads from the probe's status is the
         // probe's too.
         let readers = ir

@@ -25,9 +25,10 @@
 //!    else in between (local calls such as `MPI_Get_count` are not
 //!    operations of the engine; between blocking ones, a call that takes
 //!    no message and completes at once may come: the `MPI_Mrecv` of an
-//!    `MPI_Mprobe`'s message, which is the wildcard receive), at sites whose data steers nothing (which
-//!    the caller vouches for; one site called in a loop, or several, as in
-//!    an unrolled loop), taking any message alike (the same
+//!    `MPI_Mprobe`'s message, which is the wildcard receive), at sites
+//!    whose data steers nothing (which the caller vouches for; one site
+//!    called in a loop, or several, as in an unrolled loop), taking any
+//!    message alike (the same
 //!    count of the same datatype, reported by the rank, which the engine
 //!    checks: which receive gets a long message must not decide whether
 //!    it is truncated); nonblocking ones are completed by `MPI_Wait`,

@@ -54,8 +54,9 @@ pub(crate) struct Params {
     /// Those of every `MPI_ANY_SOURCE` receive, and of every receive right
     /// after a probe with `MPI_ANY_SOURCE`, kept to the run's end.
     wildcards: HashMap<OpId, Arc<Args>>,
-    /// Those of the send each receive right after such a probe got.
-    probed: HashMap<OpId, Arc<Args>>,
+    /// The receives right after such a probe not matched yet, and then
+    /// the arguments of the send each got.
+    probed: HashMap<OpId, Option<Arc<Args>>>,
 }
 
 /// Datatypes that match any other in point-to-point communication.
@@ -99,6 +100,9 @@ impl Params {
             if probed || matches!(kind, Kind::Recv { src: Peer::Any, .. }) {
                 self.wildcards.insert(id, a.clone());
             }
+            if probed {
+                self.probed.insert(id, None);
+            }
         }
     }
 
@@ -129,14 +133,17 @@ impl Params {
         match self.wildcards.get(first) {
             Some(first) => {
                 !first.dtype.is_empty()
-                    && recvs
-                        .iter()
-                        .all(|r| match (self.wildcards.get(r), self.probed.get(r)) {
+                    && recvs.iter().all(|r| {
+                        match (
+                            self.wildcards.get(r),
+                            self.probed.get(r).and_then(Option::as_ref),
+                        ) {
                             (Some(r), Some(s)) => {
                                 r.dtype == first.dtype && s.dtype == r.dtype && s.count == r.count
                             }
                             _ => false,
-                        })
+                        }
+                    })
             }
             None => recvs.iter().all(|r| !self.wildcards.contains_key(r)),
         }
@@ -146,8 +153,8 @@ impl Params {
     /// not needed after this).
     pub(crate) fn pair(&mut self, send: OpId, recv: OpId) -> Option<Mismatch> {
         let (s, r) = (self.of.remove(&send), self.of.remove(&recv));
-        if let (Some(s), true) = (&s, self.wildcards.contains_key(&recv)) {
-            self.probed.insert(recv, s.clone());
+        if let (Some(s), Some(kept)) = (&s, self.probed.get_mut(&recv)) {
+            *kept = Some(s.clone());
         }
         let (s, r) = (s.as_ref()?, r.as_ref()?);
         if untyped(&s.dtype) || untyped(&r.dtype) || s.dtype == r.dtype || s.count == 0 {
