@@ -106,6 +106,17 @@ pub struct Exchange {
 }
 
 impl Exchange {
+    /// A block with no receive yet.
+    fn empty(sized: bool) -> Exchange {
+        Exchange {
+            recvs: Vec::new(),
+            sends: Vec::new(),
+            choices: Vec::new(),
+            takers: Vec::new(),
+            sized,
+        }
+    }
+
     /// Every (receive, send) pair of the block that one of its orders
     /// matches. The `i`-th send of a sender that has `m` sends in a block of
     /// `k` receives goes to the `j`-th receive in some order when the
@@ -439,13 +450,7 @@ impl<'a> Run<'a> {
         before: Option<usize>,
     ) -> Option<Exchange> {
         let ops = self.m.ops(rank);
-        let mut x = Exchange {
-            recvs: Vec::new(),
-            sends: Vec::new(),
-            choices: Vec::new(),
-            takers: Vec::new(),
-            sized: false,
-        };
+        let mut x = Exchange::empty(false);
         // 1–3.
         for &index in row {
             let r = OpId { rank, index };
@@ -466,13 +471,7 @@ impl<'a> Run<'a> {
         sized: bool,
     ) -> Option<Exchange> {
         let ops = self.m.ops(rank);
-        let mut x = Exchange {
-            recvs: Vec::new(),
-            sends: Vec::new(),
-            choices: Vec::new(),
-            takers: Vec::new(),
-            sized,
-        };
+        let mut x = Exchange::empty(sized);
         for index in range.step_by(2) {
             let p = OpId { rank, index };
             let s = *self.probed.get(&p)?;
