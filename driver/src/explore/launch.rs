@@ -130,8 +130,10 @@ impl Drop for Group {
 /// starting others (the proxy launching the ranks when the user hits
 /// Ctrl-C) would otherwise fork between the look at `/proc` and its own
 /// kill, and its new children, orphaned, could no longer be found. A
-/// stopped process forks no more, so once a look finds nothing new every
-/// process of the tree is known.
+/// process stops once it leaves the call it is in (a fork under way
+/// completes first, and its child shows in `/proc` by then) and forks no
+/// more: once every process found has stopped and a look finds nothing
+/// new, every process of the tree is known.
 fn kill_tree(root: i32) {
     let _killing = KILLING.lock().unwrap_or_else(|e| e.into_inner());
     let mut victims = vec![root];
@@ -141,7 +143,16 @@ fn kill_tree(root: i32) {
         libc::kill(root, libc::SIGSTOP);
         libc::kill(-root, libc::SIGSTOP);
     }
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(1);
     for _ in 0..FREEZE_ROUNDS {
+        // Until every process found has stopped (or died).
+        while victims
+            .iter()
+            .any(|&p| state(p).is_some_and(|s| !"TtZX".contains(s)))
+            && std::time::Instant::now() < until
+        {
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
         let new: Vec<i32> = descendants(root)
             .into_iter()
             .filter(|p| !victims.contains(p))
@@ -190,13 +201,15 @@ fn pidfd(pid: i32) -> Option<OwnedFd> {
 
 /// Whether `pid` exists and is not a zombie.
 fn running(pid: i32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rfind(')')
-            .and_then(|i| stat[i + 1..].split_whitespace().next())
-            .is_some_and(|state| state != "Z" && state != "X"),
-        Err(_) => false,
-    }
+    state(pid).is_some_and(|s| s != 'Z' && s != 'X')
+}
+
+/// The state of `pid` as `/proc` shows it (`R`, `S`, `T` for stopped,
+/// `Z` for a zombie, ...), or `None` once it is gone.
+fn state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().next()?.chars().next()
 }
 
 /// The most stderr kept per run.
