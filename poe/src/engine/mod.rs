@@ -123,9 +123,9 @@ impl Engine {
     /// checks); `free(site)`, whether what an `MPI_Waitany` made there
     /// returns (the index and the status) reaches nothing MPI sees; and
     /// `probes(probe, recv)`, whether a probe's status reaches only the
-    /// source and count of the receive after it, and whether that count is
-    /// made from it (each receive then must fit its own message, which the
-    /// engine checks).
+    /// source, count and tag of the receive after it, and whether that
+    /// count and that tag are made from it ([`Vouched`]: each receive then
+    /// must fit its own message, which the engine checks).
     pub fn conclude(&mut self, caller: &Vouch) -> Vec<Exchange> {
         if !self.cfg.exchange || self.end.is_none() {
             return Vec::new();
