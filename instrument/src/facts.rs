@@ -664,6 +664,9 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
         .extend(free.sites(&by_site, &any, &["MPI_Mprobe"], &mrecvs));
     f.free_receives.sort_unstable();
     f.free_probes = free_probes(ir, &free, &by_site, &any);
+    f.free_probes
+        .extend(sized_mprobes(ir, &free, &by_site, &any, &mrecvs));
+    f.free_probes.sort_unstable_by_key(|x| (x.probe, x.recv));
     f.dead = by_site
         .iter()
         .filter(|(_, calls)| {
@@ -913,6 +916,80 @@ fn free_probes(
             recv: r,
             sized: rcalls.iter().all(|c| reads(c, COUNT)),
             tagged: rcalls.iter().all(|c| reads(c, TAG)),
+        });
+    }
+    rows
+}
+
+/// The matched probes among the sites `any` (with `MPI_ANY_SOURCE`) whose
+/// status reaches nothing MPI sees but the count of one `MPI_Mrecv` site
+/// (`MPI_Get_count(&st, type, &n); MPI_Mrecv(buf, n, type, &msg, ...)`),
+/// which nothing else received decides, and what every `MPI_Mrecv` gets
+/// (`mrecvs`) reaches nothing: a row of them takes its messages as a row of
+/// wildcard receives would, each `MPI_Mrecv` made for its message
+/// ([`crate::ProbeRow`], `sized`).
+fn sized_mprobes(
+    ir: &Ir,
+    free: &Free<'_>,
+    by_site: &HashMap<u32, Vec<&CallInfo>>,
+    any: &[u32],
+    mrecvs: &HashSet<String>,
+) -> Vec<crate::ProbeRow> {
+    const COUNT: usize = 1;
+    let all_outs = out_roots(&ir.calls, |_| true);
+    let mut rows = Vec::new();
+    for &p in any {
+        let Some(pcalls) = by_site.get(&p) else {
+            continue;
+        };
+        if !pcalls.iter().all(|c| c.callee == "MPI_Mprobe") {
+            continue;
+        }
+        let roots = out_roots(pcalls.iter().copied(), |_| true);
+        let status = Clean::from_roots(ir, &roots);
+        let reads =
+            |c: &CallInfo, i: usize| c.args.get(i).is_some_and(|a| status.expr(a).is_some());
+        let mut recvs = by_site.iter().filter(|(_, calls)| {
+            calls.iter().all(|c| c.callee == "MPI_Mrecv") && calls.iter().any(|c| reads(c, COUNT))
+        });
+        let (Some((&r, rcalls)), None) = (recvs.next(), recvs.next()) else {
+            continue;
+        };
+        if !rcalls.iter().all(|c| reads(c, COUNT)) {
+            continue;
+        }
+        // The count is made from the probe's status alone (what
+        // `MPI_Get_count` reads from it is the probe's too).
+        let readers = ir
+            .calls
+            .iter()
+            .filter(|c| STATUS_READERS.contains(&c.callee.as_str()) && reads(c, 0));
+        let status_roots: HashSet<String> = roots
+            .iter()
+            .cloned()
+            .chain(out_roots(readers, |_| true))
+            .collect();
+        let others: HashSet<String> = all_outs.difference(&status_roots).cloned().collect();
+        let elsewhere = Clean::from_roots(ir, &others);
+        let steered = rcalls.iter().any(|c| {
+            c.args
+                .get(COUNT)
+                .is_some_and(|a| elsewhere.expr(a).is_some())
+        });
+        let exempt =
+            |c: &CallInfo, i: usize| i == COUNT && rcalls.iter().any(|rc| std::ptr::eq(*rc, c));
+        let mine: HashSet<String> = status_roots
+            .into_iter()
+            .chain(mrecvs.iter().cloned())
+            .collect();
+        if steered || !free.reaches_nothing_but(mine, &exempt) {
+            continue;
+        }
+        rows.push(crate::ProbeRow {
+            probe: p,
+            recv: r,
+            sized: true,
+            tagged: false,
         });
     }
     rows

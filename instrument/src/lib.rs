@@ -137,7 +137,10 @@ pub struct Facts {
     /// nothing MPI sees but the source, count and tag of one `MPI_Recv`
     /// site (`MPI_Recv(buf, n, type, status.MPI_SOURCE, ...)`), and what that
     /// receive gets nothing at all, as for `free_receives`: a row of them
-    /// takes its messages as a row of wildcard receives would.
+    /// takes its messages as a row of wildcard receives would. Also
+    /// `MPI_Mprobe` sites with `MPI_ANY_SOURCE` whose status reaches
+    /// nothing but the count of one `MPI_Mrecv` site (`sized`), and what
+    /// every `MPI_Mrecv` gets nothing. Sorted by probe and receive.
     #[serde(default)]
     pub free_probes: Vec<ProbeRow>,
     /// MPI call sites in code the program never runs: in functions that no

@@ -370,6 +370,26 @@ fn a_probe_whose_status_only_names_its_receives_source_count_and_tag_is_free() {
 }
 
 #[test]
+fn matched_probes_whose_mrecv_is_sized_from_the_status_are_rows() {
+    let a = common::analyze("facts", &["sized_mprobe_rows.c"]);
+    let row = |line, callee| site(&a, "sized_mprobe_rows.c", line, callee);
+    // The first row's count is the probe's; the second probe's status also
+    // names a send's destination, and the third count reads what an
+    // earlier receive got. None of them is free as it stands: the status
+    // reaches a count.
+    assert_eq!(
+        a.facts.free_probes,
+        vec![instrument::ProbeRow {
+            probe: row(16, "MPI_Mprobe"),
+            recv: row(19, "MPI_Mrecv"),
+            sized: true,
+            tagged: false,
+        }]
+    );
+    assert_eq!(a.facts.free_receives, Vec::<u32>::new());
+}
+
+#[test]
 fn a_matched_probe_whose_messages_reach_nothing_mpi_sees_is_free() {
     let a = common::analyze("facts", &["mprobe_rows.c"]);
     assert!(!a.facts.steering.is_empty());

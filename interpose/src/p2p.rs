@@ -581,9 +581,10 @@ pub unsafe extern "C" fn MPI_Improbe(
 }
 
 /// Starts the real receive of a message a matched probe took (MPI's
-/// handle, or `MPI_MESSAGE_NO_PROC`) and reports it: it completes at once
-/// in the engine, and in MPI as soon as the data is in. Returns its id and
-/// the handle for the program.
+/// handle, or `MPI_MESSAGE_NO_PROC`) and reports it with its arguments
+/// (which the engine compares with the probed send's): it completes at
+/// once in the engine, and in MPI as soon as the data is in. Returns its id
+/// and the handle for the program.
 unsafe fn mrecv(
     buf: *mut c_void,
     count: c_int,
@@ -592,6 +593,8 @@ unsafe fn mrecv(
     blocking: bool,
 ) -> (u32, MPI_Request) {
     let mut l = lib();
+    crate::check::data(&mut l, count, dtype);
+    crate::sig::report(&mut l, count, dtype, None);
     let probe = if message.is_null() {
         NO_PROBE
     } else {

@@ -76,6 +76,14 @@
 //! send; the caller vouches (`probes`) that the probe's status reaches
 //! nothing but its receive's source, count and tag, and that what the
 //! receive gets steers nothing, as for a row of wildcard receives.
+//!
+//! A row of matched probes (`MPI_Mprobe(MPI_ANY_SOURCE, ...)`, each
+//! followed by the `MPI_Mrecv` of its message) is a row of blocking
+//! wildcard receives whose data and truncation are the `MPI_Mrecv`s':
+//! the engine compares those receives' arguments, and the caller may
+//! vouch for each pair (`probes`) when the `MPI_Mrecv`'s count is made
+//! from the probe's status and nothing else the status or the message
+//! reaches matters.
 
 use fib_wire::Site;
 use rustc_hash::FxHashMap;
@@ -99,9 +107,10 @@ pub struct Exchange {
     /// For a row of probes (whose choices `recvs` are): the receive that
     /// took each probe's message, in the same order; empty otherwise.
     pub takers: Vec<OpId>,
-    /// For a row of probes: whether each receive's count is made from its
-    /// probe's status (the caller's word), so that it fits whichever
-    /// message the probe finds.
+    /// For a row of probes, or of matched probes each followed by its
+    /// `MPI_Mrecv`: whether each receive's count is made from its probe's
+    /// status (the caller's word), so that it fits whichever message the
+    /// probe finds.
     pub sized: bool,
 }
 
@@ -239,8 +248,22 @@ pub(crate) fn blocks(m: &Matching, c: &Causality, p: &Path, caller: &Vouch) -> V
             let before = latest.get(&key.0).copied();
             let sites: Vec<Site> = row.iter().map(|&k| ops[k].site).collect();
             let waited = key.2 || waited_alone(ops, i..j, caller.free);
-            if row.len() >= 2 && waited && (caller.alike)(&sites) {
-                if let Some(x) = run.check(rank, &row, (key.0, key.1), before) {
+            // Matched probes each followed by the `MPI_Mrecv` of a message
+            // may be vouched for as pairs, sized from the status or not.
+            let pairs = key.2
+                && row
+                    .iter()
+                    .all(|&k| ops.get(k + 1).is_some_and(|o| no_message(&o.kind)));
+            let vouched: Option<Vec<Vouched>> = pairs
+                .then(|| {
+                    row.iter()
+                        .map(|&k| (caller.probes)(ops[k].site, ops[k + 1].site))
+                        .collect()
+                })
+                .flatten();
+            if row.len() >= 2 && waited && (vouched.is_some() || (caller.alike)(&sites)) {
+                if let Some(mut x) = run.check(rank, &row, (key.0, key.1), before) {
+                    x.sized = vouched.is_some_and(|v| v.iter().all(|v| v.sized));
                     out.push(x);
                 }
             }
@@ -261,8 +284,9 @@ pub struct Vouch<'a> {
     /// Whether what an `MPI_Waitany` made there returns reaches nothing MPI
     /// sees.
     pub free: &'a dyn Fn(Site) -> bool,
-    /// For a probe's site and the site of the receive that follows it:
-    /// what the caller can tell when the probe's status reaches nothing MPI
+    /// For a probe's site and the site of the receive that follows it (a
+    /// plain probe's `MPI_Recv`, or a matched probe's `MPI_Mrecv`): what
+    /// the caller can tell when the probe's status reaches nothing MPI
     /// sees but that receive's source, count and tag, and what the receive
     /// gets steers nothing.
     pub probes: &'a dyn Fn(Site, Site) -> Option<Vouched>,

@@ -447,9 +447,10 @@ impl Matching {
         self.ranks[id.rank].probed.insert(req, id.index);
     }
 
-    /// The message the probe `req` of `rank` took is being received.
-    pub(crate) fn probe_received(&mut self, rank: Rank, req: u32) {
-        self.ranks[rank].probed.remove(&req);
+    /// The message the probe `req` of `rank` took is being received: the
+    /// probe's position among the rank's calls, if it took one.
+    pub(crate) fn probe_received(&mut self, rank: Rank, req: u32) -> Option<usize> {
+        self.ranks[rank].probed.remove(&req)
     }
 
     /// Marks the test `id` (an `MPI_Request_get_status`) as one that

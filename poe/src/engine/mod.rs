@@ -136,14 +136,15 @@ impl Engine {
             Vec::new()
         };
         // Which receive gets a long message must not decide whether it is
-        // truncated: the receives take any message alike, or (after probes)
-        // each is made for the message its probe found.
+        // truncated: the receives take any message alike, or (sized from a
+        // probe's status) each is made for the message its probe found.
         blocks.retain(|x| {
-            if x.takers.is_empty() {
-                self.params.alike(&x.recvs)
+            let recvs = if x.takers.is_empty() {
+                &x.recvs
             } else {
-                self.params.alike(&x.takers) || x.sized && self.params.fitted(&x.takers)
-            }
+                &x.takers
+            };
+            self.params.alike(recvs) || x.sized && self.params.fitted(recvs)
         });
         if self.waitanys {
             self.rows = rows::rows(&self.matching, caller.free);
@@ -315,7 +316,13 @@ impl Engine {
                     matched: None,
                     kind,
                 };
-                self.params.issued(id, &rec.kind, probed);
+                // A matched probe has no data of its own: its `MPI_Mrecv`'s
+                // arguments are compared with the send it took.
+                if matches!(op, Op::Mprobe { .. }) {
+                    self.params.matched_probe(id);
+                } else {
+                    self.params.issued(id, &rec.kind, probed);
+                }
                 self.issue(id, rec, op.expects_reply(self.cfg.zero_buffer));
                 match op {
                     Op::Mprobe { req, .. } => {
@@ -324,7 +331,17 @@ impl Engine {
                         }
                         self.matching.note_probe(id, req);
                     }
-                    Op::Mrecv { probe, .. } => self.matching.probe_received(rank, probe),
+                    Op::Mrecv { probe, .. } => {
+                        let taken = self.matching.probe_received(rank, probe);
+                        let mismatch =
+                            taken.and_then(|index| self.params.mrecv(id, OpId { rank, index }));
+                        if let (Some(mismatch), None) = (mismatch, &self.end) {
+                            self.end = Some(RunEnd::ArgsDiffer {
+                                collective: false,
+                                mismatch,
+                            });
+                        }
+                    }
                     Op::RequestGetStatus { .. } => self.matching.mark_peek(id),
                     _ => {}
                 }

@@ -54,9 +54,9 @@ pub(crate) struct Params {
     /// Those of every `MPI_ANY_SOURCE` receive, and of every receive right
     /// after a probe with `MPI_ANY_SOURCE`, kept to the run's end.
     wildcards: HashMap<OpId, Arc<Args>>,
-    /// The receives right after such a probe not matched yet, and then
-    /// the arguments of the send each got.
-    probed: HashMap<OpId, Option<Arc<Args>>>,
+    /// The receives right after such a probe, and every matched probe, not
+    /// matched yet, and then the send each got with its arguments.
+    probed: HashMap<OpId, Option<(OpId, Arc<Args>)>>,
 }
 
 /// Datatypes that match any other in point-to-point communication.
@@ -136,7 +136,7 @@ impl Params {
                     && recvs.iter().all(|r| {
                         match (
                             self.wildcards.get(r),
-                            self.probed.get(r).and_then(Option::as_ref),
+                            self.probed.get(r).and_then(Option::as_ref).map(|(_, s)| s),
                         ) {
                             (Some(r), Some(s)) => {
                                 r.dtype == first.dtype && s.dtype == r.dtype && s.count == r.count
@@ -154,16 +154,27 @@ impl Params {
     pub(crate) fn pair(&mut self, send: OpId, recv: OpId) -> Option<Mismatch> {
         let (s, r) = (self.of.remove(&send), self.of.remove(&recv));
         if let (Some(s), Some(kept)) = (&s, self.probed.get_mut(&recv)) {
-            *kept = Some(s.clone());
+            *kept = Some((send, s.clone()));
         }
-        let (s, r) = (s.as_ref()?, r.as_ref()?);
-        if untyped(&s.dtype) || untyped(&r.dtype) || s.dtype == r.dtype || s.count == 0 {
-            return None;
-        }
-        Some(Mismatch {
-            differs: Differs::Datatype,
-            values: vec![(send, s.dtype.clone()), (recv, r.dtype.clone())],
-        })
+        differ(send, s.as_deref()?, recv, r.as_deref()?)
+    }
+
+    /// `id` is a matched probe (`MPI_Mprobe`, `MPI_Improbe`), which
+    /// matches as a receive but gives no data arguments: the arguments of
+    /// the send it takes are kept for the `MPI_Mrecv` of its message.
+    pub(crate) fn matched_probe(&mut self, id: OpId) {
+        self.probed.insert(id, None);
+    }
+
+    /// `recv` receives the message the matched probe `probe` took
+    /// (`MPI_Mrecv`, `MPI_Imrecv`): its arguments are the probe's from now
+    /// on (a row of matched probes takes messages alike, or fits each, by
+    /// them), and their datatype must be the send's.
+    pub(crate) fn mrecv(&mut self, recv: OpId, probe: OpId) -> Option<Mismatch> {
+        let r = self.of.remove(&recv)?;
+        self.wildcards.insert(probe, r.clone());
+        let (send, s) = self.probed.get(&probe)?.clone()?;
+        differ(send, &s, recv, &r)
     }
 
     /// The members of one collective, if they disagree on the datatype,
@@ -216,4 +227,16 @@ impl Params {
         }
         None
     }
+}
+
+/// The mismatch of a send's arguments `s` and its receive's `r`, if their
+/// datatypes differ (an empty message, or untyped data, matches any).
+fn differ(send: OpId, s: &Args, recv: OpId, r: &Args) -> Option<Mismatch> {
+    if untyped(&s.dtype) || untyped(&r.dtype) || s.dtype == r.dtype || s.count == 0 {
+        return None;
+    }
+    Some(Mismatch {
+        differs: Differs::Datatype,
+        values: vec![(send, s.dtype.clone()), (recv, r.dtype.clone())],
+    })
 }
