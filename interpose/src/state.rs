@@ -483,6 +483,18 @@ pub unsafe fn write_status(dst: *mut MPI_Status, st: &MPI_Status) {
     (*dst).MPI_ERROR = error;
 }
 
+/// Writes the empty status to the program's status unless it passed
+/// `MPI_STATUS_IGNORE`: all of it, `MPI_ERROR` too, which the empty
+/// status sets to `MPI_SUCCESS`. `MPI_Request_get_status` of a null or
+/// inactive request answers so in MPICH (its test `rqstatus` checks it);
+/// MPICH's waits and tests of a null request leave `MPI_ERROR` alone, and
+/// so do fib's ([`write_status`]).
+pub unsafe fn put_empty(dst: *mut MPI_Status) {
+    if !dst.is_null() && dst != RSMPI_STATUS_IGNORE {
+        *dst = empty_status();
+    }
+}
+
 /// Whether the program passed `MPI_STATUSES_IGNORE`.
 pub unsafe fn statuses_ignored(p: *mut MPI_Status) -> bool {
     p.is_null() || p == RSMPI_STATUSES_IGNORE

@@ -10,7 +10,7 @@ use fib_wire::{Down, Op, WaitKind};
 use mpi_sys::*;
 
 use crate::conn::fatal;
-use crate::state::{empty_status, lib, put_status, statuses_ignored, write_status, Lib};
+use crate::state::{empty_status, lib, put_empty, put_status, statuses_ignored, write_status, Lib};
 
 /// Reports a wait (or, with `test`, a test) on `ids` and returns the
 /// scheduler's answer, checked against what the call allows. A wait for
@@ -289,7 +289,7 @@ pub unsafe extern "C" fn MPI_Request_get_status(
         Some(id) if !l.inactive(id) => id,
         _ => {
             *flag = 1;
-            put_status(status, &empty_status());
+            put_empty(status);
             return MPI_SUCCESS as c_int;
         }
     };
