@@ -38,6 +38,19 @@ unsafe fn coll_or_blocking(
     start: impl FnOnce(*mut MPI_Request) -> c_int,
     blocking: Option<&dyn Fn() -> c_int>,
 ) -> c_int {
+    coll_blocking_when(kind, comm, root, start, blocking, false)
+}
+
+/// [`coll_or_blocking`], which with `always` runs the blocking form on any
+/// communicator.
+unsafe fn coll_blocking_when(
+    kind: CollKind,
+    comm: MPI_Comm,
+    root: c_int,
+    start: impl FnOnce(*mut MPI_Request) -> c_int,
+    blocking: Option<&dyn Fn() -> c_int>,
+    always: bool,
+) -> c_int {
     let mut l = lib();
     crate::check::coll(&mut l, comm, kind.has_root().then_some(root));
     let cid = l.comm_id(comm);
@@ -53,7 +66,7 @@ unsafe fn coll_or_blocking(
     });
     l.wait_go();
     if let Some(blocking) = blocking {
-        if crate::inter::is_inter(comm) {
+        if always || crate::inter::is_inter(comm) {
             return blocking();
         }
     }
@@ -323,6 +336,13 @@ pub unsafe extern "C" fn MPI_Alltoallv(
     })
 }
 
+/// Whether a buffer argument is `MPI_IN_PLACE`, which is a macro: `(void
+/// *) -1` in MPICH, `(void *) 1` in Open MPI, neither of them an address
+/// any buffer can have.
+fn is_in_place(buf: *const c_void) -> bool {
+    matches!(buf as usize, 1 | usize::MAX)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Alltoallw(
     sendbuf: *const c_void,
@@ -335,12 +355,28 @@ pub unsafe extern "C" fn MPI_Alltoallw(
     recvtypes: *const MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
-    coll(CollKind::Alltoallw, comm, 0, |r| {
-        PMPI_Ialltoallw(
-            sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
-            r,
-        )
-    })
+    // MPICH 4.0's `MPI_Ialltoallw` with `MPI_IN_PLACE` leaves most blocks
+    // unexchanged (MPICH's test `alltoallw2` fails with it natively): in
+    // place, the blocking form runs once every member is in the call.
+    let in_place = is_in_place(sendbuf);
+    coll_blocking_when(
+        CollKind::Alltoallw,
+        comm,
+        0,
+        |r| {
+            PMPI_Ialltoallw(
+                sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                comm, r,
+            )
+        },
+        Some(&|| {
+            PMPI_Alltoallw(
+                sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                comm,
+            )
+        }),
+        in_place,
+    )
 }
 
 #[no_mangle]
