@@ -200,7 +200,34 @@ unsafe fn cart_sub_split(comm: MPI_Comm, remain: *const c_int) -> Option<(c_int,
             color = color * dims[i] + coords[i];
         }
     }
+    // A subgrid of no dimension: MPICH gives the first process a
+    // communicator of its own and every other `MPI_COMM_NULL`; Open MPI
+    // gives each process one of its own, as the split above does.
+    if remain.iter().all(|&r| r == 0) && !open_mpi() {
+        let mut rank: c_int = 0;
+        PMPI_Comm_rank(comm, &mut rank);
+        if rank != 0 {
+            color = RSMPI_UNDEFINED;
+        }
+    }
     Some((color, key))
+}
+
+/// Whether the MPI library is Open MPI (else it is MPICH or one built on
+/// it), from its version string.
+fn open_mpi() -> bool {
+    static OPEN_MPI: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OPEN_MPI.get_or_init(|| {
+        let mut buf = vec![0 as c_char; MPI_MAX_LIBRARY_VERSION_STRING as usize + 1];
+        let mut len: c_int = 0;
+        // SAFETY: the buffer holds the longest version string MPI writes.
+        unsafe { PMPI_Get_library_version(buf.as_mut_ptr(), &mut len) };
+        let bytes: Vec<u8> = buf[..len.clamp(0, buf.len() as c_int) as usize]
+            .iter()
+            .map(|&c| c as u8)
+            .collect();
+        bytes.starts_with(b"Open MPI")
+    })
 }
 
 #[no_mangle]
