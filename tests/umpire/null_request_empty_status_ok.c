@@ -1,4 +1,4 @@
-/* fib-test: nprocs=1 outcome=ok interleavings=1 codes=- */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=- */
 /* A null request completes at once with the empty status: any source, any
  * tag, nothing received, not cancelled. Each call below gets a status
  * whose fields hold something else first, and the program aborts if one
