@@ -844,6 +844,63 @@ impl<'a> Free<'a> {
     }
 }
 
+/// The one receive site whose calls all read a probe's status at one
+/// argument ([`status_reader`]).
+struct StatusReader<'a> {
+    recv: u32,
+    rcalls: &'a [&'a CallInfo],
+    /// What the probe's status reaches.
+    status: Clean<'a>,
+    /// The status's taints: the probe's outputs (`roots`), and what
+    /// `MPI_Get_count` and the like read from it.
+    taints: HashSet<String>,
+}
+
+impl StatusReader<'_> {
+    /// Whether argument `i` of `c` reads the probe's status.
+    fn reads(&self, c: &CallInfo, i: usize) -> bool {
+        c.args.get(i).is_some_and(|a| self.status.expr(a).is_some())
+    }
+}
+
+/// The one site of calls to `recv` whose argument `arg` reads the status
+/// a probe's outputs `roots` make, in every call of the site; `None` when
+/// no site or several do.
+fn status_reader<'a>(
+    ir: &'a Ir,
+    by_site: &'a HashMap<u32, Vec<&'a CallInfo>>,
+    roots: &'a HashSet<String>,
+    recv: &str,
+    arg: usize,
+) -> Option<StatusReader<'a>> {
+    let status = Clean::from_roots(ir, roots);
+    let reads = |c: &CallInfo, i: usize| c.args.get(i).is_some_and(|a| status.expr(a).is_some());
+    let mut recvs = by_site.iter().filter(|(_, calls)| {
+        calls.iter().all(|c| c.callee == recv) && calls.iter().any(|c| reads(c, arg))
+    });
+    let (Some((&site, rcalls)), None) = (recvs.next(), recvs.next()) else {
+        return None;
+    };
+    if !rcalls.iter().all(|c| reads(c, arg)) {
+        return None;
+    }
+    let readers = ir
+        .calls
+        .iter()
+        .filter(|c| STATUS_READERS.contains(&c.callee.as_str()) && reads(c, 0));
+    let taints = roots
+        .iter()
+        .cloned()
+        .chain(out_roots(readers, |_| true))
+        .collect();
+    Some(StatusReader {
+        recv: site,
+        rcalls,
+        status,
+        taints,
+    })
+}
+
 /// The probes among the sites `any` (with `MPI_ANY_SOURCE`) whose status
 /// reaches only the source, count and tag of one `MPI_Recv` site, which
 /// takes the probed message in a row of probes ([`crate::ProbeRow`]); what
@@ -871,32 +928,17 @@ fn free_probes(
         .collect();
     probes.sort_unstable();
     for p in probes {
-        let pcalls = &by_site[&p];
-        let roots = out_roots(pcalls.iter().copied(), |_| true);
-        let status = Clean::from_roots(ir, &roots);
-        let reads =
-            |c: &CallInfo, i: usize| c.args.get(i).is_some_and(|a| status.expr(a).is_some());
-        let mut recvs = by_site.iter().filter(|(_, calls)| {
-            calls.iter().all(|c| c.callee == "MPI_Recv") && calls.iter().any(|c| reads(c, SOURCE))
-        });
-        let (Some((&r, rcalls)), None) = (recvs.next(), recvs.next()) else {
+        let roots = out_roots(by_site[&p].iter().copied(), |_| true);
+        let Some(found) = status_reader(ir, by_site, &roots, "MPI_Recv", SOURCE) else {
             continue;
         };
-        if !rcalls.iter().all(|c| reads(c, SOURCE)) {
-            continue;
-        }
+        let (r, rcalls) = (found.recv, found.rcalls);
         // Nothing else received decides the receive's source, count or tag.
-        // What `MPI_Get_count` reads from the probe's status is the
-        // probe's too.
-        let readers = ir
-            .calls
-            .iter()
-            .filter(|c| STATUS_READERS.contains(&c.callee.as_str()) && reads(c, 0));
-        let mine: HashSet<String> = roots
+        let mine: HashSet<String> = found
+            .taints
             .iter()
             .cloned()
             .chain(out_roots(rcalls.iter().copied(), |_| true))
-            .chain(out_roots(readers, |_| true))
             .collect();
         let others: HashSet<String> = all_outs.difference(&mine).cloned().collect();
         let elsewhere = Clean::from_roots(ir, &others);
@@ -914,8 +956,8 @@ fn free_probes(
         rows.push(crate::ProbeRow {
             probe: p,
             recv: r,
-            sized: rcalls.iter().all(|c| reads(c, COUNT)),
-            tagged: rcalls.iter().all(|c| reads(c, TAG)),
+            sized: rcalls.iter().all(|c| found.reads(c, COUNT)),
+            tagged: rcalls.iter().all(|c| found.reads(c, TAG)),
         });
     }
     rows
@@ -946,29 +988,16 @@ fn sized_mprobes(
             continue;
         }
         let roots = out_roots(pcalls.iter().copied(), |_| true);
-        let status = Clean::from_roots(ir, &roots);
-        let reads =
-            |c: &CallInfo, i: usize| c.args.get(i).is_some_and(|a| status.expr(a).is_some());
-        let mut recvs = by_site.iter().filter(|(_, calls)| {
-            calls.iter().all(|c| c.callee == "MPI_Mrecv") && calls.iter().any(|c| reads(c, COUNT))
-        });
-        let (Some((&r, rcalls)), None) = (recvs.next(), recvs.next()) else {
+        let Some(StatusReader {
+            recv: r,
+            rcalls,
+            taints: status_roots,
+            ..
+        }) = status_reader(ir, by_site, &roots, "MPI_Mrecv", COUNT)
+        else {
             continue;
         };
-        if !rcalls.iter().all(|c| reads(c, COUNT)) {
-            continue;
-        }
-        // The count is made from the probe's status alone (what
-        // `MPI_Get_count` reads from it is the probe's too).
-        let readers = ir
-            .calls
-            .iter()
-            .filter(|c| STATUS_READERS.contains(&c.callee.as_str()) && reads(c, 0));
-        let status_roots: HashSet<String> = roots
-            .iter()
-            .cloned()
-            .chain(out_roots(readers, |_| true))
-            .collect();
+        // The count is made from the probe's status alone.
         let others: HashSet<String> = all_outs.difference(&status_roots).cloned().collect();
         let elsewhere = Clean::from_roots(ir, &others);
         let steered = rcalls.iter().any(|c| {

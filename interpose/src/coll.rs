@@ -359,6 +359,11 @@ pub unsafe extern "C" fn MPI_Alltoallw(
     // unexchanged (MPICH's test `alltoallw2` fails with it natively): in
     // place, the blocking form runs once every member is in the call.
     let in_place = is_in_place(sendbuf);
+    let blocking = || {
+        PMPI_Alltoallw(
+            sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+        )
+    };
     coll_blocking_when(
         CollKind::Alltoallw,
         comm,
@@ -369,12 +374,7 @@ pub unsafe extern "C" fn MPI_Alltoallw(
                 comm, r,
             )
         },
-        Some(&|| {
-            PMPI_Alltoallw(
-                sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                comm,
-            )
-        }),
+        in_place.then_some(&blocking as &dyn Fn() -> c_int),
         in_place,
     )
 }
