@@ -14,5 +14,10 @@ cargo build --workspace
 # The interposition library against Open MPI too, where fib finds it beside
 # itself (target/openmpi/debug), for the tests that run under Open MPI.
 MPICC=mpicc.openmpi cargo build -p fib-interpose --target-dir target/openmpi
+# fib installed as the README says, for the test of an installed fib
+# (tests/install): from this build's target directory, which `cargo test`
+# keeps locked while it runs, so that the install reuses what is built.
+cargo install --quiet --debug --locked --force --path . --root target/install-root
+export FIB_INSTALLED_ROOT="$PWD/target/install-root"
 export HWLOC_COMPONENTS=-linuxio,-pci
 cargo test --workspace --no-fail-fast

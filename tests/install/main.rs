@@ -31,6 +31,19 @@ fn install(root: &Path) {
     );
 }
 
+/// Where fib is installed: `FIB_INSTALLED_ROOT`, where `scripts/test.sh`
+/// installed it with `cargo install --path . --debug` before the tests
+/// (from the workspace's own build, so that a fresh clone does not build
+/// everything twice), else a root of the test's own, installed now.
+fn installed(tmp: &Path) -> PathBuf {
+    if let Some(root) = std::env::var_os("FIB_INSTALLED_ROOT") {
+        return PathBuf::from(root);
+    }
+    let root = tmp.join("root");
+    install(&root);
+    root
+}
+
 /// Runs the installed fib in `cwd` with nothing of this environment but
 /// `HOME` (where rustup keeps cargo) and a plain `PATH` without cargo.
 fn fib(root: &Path, cwd: &Path, cache: &Path, args: &[&str]) -> Output {
@@ -48,11 +61,10 @@ fn fib(root: &Path, cwd: &Path, cache: &Path, args: &[&str]) -> Output {
 #[test]
 fn an_installed_fib_builds_its_interposition_library_and_checks_the_examples() {
     let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("root");
     let cwd = tmp.path().join("elsewhere");
     let cache = tmp.path().join("cache");
     std::fs::create_dir_all(&cwd).unwrap();
-    install(&root);
+    let root = installed(tmp.path());
     assert!(root.join("bin/fib").is_file());
     assert!(!root.join("bin/libfib_interpose.so").exists());
 
