@@ -505,8 +505,6 @@ macro_rules! unsupported_functions {
             MPI_Win_create,
             MPI_Win_create_c,
             MPI_Win_create_dynamic,
-            MPI_Win_create_errhandler,
-            MPI_Win_create_keyval,
             MPI_Win_delete_attr,
             MPI_Win_detach,
             MPI_Win_fence,
@@ -515,7 +513,6 @@ macro_rules! unsupported_functions {
             MPI_Win_flush_local,
             MPI_Win_flush_local_all,
             MPI_Win_free,
-            MPI_Win_free_keyval,
             MPI_Win_get_attr,
             MPI_Win_get_errhandler,
             MPI_Win_get_group,
@@ -809,6 +806,10 @@ pub const PASS_THROUGH: &[&str] = &[
     "MPI_Unpack_c",
     "MPI_Unpack_external",
     "MPI_Unpack_external_c",
+    // Keyvals and error handlers for windows are made without a window.
+    "MPI_Win_create_errhandler",
+    "MPI_Win_create_keyval",
+    "MPI_Win_free_keyval",
     "MPI_Wtick",
     "MPI_Wtime",
 ];
@@ -956,6 +957,8 @@ mod tests {
             "MPI_Reduce_local",
             "MPI_Test_cancelled",
             "MPI_Cart_shift",
+            "MPI_Win_create_keyval",
+            "MPI_Win_free_keyval",
         ] {
             assert_eq!(support(name), Support::PassThrough, "{name}");
         }
@@ -985,6 +988,10 @@ mod tests {
             "MPI_T_init_thread",
             "MPI_T_pvar_start",
             "MPI_Attr_put",
+            // Made without a window.
+            "MPI_Win_create_errhandler",
+            "MPI_Win_create_keyval",
+            "MPI_Win_free_keyval",
         ];
         let reads_like = |name: &&&str| {
             let lower = name.to_lowercase();
