@@ -22,9 +22,17 @@ pub struct CompileCommand {
 impl CompileCommand {
     /// The flags of this command that matter to a parser (include paths,
     /// macros, language standard, language), with relative include paths
-    /// made absolute against [`CompileCommand::directory`].
+    /// made absolute against [`CompileCommand::directory`], and its
+    /// optimisation level (the last `-O` it gives), which the program is
+    /// then built with too: fib compiles with `-g -O0` unless the
+    /// program's own build says otherwise, and a compute-heavy program runs
+    /// once per interleaving. (The parser sees it as the compiler does:
+    /// `__OPTIMIZE__` and the headers that depend on it.)
     pub fn parser_flags(&self) -> Vec<String> {
         let mut out = parser_flags(self.args.iter().skip(1).cloned());
+        if let Some(level) = self.args.iter().skip(1).rfind(|w| w.starts_with("-O")) {
+            out.push(level.clone());
+        }
         for flag in &mut out {
             for prefix in ["-I", "-isystem", "-iquote", "-include"] {
                 if let Some(rest) = flag.strip_prefix(prefix) {

@@ -162,7 +162,8 @@ fn compile_db_reads_arguments_and_command_forms() {
     assert_eq!(cmds[0].file, std::path::Path::new("/src/b/a.c"));
     assert_eq!(cmds[0].parser_flags(), ["-I/src/b/inc", "-DN=2"]);
     assert_eq!(cmds[1].args[0], "c++");
-    assert_eq!(cmds[1].parser_flags(), ["-I/opt/inc", "-DMSG=a b"]);
+    // The optimisation level is kept: the program is built with it.
+    assert_eq!(cmds[1].parser_flags(), ["-I/opt/inc", "-DMSG=a b", "-O2"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

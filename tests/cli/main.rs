@@ -659,7 +659,7 @@ fn the_process_count_on_the_command_line_wins_over_the_directive() {
 }
 
 #[test]
-fn a_compile_database_supplies_include_paths_and_definitions() {
+fn a_compile_database_supplies_include_paths_definitions_and_the_optimisation_level() {
     let cache = tempfile::tempdir().unwrap();
     let tree = fixture("dbtree");
     let out = fib_cached(

@@ -1,9 +1,13 @@
 /* Builds only with the flags of compile_commands.json: an include
- * directory and a definition. Two ranks exchange one message. */
+ * directory, a definition and an optimisation level (fib builds at -O0
+ * unless the build says otherwise). Two ranks exchange one message. */
 #include <mpi.h>
 #include "config.h"
 #ifndef EXPECTED_RANKS
 #error "compile with -DEXPECTED_RANKS (compile_commands.json does)"
+#endif
+#ifndef __OPTIMIZE__
+#error "compile with -O2 (compile_commands.json does)"
 #endif
 
 int main(int argc, char **argv) {
