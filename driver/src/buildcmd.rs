@@ -608,6 +608,7 @@ fn assemble(
     root: &Path,
     r: &Recipe,
     base: &[String],
+    cflags: &[String],
     headers: &[PathBuf],
 ) -> Result<Result<Option<(Tree, Program)>, String>, DriverError> {
     let root_abs =
@@ -639,6 +640,7 @@ fn assemble(
         };
         let mut flags = base.to_vec();
         flags.extend(cmd.parser_flags());
+        flags.extend_from_slice(cflags);
         units.push((rel, flags, direct));
     }
     let parse = |idx: &[usize]| -> Vec<(PathBuf, Vec<String>)> {
@@ -730,6 +732,8 @@ pub(crate) fn check_build(
     let toolchain = workflow::toolchain(req, &settings, progress)?;
     let base = instrument::mpi_flags(&toolchain.mpicc).map_err(DriverError::Instrument)?;
     let headers = headers(&root);
+    let top = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
+    let cflags = settings.cflags_in(&top);
     let mut checked = Checked::default();
     let mut programs = Vec::new();
     for r in recipes(&record) {
@@ -741,7 +745,7 @@ pub(crate) fn check_build(
         if probe || !r.exe.is_file() {
             continue;
         }
-        match assemble(&root, &r, &base, &headers)? {
+        match assemble(&root, &r, &base, &cflags, &headers)? {
             Ok(Some(p)) => {
                 checked.notes.push(linked_note(&root, &r.exe, &p.0, &p.1));
                 programs.push((r.exe, p));

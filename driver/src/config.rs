@@ -14,6 +14,7 @@
 //! mpi = "mpich"                 # or "openmpi"
 //! ignore = ["legacy/**", "*_scratch.c"]
 //! link = ["-lfftw3"]              # link flags of every program (-lm is always linked)
+//! cflags = ["-DUSE_MPI", "-O2"]   # compile flags of every source, after the build's
 //!
 //! [severity]
 //! FIB014 = "error"                # or "warning", "note", "off"
@@ -61,6 +62,8 @@ struct Raw {
     mpi: Option<String>,
     #[serde(default)]
     link: Vec<String>,
+    #[serde(default)]
+    cflags: Vec<String>,
     #[serde(default)]
     programs: BTreeMap<String, RawProgram>,
 }
@@ -129,6 +132,11 @@ pub struct Settings {
     pub mpi: Option<Mpi>,
     /// Link flags of every program (`link`), before each program's own.
     pub link: Vec<String>,
+    /// Compile flags of every source (`cflags`), after its own (the MPI
+    /// compiler's and the compile database's); relative include paths are
+    /// taken from the file's directory, as [`Settings::cflags_in`] writes
+    /// them.
+    pub cflags: Vec<String>,
 }
 
 /// The settings of one program (`[programs."path/to/prog.c"]`).
@@ -142,6 +150,18 @@ pub struct ProgramSettings {
 }
 
 impl Settings {
+    /// The `cflags`, with relative include paths (`-Ipath`) made absolute
+    /// against `dir`, the directory of the file.
+    pub fn cflags_in(&self, dir: &Path) -> Vec<String> {
+        self.cflags
+            .iter()
+            .map(|f| match f.strip_prefix("-I") {
+                Some(p) if Path::new(p).is_relative() => format!("-I{}", dir.join(p).display()),
+                _ => f.clone(),
+            })
+            .collect()
+    }
+
     /// Whether the path `rel` (relative to the file's directory) is left
     /// out: it, or a directory it is in, matches an `ignore` glob.
     pub fn ignores(&self, rel: &Path) -> bool {
@@ -219,6 +239,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
     };
     let ignore = ignore_set(&raw.ignore).map_err(|m| cx.err(None, "ignore", m))?;
     cx.link(None, &raw.link)?;
+    cx.cflags(&raw.cflags)?;
     let mut severity = Vec::new();
     for (code, level) in &raw.severity {
         let s = severity_of(code, level).map_err(|m| cx.err(Some("severity"), code, m))?;
@@ -258,6 +279,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
         programs,
         mpi,
         link: raw.link,
+        cflags: raw.cflags,
     })
 }
 
@@ -308,6 +330,34 @@ impl Cx<'_> {
             };
             if let Some(why) = why {
                 return Err(self.err(table, "link", format!("`{f}` is not a link flag: {why}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Compile flags: each one word, a flag that says how to compile
+    /// (`-D`, `-U`, `-I`, `-O`, `-g`, `-std=`, `-f`, `-m`, `-W`), never one
+    /// that says what to make or link.
+    fn cflags(&self, flags: &[String]) -> Result<(), ConfigError> {
+        const KINDS: &[&str] = &["-D", "-U", "-I", "-O", "-g", "-std=", "-f", "-m", "-W"];
+        for f in flags {
+            let why = if f.is_empty() || f.contains(char::is_whitespace) {
+                Some("one flag per string (\"-Iinclude\", not \"-I include\")")
+            } else if f.starts_with("-Wl,") {
+                Some("a linker option belongs in `link`")
+            } else if f == "-I" || f == "-D" || f == "-U" {
+                Some("write its value in the same string (\"-Iinclude\", \"-DN=4\")")
+            } else if !KINDS.iter().any(|k| f.starts_with(k)) {
+                Some("write a definition (-D, -U), an include path (-I), an optimisation level (-O), -g, -std=, or a -f, -m or -W option")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(self.err(
+                    None,
+                    "cflags",
+                    format!("`{f}` is not a compile flag fib takes: {why}"),
+                ));
             }
         }
         Ok(())
@@ -457,6 +507,7 @@ zero_buffer = true
 confirm = false
 mpi = "mpich"
 link = ["-lm", "-L/opt/x/lib"]
+cflags = ["-DUSE_MPI=1", "-Iinclude", "-I/opt/x/include", "-O2", "-std=c11"]
 
 [severity]
 FIB014 = "error"
@@ -474,6 +525,16 @@ link = ["-lfoo"]
         assert_eq!(s.timeout, Some(Duration::from_secs(30)));
         assert_eq!(s.max_interleavings, Some(500));
         assert_eq!(s.jobs, Some(3));
+        assert_eq!(
+            s.cflags_in(Path::new("/src/tree")),
+            [
+                "-DUSE_MPI=1",
+                "-I/src/tree/include",
+                "-I/opt/x/include",
+                "-O2",
+                "-std=c11"
+            ]
+        );
         assert_eq!((s.zero_buffer, s.confirm), (Some(true), Some(false)));
         assert_eq!(
             s.severity,
@@ -594,5 +655,27 @@ link = ["-lfoo"]
     fn a_syntax_error_gives_the_line() {
         let e = parse_str("nprocs = 2\n[severity\n").unwrap_err();
         assert_eq!(e.line, Some(2));
+    }
+
+    #[test]
+    fn a_compile_flag_that_links_or_makes_output_is_an_error() {
+        for (flag, why) in [
+            ("-lm", "write a definition"),
+            ("-Wl,-rpath,/x", "a linker option belongs in `link`"),
+            ("-o", "write a definition"),
+            ("-c", "write a definition"),
+            ("-I include", "one flag per string"),
+            ("-I", "write its value in the same string"),
+            ("USE_MPI", "write a definition"),
+        ] {
+            let e = parse_str(&format!("nprocs = 2\ncflags = [\"{flag}\"]\n")).unwrap_err();
+            assert_eq!(
+                (e.line, e.key.as_deref()),
+                (Some(2), Some("cflags")),
+                "{flag}"
+            );
+            assert!(e.message.contains(why), "{flag}: {}", e.message);
+            assert!(e.message.starts_with(&format!("`{flag}`")), "{}", e.message);
+        }
     }
 }

@@ -72,7 +72,7 @@ pub(crate) fn is_cxx(p: &Path) -> bool {
 /// Finds the sources under `path` (a file or a directory) and analyses them.
 pub fn discover(path: &Path, mpicc: &str) -> Result<Tree, DriverError> {
     if path.is_dir() {
-        return discover_in(path, None, mpicc, &|_| false);
+        return discover_in(path, None, mpicc, &[], &|_| false);
     }
     let (root, name) = split_file(path);
     if !is_source(&name) {
@@ -81,7 +81,7 @@ pub fn discover(path: &Path, mpicc: &str) -> Result<Tree, DriverError> {
             path.display()
         )));
     }
-    discover_in(&root, Some(&[name]), mpicc, &|_| false)
+    discover_in(&root, Some(&[name]), mpicc, &[], &|_| false)
 }
 
 /// A file's directory (`.` when it has none) and its name.
@@ -115,6 +115,7 @@ pub fn discover_in(
     root: &Path,
     named: Option<&[PathBuf]>,
     mpicc: &str,
+    cflags: &[String],
     excluded: &dyn Fn(&Path) -> bool,
 ) -> Result<Tree, DriverError> {
     let (mut sources, mut headers) = walk(root)?;
@@ -153,7 +154,7 @@ pub fn discover_in(
             None => format!("{}: no C or C++ sources here", root.display()),
         }));
     }
-    let flags = compile_flags(root, &sources, mpicc, database.as_ref())?;
+    let flags = compile_flags(root, &sources, mpicc, database.as_ref(), cflags)?;
     let shown_root = if root == Path::new(".") {
         PathBuf::new()
     } else {
@@ -204,13 +205,15 @@ fn walk(root: &Path) -> Result<(Vec<PathBuf>, Vec<PathBuf>), DriverError> {
     Ok((sources, headers))
 }
 
-/// Every source's parser and compiler flags: the MPI compiler's, and the
-/// source's own from the compile database when there is one.
+/// Every source's parser and compiler flags: the MPI compiler's, the
+/// source's own from the compile database when there is one, then
+/// `fib.toml`'s `cflags` (which thus win: the last `-O` counts).
 fn compile_flags(
     root: &Path,
     sources: &[PathBuf],
     mpicc: &str,
     database: Option<&Database>,
+    cflags: &[String],
 ) -> Result<BTreeMap<PathBuf, Vec<String>>, DriverError> {
     let base = instrument::mpi_flags(mpicc).map_err(DriverError::Instrument)?;
     let mut flags = BTreeMap::new();
@@ -219,6 +222,7 @@ fn compile_flags(
         if let Some(own) = database.and_then(|db| db.flags(root, s)) {
             all.extend(own);
         }
+        all.extend_from_slice(cflags);
         flags.insert(s.clone(), all);
     }
     Ok(flags)

@@ -246,10 +246,12 @@ fn check_group(
         return Ok(());
     }
     let toolchain = toolchain(req, &settings, progress)?;
+    let top = std::fs::canonicalize(&g.root).unwrap_or_else(|_| g.root.clone());
     let tree = discover::discover_in(
         &g.root,
         (!g.whole).then_some(named.as_slice()),
         &toolchain.mpicc,
+        &settings.cflags_in(&top),
         &|rel| settings.ignores(rel),
     )?;
     for key in settings.programs.keys() {

@@ -161,6 +161,26 @@ fn make_programs_are_checked_as_the_makefile_builds_them() {
 }
 
 #[test]
+fn fib_toml_cflags_come_after_the_flags_of_the_builds_commands() {
+    let copy = Copy::new("make");
+    // The Makefile compiles race.c with -DLATE_BARRIER; fib.toml takes the
+    // definition back, so the program fib checks has no barrier.
+    std::fs::write(
+        copy.root().join("fib.toml"),
+        "cflags = [\"-ULATE_BARRIER\"]\n",
+    )
+    .unwrap();
+    let out = copy.fib(&["check", "--build", "make -j2", "--format", "json"]);
+    let v = json(&out);
+    let race = program(&v, "app/race.c");
+    assert_eq!(race["outcome"], "ok", "{race:#}");
+    assert_eq!(race["barriers"].as_array().unwrap().len(), 0, "{race:#}");
+    assert_eq!(findings(race), Vec::<String>::new());
+    assert_eq!(program(&v, "app/stall.c")["outcome"], "deadlock");
+    copy.assert_clean();
+}
+
+#[test]
 fn cmake_programs_are_checked_when_configured_under_build() {
     let copy = Copy::new("cmake");
     let build = "cmake -S . -B build-fib --fresh && cmake --build build-fib --clean-first";

@@ -682,6 +682,30 @@ fn a_compile_database_supplies_include_paths_definitions_and_the_optimisation_le
     );
 }
 
+#[test]
+fn fib_toml_cflags_supply_include_paths_definitions_and_the_optimisation_level() {
+    let cache = tempfile::tempdir().unwrap();
+    let tree = fixture("cflagstree");
+    // Checked from the tree itself and from above it: the include path is
+    // the tree's either way.
+    for (cwd, path) in [
+        (tree.clone(), "."),
+        (tree.parent().unwrap().to_path_buf(), "cflagstree"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_fib"))
+            .args(["check", path, "--format", "json"])
+            .current_dir(&cwd)
+            .env("FIB_CACHE_DIR", cache.path())
+            .output()
+            .unwrap();
+        let v = json(&out);
+        assert_eq!(out.status.code(), Some(0), "{v}");
+        assert_eq!(v["programs"][0]["outcome"], "ok", "{v}");
+        assert_eq!(v["programs"][0]["nprocs"], 2);
+        assert_eq!(v["programs"][0]["interleavings"], 1);
+    }
+}
+
 /// The human report with what varies between runs (times, the cache)
 /// taken out.
 fn stable_human(text: &str) -> String {
