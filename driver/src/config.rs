@@ -341,7 +341,16 @@ impl Cx<'_> {
     fn cflags(&self, flags: &[String]) -> Result<(), ConfigError> {
         const KINDS: &[&str] = &["-D", "-U", "-I", "-O", "-g", "-std=", "-f", "-m", "-W"];
         for f in flags {
-            let why = if f.is_empty() || f.contains(char::is_whitespace) {
+            // A definition's value may hold spaces (`-DMSG=a b` is one
+            // argument); nothing else may.
+            let spaced = match f.strip_prefix("-D") {
+                Some(def) => def
+                    .split('=')
+                    .next()
+                    .is_some_and(|name| name.contains(char::is_whitespace)),
+                None => f.contains(char::is_whitespace),
+            };
+            let why = if f.is_empty() || spaced {
                 Some("one flag per string (\"-Iinclude\", not \"-I include\")")
             } else if f.starts_with("-Wl,") {
                 Some("a linker option belongs in `link`")
@@ -507,7 +516,7 @@ zero_buffer = true
 confirm = false
 mpi = "mpich"
 link = ["-lm", "-L/opt/x/lib"]
-cflags = ["-DUSE_MPI=1", "-Iinclude", "-I/opt/x/include", "-O2", "-std=c11"]
+cflags = ["-DUSE_MPI=1", "-DMSG=a b", "-Iinclude", "-I/opt/x/include", "-O2", "-std=c11"]
 
 [severity]
 FIB014 = "error"
@@ -529,6 +538,7 @@ link = ["-lfoo"]
             s.cflags_in(Path::new("/src/tree")),
             [
                 "-DUSE_MPI=1",
+                "-DMSG=a b",
                 "-I/src/tree/include",
                 "-I/opt/x/include",
                 "-O2",
@@ -665,6 +675,7 @@ link = ["-lfoo"]
             ("-o", "write a definition"),
             ("-c", "write a definition"),
             ("-I include", "one flag per string"),
+            ("-D X", "one flag per string"),
             ("-I", "write its value in the same string"),
             ("USE_MPI", "write a definition"),
         ] {
