@@ -17,7 +17,7 @@ mod workflow;
 
 #[path = "../common/fs_proc.rs"]
 mod fs_proc;
-use fs_proc::processes_with;
+use fs_proc::{copy_tree, processes_with};
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -685,7 +685,16 @@ fn a_compile_database_supplies_include_paths_definitions_and_the_optimisation_le
 #[test]
 fn fib_toml_cflags_supply_include_paths_definitions_and_the_optimisation_level() {
     let cache = tempfile::tempdir().unwrap();
-    let tree = fixture("cflagstree");
+    // The compile database's program, its flags from fib.toml instead.
+    let top = tempfile::tempdir().unwrap();
+    let tree = top.path().join("cflagstree");
+    copy_tree(&fixture("dbtree"), &tree);
+    std::fs::remove_file(tree.join("compile_commands.json")).unwrap();
+    std::fs::write(
+        tree.join("fib.toml"),
+        "nprocs = 2\ncflags = [\"-Iinclude\", \"-DEXPECTED_RANKS=2\", \"-O2\"]\n",
+    )
+    .unwrap();
     // Checked from the tree itself and from above it: the include path is
     // the tree's either way.
     for (cwd, path) in [

@@ -1,13 +1,14 @@
-/* Builds only with the flags of compile_commands.json: an include
- * directory, a definition and an optimisation level (fib builds at -O0
- * unless the build says otherwise). Two ranks exchange one message. */
+/* Builds only with the flags of compile_commands.json (or, in a copy
+ * without it, of fib.toml's cflags): an include directory, a definition
+ * and an optimisation level (fib builds at -O0 unless told otherwise).
+ * Two ranks exchange one message. */
 #include <mpi.h>
 #include "config.h"
 #ifndef EXPECTED_RANKS
-#error "compile with -DEXPECTED_RANKS (compile_commands.json does)"
+#error "compile with -DEXPECTED_RANKS (compile_commands.json or fib.toml gives it)"
 #endif
 #ifndef __OPTIMIZE__
-#error "compile with -O2 (compile_commands.json does)"
+#error "compile with -O2 (compile_commands.json or fib.toml gives it)"
 #endif
 
 int main(int argc, char **argv) {

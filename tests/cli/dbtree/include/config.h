@@ -1,2 +1,2 @@
-/* Found only through the compile database's -Iinclude. */
+/* Found only through the compile database's (or fib.toml's) -Iinclude. */
 #define GREETING_TAG 7

@@ -1,2 +1,0 @@
-/* Found only through fib.toml's -Iinclude. */
-#define GREETING_TAG 7
