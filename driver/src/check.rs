@@ -250,7 +250,7 @@ pub(crate) fn run_built(
     let (sites, has_barriers) = (built.sites, built.has_barriers);
     // Standard sends go from the program's buffer until a run needs them
     // copied; `FIB_COPY_SENDS=1` copies from the first run (to compare).
-    let copies = AtomicBool::new(std::env::var("FIB_COPY_SENDS").is_ok_and(|v| v == "1"));
+    let copies = AtomicBool::new(std::env::var(fib_wire::env::COPY_SENDS).is_ok_and(|v| v == "1"));
     let spec = RunSpec {
         toolchain: &opts.toolchain,
         nprocs: report.nprocs,

@@ -4,7 +4,8 @@
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::Ordering;
 
-use fib_wire::{Op, Up, SOCKET_ENV};
+use fib_wire::env::{SOCKET as SOCKET_ENV, ZERO_BUFFER};
+use fib_wire::{Op, Up};
 use mpi_sys::*;
 
 use crate::conn::{log, Conn, RANK};
@@ -25,7 +26,7 @@ unsafe fn start() {
         ));
         libc::_exit(3);
     };
-    let zero_buffer = std::env::var("FIB_ZERO_BUFFER").is_ok_and(|v| v == "1");
+    let zero_buffer = std::env::var(ZERO_BUFFER).is_ok_and(|v| v == "1");
     let conn = Conn::connect(&path);
     state::install(Lib::new(rank, zero_buffer, conn));
     let mut l = lib();

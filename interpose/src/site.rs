@@ -267,7 +267,7 @@ fn elide() -> &'static Elide {
             lines: Default::default(),
             addrs: Default::default(),
         };
-        if let Ok(v) = std::env::var("FIB_ELIDE") {
+        if let Ok(v) = std::env::var(fib_wire::env::ELIDE) {
             for entry in v.split(',').filter(|x| !x.is_empty()) {
                 if let Some(id) = entry.strip_prefix('#').and_then(|x| x.parse().ok()) {
                     e.ids.insert(id);

@@ -511,7 +511,7 @@ impl Lib {
         Lib {
             rank,
             zero_buffer,
-            copy_sends: std::env::var("FIB_COPY_SENDS").is_ok_and(|v| v == "1"),
+            copy_sends: std::env::var(fib_wire::env::COPY_SENDS).is_ok_and(|v| v == "1"),
             conn,
             comms,
             reqs: HashMap::default(),
@@ -519,7 +519,7 @@ impl Lib {
             next_req: 0,
             background: Vec::new(),
             deferred: 0,
-            ahead: std::env::var("FIB_AHEAD").map_or(true, |v| v != "0"),
+            ahead: std::env::var(fib_wire::env::AHEAD).map_or(true, |v| v != "0"),
             settle_waited: false,
             attached: 0,
             freed: Vec::new(),

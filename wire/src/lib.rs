@@ -18,6 +18,7 @@
 
 use std::fmt;
 
+pub mod env;
 mod support;
 
 pub use support::{support, Support, Why, INTERCEPTED, PASS_THROUGH, UNSUPPORTED};
@@ -49,9 +50,6 @@ const RAW_ADDR: u32 = 1 << 31;
 /// Module ids ([`module_id`]) have this bit set and [`RAW_ADDR`] clear, so
 /// they never meet the small file ids ranks count up from 1.
 const MODULE_BIT: u32 = 1 << 30;
-/// The environment variable that carries the scheduler's socket path.
-pub const SOCKET_ENV: &str = "FIB_SOCKET";
-
 /// The name an `Up::Unsupported` report gives to MPI calls from two threads
 /// of a rank at once, which fib does not model.
 pub const THREAD_MULTIPLE: &str = "MPI_THREAD_MULTIPLE";

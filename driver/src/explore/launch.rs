@@ -260,18 +260,24 @@ impl Launch {
         let socket = spec.socket.to_string_lossy();
         let mut env = vec![
             ("LD_PRELOAD", preload.as_ref()),
-            (fib_wire::SOCKET_ENV, socket.as_ref()),
-            ("FIB_ZERO_BUFFER", if spec.zero_buffer { "1" } else { "0" }),
-            ("FIB_COPY_SENDS", if spec.copies { "1" } else { "0" }),
+            (fib_wire::env::SOCKET, socket.as_ref()),
+            (
+                fib_wire::env::ZERO_BUFFER,
+                if spec.zero_buffer { "1" } else { "0" },
+            ),
+            (
+                fib_wire::env::COPY_SENDS,
+                if spec.copies { "1" } else { "0" },
+            ),
         ];
         if let Some(e) = spec.elide {
-            env.push(("FIB_ELIDE", e));
+            env.push((fib_wire::env::ELIDE, e));
         }
         // Calls going ahead of the scheduler can be turned off for
         // comparison; Open MPI's launcher passes on only what it is told.
-        let ahead = std::env::var("FIB_AHEAD").ok();
+        let ahead = std::env::var(fib_wire::env::AHEAD).ok();
         if let Some(a) = &ahead {
-            env.push(("FIB_AHEAD", a));
+            env.push((fib_wire::env::AHEAD, a));
         }
         cmd.args(tc.mpi.launch_args(spec.nprocs, &env));
         cmd.arg(spec.exe).args(spec.args);

@@ -1,0 +1,25 @@
+//! Every environment variable fib's scheduler passes to the ranks it
+//! launches, named once: the driver sets them (through the launcher, which
+//! passes on only what it is told) and the interposition library reads
+//! them. A rank started without [`SOCKET`] was not started by fib.
+
+/// The path of the scheduler's Unix socket the rank connects to.
+pub const SOCKET: &str = "FIB_SOCKET";
+
+/// `1` when every standard send is synchronous (`--zero-buffer`), `0` when
+/// standard sends are buffered.
+pub const ZERO_BUFFER: &str = "FIB_ZERO_BUFFER";
+
+/// `1` when standard and ready sends go to MPI from fib's private copies of
+/// their buffers instead of the program's own (set for the reruns of a
+/// program whose sends MPI held back for want of a receive).
+pub const COPY_SENDS: &str = "FIB_COPY_SENDS";
+
+/// `0` turns off receives and completions that go ahead of the scheduler;
+/// passed on from fib's own environment, for comparison.
+pub const AHEAD: &str = "FIB_AHEAD";
+
+/// The barrier sites a rank skips (`--confirm`'s re-explorations): a
+/// comma-separated list of `#ID` (a site-table id), `FILE:LINE` or a module
+/// address.
+pub const ELIDE: &str = "FIB_ELIDE";
