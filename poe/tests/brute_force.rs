@@ -922,13 +922,19 @@ fn check_set(prog: &Prog, zero_buffer: bool) -> Result<SetCheck, String> {
     })
 }
 
-const SEEDS: u64 = 1000;
+/// How many seeds each comparison takes (its multiple of them, for those
+/// that take more): `FIB_BRUTE_SEEDS`, 1000 by default, which CI runs;
+/// set it higher for a longer comparison (`FIB_BRUTE_SEEDS=20000 cargo
+/// test -p poe --release --test brute_force`).
+fn seeds() -> u64 {
+    std::env::var("FIB_BRUTE_SEEDS").map_or(1000, |v| v.parse().expect("FIB_BRUTE_SEEDS: a number"))
+}
 
 #[test]
 fn poe_finds_exactly_the_outcomes_mpi_allows() {
     let mut failures = Vec::new();
     let (mut runs, mut branching, mut deadlocks) = (0, 0, 0);
-    for seed in 0..SEEDS {
+    for seed in 0..seeds() {
         let prog = program(seed, Partial::Never);
         for zero_buffer in [false, true] {
             match check(&prog, zero_buffer) {
@@ -943,13 +949,13 @@ fn poe_finds_exactly_the_outcomes_mpi_allows() {
     }
     println!(
         "{} checks: {runs} POE runs, {branching} with several outcomes, {deadlocks} that can deadlock",
-        2 * SEEDS
+        2 * seeds()
     );
     assert!(
         failures.is_empty(),
         "{} of {} checks failed ({runs} POE runs in the others); first:\n{}",
         failures.len(),
-        2 * SEEDS,
+        2 * seeds(),
         failures[0]
     );
 }
@@ -1024,7 +1030,7 @@ fn with_frees(prog: &Prog, seed: u64) -> Prog {
 #[test]
 fn poe_finds_exactly_the_outcomes_mpi_allows_with_freed_requests() {
     let (mut failures, mut changed, mut runs) = (Vec::new(), 0, 0);
-    for seed in 0..SEEDS {
+    for seed in 0..seeds() {
         let base = program(seed, Partial::Never);
         let prog = with_frees(&base, seed);
         if prog == base {
@@ -1040,7 +1046,7 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_freed_requests() {
     }
     println!("{changed} programs with freed requests, {runs} POE runs");
     assert!(
-        changed > SEEDS / 4,
+        changed > seeds() / 4,
         "only {changed} programs free a request"
     );
     assert!(
@@ -1080,7 +1086,7 @@ fn with_mprobes(prog: &Prog, seed: u64) -> Prog {
 #[test]
 fn poe_finds_exactly_the_outcomes_mpi_allows_with_matched_probes() {
     let (mut failures, mut changed, mut runs, mut wild) = (Vec::new(), 0, 0, 0);
-    for seed in 0..SEEDS {
+    for seed in 0..seeds() {
         let base = program(seed, Partial::Never);
         let prog = with_mprobes(&base, seed);
         if prog == base {
@@ -1100,9 +1106,9 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_matched_probes() {
         }
     }
     println!("{changed} programs with matched probes ({wild} wildcard), {runs} POE runs");
-    assert!(changed > SEEDS / 4, "only {changed} programs probe");
+    assert!(changed > seeds() / 4, "only {changed} programs probe");
     assert!(
-        wild as u64 > SEEDS / 10,
+        wild as u64 > seeds() / 10,
         "only {wild} programs probe a wildcard"
     );
     assert!(
@@ -1199,7 +1205,7 @@ fn with_persistent(prog: &Prog, seed: u64) -> Prog {
 #[test]
 fn poe_finds_exactly_the_outcomes_mpi_allows_with_persistent_requests() {
     let (mut failures, mut changed, mut runs, mut wild) = (Vec::new(), 0, 0, 0);
-    for seed in 0..SEEDS {
+    for seed in 0..seeds() {
         let base = program(seed, Partial::Never);
         let prog = with_persistent(&base, seed);
         if prog == base {
@@ -1220,7 +1226,7 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_persistent_requests() {
         }
     }
     println!("{changed} programs with persistent requests ({wild} wildcard), {runs} POE runs");
-    assert!(changed > SEEDS / 4, "only {changed} programs have one");
+    assert!(changed > seeds() / 4, "only {changed} programs have one");
     assert!(wild > 0, "no persistent wildcard receive");
     assert!(
         failures.is_empty(),
@@ -1331,7 +1337,7 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_nonblocking_collectives() {
     let (mut failures, mut changed, mut runs, mut deferred) = (Vec::new(), 0, 0, 0);
     let mut idups = 0;
     let mut t = Tally::default();
-    for seed in 0..SEEDS * 4 {
+    for seed in 0..seeds() * 4 {
         let base = program(seed, Partial::Never);
         let prog = with_icolls(&base, seed);
         if prog == base {
@@ -1365,12 +1371,12 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_nonblocking_collectives() {
         "{changed} programs with nonblocking collectives ({deferred} waiting for one later, \
          {idups} with an MPI_Comm_idup), {runs} POE runs"
     );
-    assert!(changed > SEEDS / 2, "only {changed} programs have one");
+    assert!(changed > seeds() / 2, "only {changed} programs have one");
     assert!(
-        idups as u64 > SEEDS / 8,
+        idups as u64 > seeds() / 8,
         "only {idups} have an MPI_Comm_idup"
     );
-    assert!(deferred as u64 > SEEDS / 4, "only {deferred} wait later");
+    assert!(deferred as u64 > seeds() / 4, "only {deferred} wait later");
     assert!(
         failures.is_empty(),
         "{} checks failed; first:\n{}\nshrunk: {}",
@@ -1439,7 +1445,7 @@ fn with_cancels(prog: &Prog, seed: u64) -> Prog {
 fn poe_finds_exactly_the_outcomes_mpi_allows_with_cancelled_receives() {
     let (mut failures, mut changed, mut runs, mut repeated) = (Vec::new(), 0, 0, 0);
     let (mut both, mut t) = (0, Tally::default());
-    for seed in 0..SEEDS * 2 {
+    for seed in 0..seeds() * 2 {
         let base = program(seed, Partial::Never);
         let prog = with_cancels(&base, seed);
         if prog == base {
@@ -1467,8 +1473,11 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_cancelled_receives() {
         "{changed} programs cancel a receive ({both} checks where it is cancelled in some \
          outcomes and matched in others), {runs} POE runs, {repeated} repeating an outcome"
     );
-    assert!(changed > SEEDS / 4, "only {changed} programs cancel");
-    assert!(both as u64 > SEEDS / 10, "only {both} checks race a cancel");
+    assert!(changed > seeds() / 4, "only {changed} programs cancel");
+    assert!(
+        both as u64 > seeds() / 10,
+        "only {both} checks race a cancel"
+    );
     assert!(
         failures.is_empty(),
         "{} checks failed; first:\n{}\nshrunk: {}",
@@ -1485,7 +1494,7 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_cancelled_receives() {
 fn poe_finds_exactly_the_outcomes_mpi_allows_with_collectives_waited_in_part() {
     let (mut failures, mut changed, mut runs, mut repeated) = (Vec::new(), 0, 0, 0);
     let mut t = Tally::default();
-    for seed in 0..SEEDS * 4 {
+    for seed in 0..seeds() * 4 {
         let partial = if seed % 2 == 0 {
             Partial::Waitany
         } else {
@@ -1528,7 +1537,7 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_collectives_waited_in_part() {
         "{changed} programs wait for some collectives in part, {runs} POE runs, \
          {repeated} repeating an outcome"
     );
-    assert!(changed > SEEDS / 2, "only {changed} programs do");
+    assert!(changed > seeds() / 2, "only {changed} programs do");
     assert!(
         failures.is_empty(),
         "{} checks failed; first:\n{}\nshrunk: {}",
@@ -1684,7 +1693,7 @@ fn on_intercomm(prog: &Prog) -> Program {
 #[test]
 fn intercomm_programs_agree_with_their_world_form() {
     let (mut checked, mut branching, mut failures) = (0, 0, Vec::new());
-    for seed in 0..SEEDS * 2 {
+    for seed in 0..seeds() * 2 {
         let prog = star(&program(seed, Partial::Never));
         assert!(crosses_groups(&prog));
         // A third with matched probes too.
@@ -1731,7 +1740,7 @@ fn intercomm_programs_agree_with_their_world_form() {
 #[test]
 fn parallel_exploration_makes_the_sequential_runs() {
     let mut several = 0;
-    for seed in 0..SEEDS * 3 {
+    for seed in 0..seeds() * 3 {
         let prog = to_sim(&program(seed, Partial::Never));
         for zero_buffer in [false, true] {
             let cfg = Config {
@@ -1879,7 +1888,7 @@ impl Tally {
 #[test]
 fn many_more_seeds_agree_on_the_outcome_sets() {
     let mut t = Tally::default();
-    for seed in 0..SEEDS * 10 {
+    for seed in 0..seeds() * 10 {
         t.compare(seed, &program(seed, Partial::Never));
     }
     let (wrong, redundant) = (t.wrong, t.redundant);
@@ -1898,7 +1907,7 @@ fn many_more_seeds_agree_on_the_outcome_sets() {
 #[test]
 fn waitany_programs_agree_on_the_outcome_sets() {
     let mut t = Tally::default();
-    for seed in 0..SEEDS * 10 {
+    for seed in 0..seeds() * 10 {
         let prog = program(seed, Partial::Waitany);
         if prog
             .iter()
@@ -1935,7 +1944,7 @@ fn waitany_programs_agree_on_the_outcome_sets() {
 #[test]
 fn waitsome_programs_agree_on_the_outcome_sets() {
     let mut t = Tally::default();
-    for seed in 0..SEEDS * 10 {
+    for seed in 0..seeds() * 10 {
         let prog = program(seed, Partial::Waitsome);
         let lists: Vec<usize> = prog
             .iter()
@@ -2096,7 +2105,7 @@ fn permutations(v: &[CallId]) -> Vec<Vec<CallId>> {
 /// messages.
 #[test]
 fn exchangeable_blocks_stand_for_exactly_the_orders_mpi_allows() {
-    let t = compare_reduced(0..3 * SEEDS, |seed| {
+    let t = compare_reduced(0..3 * seeds(), |seed| {
         if seed % 3 == 0 {
             program(seed / 3, Partial::Never)
         } else {
@@ -2346,7 +2355,7 @@ fn compare_reduced(seeds: std::ops::Range<u64>, prog_of: impl Fn(u64) -> Prog) -
 /// exchangeable blocks, in fewer runs.
 #[test]
 fn waitany_rows_stand_for_exactly_the_orders_mpi_allows() {
-    let t = compare_reduced(0..2 * SEEDS, |seed| {
+    let t = compare_reduced(0..2 * seeds(), |seed| {
         if seed % 4 == 0 {
             program(seed / 4, Partial::Waitany)
         } else {
