@@ -1,7 +1,7 @@
 //! Randomized end-to-end test of the barrier classification: random small
 //! MPI C programs (see `gen.rs`) checked by the real `fib` under MPICH, once,
 //! with `--confirm`, so that every barrier group's fast verdict is compared
-//! with the proof by removal (DESIGN §4: the two methods must agree).
+//! with the proof by removal (ARCHITECTURE.md: the two methods must agree).
 //!
 //! `FIB_GEN_COUNT` (default 200) programs are generated from consecutive
 //! seeds starting at `FIB_GEN_SEED` (default 1). The longer run:
@@ -92,7 +92,8 @@ fn judge(g: &Generated, p: &Value, confirm: bool, tally: &mut [u64; 3]) -> Vec<S
             ));
         }
         // Without wildcard receives every barrier of a deadlock-free program
-        // is irrelevant (DESIGN §4).
+        // is irrelevant (Siegel and Avrunin's result, which the Fib pass
+        // relies on).
         if g.wildcard_sites == 0 && outcome == "ok" && verdict == "relevant" {
             why.push(format!(
                 "group at lines {lines:?} is relevant without wildcards"
