@@ -727,3 +727,102 @@ fn pure_crates_do_not_depend_on_libclang_or_mpi() {
         problems.join("\n")
     );
 }
+
+/// The calls of a file whose callee's name starts with `MPI_` (a call of
+/// the MPI library itself, not of its profiling interface), outside tests.
+struct MpiCalls {
+    in_test: usize,
+    found: Vec<(String, usize)>,
+}
+
+impl<'ast> Visit<'ast> for MpiCalls {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        let attrs: &[syn::Attribute] = match item {
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            _ => &[],
+        };
+        let test = is_cfg_test(attrs);
+        self.in_test += usize::from(test);
+        syn::visit::visit_item(self, item);
+        self.in_test -= usize::from(test);
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*call.func {
+            let name = p
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            if self.in_test == 0 && name.starts_with("MPI_") {
+                let line = syn::spanned::Spanned::span(&p.path).start().line;
+                self.found.push((name, line));
+            }
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+}
+
+/// Architecture Invariant: the interposition library calls MPI only
+/// through `PMPI_*`. Its wrappers are the program's `MPI_*`; a call of one
+/// from inside the library would come back through them.
+#[test]
+fn the_interposition_library_calls_only_pmpi() {
+    let root = workspace().join("interpose/src/lib.rs");
+    let mut problems = Vec::new();
+    for f in module_files(&root) {
+        let mut v = MpiCalls {
+            in_test: 0,
+            found: Vec::new(),
+        };
+        for item in &f.ast.items {
+            v.visit_item(item);
+        }
+        for (name, line) in v.found {
+            problems.push(format!("{}:{line}: {name}", f.file.display()));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "MPI_* called instead of PMPI_*:\n{}",
+        problems.join("\n")
+    );
+}
+
+/// Architecture Invariant: only the binary uses `anyhow`; the libraries
+/// return typed errors.
+#[test]
+fn only_the_binary_depends_on_anyhow() {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(workspace())
+        .output()
+        .expect("cargo metadata");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut users = Vec::new();
+    for p in meta["packages"].as_array().unwrap() {
+        let normal_anyhow = p["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["name"] == "anyhow" && d["kind"].is_null());
+        if normal_anyhow {
+            users.push(p["name"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(users, ["fib-cli"]);
+}
