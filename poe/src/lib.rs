@@ -13,6 +13,8 @@
 //! with no send buffered, so that most runs need no rerun for that.
 //! [`segmented::Segmented`] holds a run's record of its calls.
 
+#![forbid(unsafe_code)]
+
 pub mod engine;
 pub mod explore;
 pub mod segmented;

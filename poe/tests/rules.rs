@@ -1,9 +1,10 @@
-//! One test per MPI rule the engine must get right (DESIGN.md §3): fences,
-//! non-overtaking of sends and receives, completions, the match-set kinds,
-//! communicator constructors, polling, independence from arrival order and
-//! replay. Each test runs a small straight-line program through the simulator
-//! and checks the exact outcome: how the run ends, how many runs there are,
-//! which send each wildcard receive got and which match sets fired.
+//! One test per MPI rule the engine must get right (the rules ARCHITECTURE.md
+//! lists under "Semantics the engine relies on"): fences, non-overtaking of
+//! sends and receives, completions, the match-set kinds, communicator
+//! constructors, polling, independence from arrival order and replay. Each
+//! test runs a small straight-line program through the simulator and checks
+//! the exact outcome: how the run ends, how many runs there are, which send
+//! each wildcard receive got and which match sets fired.
 
 use fib_wire::{
     CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, COMM_SELF, COMM_WORLD, PROC_NULL,

@@ -11,8 +11,8 @@
 //! which request a `Waitany` returns, which requests a `Waitsome` returns, a
 //! poll answered "not yet") is taken only when every rank is blocked, so that
 //! all candidates are known. Choices are taken from a replay prefix when one
-//! is given, which is how [`crate::explore::DepthFirst`] walks the tree of
-//! interleavings.
+//! is given, which is how the depth-first strategy of the explorer walks
+//! the tree of interleavings.
 //!
 //! [`Engine`] is a facade over three concerns, each with its own state and
 //! module: `matching` (MPI's rules: candidates, non-overtaking, collectives,
@@ -39,10 +39,9 @@ use path::{with_defers, Path};
 pub use exchange::{Exchange, Vouch, Vouched};
 pub use matching::SOME_SUBSETS_UP_TO;
 pub use model::{
-    call_name, Alternative, Choice, ChoicePoint, CollWhat, Config, Fired, FiredList, Kind, Leak,
-    OpId, OpRec, Ops, Peer, Planned, Rank, RankView, RunEnd,
+    call_name, Alternative, Choice, ChoicePoint, CollWhat, Config, Differs, Fired, FiredList, Kind,
+    Leak, Mismatch, OpId, OpRec, Ops, Peer, Planned, Rank, RankView, RunEnd,
 };
-pub use params::{Differs, Mismatch};
 pub use rows::WaitRow;
 
 /// How many rounds of failing polls, with nothing else happening, count as a

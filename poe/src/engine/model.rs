@@ -1,8 +1,9 @@
 //! The engine's vocabulary: operations as the engine models them (`OpId`,
-//! `Kind`, `OpRec`), what a run records (`Fired`, `Choice`, `RunEnd`,
-//! `Leak`), what a replay follows (`Planned`), and the translation of an
-//! intercepted wire call into a [`Kind`] (world ranks, resolved requests).
-//! Every other engine module uses these types; this one uses none of them.
+//! `Kind`, `OpRec`), what a run records (`Fired`, `Choice`, `RunEnd` and the
+//! `Mismatch` of arguments it may end with, `Leak`), what a replay follows
+//! (`Planned`), and the translation of an intercepted wire call into a
+//! [`Kind`] (world ranks, resolved requests). Every other engine module uses
+//! these types; this one uses none of them.
 
 use fib_wire::{CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, PROC_NULL, ROOT};
 
@@ -183,8 +184,8 @@ pub enum Alternative {
     Index(u32),
     /// The positions (in the call's request list, ascending) a
     /// `Waitsome`/`Testsome` returns: under other timing it could have found
-    /// any non-empty subset of its complete requests complete (see
-    /// [`SOME_SUBSETS_UP_TO`]).
+    /// any non-empty subset of its complete requests complete (the engine's
+    /// `SOME_SUBSETS_UP_TO` caps which of them a choice offers).
     Subset(Vec<u32>),
     /// Cancel the receive (which the program asked to cancel) instead of
     /// giving it a message.
@@ -268,7 +269,7 @@ pub enum RunEnd {
     /// datatype, count or operation of one collective's members.
     ArgsDiffer {
         collective: bool,
-        mismatch: super::params::Mismatch,
+        mismatch: Mismatch,
     },
     /// The ranks of a communicator called different collectives.
     CollectiveMismatch {
@@ -296,6 +297,26 @@ pub enum RunEnd {
         call: &'static str,
         dst: Rank,
     },
+}
+
+/// Which argument differs between calls that match ([`RunEnd::ArgsDiffer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Differs {
+    /// The predefined datatype the data is made of.
+    Datatype,
+    /// How many elements of it (collectives only: a receive may take fewer
+    /// than its buffer holds).
+    Count,
+    /// The reduction operation.
+    Operation,
+}
+
+/// Arguments that differ: the calls and each one's value, in the calls'
+/// order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    pub differs: Differs,
+    pub values: Vec<(OpId, String)>,
 }
 
 /// Something the program left behind in a run that completed: MPI requires

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use fib_wire::{CollKind, Op};
 
-use super::model::{CollWhat, Kind, OpId, OpRec, Peer, Rank};
+use super::model::{CollWhat, Differs, Kind, Mismatch, OpId, OpRec, Peer, Rank};
 
 /// What a call's data is made of ([`Op::Args`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,26 +23,6 @@ pub(crate) struct Args {
     dtype: String,
     count: i64,
     op: String,
-}
-
-/// Which argument differs between calls that match.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Differs {
-    /// The predefined datatype the data is made of.
-    Datatype,
-    /// How many elements of it (collectives only: a receive may take fewer
-    /// than its buffer holds).
-    Count,
-    /// The reduction operation.
-    Operation,
-}
-
-/// Arguments that differ: the calls and each one's value, in the calls'
-/// order.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mismatch {
-    pub differs: Differs,
-    pub values: Vec<(OpId, String)>,
 }
 
 /// Each rank's arguments reported last, and those of every send, receive
