@@ -53,9 +53,10 @@ code 2.
 
 ## What to do
 
-Check the list of supported functions in the README. Where the program has a
-choice, use a modelled function (MPI_Comm_dup instead of MPI_Comm_idup
-followed at once by MPI_Wait) to verify the rest of the logic.
+Check the list of supported functions in the guide (docs/src/supported.md).
+Where the program has a choice, use a modelled function (MPI_Comm_dup
+instead of MPI_Comm_idup followed at once by MPI_Wait) to verify the rest
+of the logic.
 When the call sits on a path your runs do not take, `--run-unsupported`
 checks the rest of the program; a `fib: allow FIB006` comment on the line
 then keeps the finding out of the exit code.
