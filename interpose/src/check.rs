@@ -162,7 +162,7 @@ pub fn coll(l: &mut Lib, c: MPI_Comm, root: Option<c_int>) {
         // root) or `MPI_PROC_NULL`, the other group the root's rank.
         // SAFETY: reading a constant; `c` is a communicator.
         let special = (root == MPI_ROOT || root == unsafe { RSMPI_PROC_NULL })
-            && unsafe { crate::inter::is_inter(c) };
+            && unsafe { crate::values::is_inter(c) };
         if !special && (root < 0 || root >= n) {
             invalid(
                 l,

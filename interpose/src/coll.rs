@@ -14,7 +14,7 @@ use mpi_sys::*;
 
 use crate::conn::fatal;
 use crate::handle::{bits, same};
-use crate::state::lib;
+use crate::held::lib;
 
 /// Reports a collective, waits for Go, then starts it with `start` and polls
 /// the request `start` fills in.
@@ -55,7 +55,7 @@ unsafe fn coll_blocking_when(
     crate::check::coll(&mut l, comm, kind.has_root().then_some(root));
     let cid = l.comm_id(comm);
     let root = if kind.has_root() {
-        crate::state::root_to_wire(root)
+        crate::values::root_to_wire(root)
     } else {
         0
     };
@@ -66,7 +66,7 @@ unsafe fn coll_blocking_when(
     });
     l.wait_go();
     if let Some(blocking) = blocking {
-        if always || crate::inter::is_inter(comm) {
+        if always || crate::values::is_inter(comm) {
             return blocking();
         }
     }

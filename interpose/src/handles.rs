@@ -14,8 +14,9 @@ use fib_wire::{HandleKind, Site, Up};
 use mpi_sys::*;
 
 use crate::handle::bits;
+use crate::held::lib;
 use crate::site;
-use crate::state::{lib, try_lib, Lib};
+use crate::state::{try_lib, Lib};
 
 /// The objects made and not yet freed, by kind and handle bits: the site
 /// and call that made each.

@@ -11,7 +11,8 @@ use std::os::raw::{c_int, c_void};
 use fib_wire::{CollKind, Op};
 use mpi_sys::*;
 
-use crate::state::{lib, Kind, Real};
+use crate::held::lib;
+use crate::state::{Kind, Real};
 
 /// `MPI_Comm_idup` (`info`: `MPI_Comm_idup_with_info`): started in MPI at
 /// once, like the other nonblocking collectives, and reported with its
@@ -73,7 +74,7 @@ unsafe fn icoll(
     let mut l = lib();
     let cid = l.comm_id(comm);
     let root = if kind.has_root() {
-        crate::state::root_to_wire(root)
+        crate::values::root_to_wire(root)
     } else {
         0
     };

@@ -11,7 +11,9 @@ use mpi_sys::*;
 use crate::conn::{log, Conn, RANK};
 use crate::crash;
 use crate::errors;
-use crate::state::{self, lib, try_lib, Lib};
+use crate::held::lib;
+use crate::site;
+use crate::state::{self, try_lib, Lib};
 
 /// Connects to the scheduler once MPI is up.
 unsafe fn start() {
@@ -35,7 +37,7 @@ unsafe fn start() {
         size: size as u32,
         pid: std::process::id(),
     });
-    state::announce_files();
+    site::announce_files();
     // Flushed at once, so the scheduler knows the rank even if it dies
     // before its first blocking call.
     l.conn.flush();
@@ -84,7 +86,7 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Abort(comm: MPI_Comm, code: c_int) -> c_int {
     if let Some(l) = try_lib() {
-        let site = crate::site::for_call();
+        let site = site::for_call();
         l.push(Up::Abort { site, code });
         l.conn.flush();
     }

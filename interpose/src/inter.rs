@@ -17,14 +17,8 @@ use mpi_sys::*;
 use crate::coll::{construct, world_members};
 use crate::conn::fatal;
 use crate::handle::bits;
-use crate::state::lib;
-
-/// Whether `comm` is an intercommunicator.
-pub(crate) unsafe fn is_inter(comm: MPI_Comm) -> bool {
-    let mut flag: c_int = 0;
-    PMPI_Comm_test_inter(comm, &mut flag);
-    flag != 0
-}
+use crate::held::lib;
+use crate::values::is_inter;
 
 /// Stops the run with `call` reported as unsupported when `comm` is an
 /// intercommunicator: the constructors fib models only over

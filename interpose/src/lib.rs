@@ -18,6 +18,7 @@
 #![allow(non_snake_case)]
 #![allow(clippy::missing_safety_doc)]
 
+mod ahead;
 mod check;
 mod coll;
 mod conn;
@@ -25,15 +26,20 @@ mod crash;
 mod errors;
 mod handle;
 mod handles;
+mod held;
 mod icoll;
 mod init;
 mod inter;
 mod p2p;
+mod progress;
+mod report;
 mod sig;
 mod site;
 mod state;
+mod tables;
 mod topo;
 mod unsupported;
+mod values;
 mod wait;
 
 pub use coll::*;

@@ -16,9 +16,10 @@ use mpi_sys::*;
 
 use crate::conn::fatal;
 use crate::handle::bits;
-use crate::state::{
-    copy_of, lib, put_status, rank_from_wire, rank_to_wire, tag_from_wire, tag_to_wire, Kind,
-    Persist, Real, RecvReq,
+use crate::held::lib;
+use crate::state::{Kind, Persist, Real, RecvReq};
+use crate::values::{
+    copy_of, put_status, rank_from_wire, rank_to_wire, tag_from_wire, tag_to_wire,
 };
 use crate::wait::wait_ids;
 
@@ -463,7 +464,7 @@ unsafe fn probe(
             tag,
         } => {
             let (src, tag) = (rank_from_wire(src), tag_from_wire(tag));
-            let mut st = crate::state::empty_status();
+            let mut st = crate::values::empty_status();
             l.spin(|| {
                 let mut flag: c_int = 0;
                 PMPI_Iprobe(src, tag, comm, &mut flag, &mut st);

@@ -17,7 +17,8 @@ use fib_wire::Op;
 use mpi_sys::*;
 
 use crate::handle::{bits, same};
-use crate::state::{lib, Lib};
+use crate::held::lib;
+use crate::state::Lib;
 
 /// How deep a derived datatype is followed.
 const MAX_DEPTH: u32 = 16;

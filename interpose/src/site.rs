@@ -14,6 +14,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use fib_wire::{Site, Up};
 
+use crate::state::try_lib;
+
 static FILE: AtomicU32 = AtomicU32::new(0);
 static LINE: AtomicU32 = AtomicU32::new(0);
 
@@ -78,6 +80,13 @@ pub fn announce(out: &mut Vec<u8>) {
     }
     for (id, path) in f.new_modules.drain(..) {
         Up::File { id, path }.encode(out);
+    }
+}
+
+/// Sends [`Up::File`] for files not yet named, if connected.
+pub fn announce_files() {
+    if let Some(l) = try_lib() {
+        announce(&mut l.conn.pending);
     }
 }
 
@@ -228,7 +237,7 @@ pub unsafe extern "C" fn fib_set_site(file: *const c_char, line: c_int) {
     if files().announced < files().paths.len() {
         // Name the file right away, so that a crash before the next MPI call
         // still refers to a known file.
-        crate::state::announce_files();
+        announce_files();
     }
 }
 

@@ -17,7 +17,7 @@ use mpi_sys::*;
 use crate::coll::construct;
 use crate::conn::fatal;
 use crate::handle::same;
-use crate::state::lib;
+use crate::held::lib;
 
 /// Reports the constructor `how` over `comm` as a split with `color` (MPI's
 /// `MPI_UNDEFINED` for `MPI_COMM_NULL`) and `key`, runs `make`, and checks

@@ -10,7 +10,9 @@ use fib_wire::{Down, Op, WaitKind};
 use mpi_sys::*;
 
 use crate::conn::fatal;
-use crate::state::{empty_status, lib, put_empty, put_status, statuses_ignored, write_status, Lib};
+use crate::held::lib;
+use crate::state::Lib;
+use crate::values::{empty_status, put_empty, put_status, statuses_ignored, write_status};
 
 /// Reports a wait (or, with `test`, a test) on `ids` and returns the
 /// scheduler's answer, checked against what the call allows. A wait for

@@ -1,0 +1,115 @@
+//! The state as the wrappers reach it: held by one thread at a time.
+//! [`lib`] returns a guard that gives the state back when dropped. The
+//! scheduler's protocol speaks of one call at a time, so a thread that calls
+//! MPI while another one is inside is reported as `MPI_THREAD_MULTIPLE` and
+//! the run stops; calls from several threads one after the other hold the
+//! state in turn.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use fib_wire::Up;
+
+use crate::conn::{fatal, log};
+use crate::site;
+use crate::state::{try_lib, Lib};
+
+/// The state, held by the calling thread until the returned [`Held`] is
+/// dropped; a call before `MPI_Init` or after `MPI_Finalize` is fatal.
+///
+/// The state is the rank's one picture of the run, and the scheduler's
+/// protocol speaks of one call at a time: fib does not model two threads
+/// in MPI at once (`MPI_THREAD_MULTIPLE` used as such). A thread that
+/// calls MPI while another one is inside (blocked in a receive, say) is
+/// reported as unsupported and the run stops, rather than corrupting the
+/// state or waiting for an answer that would look like a deadlock. Calls
+/// from several threads one after the other (`MPI_THREAD_SERIALIZED`,
+/// `FUNNELED`) hold it in turn.
+pub fn lib() -> Held {
+    let me = thread_id();
+    HELD.with(|depth| {
+        if depth.get() == 0 {
+            if let Err(other) = OWNER.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
+                two_threads(other);
+            }
+        }
+        depth.set(depth.get() + 1);
+    });
+    match try_lib() {
+        Some(l) => Held(l),
+        None => fatal("an MPI call was made before MPI_Init or after MPI_Finalize"),
+    }
+}
+
+/// The state, held by one thread (see [`lib`]).
+pub struct Held(&'static mut Lib);
+
+impl std::ops::Deref for Held {
+    type Target = Lib;
+    fn deref(&self) -> &Lib {
+        self.0
+    }
+}
+
+impl std::ops::DerefMut for Held {
+    fn deref_mut(&mut self) -> &mut Lib {
+        self.0
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        HELD.with(|depth| {
+            depth.set(depth.get() - 1);
+            if depth.get() == 0 {
+                OWNER.store(0, Ordering::Release);
+            }
+        });
+    }
+}
+
+/// The thread inside the library (its kernel thread id), or 0.
+static OWNER: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// How many [`Held`]s this thread has (wrappers call helpers that take
+    /// the state again).
+    static HELD: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// The calling thread's kernel id, asked of the kernel once per thread.
+fn thread_id() -> u64 {
+    thread_local! {
+        static TID: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+    TID.with(|t| {
+        if t.get() == 0 {
+            // SAFETY: gettid has no preconditions.
+            t.set(unsafe { libc::gettid() } as u64);
+        }
+        t.get()
+    })
+}
+
+/// Reports that this thread called MPI while thread `other` was inside, and
+/// waits to be stopped. The report goes straight to the socket in one
+/// write: the other thread owns the buffered connection.
+fn two_threads(other: u64) -> ! {
+    let fd = crate::conn::FD.load(Ordering::Relaxed);
+    if fd >= 0 {
+        let mut frame = Vec::new();
+        Up::Unsupported {
+            site: site::current(),
+            name: fib_wire::THREAD_MULTIPLE.to_string(),
+        }
+        .encode(&mut frame);
+        crate::conn::raw_write_all(fd, &frame);
+    } else {
+        log(&format!(
+            "MPI called from two threads at once (thread {other} was inside); fib does not model MPI_THREAD_MULTIPLE"
+        ));
+    }
+    loop {
+        // SAFETY: pause has no preconditions; the scheduler ends the run.
+        unsafe { libc::pause() };
+    }
+}

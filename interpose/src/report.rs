@@ -1,0 +1,41 @@
+//! What a wrapper queues for the scheduler: a message, preceded by the
+//! names of the files and modules it has not been told about yet; an
+//! intercepted call at the current site; and an unsupported call or object,
+//! after which the rank waits for the scheduler to end the run. The batch
+//! is written when the rank next waits for an answer, or once it grows
+//! large.
+
+use fib_wire::{Op, Site, Up};
+
+use crate::site;
+use crate::state::Lib;
+
+impl Lib {
+    /// Queues one message (naming new files first).
+    pub fn push(&mut self, m: Up) {
+        site::announce(&mut self.conn.pending);
+        self.conn.push(&m);
+    }
+
+    /// Queues an intercepted call at the current site.
+    pub fn event(&mut self, op: Op) {
+        let site = site::for_call();
+        self.push(Up::Op { site, op });
+    }
+
+    /// Reports an unsupported call or object and waits for the scheduler to
+    /// end the run.
+    pub fn unsupported(&mut self, name: &str) -> ! {
+        let site = site::for_call();
+        self.push(Up::Unsupported {
+            site,
+            name: name.to_string(),
+        });
+        self.conn.wait_for_eof()
+    }
+
+    /// The current site (for messages built by hand).
+    pub fn site(&self) -> Site {
+        site::current()
+    }
+}
