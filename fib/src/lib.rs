@@ -53,6 +53,8 @@
 //! - A witness path is the shortest path from the receive to the send, looked
 //!   for only once per relevant group, within the sweep's window.
 
+#![forbid(unsafe_code)]
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 

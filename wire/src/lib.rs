@@ -23,6 +23,8 @@
 //! environment variables the scheduler passes to the ranks). Everything is
 //! re-exported here, so users name `fib_wire::Op`, `fib_wire::Up`, ...
 
+#![forbid(unsafe_code)]
+
 mod codec;
 pub mod env;
 mod messages;

@@ -18,15 +18,10 @@ use crate::finding::{Finding, Severity};
 use crate::model::{BarrierReport, Buffering, Outcome, ProgramReport, Report, Verdict, Witness};
 use picture::timeline_figure;
 
-/// The report as an HTML page, reading source lines from the files the
-/// findings name (paths relative to the current directory).
-pub fn render(report: &Report) -> String {
-    render_with_sources(report, &mut |path| std::fs::read_to_string(path).ok())
-}
-
-/// Like [`render`], but source files come from `load`, which returns a
-/// file's text or `None` when it cannot be read; the snippet is then left
-/// out.
+/// The report as an HTML page. The source lines of the files the findings
+/// name come from `load` (fib's command line reads them relative to the
+/// current directory), which returns a file's text or `None` when it
+/// cannot be read; the snippet is then left out.
 pub fn render_with_sources(
     report: &Report,
     load: &mut dyn FnMut(&str) -> Option<String>,
