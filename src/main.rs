@@ -466,9 +466,9 @@ pub(crate) fn write_report(
 ) -> Result<()> {
     let mut text = match format {
         Format::Json => fib_report::emit::json::render(report),
-        Format::Sarif => fib_report::emit::sarif::render(report),
-        Format::Github => fib_report::emit::github::render(report),
-        Format::Html => fib_report::emit::html::render(report),
+        Format::Sarif => fib_report::emit::sarif::render_with_sources(report, &mut read_source),
+        Format::Github => fib_report::emit::github::render_with_sources(report, &mut read_source),
+        Format::Html => fib_report::emit::html::render_with_sources(report, &mut read_source),
         Format::Human => {
             let color = match color {
                 "always" => true,
@@ -477,7 +477,7 @@ pub(crate) fn write_report(
                 _ if output.is_some() => false,
                 _ => std::io::IsTerminal::is_terminal(&std::io::stdout()),
             };
-            fib_report::emit::human::render(report, color)
+            fib_report::emit::human::render_with_sources(report, color, &mut read_source)
         }
     };
     if !text.ends_with('\n') {
@@ -489,6 +489,13 @@ pub(crate) fn write_report(
         None => print_out(&text),
     }
     Ok(())
+}
+
+/// The text of the source file at `path` (relative to the current
+/// directory, as the findings name files), or `None` when it cannot be
+/// read: how the report formats get the source lines they show.
+fn read_source(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok()
 }
 
 /// No progress line: only the notes, on standard error.

@@ -39,7 +39,7 @@ pub struct GroupVerdict {
     pub ranks: usize,
     pub instances: usize,
     /// Every site is in code the program never runs
-    /// ([`instrument::Facts::dead`]).
+    /// ([`fib_sites::Facts::dead`]).
     pub never_runs: bool,
 }
 
@@ -251,8 +251,8 @@ fn purposes(sites: &Resolver, group: &[u32]) -> Vec<fib_report::Purpose> {
         .filter(|p| group.contains(&p.site))
         .map(|p| fib_report::Purpose {
             kind: match p.kind {
-                instrument::PurposeKind::Timing => "timing",
-                instrument::PurposeKind::Output => "output",
+                fib_sites::PurposeKind::Timing => "timing",
+                fib_sites::PurposeKind::Output => "output",
             },
             call: p.callee.clone(),
             file: sites.show(&p.file),

@@ -7,6 +7,8 @@
 //! user's source in one place ([`Resolver`]). Like the engine and the Fib
 //! pass, it does no I/O: the driver feeds it what the runs produced.
 
+#![forbid(unsafe_code)]
+
 pub mod barriers;
 pub mod confirm;
 mod ending;

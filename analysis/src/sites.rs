@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use fib_report::{Place, SiteRef};
+use fib_sites::{Analysis, CallSite, Dependence};
 use fib_wire::Site;
-use instrument::{Analysis, CallSite, Dependence};
 
 /// The file names a run's ranks announced, by file id.
 pub type FileNames = HashMap<u32, String>;
@@ -351,7 +351,7 @@ fn site_file(site: Site, files: &FileNames) -> Option<&str> {
 mod tests {
     use std::path::PathBuf;
 
-    use instrument::{Facts, SiteTable};
+    use fib_sites::{Facts, SiteTable};
 
     use super::*;
 

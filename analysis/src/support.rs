@@ -4,8 +4,8 @@
 
 use fib_report::codes::{Rule, Scope, Unsupported, FIB006};
 use fib_report::Finding;
+use fib_sites::CallSite;
 use fib_wire::{Support, Why};
-use instrument::CallSite;
 
 use crate::sites::Resolver;
 
@@ -25,7 +25,7 @@ pub(crate) fn scope(name: &str) -> Scope {
 
 /// The call sites of the program whose function fib does not model, in
 /// site-table order; those in code the program never runs
-/// ([`instrument::Facts::dead`]) are left out.
+/// ([`fib_sites::Facts::dead`]) are left out.
 pub fn unmodelled_calls<'a>(sites: &Resolver<'a>) -> Vec<&'a CallSite> {
     let analysis = sites.analysis();
     analysis
@@ -73,7 +73,7 @@ pub fn unmodelled_findings(
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use instrument::{Analysis, Facts, SiteTable};
+    use fib_sites::{Analysis, Facts, SiteTable};
 
     use super::*;
 

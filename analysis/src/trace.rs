@@ -6,9 +6,9 @@ use poe::engine::{Exchange, FiredList, Ops};
 
 use crate::sites::{FileNames, Resolver};
 
-/// An operation instance across interleavings (DESIGN's unit of
-/// comparison): rank, site-table id, and how many times the rank made that
-/// call before.
+/// An operation instance across interleavings, the unit in which the proof
+/// by removal compares explorations ([`crate::confirm::Signature`]): rank,
+/// site-table id, and how many times the rank made that call before.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Instance {
     pub rank: usize,

@@ -13,8 +13,8 @@ use fib_analysis::{confirm, Ending, Exploration, Explored, FileNames, Keep, Reso
 use fib_report::codes::{FIB001, FIB014, FIB015, FIB017, FIB018, FIB023};
 use fib_report::timeline::{At, LinkKind, Role, Timeline};
 use fib_report::{Outcome, Verdict, Witness};
+use fib_sites::{Analysis, CallSite, Dependence, Facts, SiteTable};
 use fib_wire::{CollKind, Op, SendMode, ANY, COMM_WORLD};
-use instrument::{Analysis, CallSite, Dependence, Facts, SiteTable};
 use poe::engine::{Config, RunEnd};
 use poe::sim::{explore, RunResult, Step, Turns};
 

@@ -30,10 +30,11 @@
 //! sets, that barrier is what keeps S from matching R: it is relevant, and
 //! R, S and the path are its witness. A barrier no pair needs in any
 //! interleaving is irrelevant. The paper also checks S reaching R; against
-//! the definition by removal (DESIGN §4) that direction only gives false
-//! positives (a send ordered before a receive can still match it), and the
-//! random-program comparison showed them, so it is left out. Like the engine,
-//! the pass is pure: no I/O.
+//! the definition by removal (the first invariant in `ARCHITECTURE.md`:
+//! deleting an irrelevant group changes neither the wildcard matches nor the
+//! errors) that direction only gives false positives (a send ordered before
+//! a receive can still match it), and the random-program comparison showed
+//! them, so it is left out. Like the engine, the pass is pure: no I/O.
 //!
 //! The pass stays near-linear in the run's size:
 //!
@@ -52,6 +53,8 @@
 //!   resolved, or when no group still undecided can show up any more.
 //! - A witness path is the shortest path from the receive to the send, looked
 //!   for only once per relevant group, within the sweep's window.
+
+#![forbid(unsafe_code)]
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};

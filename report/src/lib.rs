@@ -3,6 +3,8 @@
 //! does with findings: waivers in its sources, a baseline of known findings,
 //! severity overrides, the view across process counts.
 
+#![forbid(unsafe_code)]
+
 pub mod baseline;
 pub mod codes;
 pub mod counts;

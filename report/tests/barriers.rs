@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::strip_ansi;
+use common::{read_source, strip_ansi};
 use fib_report::codes::{BarrierNotCovered, Inputs, IrrelevantBarrier, RelevantBarrier, Rule};
 use fib_report::emit::{human, json};
 use fib_report::{
@@ -216,16 +216,22 @@ fn sample() -> Report {
 
 #[test]
 fn human_plain() {
-    insta::assert_snapshot!("human", human::render(&sample(), false));
+    insta::assert_snapshot!(
+        "human",
+        human::render_with_sources(&sample(), false, &mut read_source)
+    );
 }
 
 #[test]
 fn human_color_has_escapes_and_same_text() {
-    let colored = human::render(&sample(), true);
+    let colored = human::render_with_sources(&sample(), true, &mut read_source);
     // codespan's headers: bold yellow for the warning, bold cyan for notes.
     assert!(colored.contains("\x1b[0m\x1b[1m\x1b[33mwarning[FIB014]"));
     assert!(colored.contains("\x1b[0m\x1b[1m\x1b[36mnote[FIB015]"));
-    assert_eq!(strip_ansi(&colored), human::render(&sample(), false));
+    assert_eq!(
+        strip_ansi(&colored),
+        human::render_with_sources(&sample(), false, &mut read_source)
+    );
 }
 
 #[test]
@@ -259,7 +265,7 @@ fn a_label_in_an_unreadable_file_becomes_a_line() {
 fn a_span_past_the_end_of_the_file_falls_back_to_the_line() {
     let mut report = sample();
     report.programs[0].findings[0].span = Some((100_000, 100_010));
-    let text = human::render(&report, false);
+    let text = human::render_with_sources(&report, false, &mut read_source);
     assert!(text.contains(
         "  --> tests/fixtures/barriers.c:13:9\n\
          \x20  |\n\
@@ -271,12 +277,12 @@ fn a_span_past_the_end_of_the_file_falls_back_to_the_line() {
 #[test]
 fn summary_says_when_every_verdict_was_confirmed() {
     let mut report = sample();
-    let plain = human::render(&report, false);
+    let plain = human::render_with_sources(&report, false, &mut read_source);
     assert!(plain.contains("\n  barriers: 3 groups — 1 relevant, 1 irrelevant, 1 not covered\n"));
     for b in &mut report.programs[0].barriers {
         b.confirmed = true;
     }
-    let confirmed = human::render(&report, false);
+    let confirmed = human::render_with_sources(&report, false, &mut read_source);
     assert!(confirmed.contains(
         "\n  barriers: 3 groups — 1 relevant, 1 irrelevant, 1 not covered, confirmed by removal\n"
     ));

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::strip_ansi;
+use common::{read_source, strip_ansi};
 use fib_report::codes::{Crash, Deadlock, Rule};
 use fib_report::emit::{human, json};
 use fib_report::{
@@ -166,15 +166,21 @@ fn sample() -> Report {
 
 #[test]
 fn human_plain() {
-    insta::assert_snapshot!("human", human::render(&sample(), false));
+    insta::assert_snapshot!(
+        "human",
+        human::render_with_sources(&sample(), false, &mut read_source)
+    );
 }
 
 #[test]
 fn human_color_has_escapes_and_same_text() {
-    let colored = human::render(&sample(), true);
+    let colored = human::render_with_sources(&sample(), true, &mut read_source);
     assert!(colored.contains("\x1b[1;31merror[FIB001]\x1b[0m"));
     // Removing the escapes gives back the plain text.
-    assert_eq!(strip_ansi(&colored), human::render(&sample(), false));
+    assert_eq!(
+        strip_ansi(&colored),
+        human::render_with_sources(&sample(), false, &mut read_source)
+    );
 }
 
 #[test]

@@ -22,14 +22,9 @@ use super::{detail_lines, Sources};
 use crate::finding::{Finding, Severity};
 use crate::model::{ProgramReport, Report};
 
-/// One line per finding, then the totals line, reading the findings' files
-/// (paths relative to the current directory) to turn byte spans into lines
-/// and columns.
-pub fn render(report: &Report) -> String {
-    render_with_sources(report, &mut |path| std::fs::read_to_string(path).ok())
-}
-
-/// Like [`render`], but source files come from `load`, which returns a
+/// One line per finding, then the totals line. The findings' files, which
+/// turn byte spans into lines and columns, come from `load` (fib's command
+/// line reads them relative to the current directory), which returns a
 /// file's text or `None` when it cannot be read; the command then keeps
 /// fib's line and column and has no end.
 pub fn render_with_sources(

@@ -59,16 +59,9 @@ impl Style {
     }
 }
 
-/// The report for a terminal, reading source lines from the files the
-/// findings name (paths relative to the current directory). `color` turns
-/// ANSI colours on.
-pub fn render(report: &Report, color: bool) -> String {
-    render_with_sources(report, color, &mut |path| {
-        std::fs::read_to_string(path).ok()
-    })
-}
-
-/// Like [`render`], but source files come from `load`, which returns a
+/// The report for a terminal; `color` turns ANSI colours on. The source
+/// lines of the files the findings name come from `load` (fib's command
+/// line reads them relative to the current directory), which returns a
 /// file's text or `None` when it cannot be read; the snippet is then left
 /// out.
 pub fn render_with_sources(

@@ -1,6 +1,9 @@
-//! The output formats. Each format is one small module with one `render`
-//! function from a [`Report`](crate::Report) to the text fib prints; the
-//! command line picks the module, and nothing else knows about formats.
+//! The output formats. Each format is one small module with one function
+//! from a [`Report`](crate::Report) to the text fib prints (`render` for
+//! JSON, `render_with_sources` for the formats that show or measure source
+//! lines); the command line picks the module, and nothing else knows about
+//! formats. The formats never read files themselves: the caller passes the
+//! function that loads a source file, so this crate stays free of I/O.
 //!
 //! What several formats share is here: the [`Sources`] the findings' files
 //! are read through, the position of a finding in its file as the

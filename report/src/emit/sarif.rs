@@ -39,16 +39,11 @@ pub const SCHEMA_URI: &str =
 /// ran in, which a code-scanning upload takes as the repository's root.
 pub const SRCROOT: &str = "%SRCROOT%";
 
-/// The report as a pretty-printed SARIF 2.1.0 log, ending in a newline,
-/// reading the findings' files (paths relative to the current directory) to
-/// turn byte spans into lines and columns.
-pub fn render(report: &Report) -> String {
-    render_with_sources(report, &mut |path| std::fs::read_to_string(path).ok())
-}
-
-/// Like [`render`], but source files come from `load`, which returns a
-/// file's text or `None` when it cannot be read; regions then keep fib's
-/// line and column and have no end.
+/// The report as a pretty-printed SARIF 2.1.0 log, ending in a newline.
+/// The findings' files, which turn byte spans into lines and columns, come
+/// from `load` (fib's command line reads them relative to the current
+/// directory), which returns a file's text or `None` when it cannot be
+/// read; regions then keep fib's line and column and have no end.
 pub fn render_with_sources(
     report: &Report,
     load: &mut dyn FnMut(&str) -> Option<String>,

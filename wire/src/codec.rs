@@ -1,0 +1,1023 @@
+//! The byte encoding of the messages: every message travels as a frame (a
+//! little-endian `u32` body length, then the body, whose first byte says
+//! which message it is), written by [`Up::encode`] and [`Down::encode`],
+//! read back by [`Up::decode`] and [`Down::decode`], and split off a byte
+//! stream by [`Frames`]. A body that does not decode is a [`WireError`],
+//! never a panic.
+
+use std::fmt;
+
+use crate::messages::{Down, Up};
+use crate::ops::{CollKind, Op, SendMode, SplitKind, WaitKind};
+use crate::site::Site;
+
+/// A malformed frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WireError(pub String);
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "malformed message: {}", self.0)
+    }
+}
+
+impl std::error::Error for WireError {}
+
+struct W<'a>(&'a mut Vec<u8>);
+
+impl W<'_> {
+    fn u8(&mut self, v: u8) {
+        self.0.push(v);
+    }
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn i32(&mut self, v: i32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+    fn site(&mut self, s: Site) {
+        let (file, line) = s.to_raw();
+        self.u32(file);
+        self.u32(line);
+    }
+    fn list(&mut self, v: &[u32]) {
+        self.u32(v.len() as u32);
+        for x in v {
+            self.u32(*x);
+        }
+    }
+    fn str(&mut self, s: &str) {
+        self.u32(s.len() as u32);
+        self.0.extend_from_slice(s.as_bytes());
+    }
+}
+
+struct R<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> R<'a> {
+    fn take(&mut self, n: usize) -> Result<&'a [u8], WireError> {
+        if self.pos + n > self.buf.len() {
+            return Err(WireError(format!(
+                "truncated body ({} bytes, wanted {} more at {})",
+                self.buf.len(),
+                n,
+                self.pos
+            )));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u8(&mut self) -> Result<u8, WireError> {
+        Ok(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Result<u32, WireError> {
+        Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn i32(&mut self) -> Result<i32, WireError> {
+        Ok(i32::from_le_bytes(self.take(4)?.try_into().unwrap()))
+    }
+    fn bool(&mut self) -> Result<bool, WireError> {
+        Ok(self.u8()? != 0)
+    }
+    fn site(&mut self) -> Result<Site, WireError> {
+        let file = self.u32()?;
+        Ok(Site::from_raw(file, self.u32()?))
+    }
+    fn list(&mut self) -> Result<Vec<u32>, WireError> {
+        let n = self.u32()? as usize;
+        if n > self.buf.len() {
+            return Err(WireError(format!("list of {n} entries in a short body")));
+        }
+        (0..n).map(|_| self.u32()).collect()
+    }
+    fn str(&mut self) -> Result<String, WireError> {
+        let n = self.u32()? as usize;
+        let b = self.take(n)?;
+        String::from_utf8(b.to_vec()).map_err(|_| WireError("string is not UTF-8".into()))
+    }
+    fn done(&self) -> Result<(), WireError> {
+        if self.pos == self.buf.len() {
+            Ok(())
+        } else {
+            Err(WireError(format!(
+                "{} trailing bytes",
+                self.buf.len() - self.pos
+            )))
+        }
+    }
+}
+
+fn wait_kind_code(k: WaitKind) -> u8 {
+    match k {
+        WaitKind::One => 0,
+        WaitKind::All => 1,
+        WaitKind::Any => 2,
+        WaitKind::Some => 3,
+    }
+}
+
+fn wait_kind(c: u8) -> Result<WaitKind, WireError> {
+    Ok(match c {
+        0 => WaitKind::One,
+        1 => WaitKind::All,
+        2 => WaitKind::Any,
+        3 => WaitKind::Some,
+        _ => return Err(WireError(format!("wait kind {c}"))),
+    })
+}
+
+fn coll_code(k: CollKind) -> u8 {
+    CollKind::ALL.iter().position(|x| *x == k).unwrap() as u8
+}
+
+/// The bytes of a frame's length field, before its body.
+pub const FRAME_HEADER: usize = 4;
+
+/// Starts a frame in `out`; returns the offset of its length field.
+fn begin(out: &mut Vec<u8>) -> usize {
+    let at = out.len();
+    out.extend_from_slice(&[0; FRAME_HEADER]);
+    at
+}
+
+fn end(out: &mut [u8], at: usize) {
+    let len = (out.len() - at - FRAME_HEADER) as u32;
+    out[at..at + FRAME_HEADER].copy_from_slice(&len.to_le_bytes());
+}
+
+/// Appends the frame body `body` (as [`Frames::next_body`] gave it) to
+/// `out`, framed again, for [`Frames`] to split off later.
+pub fn frame(body: &[u8], out: &mut Vec<u8>) {
+    let at = begin(out);
+    out.extend_from_slice(body);
+    end(out, at);
+}
+
+fn encode_op(w: &mut W, op: &Op) {
+    match op {
+        Op::Send {
+            mode,
+            dest,
+            tag,
+            comm,
+            req,
+        } => {
+            w.u8(1);
+            w.u8(SendMode::ALL.iter().position(|m| m == mode).unwrap() as u8);
+            w.i32(*dest);
+            w.i32(*tag);
+            w.u32(*comm);
+            w.u8(req.is_some() as u8);
+            w.u32(req.unwrap_or(0));
+        }
+        Op::Recv {
+            src,
+            tag,
+            comm,
+            req,
+            blocking,
+        } => {
+            w.u8(2);
+            w.i32(*src);
+            w.i32(*tag);
+            w.u32(*comm);
+            w.u32(*req);
+            w.u8(*blocking as u8);
+        }
+        Op::Wait { kind, reqs } => {
+            w.u8(3);
+            w.u8(wait_kind_code(*kind));
+            w.list(reqs);
+        }
+        Op::Test { kind, reqs } => {
+            w.u8(4);
+            w.u8(wait_kind_code(*kind));
+            w.list(reqs);
+        }
+        Op::Probe {
+            src,
+            tag,
+            comm,
+            blocking,
+        } => {
+            w.u8(5);
+            w.i32(*src);
+            w.i32(*tag);
+            w.u32(*comm);
+            w.u8(*blocking as u8);
+        }
+        Op::Coll { kind, comm, root } => {
+            w.u8(6);
+            w.u8(coll_code(*kind));
+            w.u32(*comm);
+            w.i32(*root);
+        }
+        Op::CommDup { comm } => {
+            w.u8(7);
+            w.u32(*comm);
+        }
+        Op::CommSplit { comm, color, key } => {
+            w.u8(8);
+            w.u32(*comm);
+            w.i32(*color);
+            w.i32(*key);
+        }
+        Op::CommCreate { comm, members } => {
+            w.u8(9);
+            w.u32(*comm);
+            w.list(members);
+        }
+        Op::CommFree { comm } => {
+            w.u8(10);
+            w.u32(*comm);
+        }
+        Op::Finalize => w.u8(11),
+        Op::Args { dtype, count, op } => {
+            w.u8(40);
+            w.str(dtype);
+            w.i32(*count as i32);
+            w.i32((*count >> 32) as i32);
+            w.str(op);
+        }
+        Op::CommSplitAs {
+            how,
+            comm,
+            color,
+            key,
+        } => {
+            w.u8(12);
+            w.u8(SplitKind::ALL.iter().position(|x| x == how).unwrap() as u8);
+            w.u32(*comm);
+            w.i32(*color);
+            w.i32(*key);
+        }
+        Op::RequestFree { req } => {
+            w.u8(13);
+            w.u32(*req);
+        }
+        Op::RequestInit { req, recv, mode } => {
+            w.u8(14);
+            w.u32(*req);
+            w.u8(*recv as u8);
+            w.u8(SendMode::ALL.iter().position(|m| m == mode).unwrap() as u8);
+        }
+        Op::Icoll {
+            kind,
+            comm,
+            root,
+            req,
+        } => {
+            w.u8(15);
+            w.u8(coll_code(*kind));
+            w.u32(*comm);
+            w.i32(*root);
+            w.u32(*req);
+        }
+        Op::Mprobe {
+            src,
+            tag,
+            comm,
+            req,
+            blocking,
+        } => {
+            w.u8(16);
+            w.i32(*src);
+            w.i32(*tag);
+            w.u32(*comm);
+            w.u32(*req);
+            w.u8(*blocking as u8);
+        }
+        Op::Mrecv {
+            req,
+            blocking,
+            probe,
+        } => {
+            w.u8(17);
+            w.u32(*req);
+            w.u8(*blocking as u8);
+            w.u32(*probe);
+        }
+        Op::RequestGetStatus { req } => {
+            w.u8(18);
+            w.u32(*req);
+        }
+        Op::Cancel { req } => {
+            w.u8(19);
+            w.u32(*req);
+        }
+        Op::CommIdup { comm, req, info } => {
+            w.u8(20);
+            w.u32(*comm);
+            w.u32(*req);
+            w.u8(*info as u8);
+        }
+        Op::CommCreateGroup { comm, members, tag } => {
+            w.u8(21);
+            w.u32(*comm);
+            w.list(members);
+            w.i32(*tag);
+        }
+        Op::IntercommCreate {
+            local_comm,
+            local_leader,
+            peer_comm,
+            remote_leader,
+            tag,
+        } => {
+            w.u8(25);
+            w.u32(*local_comm);
+            w.i32(*local_leader);
+            w.u32(*peer_comm);
+            w.i32(*remote_leader);
+            w.i32(*tag);
+        }
+        Op::IntercommMerge { comm, high } => {
+            w.u8(26);
+            w.u32(*comm);
+            w.u8(*high as u8);
+        }
+    }
+}
+
+fn decode_op(r: &mut R) -> Result<Op, WireError> {
+    Ok(match r.u8()? {
+        1 => {
+            let m = r.u8()? as usize;
+            let mode = *SendMode::ALL
+                .get(m)
+                .ok_or_else(|| WireError(format!("send mode {m}")))?;
+            let dest = r.i32()?;
+            let tag = r.i32()?;
+            let comm = r.u32()?;
+            let has = r.bool()?;
+            let req = r.u32()?;
+            Op::Send {
+                mode,
+                dest,
+                tag,
+                comm,
+                req: has.then_some(req),
+            }
+        }
+        2 => Op::Recv {
+            src: r.i32()?,
+            tag: r.i32()?,
+            comm: r.u32()?,
+            req: r.u32()?,
+            blocking: r.bool()?,
+        },
+        3 => Op::Wait {
+            kind: wait_kind(r.u8()?)?,
+            reqs: r.list()?,
+        },
+        4 => Op::Test {
+            kind: wait_kind(r.u8()?)?,
+            reqs: r.list()?,
+        },
+        5 => Op::Probe {
+            src: r.i32()?,
+            tag: r.i32()?,
+            comm: r.u32()?,
+            blocking: r.bool()?,
+        },
+        6 => {
+            let c = r.u8()? as usize;
+            let kind = *CollKind::ALL
+                .get(c)
+                .ok_or_else(|| WireError(format!("collective kind {c}")))?;
+            Op::Coll {
+                kind,
+                comm: r.u32()?,
+                root: r.i32()?,
+            }
+        }
+        7 => Op::CommDup { comm: r.u32()? },
+        8 => Op::CommSplit {
+            comm: r.u32()?,
+            color: r.i32()?,
+            key: r.i32()?,
+        },
+        9 => Op::CommCreate {
+            comm: r.u32()?,
+            members: r.list()?,
+        },
+        10 => Op::CommFree { comm: r.u32()? },
+        11 => Op::Finalize,
+        40 => {
+            let dtype = r.str()?;
+            let lo = r.i32()? as u32 as i64;
+            let hi = r.i32()? as i64;
+            Op::Args {
+                dtype,
+                count: hi << 32 | lo,
+                op: r.str()?,
+            }
+        }
+        13 => Op::RequestFree { req: r.u32()? },
+        14 => {
+            let req = r.u32()?;
+            let recv = r.bool()?;
+            let m = r.u8()? as usize;
+            Op::RequestInit {
+                req,
+                recv,
+                mode: *SendMode::ALL
+                    .get(m)
+                    .ok_or_else(|| WireError(format!("send mode {m}")))?,
+            }
+        }
+        15 => {
+            let c = r.u8()? as usize;
+            let kind = *CollKind::ALL
+                .get(c)
+                .ok_or_else(|| WireError(format!("collective kind {c}")))?;
+            Op::Icoll {
+                kind,
+                comm: r.u32()?,
+                root: r.i32()?,
+                req: r.u32()?,
+            }
+        }
+        12 => {
+            let c = r.u8()? as usize;
+            let how = *SplitKind::ALL
+                .get(c)
+                .ok_or_else(|| WireError(format!("constructor kind {c}")))?;
+            Op::CommSplitAs {
+                how,
+                comm: r.u32()?,
+                color: r.i32()?,
+                key: r.i32()?,
+            }
+        }
+        16 => Op::Mprobe {
+            src: r.i32()?,
+            tag: r.i32()?,
+            comm: r.u32()?,
+            req: r.u32()?,
+            blocking: r.bool()?,
+        },
+        17 => Op::Mrecv {
+            req: r.u32()?,
+            blocking: r.bool()?,
+            probe: r.u32()?,
+        },
+        18 => Op::RequestGetStatus { req: r.u32()? },
+        19 => Op::Cancel { req: r.u32()? },
+        20 => Op::CommIdup {
+            comm: r.u32()?,
+            req: r.u32()?,
+            info: r.bool()?,
+        },
+        21 => Op::CommCreateGroup {
+            comm: r.u32()?,
+            members: r.list()?,
+            tag: r.i32()?,
+        },
+        25 => Op::IntercommCreate {
+            local_comm: r.u32()?,
+            local_leader: r.i32()?,
+            peer_comm: r.u32()?,
+            remote_leader: r.i32()?,
+            tag: r.i32()?,
+        },
+        26 => Op::IntercommMerge {
+            comm: r.u32()?,
+            high: r.bool()?,
+        },
+        t => return Err(WireError(format!("operation tag {t}"))),
+    })
+}
+
+impl Up {
+    /// Appends this message, framed, to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let at = begin(out);
+        let mut w = W(out);
+        match self {
+            Up::Hello { rank, size, pid } => {
+                w.u8(1);
+                w.u32(*rank);
+                w.u32(*size);
+                w.u32(*pid);
+            }
+            Up::File { id, path } => {
+                w.u8(2);
+                w.u32(*id);
+                w.str(path);
+            }
+            Up::Op { site, op } => {
+                w.u8(3);
+                w.site(*site);
+                encode_op(&mut w, op);
+            }
+            Up::Abort { site, code } => {
+                w.u8(4);
+                w.site(*site);
+                w.i32(*code);
+            }
+            Up::Crash { site, signal } => {
+                w.u8(5);
+                w.site(*site);
+                w.i32(*signal);
+            }
+            Up::Unsupported { site, name } => {
+                w.u8(6);
+                w.site(*site);
+                w.str(name);
+            }
+            Up::MpiError { site, code, text } => {
+                w.u8(7);
+                w.site(*site);
+                w.i32(*code);
+                w.str(text);
+            }
+            Up::Exit { site, status } => {
+                w.u8(8);
+                w.site(*site);
+                w.i32(*status);
+            }
+            Up::Ahead { posted, settled } => {
+                w.u8(9);
+                w.u8(u8::from(*posted) | u8::from(*settled) << 1);
+            }
+            Up::Stuck { on } => {
+                w.u8(10);
+                w.u8(u8::from(*on));
+            }
+            Up::Leaked { site, call, count } => {
+                w.u8(20);
+                w.site(*site);
+                w.str(call);
+                w.u32(*count);
+            }
+            Up::Invalid { site, message } => {
+                w.u8(21);
+                w.site(*site);
+                w.str(message);
+            }
+        }
+        end(out, at);
+    }
+
+    /// Decodes one frame body (without its length prefix).
+    pub fn decode(body: &[u8]) -> Result<Up, WireError> {
+        let mut r = R { buf: body, pos: 0 };
+        let m = match r.u8()? {
+            1 => Up::Hello {
+                rank: r.u32()?,
+                size: r.u32()?,
+                pid: r.u32()?,
+            },
+            2 => Up::File {
+                id: r.u32()?,
+                path: r.str()?,
+            },
+            3 => Up::Op {
+                site: r.site()?,
+                op: decode_op(&mut r)?,
+            },
+            4 => Up::Abort {
+                site: r.site()?,
+                code: r.i32()?,
+            },
+            5 => Up::Crash {
+                site: r.site()?,
+                signal: r.i32()?,
+            },
+            6 => Up::Unsupported {
+                site: r.site()?,
+                name: r.str()?,
+            },
+            7 => Up::MpiError {
+                site: r.site()?,
+                code: r.i32()?,
+                text: r.str()?,
+            },
+            8 => Up::Exit {
+                site: r.site()?,
+                status: r.i32()?,
+            },
+            10 => Up::Stuck { on: r.u8()? != 0 },
+            20 => Up::Leaked {
+                site: r.site()?,
+                call: r.str()?,
+                count: r.u32()?,
+            },
+            21 => Up::Invalid {
+                site: r.site()?,
+                message: r.str()?,
+            },
+            9 => {
+                let bits = r.u8()?;
+                if bits > 3 {
+                    return Err(WireError(format!("ahead flags {bits}")));
+                }
+                Up::Ahead {
+                    posted: bits & 1 != 0,
+                    settled: bits & 2 != 0,
+                }
+            }
+            t => return Err(WireError(format!("message tag {t}"))),
+        };
+        r.done()?;
+        Ok(m)
+    }
+}
+
+impl Down {
+    /// Appends this message, framed, to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        let at = begin(out);
+        let mut w = W(out);
+        match self {
+            Down::Go => w.u8(1),
+            Down::PostRecv { req, src, tag } => {
+                w.u8(2);
+                w.u32(*req);
+                w.i32(*src);
+                w.i32(*tag);
+            }
+            Down::Probed { found, src, tag } => {
+                w.u8(3);
+                w.u8(*found as u8);
+                w.i32(*src);
+                w.i32(*tag);
+            }
+            Down::Done { indices } => {
+                w.u8(4);
+                w.list(indices);
+            }
+            Down::NewComm { id } => {
+                w.u8(5);
+                w.i32(*id);
+            }
+            Down::Cancelled { req } => {
+                w.u8(6);
+                w.u32(*req);
+            }
+        }
+        end(out, at);
+    }
+
+    /// Decodes one frame body (without its length prefix).
+    pub fn decode(body: &[u8]) -> Result<Down, WireError> {
+        let mut r = R { buf: body, pos: 0 };
+        let m = match r.u8()? {
+            1 => Down::Go,
+            2 => Down::PostRecv {
+                req: r.u32()?,
+                src: r.i32()?,
+                tag: r.i32()?,
+            },
+            3 => Down::Probed {
+                found: r.bool()?,
+                src: r.i32()?,
+                tag: r.i32()?,
+            },
+            4 => Down::Done { indices: r.list()? },
+            5 => Down::NewComm { id: r.i32()? },
+            6 => Down::Cancelled { req: r.u32()? },
+            t => return Err(WireError(format!("message tag {t}"))),
+        };
+        r.done()?;
+        Ok(m)
+    }
+}
+
+/// Collects bytes read from a stream and splits them into frame bodies.
+#[derive(Default)]
+pub struct Frames {
+    buf: Vec<u8>,
+    start: usize,
+}
+
+impl Frames {
+    /// Appends freshly read bytes.
+    pub fn push(&mut self, bytes: &[u8]) {
+        if self.start > 0 && self.start == self.buf.len() {
+            self.buf.clear();
+            self.start = 0;
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    /// The next complete frame body, if one has fully arrived.
+    pub fn next_body(&mut self) -> Option<&[u8]> {
+        let avail = &self.buf[self.start..];
+        if avail.len() < FRAME_HEADER {
+            self.compact();
+            return None;
+        }
+        let len = u32::from_le_bytes(avail[..FRAME_HEADER].try_into().unwrap()) as usize;
+        if avail.len() < FRAME_HEADER + len {
+            self.compact();
+            return None;
+        }
+        let s = self.start + FRAME_HEADER;
+        self.start = s + len;
+        Some(&self.buf[s..s + len])
+    }
+
+    /// Whether bytes of an unfinished frame are waiting.
+    pub fn has_partial(&self) -> bool {
+        self.start < self.buf.len()
+    }
+
+    fn compact(&mut self) {
+        if self.start > 0 {
+            self.buf.drain(..self.start);
+            self.start = 0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ANY, PROC_NULL, UNDEFINED};
+
+    fn round_up(m: Up) {
+        let mut out = Vec::new();
+        m.encode(&mut out);
+        let mut f = Frames::default();
+        // Feed byte by byte: framing must not depend on read sizes.
+        let mut got = Vec::new();
+        for b in &out {
+            f.push(std::slice::from_ref(b));
+            while let Some(body) = f.next_body() {
+                got.push(Up::decode(body).unwrap());
+            }
+        }
+        assert_eq!(got, vec![m]);
+        assert!(!f.has_partial());
+        // A body framed again is the message as it was sent.
+        let mut f = Frames::default();
+        f.push(&out);
+        let mut again = Vec::new();
+        frame(f.next_body().unwrap(), &mut again);
+        assert_eq!(again, out);
+    }
+
+    fn round_down(m: Down) {
+        let mut out = Vec::new();
+        m.encode(&mut out);
+        assert_eq!(Down::decode(&out[4..]).unwrap(), m);
+    }
+
+    #[test]
+    fn every_up_message_round_trips() {
+        let site = Site::Line { file: 3, line: 42 };
+        round_up(Up::Hello {
+            rank: 2,
+            size: 4,
+            pid: 99,
+        });
+        round_up(Up::File {
+            id: 1,
+            path: "a/b.c".into(),
+        });
+        for op in [
+            Op::Send {
+                mode: SendMode::Sync,
+                dest: 1,
+                tag: ANY,
+                comm: 7,
+                req: Some(5),
+            },
+            Op::Send {
+                mode: SendMode::Buffered,
+                dest: 2,
+                tag: 3,
+                comm: 0,
+                req: None,
+            },
+            Op::Send {
+                mode: SendMode::Ready,
+                dest: 0,
+                tag: 1,
+                comm: 4,
+                req: Some(9),
+            },
+            Op::Send {
+                mode: SendMode::Standard,
+                dest: PROC_NULL,
+                tag: 0,
+                comm: 0,
+                req: None,
+            },
+            Op::Recv {
+                src: ANY,
+                tag: 9,
+                comm: 0,
+                req: 3,
+                blocking: true,
+            },
+            Op::Wait {
+                kind: WaitKind::Some,
+                reqs: vec![1, 2, 3],
+            },
+            Op::Test {
+                kind: WaitKind::Any,
+                reqs: vec![],
+            },
+            Op::Probe {
+                src: 0,
+                tag: ANY,
+                comm: 1,
+                blocking: false,
+            },
+            Op::Mprobe {
+                src: ANY,
+                tag: 4,
+                comm: 1,
+                req: 12,
+                blocking: true,
+            },
+            Op::Mrecv {
+                req: 13,
+                blocking: false,
+                probe: 12,
+            },
+            Op::RequestGetStatus { req: 14 },
+            Op::Cancel { req: 15 },
+            Op::CommIdup {
+                comm: 2,
+                req: 16,
+                info: true,
+            },
+            Op::CommCreateGroup {
+                comm: 0,
+                members: vec![0, 2, 4],
+                tag: 9,
+            },
+            Op::Coll {
+                kind: CollKind::Alltoall,
+                comm: 2,
+                root: 0,
+            },
+            Op::Icoll {
+                kind: CollKind::Iallreduce,
+                comm: 2,
+                root: 0,
+                req: 9,
+            },
+            Op::CommDup { comm: 0 },
+            Op::CommSplit {
+                comm: 0,
+                color: UNDEFINED,
+                key: 3,
+            },
+            Op::CommCreate {
+                comm: 0,
+                members: vec![0, 2],
+            },
+            Op::CommFree { comm: 4 },
+            Op::IntercommCreate {
+                local_comm: 2,
+                local_leader: 0,
+                peer_comm: 0,
+                remote_leader: 1,
+                tag: 99,
+            },
+            Op::IntercommMerge {
+                comm: 5,
+                high: true,
+            },
+            Op::RequestFree { req: 12 },
+            Op::RequestInit {
+                req: 3,
+                recv: false,
+                mode: SendMode::Ready,
+            },
+            Op::RequestInit {
+                req: 4,
+                recv: true,
+                mode: SendMode::Standard,
+            },
+            Op::Finalize,
+            Op::Args {
+                dtype: "MPI_INT".into(),
+                count: -(1 << 40) + 3,
+                op: String::new(),
+            },
+            Op::Args {
+                dtype: String::new(),
+                count: 1 << 33,
+                op: "MPI_SUM".into(),
+            },
+        ] {
+            round_up(Up::Op { site, op });
+        }
+        for kind in CollKind::ALL {
+            round_up(Up::Op {
+                site,
+                op: Op::Coll {
+                    kind,
+                    comm: 3,
+                    root: 1,
+                },
+            });
+        }
+        for how in SplitKind::ALL {
+            round_up(Up::Op {
+                site,
+                op: Op::CommSplitAs {
+                    how,
+                    comm: 2,
+                    color: UNDEFINED,
+                    key: 5,
+                },
+            });
+        }
+        round_up(Up::Abort { site, code: 3 });
+        round_up(Up::Exit { site, status: 3 });
+        round_up(Up::MpiError {
+            site,
+            code: 15,
+            text: "Message truncated".into(),
+        });
+        round_up(Up::Crash { site, signal: 11 });
+        for (posted, settled) in [(true, false), (false, true), (true, true)] {
+            round_up(Up::Ahead { posted, settled });
+        }
+        round_up(Up::Stuck { on: true });
+        round_up(Up::Stuck { on: false });
+        round_up(Up::Unsupported {
+            site,
+            name: "MPI_Bsend".into(),
+        });
+        round_up(Up::Leaked {
+            site,
+            call: "MPI_Type_vector".into(),
+            count: 3,
+        });
+        round_up(Up::Invalid {
+            site,
+            message: "count -1 is negative".into(),
+        });
+    }
+
+    #[test]
+    fn every_down_message_round_trips() {
+        round_down(Down::Go);
+        round_down(Down::Cancelled { req: 9 });
+        round_down(Down::PostRecv {
+            req: 4,
+            src: 1,
+            tag: 17,
+        });
+        round_down(Down::Probed {
+            found: true,
+            src: 0,
+            tag: 2,
+        });
+        round_down(Down::Done {
+            indices: vec![0, 2],
+        });
+        round_down(Down::NewComm { id: -1 });
+    }
+
+    #[test]
+    fn collective_codes_stay_where_they_were() {
+        // Codes are positions in `CollKind::ALL`: the kinds fib modelled
+        // first keep theirs, the later ones follow.
+        assert_eq!(coll_code(CollKind::Barrier), 0);
+        assert_eq!(coll_code(CollKind::Alltoall), 7);
+        assert_eq!(coll_code(CollKind::Gatherv), 8);
+        assert_eq!(coll_code(CollKind::ReduceScatterBlock), 16);
+        let mut out = Vec::new();
+        Up::Op {
+            site: Site::Unknown,
+            op: Op::Coll {
+                kind: CollKind::Scan,
+                comm: 0,
+                root: 0,
+            },
+        }
+        .encode(&mut out);
+        // length, message tag, two site words, operation tag, kind code.
+        assert_eq!(out[4 + 1 + 8 + 1], 13);
+        assert_eq!(coll_code(CollKind::Ibarrier), 17);
+        assert_eq!(coll_code(CollKind::IreduceScatterBlock), 33);
+        assert_eq!(coll_code(CollKind::NeighborAllgather), 34);
+        assert_eq!(coll_code(CollKind::IneighborAlltoallw), 43);
+        assert!(Up::decode(&[3, 0, 0, 0, 0, 0, 0, 0, 0, 6, 44, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
+        assert!(Up::decode(&[
+            3, 0, 0, 0, 0, 0, 0, 0, 0, 12, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        ])
+        .is_err());
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(Up::decode(&[]).is_err());
+        assert!(Up::decode(&[3, 1, 2]).is_err());
+        assert!(Up::decode(&[99]).is_err());
+        assert!(Down::decode(&[4, 255, 255, 255, 255]).is_err());
+    }
+}

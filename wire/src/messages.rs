@@ -1,0 +1,93 @@
+//! The two kinds of message: [`Up`], from a rank to the scheduler, and
+//! [`Down`], from the scheduler to a rank. A rank sends every intercepted
+//! call as [`Up::Op`] and waits for a [`Down`] answer only for the calls
+//! that block ([`Op::expects_reply`]). Their byte encoding is in the codec
+//! module.
+
+use crate::ops::Op;
+use crate::site::Site;
+
+/// A message from a rank to the scheduler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Up {
+    /// First message of every rank, sent from `MPI_Init`.
+    Hello { rank: u32, size: u32, pid: u32 },
+    /// Names a file id, or a module id ([`module_id`](crate::module_id)), used
+    /// in later [`Site`]s.
+    File { id: u32, path: String },
+    /// An intercepted call.
+    Op { site: Site, op: Op },
+    /// `MPI_Abort(comm, code)` was called.
+    Abort { site: Site, code: i32 },
+    /// The rank received a fatal signal; `site` is its last MPI call.
+    Crash { site: Site, signal: i32 },
+    /// The program called an MPI function fib does not model.
+    Unsupported { site: Site, name: String },
+    /// The MPI library raised error `code` (its text `text`) while the rank
+    /// was in the call at `site`.
+    MpiError { site: Site, code: i32, text: String },
+    /// The process is exiting with a status other than 0; `site` is its
+    /// last MPI call.
+    Exit { site: Site, status: i32 },
+    /// How the rank's next call ([`Up::Op`]) went ahead without the
+    /// scheduler. With `posted`, the call is a receive with a named source
+    /// that the rank posted to MPI itself (no receive of the rank was
+    /// waiting for the scheduler, so MPI matches it as the engine will):
+    /// the scheduler sends it no [`Down::PostRecv`]. With `settled`, the
+    /// call (a blocking receive, or a wait whose requests complete without
+    /// a choice) has already completed in MPI: the scheduler sends it no
+    /// answer, and feeds the rank's later calls to the engine only once the
+    /// engine has completed it too.
+    Ahead { posted: bool, settled: bool },
+    /// At `MPI_Finalize`: `count` handles that the call `call` (such as
+    /// `MPI_Type_vector`) made at `site` were never freed. Sent just before the
+    /// rank's `MPI_Finalize` ([`HandleKind`](crate::HandleKind) says what they
+    /// are).
+    Leaked {
+        site: Site,
+        call: String,
+        count: u32,
+    },
+    /// The call at `site` has an argument MPI does not accept (a negative
+    /// count, a tag above `MPI_TAG_UB`, `MPI_COMM_NULL`, ...), found by the
+    /// rank before it calls MPI; `message` says which. The rank then waits
+    /// for the scheduler to end the run.
+    Invalid { site: Site, message: String },
+    /// With `on`, the rank has spent a while in a standard send that the
+    /// engine has completed (buffered) but MPI has not: the program's own
+    /// buffer is in flight, and MPI finishes it only once its receive is
+    /// posted. Without `on`, the send has finished since. Sent only when
+    /// sends are not copied (see `FIB_COPY_SENDS`); the scheduler reruns
+    /// the interleaving with copies if no receive can come.
+    Stuck { on: bool },
+}
+
+/// A message from the scheduler to a rank.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Down {
+    /// The blocking call the rank waits in may complete.
+    Go,
+    /// Post the deferred receive `req` with this source and tag (ranks in the
+    /// receive's communicator). May arrive at any time, before the answer of
+    /// whatever call the rank waits in.
+    PostRecv { req: u32, src: i32, tag: i32 },
+    /// Answer to `MPI_Probe`/`MPI_Iprobe` (and to an `MPI_Improbe` that
+    /// finds nothing): whether a message is there, and
+    /// which (source in the probe's communicator).
+    Probed { found: bool, src: i32, tag: i32 },
+    /// Answer to `MPI_Wait*`/`MPI_Test*`: the positions, in the request list
+    /// the rank sent, of the requests that complete now. Empty means "flag is
+    /// false" for the test calls.
+    Done { indices: Vec<u32> },
+    /// Answer to a communicator constructor: the new communicator's
+    /// scheduler-wide id, or `-1` for `MPI_COMM_NULL`. Also sent ahead of
+    /// the [`Down::Done`] of a wait or test that completes
+    /// [`Op::CommIdup`] requests: one per such request, in the order of
+    /// `Done`'s positions.
+    NewComm { id: i32 },
+    /// The receive of request `req`, which the program asked to cancel,
+    /// is cancelled: it takes no message, and completes. Like
+    /// [`Down::PostRecv`], it may arrive before the answer of whatever
+    /// call the rank waits in.
+    Cancelled { req: u32 },
+}
