@@ -37,7 +37,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::mpi::Mpi;
+use crate::toolchain::Mpi;
 use crate::DriverError;
 
 /// The name of the configuration file.
