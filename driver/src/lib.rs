@@ -1,19 +1,19 @@
 //! Everything that touches the outside world on the way from a C file to a
 //! verdict. Its rooms, in the order a check goes:
 //!
-//! - [`workflow`]: the front door of `fib check` ([`check_paths`]): the
+//! - `workflow`: the front door of `fib check` ([`check_paths`]): the
 //!   paths or the build command the user names, each tree's `fib.toml`,
 //!   waivers and baselines;
-//! - [`run`]: one program checked: built into the cache, its interleavings
+//! - `run`: one program checked: built into the cache, its interleavings
 //!   explored (launching `mpiexec` and serving the ranks' socket), its
 //!   barriers judged; and the front door of `fib run` ([`run_prebuilt`]);
-//! - [`project`]: the user's project as fib reads it: discovery, the
+//! - `project`: the user's project as fib reads it: discovery, the
 //!   compile database, the build command and its compiler wrappers, the
 //!   configuration;
 //! - [`toolchain`]: the MPI implementations and the interposition library;
-//! - [`processes`]: the process groups fib starts, their temporary
+//! - `processes`: the process groups fib starts, their temporary
 //!   directories, and the user's interrupt;
-//! - [`cache`]: fib's cache directory and the content hash of its keys;
+//! - `cache`: fib's cache directory and the content hash of its keys;
 //! - [`settings`]: every default and every environment variable the driver
 //!   reads.
 //!

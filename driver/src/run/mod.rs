@@ -1,10 +1,10 @@
 //! Checks one program: looks for calls to MPI functions fib does not model
 //! (such a program is reported and not run, unless `--run-unsupported`),
-//! [`build`]s it, [`explore`]s its interleavings, gives its barrier groups
-//! their [`verdicts`] (proving them by removal with `--confirm`), and
-//! assembles its report once everything is known, or once the user
-//! interrupts it (from what is known then). [`verify`] does it for a
-//! program of the user's project; [`prebuilt`] for a program fib did not
+//! builds it ([`mod@build`]), [`explore`]s its interleavings, gives its
+//! barrier groups their [`verdicts`] (proving them by removal with
+//! `--confirm`), and assembles its report once everything is known, or once
+//! the user interrupts it (from what is known then). [`verify`] does it for
+//! a program of the user's project; [`prebuilt`] for a program fib did not
 //! build (`fib run`), whose calls [`symbols`] places. Its progress goes to
 //! a [`Progress`] the caller gives.
 

@@ -70,7 +70,7 @@ pub(crate) fn home() -> Option<PathBuf> {
 /// The tools the user names instead of the MPI implementation's own:
 /// `FIB_MPICC`, `FIB_MPICXX`, `FIB_MPIEXEC` (each `None` when unset).
 #[derive(Clone, Debug, Default)]
-pub struct Tools {
+pub(crate) struct Tools {
     pub mpicc: Option<String>,
     pub mpicxx: Option<String>,
     pub mpiexec: Option<String>,
@@ -78,7 +78,7 @@ pub struct Tools {
 
 impl Tools {
     /// Reads the three variables.
-    pub fn from_env() -> Tools {
+    pub(crate) fn from_env() -> Tools {
         Tools {
             mpicc: text(var::MPICC),
             mpicxx: text(var::MPICXX),

@@ -1,7 +1,7 @@
 //! The MPI toolchain a program is built and run with: the implementation
-//! ([`mpi`]: its compiler wrappers, launcher and packages), the tools the
-//! user names instead of its own ([`crate::settings::Tools`]), and the
-//! interposition library built against it ([`interpose`]). [`Toolchain`]
+//! (`mpi`: its compiler wrappers, launcher and packages), the tools the
+//! user names instead of its own (`FIB_MPICC`, `FIB_MPICXX`, `FIB_MPIEXEC`), and the
+//! interposition library built against it (`interpose`, [`Libraries`]). [`Toolchain`]
 //! gathers them for a check; [`for_program`] chooses them for a program
 //! fib did not build (`fib run`).
 
@@ -13,7 +13,8 @@ use crate::DriverError;
 mod interpose;
 mod mpi;
 
-pub use interpose::{built_against, Libraries, Source};
+use interpose::built_against;
+pub use interpose::{Libraries, Source};
 pub(crate) use mpi::is_executable;
 pub use mpi::Mpi;
 

@@ -10,7 +10,7 @@ use fib_report::Report;
 use super::{check_program, finish, Checked, Request, Session, Setup};
 use crate::processes;
 use crate::project::buildcmd;
-use crate::project::config::{self, Settings};
+use crate::project::config::{self, Config};
 use crate::toolchain::Mpi;
 use crate::DriverError;
 
@@ -18,7 +18,7 @@ use crate::DriverError;
 /// for it when the user set none): `FIB_MPICC`, else that of the
 /// implementation the command line, else `fib.toml`, asks for, else the
 /// one installed.
-fn compiler(session: &Session, s: &Settings) -> Result<String, DriverError> {
+fn compiler(session: &Session, s: &Config) -> Result<String, DriverError> {
     if let Some(c) = &session.tools.mpicc {
         return Ok(c.clone());
     }
@@ -48,20 +48,20 @@ fn build_dir(req: &Request) -> Result<PathBuf, DriverError> {
 /// `main` source several executables share is named with its executable.
 pub(super) fn check_build(session: &Session, command: &str) -> Result<Checked, DriverError> {
     let root = build_dir(session.req)?;
-    let settings = config::load(&root)?.unwrap_or_default();
+    let config = config::load(&root)?.unwrap_or_default();
     // The build first: when it fails, nothing else matters.
-    let record = buildcmd::run_build(&root, command, &compiler(session, &settings)?)?;
-    let toolchain = session.toolchain(&settings)?;
+    let record = buildcmd::run_build(&root, command, &compiler(session, &config)?)?;
+    let toolchain = session.toolchain(&config)?;
     let base = instrument::mpi_flags(&toolchain.mpicc).map_err(DriverError::Instrument)?;
     let top = std::fs::canonicalize(&root).unwrap_or_else(|_| root.clone());
-    let cflags = settings.cflags_in(&top);
+    let cflags = config.cflags_in(&top);
     let (programs, notes) = buildcmd::programs(&root, command, &record, &base, &cflags)?;
     let mut checked = Checked {
         notes,
         ..Checked::default()
     };
     let setup = Setup {
-        settings: &settings,
+        config: &config,
         toolchain: &toolchain,
     };
     let mut report = Report::default();
@@ -87,7 +87,7 @@ pub(super) fn check_build(session: &Session, command: &str) -> Result<Checked, D
             }
         }
     }
-    finish(session, &settings, report, &mut checked);
+    finish(session, &config, report, &mut checked);
     checked.report.interrupted = processes::interrupted();
     Ok(checked)
 }

@@ -17,7 +17,7 @@ use fib_report::{overrides, waivers, NotChecked, Report};
 use poe::Token;
 
 use crate::processes;
-use crate::project::config::Settings;
+use crate::project::config::Config;
 use crate::project::{Program, Tree};
 use crate::run::progress::Progress;
 use crate::run::{verify, Options};
@@ -62,7 +62,7 @@ pub struct Request {
     /// own directory.
     pub cwd: Option<PathBuf>,
     /// The user's build command (`--build`): the programs are what it
-    /// links, run in the one directory of `paths` (see [`crate::project::buildcmd`]).
+    /// links, run in the one directory of `paths`.
     pub build: Option<String>,
 }
 
@@ -113,7 +113,7 @@ impl Session<'_> {
     /// The tools a tree is checked with: the implementation the command
     /// line, else the tree's `fib.toml`, asks for, else the one installed;
     /// its interposition library (built first if need be).
-    fn toolchain(&self, s: &Settings) -> Result<Toolchain, DriverError> {
+    fn toolchain(&self, s: &Config) -> Result<Toolchain, DriverError> {
         let mpi = match (self.req.mpi, s.mpi) {
             (Some(m), _) => Mpi::choose(Some(m)),
             (None, Some(m)) => {
@@ -131,7 +131,7 @@ impl Session<'_> {
 /// What a tree's programs are checked with: its `fib.toml` and the MPI
 /// toolchain.
 struct Setup<'a> {
-    settings: &'a Settings,
+    config: &'a Config,
     toolchain: &'a Toolchain,
 }
 
@@ -147,7 +147,7 @@ fn check_program(
     checked: &mut Checked,
 ) -> Result<(), DriverError> {
     let sources: Vec<String> = program.sources.iter().map(|s| tree.show(s)).collect();
-    for opts in options(session.req, setup.settings, program, setup.toolchain) {
+    for opts in options(session.req, setup.config, program, setup.toolchain) {
         let not_checked = || NotChecked {
             program: tree.show(&program.main),
             nprocs: opts.nprocs,
@@ -169,14 +169,14 @@ fn check_program(
 }
 
 /// Applies the waivers of the sources of `report`'s programs and the
-/// severity overrides of `settings` to them, and adds them to `checked`.
-fn finish(session: &Session, settings: &Settings, mut report: Report, checked: &mut Checked) {
+/// severity overrides of `config` to them, and adds them to `checked`.
+fn finish(session: &Session, config: &Config, mut report: Report, checked: &mut Checked) {
     // A waiver whose finding an unfinished check did not reach yet is
     // not unused.
     let complete = session.req.replay.is_none() && !processes::interrupted();
     waivers::apply(&mut report, &mut read, complete);
     for p in &mut report.programs {
-        overrides::apply(p, &settings.severity);
+        overrides::apply(p, &config.severity);
     }
     checked.report.programs.extend(report.programs);
 }
@@ -189,7 +189,7 @@ fn read(path: &str) -> Option<String> {
 /// The options of each check of `program`, one per process count: the
 /// command line first, then the program's `[programs."..."]` table, its
 /// `fib:` directive (for the count), the file's top level, the defaults.
-fn options(req: &Request, s: &Settings, program: &Program, tc: &Toolchain) -> Vec<Options> {
+fn options(req: &Request, s: &Config, program: &Program, tc: &Toolchain) -> Vec<Options> {
     let own = s.program(&program.main).cloned().unwrap_or_default();
     let counts = if !req.nprocs.is_empty() {
         req.nprocs.clone()

@@ -104,7 +104,7 @@ fn check_group(session: &Session, g: &Group, checked: &mut Checked) -> Result<()
         }
         return Ok(());
     }
-    let settings = config::load(&g.root)?.unwrap_or_default();
+    let config = config::load(&g.root)?.unwrap_or_default();
     let mut named = Vec::new();
     for (name, given) in &g.named {
         if !project::is_source(name) && !project::is_header(name) && !g.root.join(name).is_dir() {
@@ -113,11 +113,11 @@ fn check_group(session: &Session, g: &Group, checked: &mut Checked) -> Result<()
                 given.display()
             )));
         }
-        if settings.ignores(name) {
+        if config.ignores(name) {
             checked.notes.push(format!(
                 "{}: left out by `ignore` in {}",
                 given.display(),
-                settings.file.display()
+                config.file.display()
             ));
         } else {
             named.push(name.clone());
@@ -126,20 +126,20 @@ fn check_group(session: &Session, g: &Group, checked: &mut Checked) -> Result<()
     if !g.whole && named.is_empty() {
         return Ok(());
     }
-    let toolchain = session.toolchain(&settings)?;
+    let toolchain = session.toolchain(&config)?;
     let top = std::fs::canonicalize(&g.root).unwrap_or_else(|_| g.root.clone());
     let tree = project::discover_in(
         &g.root,
         (!g.whole).then_some(named.as_slice()),
         &toolchain.mpicc,
-        &settings.cflags_in(&top),
-        &|rel| settings.ignores(rel),
+        &config.cflags_in(&top),
+        &|rel| config.ignores(rel),
     )?;
-    for key in settings.programs.keys() {
+    for key in config.programs.keys() {
         if !g.root.join(key).is_file() {
             return Err(DriverError::Input(format!(
                 "{}: `programs.\"{}\"`: no such file in {}",
-                settings.file.display(),
+                config.file.display(),
                 key.display(),
                 if g.root == Path::new(".") {
                     "this directory".to_string()
@@ -168,11 +168,11 @@ fn check_group(session: &Session, g: &Group, checked: &mut Checked) -> Result<()
         return Ok(());
     }
     let setup = Setup {
-        settings: &settings,
+        config: &config,
         toolchain: &toolchain,
     };
     let report = run_programs(session, g, &tree, &programs, &setup, checked)?;
-    finish(session, &settings, report, checked);
+    finish(session, &config, report, checked);
     Ok(())
 }
 

@@ -1,8 +1,9 @@
 //! Explores a program's interleavings: a [`Strategy`] decides which
 //! interleaving runs next ([`poe::explore`]), [`run::run`] runs it for real,
 //! and the pure [`Exploration`] turns each run into findings and keeps what
-//! the barrier verdicts need. An interrupt ([`crate::processes::interrupted`]) ends
-//! exploration with what the runs made before it showed.
+//! the barrier verdicts need. An interrupt
+//! ([`crate::processes::interrupted`]) ends exploration with what the runs
+//! made before it showed.
 
 mod ahead;
 mod launch;
