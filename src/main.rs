@@ -321,7 +321,10 @@ fn doctor() -> (String, bool) {
             missing.push("libclang: apt-get install libclang-14-dev".into());
         }
     }
-    out += &format!("cache:    {}\n", fib_driver::cache_dir().display());
+    out += &format!(
+        "cache:    {}\n",
+        fib_driver::settings::cache_dir().display()
+    );
     let usable = default.is_some() && !missing.iter().any(|m| m.starts_with("libclang"));
     if missing.is_empty() {
         out += "\nNothing is missing.\n";

@@ -33,7 +33,6 @@ pub use processes::{interrupt, interrupted, kill_current_run};
 pub use project::wrap::{main as wrap_main, SUBCOMMAND as WRAP_SUBCOMMAND};
 pub use run::prebuilt::{run_prebuilt, Prebuilt};
 pub use run::progress::{Phase, Progress, Silent, Status};
-pub use settings::cache_dir;
 pub use workflow::{apply_baseline, check_paths, read_baseline, write_baseline, Checked, Request};
 
 /// What kept the driver from doing its job (as opposed to what it found
