@@ -1,6 +1,7 @@
 //! Compiles the interposition library's sources (and the wire protocol's,
 //! which it uses) into the driver, so that an installed `fib` can build the
-//! library for whichever MPI implementation it finds (see `src/interpose.rs`).
+//! library for whichever MPI implementation it finds (see
+//! `src/toolchain/interpose.rs`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

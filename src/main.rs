@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
-use clap::{Parser, Subcommand, ValueEnum};
-use fib_driver::{Phase, Progress, Status};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use fib_driver::{settings, Phase, Progress, Status};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
 mod prebuilt;
@@ -65,6 +65,91 @@ enum Format {
     Html,
 }
 
+/// How a program is explored: the options `fib check` and `fib run` share.
+/// Their defaults are the driver's ([`fib_driver::settings`]).
+#[derive(Args)]
+struct ExploreArgs {
+    /// Make every standard send synchronous, to find deadlocks that depend
+    /// on MPI buffering.
+    #[arg(long)]
+    zero_buffer: bool,
+    // Time limit of one interleaving.
+    #[arg(long, help = format!(
+        "Time limit of one interleaving, in seconds [default: {}]",
+        settings::DEFAULT_TIMEOUT.as_secs()
+    ))]
+    timeout: Option<f64>,
+    /// Run only the interleaving this token names (as printed with a finding).
+    #[arg(long)]
+    replay: Option<String>,
+    // Stop after exploring this many interleavings.
+    #[arg(long, help = format!(
+        "Stop after exploring this many interleavings [default: {}]",
+        settings::DEFAULT_MAX_INTERLEAVINGS
+    ))]
+    max_interleavings: Option<usize>,
+    /// Run up to this many interleavings at once; the results are those of
+    /// one at a time [default: the number of cores].
+    #[arg(short = 'j', long, value_parser = clap::value_parser!(u64).range(1..))]
+    jobs: Option<u64>,
+    /// Prove every barrier verdict by removal: re-explore the program with
+    /// each barrier group deleted and compare what its messages can do.
+    #[arg(long)]
+    confirm: bool,
+}
+
+impl ExploreArgs {
+    /// The time limit, when given: a positive number of seconds.
+    fn timeout(&self) -> Result<Option<Duration>> {
+        match self.timeout {
+            Some(t) if t.is_nan() || t <= 0.0 => {
+                bail!("--timeout must be a positive number of seconds")
+            }
+            t => Ok(t.map(Duration::from_secs_f64)),
+        }
+    }
+
+    /// The interleaving `--replay` names, when given.
+    fn replay(&self) -> Result<Option<poe::Token>> {
+        match &self.replay {
+            Some(t) => Ok(Some(t.parse::<poe::Token>().map_err(anyhow::Error::msg)?)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Where and how the report goes: the options `fib check` and `fib run`
+/// share.
+#[derive(Args)]
+struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    format: Format,
+    /// Write the report to this file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Colour the human output: auto, always or never.
+    #[arg(long, default_value = "auto")]
+    color: String,
+    /// Show no progress line on standard error (there is none when standard
+    /// error is not a terminal).
+    #[arg(long)]
+    no_progress: bool,
+}
+
+impl OutputArgs {
+    /// The progress line, unless `--no-progress` or standard error is no
+    /// terminal.
+    fn line(&self) -> Option<Line> {
+        (!self.no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(Line::new)
+    }
+
+    /// Writes `report` as these options say.
+    fn write(&self, report: &fib_report::Report) -> Result<()> {
+        write_report(report, self.format, &self.color, self.output.as_deref())
+    }
+}
+
 #[derive(Parser)]
 struct CheckArgs {
     /// C/C++ source files or directories. A directory's programs (each
@@ -78,34 +163,17 @@ struct CheckArgs {
     /// the sources and flags the build used.
     #[arg(long, value_name = "CMD")]
     build: Option<String>,
-    /// Number of MPI processes, or several (`-n 2,4,8`: each program is
-    /// checked at each). Default: `fib.toml`, a program's `fib: -n N`
-    /// comment, else 2.
-    #[arg(short = 'n', long = "nprocs", value_delimiter = ',')]
+    // Number of MPI processes, or several.
+    #[arg(short = 'n', long = "nprocs", value_delimiter = ',', help = format!(
+        "Number of MPI processes, or several (`-n 2,4,8`: each program is checked at each). \
+         Default: `fib.toml`, a program's `fib: -n N` comment, else {}.",
+        settings::DEFAULT_NPROCS
+    ))]
     nprocs: Vec<usize>,
-    /// Make every standard send synchronous, to find deadlocks that depend
-    /// on MPI buffering.
-    #[arg(long)]
-    zero_buffer: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "human")]
-    format: Format,
-    /// Write the report to this file instead of standard output.
-    #[arg(short = 'o', long = "output", value_name = "FILE")]
-    output: Option<PathBuf>,
-    /// Time limit of one interleaving, in seconds [default: 60].
-    #[arg(long)]
-    timeout: Option<f64>,
-    /// Run only the interleaving this token names (as printed with a finding).
-    #[arg(long)]
-    replay: Option<String>,
-    /// Stop after exploring this many interleavings [default: 10000].
-    #[arg(long)]
-    max_interleavings: Option<usize>,
-    /// Run up to this many interleavings at once; the results are those of
-    /// one at a time [default: the number of cores].
-    #[arg(short = 'j', long, value_parser = clap::value_parser!(u64).range(1..))]
-    jobs: Option<u64>,
+    #[command(flatten)]
+    explore: ExploreArgs,
+    #[command(flatten)]
+    out: OutputArgs,
     /// Run every order of wildcard receives, wildcard probes and
     /// MPI_Waitany calls that one run could stand for (by default, when the
     /// program's MPI calls do not depend on what it receives, one run
@@ -116,17 +184,10 @@ struct CheckArgs {
     /// which it takes its requests).
     #[arg(long)]
     exhaustive: bool,
-    /// Prove every barrier verdict by removal: re-explore the program with
-    /// each barrier group deleted and compare what its messages can do.
-    #[arg(long)]
-    confirm: bool,
     /// Run a program that calls MPI functions fib does not model anyway
     /// (they are still reported as FIB006); by default it is not run.
     #[arg(long)]
     run_unsupported: bool,
-    /// Colour the human output: auto, always or never.
-    #[arg(long, default_value = "auto")]
-    color: String,
     /// Fail only on findings this baseline file (from --write-baseline)
     /// does not list; the known ones are left out of the report.
     #[arg(long, value_name = "FILE", conflicts_with = "write_baseline")]
@@ -143,10 +204,6 @@ struct CheckArgs {
     /// `mpi` in fib.toml, else the one installed (MPICH when both are).
     #[arg(long, value_name = "MPI")]
     mpi: Option<String>,
-    /// Show no progress line on standard error (there is none when standard
-    /// error is not a terminal).
-    #[arg(long)]
-    no_progress: bool,
     /// Arguments for the program.
     #[arg(last = true)]
     args: Vec<String>,
@@ -159,9 +216,9 @@ fn main() {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args
         .get(1)
-        .is_some_and(|a| a == fib_driver::wrap::SUBCOMMAND)
+        .is_some_and(|a| a == fib_driver::WRAP_SUBCOMMAND)
     {
-        std::process::exit(fib_driver::wrap::main(&args[2..]).clamp(0, 255));
+        std::process::exit(fib_driver::wrap_main(&args[2..]).clamp(0, 255));
     }
     let code = match run() {
         Ok(code) => code,
@@ -210,13 +267,12 @@ fn print_out(text: &str) {
 /// `fib doctor`: what fib needs, found or not, and whether it can check
 /// programs here (some MPI implementation and libclang).
 fn doctor() -> (String, bool) {
-    use fib_driver::interpose::Source;
-    use fib_driver::Mpi;
+    use fib_driver::toolchain::{Libraries, Mpi, Source};
     let mut out = format!(
         "fib {}\n\nMPI implementations:\n",
         env!("CARGO_PKG_VERSION")
     );
-    let libraries = fib_driver::interpose::Libraries::from_env();
+    let libraries = Libraries::from_env();
     let default = Mpi::detect().ok();
     let mut missing = Vec::new();
     for mpi in Mpi::ALL {
@@ -265,7 +321,10 @@ fn doctor() -> (String, bool) {
             missing.push("libclang: apt-get install libclang-14-dev".into());
         }
     }
-    out += &format!("cache:    {}\n", fib_driver::build::cache_dir().display());
+    out += &format!(
+        "cache:    {}\n",
+        fib_driver::settings::cache_dir().display()
+    );
     let usable = default.is_some() && !missing.iter().any(|m| m.starts_with("libclang"));
     if missing.is_empty() {
         out += "\nNothing is missing.\n";
@@ -287,11 +346,7 @@ fn check(args: CheckArgs) -> Result<i32> {
     if args.nprocs.contains(&0) {
         bail!("-n must be at least 1");
     }
-    if let Some(t) = args.timeout {
-        if t.is_nan() || t <= 0.0 {
-            bail!("--timeout must be a positive number of seconds");
-        }
-    }
+    let timeout = args.explore.timeout()?;
     if let Some(d) = &args.cwd {
         if !d.is_dir() {
             bail!("--cwd {}: no such directory", d.display());
@@ -302,37 +357,29 @@ fn check(args: CheckArgs) -> Result<i32> {
             bail!("{}: no such file or directory", path.display());
         }
     }
-    let replay = match &args.replay {
-        Some(t) => Some(t.parse::<poe::Token>().map_err(anyhow::Error::msg)?),
-        None => None,
-    };
+    let replay = args.explore.replay()?;
     // Read before the check, so that a bad file stops fib at once.
     let baseline = match &args.baseline {
-        Some(file) => Some(fib_driver::workflow::read_baseline(file)?),
+        Some(file) => Some(fib_driver::read_baseline(file)?),
         None => None,
     };
     let request = fib_driver::Request {
         paths: args.paths.clone(),
         nprocs: args.nprocs.clone(),
-        zero_buffer: args.zero_buffer,
-        timeout: args.timeout.map(Duration::from_secs_f64),
+        zero_buffer: args.explore.zero_buffer,
+        timeout,
         replay,
-        max_interleavings: args.max_interleavings,
-        jobs: args.jobs.map(|j| j as usize),
+        max_interleavings: args.explore.max_interleavings,
+        jobs: args.explore.jobs.map(|j| j as usize),
         exhaustive: args.exhaustive,
         mpi: args.mpi.as_deref().map(parse_mpi).transpose()?,
         cwd: args.cwd.clone(),
-        mpicc: std::env::var("FIB_MPICC").ok(),
-        mpicxx: std::env::var("FIB_MPICXX").ok(),
-        mpiexec: std::env::var("FIB_MPIEXEC").ok(),
-        libraries: std::sync::Arc::new(fib_driver::interpose::Libraries::from_env()),
         args: (!args.args.is_empty()).then(|| args.args.clone()),
-        confirm: args.confirm,
+        confirm: args.explore.confirm,
         run_unsupported: args.run_unsupported,
         build: args.build.clone(),
     };
-    let line =
-        (!args.no_progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(Line::new);
+    let line = args.out.line();
     let bar = line.as_ref().map(|l| l.bar.clone());
     prebuilt::install_interrupts(bar)?;
 
@@ -363,9 +410,9 @@ fn check(args: CheckArgs) -> Result<i32> {
         eprintln!("fib: {note}");
     }
     if let (Some(b), Some(file)) = (&baseline, &args.baseline) {
-        fib_driver::workflow::apply_baseline(b, file, &mut report);
+        fib_driver::apply_baseline(b, file, &mut report);
     }
-    write_report(&report, args.format, &args.color, args.output.as_deref())?;
+    args.out.write(&report)?;
     if let Some(file) = &args.write_baseline {
         if report.interrupted {
             eprintln!(
@@ -374,7 +421,7 @@ fn check(args: CheckArgs) -> Result<i32> {
             );
             return Ok(report.exit_code());
         }
-        let n = fib_driver::workflow::write_baseline(file, &report)?;
+        let n = fib_driver::write_baseline(file, &report)?;
         eprintln!(
             "fib: wrote {} to the baseline {}",
             if n == 1 {
@@ -509,8 +556,8 @@ impl Progress for Quiet {
 }
 
 /// An MPI implementation named on the command line.
-pub(crate) fn parse_mpi(name: &str) -> Result<fib_driver::Mpi> {
-    fib_driver::Mpi::parse(name)
+pub(crate) fn parse_mpi(name: &str) -> Result<fib_driver::toolchain::Mpi> {
+    fib_driver::toolchain::Mpi::parse(name)
         .with_context(|| format!("--mpi {name}: fib knows mpich and openmpi"))
 }
 

@@ -1,35 +1,39 @@
 //! Everything that touches the outside world on the way from a C file to a
-//! verdict, in the order a check goes: [`discover`] the sources and their
-//! flags, [`build`] the instrumented program into the cache, [`explore`] its
-//! interleavings (launching `mpiexec` and serving the ranks' socket), all
-//! tied together by [`check`]; [`prebuilt`] checks a program fib did not
-//! build (`fib run`); [`workflow`] checks several paths with each
-//! tree's [`config`] (`fib.toml`), waivers and baselines. The decisions are the pure crates': the
-//! engine's ([`poe`]) while a run goes on, and [`fib_analysis`]'s on what
-//! the runs showed.
+//! verdict. Its rooms, in the order a check goes:
+//!
+//! - `workflow`: the front door of `fib check` ([`check_paths`]): the
+//!   paths or the build command the user names, each tree's `fib.toml`,
+//!   waivers and baselines;
+//! - `run`: one program checked: built into the cache, its interleavings
+//!   explored (launching `mpiexec` and serving the ranks' socket), its
+//!   barriers judged; and the front door of `fib run` ([`run_prebuilt`]);
+//! - `project`: the user's project as fib reads it: discovery, the
+//!   compile database, the build command and its compiler wrappers, the
+//!   configuration;
+//! - [`toolchain`]: the MPI implementations and the interposition library;
+//! - `processes`: the process groups fib starts, their temporary
+//!   directories, and the user's interrupt;
+//! - `cache`: fib's cache directory and the content hash of its keys;
+//! - [`settings`]: every default and every environment variable the driver
+//!   reads.
+//!
+//! A room uses only the rooms listed after it, never one before. The
+//! decisions are the pure crates': the engine's ([`poe`]) while a run goes
+//! on, and [`fib_analysis`]'s on what the runs showed.
 
-pub mod build;
-pub mod buildcmd;
-pub mod check;
-pub mod config;
-pub mod database;
-pub mod discover;
-pub mod explore;
-pub mod interpose;
-pub mod mpi;
-mod parses;
-pub mod prebuilt;
-pub mod progress;
-mod symbols;
-pub mod workflow;
-pub mod wrap;
+mod cache;
+mod processes;
+mod project;
+mod run;
+pub mod settings;
+pub mod toolchain;
+mod workflow;
 
-pub use check::{check, Options};
-pub use explore::launch::{interrupt, interrupted, kill_current_run};
-pub use mpi::{Mpi, Toolchain};
-pub use prebuilt::run_prebuilt;
-pub use progress::{Phase, Progress, Silent, Status};
-pub use workflow::{check_paths, Checked, Request};
+pub use processes::{interrupt, interrupted, kill_current_run};
+pub use project::wrap::{main as wrap_main, SUBCOMMAND as WRAP_SUBCOMMAND};
+pub use run::prebuilt::{run_prebuilt, Prebuilt};
+pub use run::progress::{Phase, Progress, Silent, Status};
+pub use workflow::{apply_baseline, check_paths, read_baseline, write_baseline, Checked, Request};
 
 /// What kept the driver from doing its job (as opposed to what it found
 /// wrong with the program, which is a finding).

@@ -22,8 +22,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use crate::build::Hash;
-use crate::mpi::{on_path, Mpi};
+use super::mpi::{on_path, Mpi};
+use crate::cache::Hash;
+use crate::settings;
 use crate::DriverError;
 
 mod embedded {
@@ -81,9 +82,9 @@ impl Libraries {
             .ok()
             .and_then(|e| e.parent().map(Path::to_path_buf));
         Libraries::new(
-            std::env::var_os("FIB_INTERPOSE_LIB").map(PathBuf::from),
+            settings::interpose_lib(),
             exe_dir,
-            crate::build::cache_dir().join("interpose"),
+            crate::cache::dir("interpose"),
         )
     }
 
@@ -266,7 +267,7 @@ fn build(mpi: Mpi, cache: &Path, dest: &Path, note: &dyn Fn(&str)) -> Result<(),
     .env_remove("CARGO_BUILD_TARGET_DIR")
     .env_remove("RUSTFLAGS")
     .stdin(Stdio::null());
-    if std::env::var_os("RUSTC").is_none() {
+    if !settings::rustc_set() {
         if let Some(rustc) = cargo
             .parent()
             .map(|d| d.join("rustc"))
@@ -336,19 +337,16 @@ fn write_sources(cache: &Path) -> Result<PathBuf, DriverError> {
 /// The cargo to build with: the one running fib (`CARGO`), else on
 /// `PATH`, else rustup's, else the one fib was built with.
 fn cargo() -> Option<PathBuf> {
-    if let Some(c) = std::env::var_os("CARGO")
-        .map(PathBuf::from)
-        .filter(|p| p.is_file())
-    {
+    if let Some(c) = settings::cargo().filter(|p| p.is_file()) {
         return Some(c);
     }
     if let Some(c) = on_path("cargo") {
         return Some(c);
     }
-    let home = std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
-    if let Some(c) = home.map(|h| h.join("bin/cargo")).filter(|p| p.is_file()) {
+    if let Some(c) = settings::cargo_home()
+        .map(|h| h.join("bin/cargo"))
+        .filter(|p| p.is_file())
+    {
         return Some(c);
     }
     option_env!("CARGO")

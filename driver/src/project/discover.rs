@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use instrument::{Analysis, CallSite, Symbols};
 
-use crate::database::{self, Database};
+use super::database::{self, Database};
 use crate::DriverError;
 
 /// Source file extensions fib checks.
@@ -69,8 +69,10 @@ pub(crate) fn is_cxx(p: &Path) -> bool {
     has_ext(p, &["cc", "cpp", "cxx", "C"])
 }
 
-/// Finds the sources under `path` (a file or a directory) and analyses them.
-pub fn discover(path: &Path, mpicc: &str) -> Result<Tree, DriverError> {
+/// Finds the sources under `path` (a file or a directory) and analyses them
+/// (for the tests: a check goes through [`discover_in`]).
+#[cfg(test)]
+pub(crate) fn discover(path: &Path, mpicc: &str) -> Result<Tree, DriverError> {
     if path.is_dir() {
         return discover_in(path, None, mpicc, &[], &|_| false);
     }
@@ -269,7 +271,7 @@ impl Table<'_> {
             .iter()
             .map(|&k| (t.root.join(&t.sources[k]), t.flags[&t.sources[k]].clone()))
             .collect();
-        let symbols = crate::parses::symbols(&units)?;
+        let symbols = super::parses::symbols(&units)?;
         for (k, mut s) in todo.into_iter().zip(symbols) {
             s.path = t.sources[k].clone();
             self.parsed[k] = Some(s);
@@ -302,7 +304,7 @@ impl Tree {
                 .iter()
                 .map(|s| (self.root.join(s), self.flags[s].clone()))
                 .collect();
-            let analysis = crate::parses::analyze(&self.root, &units)?;
+            let analysis = super::parses::analyze(&self.root, &units)?;
             let main_path = self.root.join(&main);
             if !analysis
                 .units
@@ -576,7 +578,7 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../tests/cli/linking")
             .join(dir);
-        let tree = discover(&root, crate::mpi::Mpi::Mpich.mpicc()).unwrap();
+        let tree = discover(&root, crate::toolchain::Mpi::Mpich.mpicc()).unwrap();
         let name = |p: &PathBuf| p.file_name().unwrap().to_string_lossy().into_owned();
         tree.programs()
             .unwrap()

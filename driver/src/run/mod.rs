@@ -1,30 +1,41 @@
-//! Checks programs: for each one, looks for calls to MPI functions fib does
-//! not model (such a program is reported and not run, unless
-//! `--run-unsupported`), builds it, explores its interleavings, gives its
-//! barrier groups their verdicts (proving them by removal with
+//! Checks one program: looks for calls to MPI functions fib does not model
+//! (such a program is reported and not run, unless `--run-unsupported`),
+//! builds it ([`mod@build`]), [`explore`]s its interleavings, gives its
+//! barrier groups their [`verdicts`] (proving them by removal with
 //! `--confirm`), and assembles its report once everything is known, or once
-//! the user interrupts it (from what is known then). Its progress goes to a
-//! [`Progress`] the caller gives.
+//! the user interrupts it (from what is known then). [`verify`] does it for
+//! a program of the user's project; [`prebuilt`] for a program fib did not
+//! build (`fib run`), whose calls [`symbols`] places. Its progress goes to
+//! a [`Progress`] the caller gives.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use fib_analysis::{barriers, confirm, Diverged, Explored, GroupVerdict, Keep, Resolver};
-use fib_report::{Buffering, BuildKind, Finding, Outcome, ProgramReport, Report, Timing, Verdict};
+use fib_analysis::{Diverged, Explored, Keep, Resolver};
+use fib_report::{Buffering, BuildKind, Outcome, ProgramReport, Timing};
 use instrument::CallSite;
 use poe::explore::{DepthFirst, Replay, Strategy};
 use poe::Token;
 
-use crate::discover::{self, Program, Tree};
-use crate::explore::{self, Exchangeable, RunSpec};
-use crate::mpi::Toolchain;
-use crate::progress::{Phase, Progress, Silent, Tracker};
+use crate::project::{Program, Tree};
+use crate::settings::DEFAULT_NPROCS;
+use crate::toolchain::Toolchain;
 use crate::DriverError;
+use explore::{Exchangeable, RunSpec};
+use progress::{Phase, Progress, Tracker};
+use verdicts::{judge_barriers, Barriers};
+
+mod build;
+mod explore;
+pub(crate) mod prebuilt;
+pub(crate) mod progress;
+mod symbols;
+mod verdicts;
 
 /// How to verify programs.
 #[derive(Clone, Debug)]
-pub struct Options {
+pub(crate) struct Options {
     /// The process count; when `None`, a program's `fib:` directive, else 2.
     pub nprocs: Option<usize>,
     pub zero_buffer: bool,
@@ -56,28 +67,6 @@ pub struct Options {
     pub run_unsupported: bool,
     /// Link flags from `fib.toml` (the top level's, then the program's).
     pub link: Vec<String>,
-}
-
-/// The process count used when neither `-n` nor a `fib:` directive says.
-pub const DEFAULT_NPROCS: usize = 2;
-
-/// Checks every program under `path` (a source file or a directory). One
-/// program's failure to build or run is reported for that program; the
-/// others are still checked.
-pub fn check(path: &Path, opts: &Options) -> Result<Report, DriverError> {
-    let tree = discover::discover(path, &opts.toolchain.mpicc)?;
-    let programs = tree.programs()?;
-    if programs.is_empty() {
-        return Err(DriverError::Input(format!(
-            "{}: no program here (no source defines main)",
-            path.display()
-        )));
-    }
-    let mut report = Report::default();
-    for p in &programs {
-        report.programs.push(verify(&tree, p, opts, &Silent)?);
-    }
-    Ok(report)
 }
 
 /// Why `--replay TOKEN` names no interleaving of the program: the user's
@@ -129,20 +118,6 @@ pub(crate) fn empty_report(program: String, nprocs: usize, zero_buffer: bool) ->
         sends_copied: false,
         workflow: Default::default(),
     }
-}
-
-/// The barrier verdicts of one program, the findings that show them, and
-/// what they cost.
-struct Barriers {
-    groups: Vec<GroupVerdict>,
-    findings: Vec<Finding>,
-    /// MPI calls of the re-explorations without each group.
-    calls: u64,
-    /// The user interrupted a re-exploration; the groups not yet settled
-    /// keep the fast method's verdicts.
-    interrupted: bool,
-    fib: Duration,
-    confirm: Option<Duration>,
 }
 
 /// Builds and verifies one program of the tree, telling `progress` how it
@@ -250,7 +225,7 @@ pub(crate) fn run_built(
     let (sites, has_barriers) = (built.sites, built.has_barriers);
     // Standard sends go from the program's buffer until a run needs them
     // copied; `FIB_COPY_SENDS=1` copies from the first run (to compare).
-    let copies = AtomicBool::new(std::env::var(fib_wire::env::COPY_SENDS).is_ok_and(|v| v == "1"));
+    let copies = AtomicBool::new(crate::settings::copy_sends());
     let spec = RunSpec {
         toolchain: &opts.toolchain,
         nprocs: report.nprocs,
@@ -382,156 +357,6 @@ fn fill(
         report.findings.extend(v.findings);
         report.barriers = v.groups.into_iter().map(|g| g.report).collect();
     }
-}
-
-/// The Fib pass over the exploration's runs of `program`, and with
-/// `--confirm` the proof of every verdict by removal. After an interrupt,
-/// only what the runs made prove: no group is called irrelevant.
-fn judge_barriers(
-    spec: &RunSpec,
-    sites: &Resolver,
-    base: &Explored,
-    opts: &Options,
-    program: &str,
-    tracker: &mut Tracker,
-) -> Result<Barriers, DriverError> {
-    let phase = Instant::now();
-    let mut groups = barriers::classify(sites, &base.traces, base.interleavings);
-    let fib = phase.elapsed();
-    if base.interrupted {
-        barriers::undecided(&mut groups);
-        let cx = barriers::Context {
-            failing: base.outcome != Outcome::Ok,
-            interrupted: Some(base.interleavings),
-            ..Default::default()
-        };
-        return Ok(Barriers {
-            findings: barriers::findings(&groups, cx),
-            groups,
-            calls: 0,
-            interrupted: true,
-            fib,
-            confirm: None,
-        });
-    }
-    let phase = Instant::now();
-    // The fast method assumes a program without deadlocks or crashes: in one
-    // that has them, a barrier can matter through the failure itself, which
-    // only removal sees.
-    let failing = base.outcome != Outcome::Ok;
-    let removal = match opts.confirm {
-        true => confirm_groups(spec, sites, base, opts, program, tracker, &mut groups)?,
-        false => Removal::default(),
-    };
-    let interrupted = removal.interrupted;
-    if interrupted && failing {
-        // In a failing program the fast method's verdicts stand only once
-        // removal has settled them; an unsettled "irrelevant" is no verdict.
-        for g in groups
-            .iter_mut()
-            .filter(|g| !g.report.confirmed && g.report.verdict == Verdict::Irrelevant)
-        {
-            g.report.verdict = Verdict::Undecided;
-            g.report.witness = None;
-        }
-    }
-    let cx = barriers::Context {
-        failing,
-        confirmed: opts.confirm,
-        cut: base.cut,
-        all_failed: base.all_failed(),
-        interrupted: interrupted.then_some(base.interleavings),
-    };
-    let mut findings = barriers::findings(&groups, cx);
-    findings.extend(removal.disagreements);
-    Ok(Barriers {
-        groups,
-        findings,
-        calls: removal.calls,
-        interrupted,
-        fib,
-        confirm: opts.confirm.then(|| phase.elapsed()),
-    })
-}
-
-/// What the proof by removal did.
-#[derive(Default)]
-struct Removal {
-    /// MPI calls of the re-explorations.
-    calls: u64,
-    /// Groups on which the fast method and removal disagree (FIB017).
-    disagreements: Vec<Finding>,
-    /// The user interrupted it: the groups not reached keep the fast
-    /// verdicts.
-    interrupted: bool,
-}
-
-/// `--confirm`: re-explores the program without each covered group and
-/// settles its verdict with what removal shows.
-fn confirm_groups(
-    spec: &RunSpec,
-    sites: &Resolver,
-    base: &Explored,
-    opts: &Options,
-    program: &str,
-    tracker: &mut Tracker,
-    groups: &mut [GroupVerdict],
-) -> Result<Removal, DriverError> {
-    let mut out = Removal::default();
-    let failing = base.outcome != Outcome::Ok;
-    let covered = groups
-        .iter()
-        .filter(|g| g.report.verdict != Verdict::NotCovered)
-        .count();
-    for (k, g) in groups
-        .iter_mut()
-        .filter(|g| g.report.verdict != Verdict::NotCovered)
-        .enumerate()
-    {
-        tracker.phase(Phase::Confirming {
-            group: k + 1,
-            groups: covered,
-        });
-        let removed = RunSpec {
-            elide: Some(barriers::elide_spec(sites, &g.sites)),
-            ..*spec
-        };
-        let keep = Keep {
-            traces: false,
-            signature: true,
-        };
-        let mut strategy = DepthFirst::new();
-        let walk = explore::Walk {
-            limit: opts.max_interleavings,
-            jobs: opts.jobs,
-            log_first: false,
-        };
-        let without = explore::explore_until(
-            &removed,
-            &mut strategy,
-            walk,
-            sites,
-            keep,
-            tracker,
-            Some(&base.signature),
-        )?;
-        out.calls += without.calls;
-        if without.interrupted {
-            // Removal saw only part of the program without the group: this
-            // group and the ones after it keep the fast verdicts.
-            out.interrupted = true;
-            break;
-        }
-        out.disagreements.extend(confirm::settle(
-            program,
-            g,
-            failing,
-            base.interleavings,
-            &base.signature,
-            &without.signature,
-        ));
-    }
-    Ok(out)
 }
 
 /// Where the ranks run: `--cwd`, else the directory of the program's main

@@ -4,7 +4,7 @@
 //!
 //! Nothing about an implementation's handles or constants is written here:
 //! the interposition library is built against each implementation's own
-//! headers (see [`crate::interpose`]).
+//! headers (see [`super::interpose`]).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -188,21 +188,6 @@ impl Mpi {
     }
 }
 
-/// The tools a check uses for one MPI implementation.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Toolchain {
-    pub mpi: Mpi,
-    /// The compiler wrapper (`mpicc.mpich`, or `FIB_MPICC`).
-    pub mpicc: String,
-    /// The C++ compiler wrapper (`mpicxx.mpich`, or `FIB_MPICXX`): it
-    /// compiles the C++ sources, and links a program that has one.
-    pub mpicxx: String,
-    /// The launcher (`mpiexec.mpich`, or `FIB_MPIEXEC`).
-    pub mpiexec: String,
-    /// The interposition library built against this implementation.
-    pub interpose: PathBuf,
-}
-
 impl std::fmt::Display for Mpi {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -215,7 +200,7 @@ pub fn on_path(tool: &str) -> Option<PathBuf> {
         let p = Path::new(tool);
         return p.is_file().then(|| p.to_path_buf());
     }
-    let path = std::env::var_os("PATH")?;
+    let path = crate::settings::path()?;
     std::env::split_paths(&path)
         .map(|d| d.join(tool))
         .find(|p| is_executable(p))

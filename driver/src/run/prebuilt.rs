@@ -1,32 +1,79 @@
 //! `fib run`: checks a program fib did not build. No discovery,
 //! instrumentation or build: the binary is launched as it is, with the
 //! interposition library preloaded, and explored, judged and reported as
-//! [`check`](crate::check) does a built program. Its ranks name their
+//! [`verify`](super::verify) does a built program. Its ranks name their
 //! calls by return address, which the modules' debug information or
-//! symbol tables place ([`crate::symbols`]).
+//! symbol tables place ([`super::symbols`]).
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use fib_analysis::Resolver;
 use fib_report::{ProgramReport, Report};
 use instrument::Analysis;
 use object::{Object, ObjectSymbol};
+use poe::Token;
 
-use crate::check::{empty_report, run_built, Built, Options, DEFAULT_NPROCS};
-use crate::progress::{Progress, Tracker};
-use crate::symbols::ModuleSymbols;
+use super::progress::{Progress, Tracker};
+use super::symbols::ModuleSymbols;
+use super::{empty_report, run_built, Built, Options};
+use crate::settings::{default_jobs, DEFAULT_MAX_INTERLEAVINGS, DEFAULT_NPROCS, DEFAULT_TIMEOUT};
+use crate::toolchain::Toolchain;
 use crate::DriverError;
 
-/// Checks the program `exe` (as the user named it), with `opts`; its
-/// arguments are `opts.args`. A file that is no dynamically linked MPI
-/// program is an input error naming it, found before anything runs.
+/// What `fib run` asks for: the program, its arguments, and the options
+/// the command line gives (`None` where it says nothing: the defaults of
+/// [`crate::settings`] then).
+#[derive(Clone, Debug, Default)]
+pub struct Prebuilt {
+    /// The program, as the user named it.
+    pub exe: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// The process count; 2 when `None`.
+    pub nprocs: Option<usize>,
+    pub zero_buffer: bool,
+    /// The time limit of one interleaving.
+    pub timeout: Option<Duration>,
+    /// Run only this interleaving.
+    pub replay: Option<Token>,
+    /// Stop exploring after this many interleavings.
+    pub max_interleavings: Option<usize>,
+    /// How many interleavings may run at once.
+    pub jobs: Option<usize>,
+    /// Prove each barrier verdict by re-exploring without the group.
+    pub confirm: bool,
+    /// The ranks' working directory; by default the current directory.
+    pub cwd: Option<PathBuf>,
+}
+
+/// Checks the program `req.exe` (as the user named it) under `toolchain`
+/// (see [`crate::toolchain::for_program`]). A file that is no dynamically
+/// linked MPI program is an input error naming it, found before anything
+/// runs.
 pub fn run_prebuilt(
-    exe: &Path,
-    opts: &Options,
+    req: &Prebuilt,
+    toolchain: Toolchain,
     progress: &dyn Progress,
 ) -> Result<Report, DriverError> {
+    let opts = Options {
+        nprocs: req.nprocs,
+        zero_buffer: req.zero_buffer,
+        timeout: req.timeout.unwrap_or(DEFAULT_TIMEOUT),
+        replay: req.replay.clone(),
+        max_interleavings: req.max_interleavings.unwrap_or(DEFAULT_MAX_INTERLEAVINGS),
+        jobs: req.jobs.unwrap_or_else(default_jobs),
+        exhaustive: false,
+        toolchain,
+        args: req.args.clone(),
+        cwd: req.cwd.clone(),
+        confirm: req.confirm,
+        run_unsupported: true,
+        link: Vec::new(),
+    };
+    let exe = req.exe.as_path();
+    let opts = &opts;
     let path = usable(exe)?;
     let started = Instant::now();
     let shown = exe.display().to_string();

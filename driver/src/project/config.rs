@@ -1,5 +1,5 @@
 //! `fib.toml`: the settings a project keeps at the top of its checked tree.
-//! [`parse`] turns the file's text into typed [`Settings`] (unknown keys and
+//! [`parse`] turns the file's text into typed [`Config`] (unknown keys and
 //! bad values are errors naming the file, the key and the line); [`load`]
 //! reads the file when there is one.
 //!
@@ -37,7 +37,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::mpi::Mpi;
+use crate::toolchain::Mpi;
 use crate::DriverError;
 
 /// The name of the configuration file.
@@ -108,7 +108,7 @@ fn counts<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<usize>>, D::Erro
 
 /// The settings of one `fib.toml`, checked.
 #[derive(Debug, Default)]
-pub struct Settings {
+pub struct Config {
     /// Where the file is (for messages).
     pub file: PathBuf,
     /// The default process counts (`nprocs`).
@@ -127,21 +127,21 @@ pub struct Settings {
     /// `[severity]`: codes and what their findings become.
     pub severity: Vec<(&'static Code, Level)>,
     /// `[programs."path"]`, by the path relative to the file's directory.
-    pub programs: BTreeMap<PathBuf, ProgramSettings>,
+    pub programs: BTreeMap<PathBuf, ProgramConfig>,
     /// The MPI implementation to run under (`mpi`), when the file says.
     pub mpi: Option<Mpi>,
     /// Link flags of every program (`link`), before each program's own.
     pub link: Vec<String>,
     /// Compile flags of every source (`cflags`), after its own (the MPI
     /// compiler's and the compile database's); relative include paths are
-    /// taken from the file's directory, as [`Settings::cflags_in`] writes
+    /// taken from the file's directory, as [`Config::cflags_in`] writes
     /// them.
     pub cflags: Vec<String>,
 }
 
 /// The settings of one program (`[programs."path/to/prog.c"]`).
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct ProgramSettings {
+pub struct ProgramConfig {
     pub nprocs: Option<Vec<usize>>,
     pub args: Option<Vec<String>>,
     pub timeout: Option<Duration>,
@@ -149,7 +149,7 @@ pub struct ProgramSettings {
     pub link: Vec<String>,
 }
 
-impl Settings {
+impl Config {
     /// The `cflags`, with relative include paths (`-Ipath`) made absolute
     /// against `dir`, the directory of the file.
     pub fn cflags_in(&self, dir: &Path) -> Vec<String> {
@@ -171,7 +171,7 @@ impl Settings {
     }
 
     /// The settings of the program whose main source is `rel`.
-    pub fn program(&self, rel: &Path) -> Option<&ProgramSettings> {
+    pub fn program(&self, rel: &Path) -> Option<&ProgramConfig> {
         self.programs.get(rel)
     }
 }
@@ -200,7 +200,7 @@ impl fmt::Display for ConfigError {
 }
 
 /// Reads `fib.toml` in `root`, if there is one.
-pub fn load(root: &Path) -> Result<Option<Settings>, DriverError> {
+pub fn load(root: &Path) -> Result<Option<Config>, DriverError> {
     let file = root.join(FILE_NAME);
     if !file.is_file() {
         return Ok(None);
@@ -213,7 +213,7 @@ pub fn load(root: &Path) -> Result<Option<Settings>, DriverError> {
 }
 
 /// The settings `text` (the contents of `file`) gives.
-pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
+pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
     let shown = file.display().to_string();
     let raw: Raw = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| line_number(text, s.start));
@@ -257,7 +257,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
             .collect();
         programs.insert(
             rel,
-            ProgramSettings {
+            ProgramConfig {
                 nprocs: p.nprocs.clone(),
                 args: p.args.clone(),
                 timeout,
@@ -265,7 +265,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Settings, ConfigError> {
             },
         );
     }
-    Ok(Settings {
+    Ok(Config {
         file: file.to_path_buf(),
         nprocs: raw.nprocs,
         timeout,
@@ -499,7 +499,7 @@ mod tests {
     use super::*;
     use fib_report::Severity;
 
-    fn parse_str(text: &str) -> Result<Settings, ConfigError> {
+    fn parse_str(text: &str) -> Result<Config, ConfigError> {
         parse(text, Path::new("tree/fib.toml"))
     }
 

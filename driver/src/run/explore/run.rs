@@ -17,9 +17,10 @@ use mio::{Events, Interest, Poll, Token as MioToken};
 use poe::engine::{Config, Engine, Planned, RunEnd};
 
 use super::ahead::{Ahead, Held, Went};
-use super::launch::{self, Launch, LaunchSpec};
+use super::launch::{Launch, LaunchSpec};
 use super::rerun::Rerun;
-use crate::mpi::Toolchain;
+use crate::processes;
+use crate::toolchain::Toolchain;
 use crate::DriverError;
 
 /// One interleaving's settings.
@@ -112,8 +113,7 @@ fn run_once(
         .prefix("fib-run-")
         .tempdir()
         .map_err(|e| DriverError::Io("creating a run directory".into(), e))?;
-    launch::register_temp(dir.path());
-    let _forget = launch::Forget(dir.path().to_path_buf());
+    let _temp = processes::Temp::register(dir.path());
     let sock = dir.path().join("s");
     let mut listener = UnixListener::bind(&sock)
         .map_err(|e| DriverError::Io(format!("binding {}", sock.display()), e))?;
@@ -191,7 +191,7 @@ fn run_once(
     }
     let stderr = launch.stderr();
     drop(launch);
-    if launch::interrupted() {
+    if processes::interrupted() {
         // The interrupt came while the run was being wound up, and may have
         // killed what the ending speaks of.
         return Err(DriverError::Interrupted);
@@ -270,7 +270,7 @@ impl Loop {
             if self.held {
                 return Ok(Served::HeldBySends);
             }
-            if launch::interrupted() {
+            if processes::interrupted() {
                 return Ok(Served::Interrupted);
             }
             let now = Instant::now();
@@ -313,7 +313,7 @@ impl Loop {
                 self.check_launcher(launch);
             }
         }
-        Ok(if launch::interrupted() {
+        Ok(if processes::interrupted() {
             Served::Interrupted
         } else {
             Served::Ended

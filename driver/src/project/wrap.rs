@@ -1,4 +1,4 @@
-//! The compiler wrappers of `fib check --build CMD` (see [`crate::buildcmd`]):
+//! The compiler wrappers of `fib check --build CMD` (see [`super::buildcmd`]):
 //! what runs when the user's build calls `mpicc`, `cc`, `ar`... from fib's
 //! private directory. `fib __wrap NAME REAL ARGS...` runs the real tool
 //! `REAL` with `ARGS` (found on `PATH` without that directory, so neither
@@ -12,10 +12,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The environment variable naming the record (a JSON-lines file).
-pub const LOG_ENV: &str = "FIB_WRAP_LOG";
-/// The environment variable naming the wrappers' directory.
-pub const DIR_ENV: &str = "FIB_WRAP_DIR";
+use crate::settings;
+
 /// The hidden subcommand the wrapper scripts call.
 pub const SUBCOMMAND: &str = "__wrap";
 
@@ -47,7 +45,7 @@ fn resolve(real: &str, path: &std::ffi::OsStr) -> Option<PathBuf> {
     }
     std::env::split_paths(path)
         .map(|d| d.join(real))
-        .find(|p| crate::mpi::is_executable(p))
+        .find(|p| crate::toolchain::is_executable(p))
 }
 
 /// `fib __wrap NAME REAL ARGS...`: runs the real tool, records the
@@ -58,10 +56,8 @@ pub fn main(args: &[OsString]) -> i32 {
         return 2;
     };
     let (name, real) = (name.to_string_lossy(), real.to_string_lossy());
-    let dir = std::env::var_os(DIR_ENV)
-        .map(PathBuf::from)
-        .unwrap_or_default();
-    let path = path_without(&std::env::var_os("PATH").unwrap_or_default(), &dir);
+    let dir = settings::wrap_dir();
+    let path = path_without(&settings::path().unwrap_or_default(), &dir);
     let Some(tool) = resolve(&real, &path) else {
         eprintln!("fib: `{real}` (which the build calls as `{name}`) is not on PATH");
         return 127;
@@ -69,7 +65,7 @@ pub fn main(args: &[OsString]) -> i32 {
     let status = Command::new(&tool)
         .args(rest)
         .env("PATH", &path)
-        .env_remove(LOG_ENV)
+        .env_remove(settings::var::WRAP_LOG)
         .status();
     let status = match status {
         Ok(s) => s,
@@ -86,7 +82,7 @@ pub fn main(args: &[OsString]) -> i32 {
         }
     };
     if code == 0 {
-        if let Some(log) = std::env::var_os(LOG_ENV) {
+        if let Some(log) = settings::wrap_log() {
             let inv = Invocation {
                 name: name.into_owned(),
                 cwd: std::env::current_dir().unwrap_or_default(),

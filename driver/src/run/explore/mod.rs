@@ -1,20 +1,21 @@
 //! Explores a program's interleavings: a [`Strategy`] decides which
 //! interleaving runs next ([`poe::explore`]), [`run::run`] runs it for real,
 //! and the pure [`Exploration`] turns each run into findings and keeps what
-//! the barrier verdicts need. An interrupt ([`launch::interrupted`]) ends
-//! exploration with what the runs made before it showed.
+//! the barrier verdicts need. An interrupt
+//! ([`crate::processes::interrupted`]) ends exploration with what the runs
+//! made before it showed.
 
 mod ahead;
-pub mod launch;
+mod launch;
 mod rerun;
-pub mod run;
+mod run;
 
 use fib_analysis::confirm::Signature;
 use fib_analysis::{Exploration, Explored, Keep, Resolver};
 use poe::explore::{Ran, Stopped, Strategy};
 use poe::Token;
 
-use crate::progress::Tracker;
+use super::progress::Tracker;
 use crate::DriverError;
 pub use run::{Exchangeable, RunSpec};
 

@@ -7,9 +7,10 @@ use std::process::Command;
 
 use fib_report::codes::BuildStage;
 
-use crate::discover::{Program, Tree};
-use crate::explore::launch;
-use crate::mpi::Toolchain;
+use crate::cache::Hash;
+use crate::processes;
+use crate::project::{Program, Tree};
+use crate::toolchain::Toolchain;
 use crate::DriverError;
 
 /// A built program.
@@ -26,40 +27,6 @@ pub struct BuildFailure {
     pub output: String,
     pub file: Option<String>,
     pub line: Option<u32>,
-}
-
-/// A stable 128-bit content hash (XXH3), for cache keys: it hashes the
-/// sources and every header a kept parse read at each check, so it must be
-/// fast (a byte-at-a-time FNV took 6 ms of a check).
-pub(crate) struct Hash(twox_hash::xxhash3_128::Hasher);
-
-impl Hash {
-    pub(crate) fn new() -> Hash {
-        Hash(twox_hash::xxhash3_128::Hasher::new())
-    }
-    /// Adds `bytes` and their length, so that the pieces' boundaries count.
-    pub(crate) fn add(&mut self, bytes: &[u8]) {
-        self.0.write(bytes);
-        self.0.write(&(bytes.len() as u64).to_le_bytes());
-    }
-    pub(crate) fn hex(&self) -> String {
-        format!("{:032x}", self.0.finish_128())
-    }
-}
-
-/// fib's build cache: `FIB_CACHE_DIR`, else `$XDG_CACHE_HOME/fib`, else
-/// `~/.cache/fib`.
-pub fn cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("FIB_CACHE_DIR") {
-        return PathBuf::from(d);
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return PathBuf::from(d).join("fib");
-    }
-    match std::env::var_os("HOME") {
-        Some(h) => PathBuf::from(h).join(".cache/fib"),
-        None => std::env::temp_dir().join("fib-cache"),
-    }
 }
 
 /// A program's instrumented copies and the cache key of its build.
@@ -111,7 +78,7 @@ impl Tree {
     /// in its flags.
     fn is_cxx(&self, rel: &Path) -> bool {
         let flags = &self.flags[rel];
-        crate::discover::is_cxx(rel)
+        crate::project::is_cxx(rel)
             || flags.iter().any(|f| f == "-xc++")
             || flags.windows(2).any(|w| w[0] == "-x" && w[1] == "c++")
     }
@@ -143,7 +110,7 @@ impl Tree {
     ) -> Result<Result<Build, BuildFailure>, DriverError> {
         let tools = self.tools(program, toolchain, link);
         let inputs = self.inputs(program, &tools);
-        let builds = cache_dir().join("builds");
+        let builds = crate::cache::dir("builds");
         let dir = builds.join(&inputs.key);
         let exe = dir.join("program");
         if exe.is_file() {
@@ -154,12 +121,11 @@ impl Tree {
             .prefix("tmp-")
             .tempdir_in(&builds)
             .map_err(io("creating a build directory".into()))?;
-        launch::register_temp(work.path());
-        let _forget = launch::Forget(work.path().to_path_buf());
+        let _temp = processes::Temp::register(work.path());
         let way = self.write_copies(program, &inputs, work.path())?;
         let mut commands = Vec::new();
         let step = self.make(program, &tools, &way, &mut commands)?;
-        if !matches!(step, Step::Done) && launch::interrupted() {
+        if !matches!(step, Step::Done) && processes::interrupted() {
             // Ctrl-C reaches the compiler too: its failure says nothing
             // about the program.
             return Err(DriverError::Interrupted);
@@ -345,7 +311,7 @@ impl Tree {
             .map_err(io(format!("creating {}", plain.out.display())))?;
         let mut commands = Vec::new();
         let step = self.make(program, tools, &plain, &mut commands)?;
-        if !matches!(step, Step::Done) && launch::interrupted() {
+        if !matches!(step, Step::Done) && processes::interrupted() {
             return Err(DriverError::Interrupted);
         }
         if let Step::Failed { source, output } = step {

@@ -27,7 +27,7 @@ use instrument::{Analysis, Symbols};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::build::{cache_dir, Hash};
+use crate::cache::Hash;
 use crate::DriverError;
 
 /// A translation unit as the parsers take it: a source and its flags.
@@ -97,7 +97,7 @@ pub(crate) fn analyze(root: &Path, units: &[ParseUnit]) -> Result<Analysis, Driv
 
 /// Where kept results live.
 fn dir() -> PathBuf {
-    cache_dir().join("parses")
+    crate::cache::dir("parses")
 }
 
 /// The name of the entry for a call: what it was given, and which fib.
@@ -113,7 +113,7 @@ fn key(what: &str, root: Option<&Path>, units: &[ParseUnit]) -> String {
             h.add(format!("{t:?}").as_bytes());
         }
     }
-    if let Some(lib) = std::env::var_os("LIBCLANG_PATH") {
+    if let Some(lib) = crate::settings::libclang_path() {
         h.add(lib.as_encoded_bytes());
     }
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
