@@ -15,7 +15,7 @@ mod prebuilt;
 
 /// The scheduler keeps every call of a run (tens of MB for a call-heavy
 /// one): mimalloc hands those pages out in large runs, where the system
-/// allocator copies what it grows (the README's "Benchmark" has the
+/// allocator copies what it grows (docs/src/benchmarks.md has the
 /// figures). It is built without asking for transparent huge pages
 /// (`no_thp`): a huge page is zeroed whole on first touch, which doubled
 /// what a run's record made resident and was the slowest part of its page

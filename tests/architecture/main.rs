@@ -105,21 +105,20 @@ fn collect_mod_decls(
 
 /// Every path a file names, resolved to an absolute module path when it
 /// starts with `crate`, `self`, `super` or a child module's name, with the
-/// line it is on; `in_test` marks those inside `#[cfg(test)]` items.
+/// line it is on. Tests count: a test that reaches into a sibling module
+/// makes the same tie as code does.
 struct Paths<'a> {
     /// The module the visitor is in: the file's path, then inline modules.
     here: Vec<String>,
     /// Module names declared in each module (file or inline), for paths
     /// relative to it.
     children: &'a BTreeMap<Vec<String>, BTreeSet<String>>,
-    in_test: usize,
     found: Vec<Found>,
 }
 
 struct Found {
     segments: Vec<String>,
     line: usize,
-    in_test: bool,
     /// The path as written, for messages.
     written: String,
 }
@@ -168,7 +167,6 @@ impl Paths<'_> {
         self.found.push(Found {
             segments: abs,
             line,
-            in_test: self.in_test > 0,
             written,
         });
     }
@@ -206,19 +204,6 @@ impl Paths<'_> {
 
 impl<'ast> Visit<'ast> for Paths<'_> {
     fn visit_item(&mut self, item: &'ast syn::Item) {
-        let attrs: &[syn::Attribute] = match item {
-            syn::Item::Fn(f) => &f.attrs,
-            syn::Item::Mod(m) => &m.attrs,
-            syn::Item::Impl(i) => &i.attrs,
-            syn::Item::Use(u) => &u.attrs,
-            syn::Item::Struct(s) => &s.attrs,
-            syn::Item::Enum(e) => &e.attrs,
-            syn::Item::Const(c) => &c.attrs,
-            syn::Item::Static(s) => &s.attrs,
-            _ => &[],
-        };
-        let test = is_cfg_test(attrs);
-        self.in_test += usize::from(test);
         if let syn::Item::Mod(m) = item {
             if let Some((_, items)) = &m.content {
                 self.here.push(m.ident.to_string());
@@ -230,7 +215,6 @@ impl<'ast> Visit<'ast> for Paths<'_> {
         } else {
             syn::visit::visit_item(self, item);
         }
-        self.in_test -= usize::from(test);
     }
 
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
@@ -294,7 +278,6 @@ fn read_crate(root: &Path) -> CrateSource {
             let mut v = Paths {
                 here: f.path.clone(),
                 children: &children,
-                in_test: 0,
                 found: Vec::new(),
             };
             for item in &f.ast.items {
@@ -505,7 +488,14 @@ fn no_crate_has_a_module_import_circle() {
 }
 
 /// The crates that decide and never touch the outside world.
-const PURE: &[&str] = &["poe", "fib", "fib-analysis", "fib-report", "fib-wire", "fib-sites"];
+const PURE: &[&str] = &[
+    "poe",
+    "fib",
+    "fib-analysis",
+    "fib-report",
+    "fib-wire",
+    "fib-sites",
+];
 
 /// Paths whose use in a pure crate's non-test code is I/O: files,
 /// processes, sockets, the environment, clocks and the standard streams.
