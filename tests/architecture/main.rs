@@ -135,6 +135,46 @@ fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
     }) || attrs.iter().any(|a| a.path().is_ident("test"))
 }
 
+/// Whether an item is test code: `#[cfg(test)]` or `#[test]`.
+fn is_test_item(item: &syn::Item) -> bool {
+    let attrs: &[syn::Attribute] = match item {
+        syn::Item::Fn(f) => &f.attrs,
+        syn::Item::Mod(m) => &m.attrs,
+        syn::Item::Impl(i) => &i.attrs,
+        syn::Item::Use(u) => &u.attrs,
+        _ => &[],
+    };
+    is_cfg_test(attrs)
+}
+
+/// The paths a `use` item names, one per leaf of its tree (`use a::{b,
+/// c::*}` names `a::b` and `a::c`; `self` names its prefix).
+fn use_paths(tree: &syn::UseTree) -> Vec<Vec<String>> {
+    fn walk(prefix: &mut Vec<String>, t: &syn::UseTree, out: &mut Vec<Vec<String>>) {
+        let leaf = |prefix: &Vec<String>, ident: &syn::Ident| {
+            let mut p = prefix.clone();
+            if ident != "self" {
+                p.push(ident.to_string());
+            }
+            p
+        };
+        match t {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                walk(prefix, &p.tree, out);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => out.push(leaf(prefix, &n.ident)),
+            syn::UseTree::Rename(r) => out.push(leaf(prefix, &r.ident)),
+            syn::UseTree::Glob(_) => out.push(prefix.clone()),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(prefix, t, out)),
+        }
+    }
+    let mut out = Vec::new();
+    walk(&mut Vec::new(), tree, &mut out);
+    out
+}
+
 impl Paths<'_> {
     fn record(&mut self, segments: Vec<String>, line: usize) {
         let written = segments.join("::");
@@ -170,36 +210,6 @@ impl Paths<'_> {
             written,
         });
     }
-
-    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree, line: usize) {
-        match tree {
-            syn::UseTree::Path(p) => {
-                prefix.push(p.ident.to_string());
-                self.use_tree(prefix, &p.tree, line);
-                prefix.pop();
-            }
-            syn::UseTree::Name(n) => {
-                let mut s = prefix.clone();
-                if n.ident != "self" {
-                    s.push(n.ident.to_string());
-                }
-                self.record(s, line);
-            }
-            syn::UseTree::Rename(r) => {
-                let mut s = prefix.clone();
-                if r.ident != "self" {
-                    s.push(r.ident.to_string());
-                }
-                self.record(s, line);
-            }
-            syn::UseTree::Glob(_) => self.record(prefix.clone(), line),
-            syn::UseTree::Group(g) => {
-                for t in &g.items {
-                    self.use_tree(prefix, t, line);
-                }
-            }
-        }
-    }
 }
 
 impl<'ast> Visit<'ast> for Paths<'_> {
@@ -219,7 +229,9 @@ impl<'ast> Visit<'ast> for Paths<'_> {
 
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
         let line = syn::spanned::Spanned::span(u).start().line;
-        self.use_tree(&mut Vec::new(), &u.tree, line);
+        for p in use_paths(&u.tree) {
+            self.record(p, line);
+        }
     }
 
     fn visit_path(&mut self, p: &'ast syn::Path) {
@@ -289,16 +301,15 @@ fn read_crate(root: &Path) -> CrateSource {
     CrateSource { files, paths }
 }
 
-/// The crates of the workspace: (package name, root source file).
-fn crates() -> Vec<(String, PathBuf)> {
+/// What `cargo metadata` says of the workspace: its packages alone, or
+/// with the resolved dependency graph.
+fn metadata(with_deps: bool) -> serde_json::Value {
+    let mut args = vec!["metadata", "--format-version", "1", "--offline"];
+    if !with_deps {
+        args.push("--no-deps");
+    }
     let out = Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
+        .args(args)
         .current_dir(workspace())
         .output()
         .expect("cargo metadata");
@@ -307,7 +318,12 @@ fn crates() -> Vec<(String, PathBuf)> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The crates of the workspace: (package name, root source file).
+fn crates() -> Vec<(String, PathBuf)> {
+    let meta = metadata(false);
     let mut v = Vec::new();
     for p in meta["packages"].as_array().unwrap() {
         let name = p["name"].as_str().unwrap().to_string();
@@ -519,50 +535,42 @@ const OUTSIDE_WORLD: &[&[&str]] = &[
     &["dbg"],
 ];
 
-/// Every path of a file, as written (not only those into the crate).
+/// Every path of a file outside its tests, as written (not only those into
+/// the crate), and the calls whose callee's name starts with `MPI_` (a call
+/// of the MPI library itself, not of its profiling interface).
 struct AllPaths {
     in_test: usize,
     found: Vec<(Vec<String>, usize)>,
+    mpi_calls: Vec<(String, usize)>,
+}
+
+impl AllPaths {
+    fn of(file: &syn::File) -> AllPaths {
+        let mut v = AllPaths {
+            in_test: 0,
+            found: Vec::new(),
+            mpi_calls: Vec::new(),
+        };
+        for item in &file.items {
+            v.visit_item(item);
+        }
+        v
+    }
 }
 
 impl<'ast> Visit<'ast> for AllPaths {
     fn visit_item(&mut self, item: &'ast syn::Item) {
-        let attrs: &[syn::Attribute] = match item {
-            syn::Item::Fn(f) => &f.attrs,
-            syn::Item::Mod(m) => &m.attrs,
-            syn::Item::Impl(i) => &i.attrs,
-            syn::Item::Use(u) => &u.attrs,
-            _ => &[],
-        };
-        let test = is_cfg_test(attrs);
+        let test = is_test_item(item);
         self.in_test += usize::from(test);
         syn::visit::visit_item(self, item);
         self.in_test -= usize::from(test);
     }
 
     fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
-        fn walk(prefix: &mut Vec<String>, t: &syn::UseTree, out: &mut Vec<Vec<String>>) {
-            match t {
-                syn::UseTree::Path(p) => {
-                    prefix.push(p.ident.to_string());
-                    walk(prefix, &p.tree, out);
-                    prefix.pop();
-                }
-                syn::UseTree::Name(n) => {
-                    out.push([prefix.clone(), vec![n.ident.to_string()]].concat())
-                }
-                syn::UseTree::Rename(r) => {
-                    out.push([prefix.clone(), vec![r.ident.to_string()]].concat())
-                }
-                syn::UseTree::Glob(_) => out.push(prefix.clone()),
-                syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk(prefix, t, out)),
-            }
-        }
         if self.in_test == 0 {
             let line = syn::spanned::Spanned::span(u).start().line;
-            let mut paths = Vec::new();
-            walk(&mut Vec::new(), &u.tree, &mut paths);
-            self.found.extend(paths.into_iter().map(|p| (p, line)));
+            self.found
+                .extend(use_paths(&u.tree).into_iter().map(|p| (p, line)));
         }
     }
 
@@ -579,6 +587,22 @@ impl<'ast> Visit<'ast> for AllPaths {
 
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         self.visit_path(&m.path);
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*call.func {
+            let name = p
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            if self.in_test == 0 && name.starts_with("MPI_") {
+                let line = syn::spanned::Spanned::span(&p.path).start().line;
+                self.mpi_calls.push((name, line));
+            }
+        }
+        syn::visit::visit_expr_call(self, call);
     }
 }
 
@@ -602,14 +626,7 @@ fn pure_crates_do_no_io_and_no_unsafe() {
             ));
         }
         for f in module_files(&root) {
-            let mut v = AllPaths {
-                in_test: 0,
-                found: Vec::new(),
-            };
-            for item in &f.ast.items {
-                v.visit_item(item);
-            }
-            for (segments, line) in v.found {
+            for (segments, line) in AllPaths::of(&f.ast).found {
                 let bad = OUTSIDE_WORLD.iter().any(|p| {
                     segments.len() >= p.len()
                         && segments[..p.len()]
@@ -645,17 +662,7 @@ fn pure_crates_do_no_io_and_no_unsafe() {
 /// as plain data.
 #[test]
 fn pure_crates_do_not_depend_on_libclang_or_mpi() {
-    let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline"])
-        .current_dir(workspace())
-        .output()
-        .expect("cargo metadata");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta = metadata(true);
     let name_of: BTreeMap<&str, &str> = meta["packages"]
         .as_array()
         .unwrap()
@@ -718,44 +725,6 @@ fn pure_crates_do_not_depend_on_libclang_or_mpi() {
     );
 }
 
-/// The calls of a file whose callee's name starts with `MPI_` (a call of
-/// the MPI library itself, not of its profiling interface), outside tests.
-struct MpiCalls {
-    in_test: usize,
-    found: Vec<(String, usize)>,
-}
-
-impl<'ast> Visit<'ast> for MpiCalls {
-    fn visit_item(&mut self, item: &'ast syn::Item) {
-        let attrs: &[syn::Attribute] = match item {
-            syn::Item::Fn(f) => &f.attrs,
-            syn::Item::Mod(m) => &m.attrs,
-            syn::Item::Impl(i) => &i.attrs,
-            _ => &[],
-        };
-        let test = is_cfg_test(attrs);
-        self.in_test += usize::from(test);
-        syn::visit::visit_item(self, item);
-        self.in_test -= usize::from(test);
-    }
-
-    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
-        if let syn::Expr::Path(p) = &*call.func {
-            let name = p
-                .path
-                .segments
-                .last()
-                .map(|s| s.ident.to_string())
-                .unwrap_or_default();
-            if self.in_test == 0 && name.starts_with("MPI_") {
-                let line = syn::spanned::Spanned::span(&p.path).start().line;
-                self.found.push((name, line));
-            }
-        }
-        syn::visit::visit_expr_call(self, call);
-    }
-}
-
 /// Architecture Invariant: the interposition library calls MPI only
 /// through `PMPI_*`. Its wrappers are the program's `MPI_*`; a call of one
 /// from inside the library would come back through them.
@@ -764,14 +733,7 @@ fn the_interposition_library_calls_only_pmpi() {
     let root = workspace().join("interpose/src/lib.rs");
     let mut problems = Vec::new();
     for f in module_files(&root) {
-        let mut v = MpiCalls {
-            in_test: 0,
-            found: Vec::new(),
-        };
-        for item in &f.ast.items {
-            v.visit_item(item);
-        }
-        for (name, line) in v.found {
+        for (name, line) in AllPaths::of(&f.ast).mpi_calls {
             problems.push(format!("{}:{line}: {name}", f.file.display()));
         }
     }
@@ -786,23 +748,7 @@ fn the_interposition_library_calls_only_pmpi() {
 /// return typed errors.
 #[test]
 fn only_the_binary_depends_on_anyhow() {
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "metadata",
-            "--format-version",
-            "1",
-            "--no-deps",
-            "--offline",
-        ])
-        .current_dir(workspace())
-        .output()
-        .expect("cargo metadata");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let meta = metadata(false);
     let mut users = Vec::new();
     for p in meta["packages"].as_array().unwrap() {
         let normal_anyhow = p["dependencies"]
