@@ -378,10 +378,13 @@ fn check_program(program: &Program, mpi: &str, timeout: Duration) -> Vec<String>
         ));
     }
     // An ok program still exits with 1 when fib warns about something (an
-    // irrelevant barrier, say).
-    let warns = prog["findings"]
-        .as_array()
-        .is_some_and(|f| f.iter().any(|f| f["severity"] == "warning"));
+    // irrelevant barrier, say) or reports an error its runs did not end on
+    // (a buffer whose type does not match its datatype, found before
+    // running).
+    let warns = prog["findings"].as_array().is_some_and(|f| {
+        f.iter()
+            .any(|f| f["severity"] == "warning" || f["severity"] == "error")
+    });
     let want_code = if warns { 1 } else { exp.outcome.exit_code() };
     if run.code != Some(want_code) {
         problems.push(format!(
