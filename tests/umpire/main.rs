@@ -16,7 +16,8 @@
 //! Every program is checked with the real `fib` binary
 //! (`fib check FILE -n N --format json [flags]`) and the JSON report is
 //! compared with the header: outcome, number of interleavings, number of
-//! ranks and exit code (0 for `ok`, 1 otherwise). A deadlock must come with a
+//! ranks and exit code (0 for `ok`, 1 otherwise, and 1 for an `ok` program
+//! with a warning or an error finding). A deadlock must come with a
 //! `FIB001` finding (or `FIB009`, the collective-mismatch form of a deadlock)
 //! whose line points into the program; a crash must come with a finding that
 //! names the rank; `--zero-buffer` must show as `"buffering": "zero"`.
