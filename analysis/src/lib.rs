@@ -1,5 +1,6 @@
 //! The pure layer between exploration and report: run records in, findings
-//! and barrier verdicts out. It decides how a run ended ([`Endings`]), what
+//! and barrier verdicts out (and, from the site table alone, buffers whose
+//! C type does not match their datatype: [`buffer_mismatches`]). It decides how a run ended ([`Endings`]), what
 //! each run shows ([`Exploration`]: failures, leaks, deadlocks that
 //! buffering hides), how the barrier sites group and what the Fib pass
 //! concludes about each group ([`barriers`]), and whether removing a group
@@ -10,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 pub mod barriers;
+mod buffers;
 pub mod confirm;
 mod ending;
 mod exploration;
@@ -24,6 +26,7 @@ pub mod timeline;
 mod trace;
 
 pub use barriers::GroupVerdict;
+pub use buffers::{buffer_mismatches, BufferCheck};
 pub use ending::Endings;
 pub use exploration::{Diverged, Exploration, Explored, Keep};
 pub use facts::static_facts;

@@ -335,6 +335,7 @@ fn addr_site(id: u32, offset: u32, callee: &str, located: Located) -> (CallSite,
         args: Vec::new(),
         function,
         macro_name: None,
+        buffers: Vec::new(),
     };
     (call, place)
 }
@@ -366,6 +367,7 @@ mod tests {
             args: Vec::new(),
             function: Some("main".into()),
             macro_name: None,
+            buffers: Vec::new(),
         }
     }
 

@@ -88,6 +88,7 @@ mod tests {
             args: Vec::new(),
             function: Some("main".into()),
             macro_name: None,
+            buffers: Vec::new(),
         }
     }
 

@@ -84,6 +84,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             args: Vec::new(),
             function: Some("main".into()),
             macro_name: None,
+            buffers: Vec::new(),
         })
         .collect();
     let barriers = sites

@@ -3,9 +3,10 @@
 //! of [`crate::ir`] from its function bodies.
 
 use crate::ir::{CallInfo, CallRef, Def, Expr, Func, Guard, Ir, SiteKey};
-use crate::text::{call_at, ident_at, ident_is, normalize, skip_blank};
+use crate::text::{arg_spans_at, call_at, ident_at, ident_is, normalize, skip_blank};
 use crate::CallSite;
 use clang::{Entity, EntityKind, EvaluationResult, TranslationUnit, TypeKind};
+use fib_sites::{ArgPlace, BufferArg};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -797,7 +798,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         }
         let at = self.at(e);
         let site = if is_mpi {
-            self.site(e, &name, name_loc, &arg_exprs)
+            self.site(e, &name, name_loc, &arg_exprs, &args)
         } else {
             None
         };
@@ -846,6 +847,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         callee: &str,
         name_loc: Option<clang::source::SourceLocation<'tu>>,
         arg_exprs: &[Expr],
+        arg_entities: &[Entity<'tu>],
     ) -> Option<SiteKey> {
         let loc = name_loc.or_else(|| call.get_location())?;
         let (f, off) = self.floc(loc)?;
@@ -859,6 +861,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                     arg_exprs.iter().map(|a| a.text.clone()).collect(),
                 )
             });
+            let buffers = self.buffers(f, off, callee, &args, arg_entities);
             CallSite {
                 id: 0,
                 file: self.g.files[f].rel.clone()?,
@@ -869,6 +872,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 args,
                 function,
                 macro_name: None,
+                buffers,
             }
         } else {
             let xl = loc.get_expansion_location();
@@ -905,12 +909,96 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 args,
                 function,
                 macro_name: Some(mname),
+                // A macro's arguments are not where the call's are written.
+                buffers: Vec::new(),
             }
         };
         self.g.files[f].listed = true;
         let key = (raw.file.clone(), raw.span.0, raw.callee.clone());
         self.g.sites.push(raw);
         Some(key)
+    }
+
+    /// The buffer arguments of the call to `callee` written at `off` in file
+    /// `f` (with its arguments' texts and entities) whose element type is
+    /// a scalar and whose datatype argument names an MPI datatype.
+    fn buffers(
+        &self,
+        f: usize,
+        off: usize,
+        callee: &str,
+        texts: &[String],
+        entities: &[Entity<'tu>],
+    ) -> Vec<BufferArg> {
+        let pairs = fib_sites::buffer_args(callee);
+        if pairs.is_empty() || texts.len() != entities.len() {
+            return Vec::new();
+        }
+        let file = &self.g.files[f];
+        let Some(spans) = arg_spans_at(&file.text, off) else {
+            return Vec::new();
+        };
+        if spans.len() != entities.len() {
+            return Vec::new();
+        }
+        let place = |index: usize| {
+            let span = spans[index];
+            let (line, column) = file.line_col(span.0);
+            ArgPlace {
+                index,
+                line,
+                column,
+                span,
+            }
+        };
+        let mut out = Vec::new();
+        for &(buf, dt) in pairs {
+            let (Some(arg), Some(dt_text)) = (entities.get(buf), texts.get(dt)) else {
+                continue;
+            };
+            let Some(datatype_name) = self.datatype_name(dt_text) else {
+                continue;
+            };
+            let Some((spelled, canonical, element)) = crate::buffers::buffer_type(*arg) else {
+                continue;
+            };
+            out.push(BufferArg {
+                buffer: place(buf),
+                datatype: place(dt),
+                datatype_name,
+                spelled,
+                canonical,
+                element,
+            });
+        }
+        out
+    }
+
+    /// The MPI name a datatype argument written as `text` stands for: the
+    /// text itself when it is a name `MPI_...`, else what the tree's
+    /// object-like macro of that name is defined as, a few levels deep.
+    fn datatype_name(&self, text: &str) -> Option<String> {
+        let mut name = text.trim();
+        for _ in 0..8 {
+            if ident_at(name, 0)?.len() != name.len() {
+                return None;
+            }
+            if name.starts_with("MPI_") {
+                return Some(name.to_string());
+            }
+            let &(df, a, b) = self.macros.get(name)?;
+            let def = &self.g.files[df].text[a..b];
+            let body = def.get(name.len()..)?;
+            if body.starts_with('(') {
+                return None;
+            }
+            let mut body = body.trim();
+            while let Some(inner) = body.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+                body = inner.trim();
+            }
+            name = body;
+        }
+        None
     }
 
     /// The arguments of the call to `callee` written in the body of the

@@ -9,6 +9,7 @@
 //! the reports label the sites' spans in the user's files.
 
 mod analyze;
+mod buffers;
 mod extract;
 mod facts;
 mod flags;
@@ -28,8 +29,8 @@ pub use text::read_source;
 // The plain data the analysis produces, defined in `fib-sites` so that the
 // crates that only read it need no libclang.
 pub use fib_sites::{
-    Analysis, CallSite, Dependence, Facts, ProbeRow, Purpose, PurposeKind, SiteTable, Unit,
-    Wildcard,
+    buffer_args, Analysis, ArgPlace, BufferArg, CallSite, Dependence, Element, Facts, ProbeRow,
+    Purpose, PurposeKind, SiteTable, Unit, Wildcard,
 };
 
 use std::path::PathBuf;

@@ -92,8 +92,29 @@ pub(crate) fn match_paren(text: &str, open: usize) -> Option<usize> {
 /// Splits the text between the parentheses `[open, close)` (`open` at `(`,
 /// `close` just past `)`) at its top-level commas; each piece trimmed.
 pub(crate) fn split_args(text: &str, open: usize, close: usize) -> Vec<String> {
-    let inner = &text[open + 1..close - 1];
+    arg_spans(text, open, close)
+        .into_iter()
+        .map(|(a, b)| normalize(&text[a..b]))
+        .collect()
+}
+
+/// The byte ranges of the arguments between the parentheses `[open,
+/// close)`, as [`split_args`] splits them, each without the blanks around
+/// it.
+pub(crate) fn arg_spans(text: &str, open: usize, close: usize) -> Vec<(usize, usize)> {
+    let base = open + 1;
+    let inner = &text[base..close - 1];
     let b = inner.as_bytes();
+    let trimmed = |from: usize, to: usize| {
+        let piece = &inner[from..to];
+        let lead = piece.len() - piece.trim_start().len();
+        let tail = piece.len() - piece.trim_end().len();
+        if lead == piece.len() {
+            (base + from, base + from)
+        } else {
+            (base + from + lead, base + to - tail)
+        }
+    };
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut start = 0;
@@ -103,7 +124,7 @@ pub(crate) fn split_args(text: &str, open: usize, close: usize) -> Vec<String> {
             b'(' | b'[' | b'{' => depth += 1,
             b')' | b']' | b'}' => depth -= 1,
             b',' if depth == 0 => {
-                out.push(normalize(&inner[start..i]));
+                out.push(trimmed(start, i));
                 start = i + 1;
             }
             b'/' if matches!(b.get(i + 1), Some(b'*') | Some(b'/')) => {
@@ -124,8 +145,8 @@ pub(crate) fn split_args(text: &str, open: usize, close: usize) -> Vec<String> {
         }
         i += 1;
     }
-    let last = normalize(&inner[start..]);
-    if !(out.is_empty() && last.is_empty()) {
+    let last = trimmed(start, b.len());
+    if !(out.is_empty() && last.0 == last.1) {
         out.push(last);
     }
     out
@@ -146,6 +167,15 @@ pub(crate) fn call_at(text: &str, at: usize) -> Option<(usize, Vec<String>)> {
     Some((close, split_args(text, open, close)))
 }
 
+/// The byte ranges of the arguments of the call written at `at`, as
+/// [`arg_spans`] gives them.
+pub(crate) fn arg_spans_at(text: &str, at: usize) -> Option<Vec<(usize, usize)>> {
+    let name = ident_at(text, at)?;
+    let open = skip_blank(text, at + name.len());
+    let close = match_paren(text, open)?;
+    Some(arg_spans(text, open, close))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -158,6 +188,9 @@ mod tests {
         assert_eq!(args, vec!["buf", "f(a, b)", "/* c, */ 3", "\"s,)\""]);
         assert!(ident_is(t, 4, "MPI_Send"));
         assert!(!ident_is(t, 5, "PI_Send"));
+        let spans = arg_spans_at(t, 4).unwrap();
+        let texts: Vec<&str> = spans.iter().map(|&(a, b)| &t[a..b]).collect();
+        assert_eq!(texts, vec!["buf", "f(a, b)", "/* c, */ 3", "\"s,)\""]);
     }
 }
 

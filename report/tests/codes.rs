@@ -5,13 +5,13 @@
 use std::collections::HashSet;
 
 use fib_report::codes::{
-    self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferingDeadlock,
-    BuildFailed, BuildStage, ChoiceAt, Code, CollectiveArguments, CollectiveMismatch,
-    ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit, FreedActiveReceive, Inputs,
-    InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedHandle, LeakedRequest, Livelock,
-    LostTrack, MpiError, NoFinalize, Observed, ReadySendUnposted, RelevantBarrier,
-    RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, TypeMismatch, UnreceivedMessage,
-    Unsupported, UnusedWaiver, SECTIONS,
+    self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferTypeMismatch,
+    BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code, CollectiveArguments,
+    CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit,
+    FreedActiveReceive, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedHandle,
+    LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, Observed, ReadySendUnposted,
+    RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, TypeMismatch,
+    UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -50,7 +50,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 29);
+    assert_eq!(codes::ALL.len(), 30);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -347,6 +347,16 @@ fn examples() -> Vec<(&'static Code, Finding)> {
                 (1, "MPI_MAX".into(), place())
             ],
             replay: replay(),
+        },
+        BufferTypeMismatch {
+            call: "MPI_Send".into(),
+            buffer: "double *".into(),
+            canonical: "double *".into(),
+            datatype: "MPI_INT".into(),
+            describes: "int".into(),
+            suggest: Some("MPI_DOUBLE".into()),
+            place: place(),
+            datatype_place: place(),
         },
     ]
 }

@@ -40,6 +40,116 @@ pub struct CallSite {
     pub function: Option<String>,
     /// The name of the macro that produced the call, if it came from one.
     pub macro_name: Option<String>,
+    /// Its buffer arguments whose element type the parse could classify,
+    /// each with the datatype argument that describes it when that names
+    /// an MPI datatype ([`buffer_args`] says which arguments these are).
+    /// Empty for a call produced by a macro.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub buffers: Vec<BufferArg>,
+}
+
+/// A buffer argument of an MPI call and the datatype argument that
+/// describes its elements, as the parse saw them: what the check of the
+/// buffer's type against its datatype (FIB032) compares.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BufferArg {
+    /// The buffer argument.
+    pub buffer: ArgPlace,
+    /// The datatype argument.
+    pub datatype: ArgPlace,
+    /// The MPI name the datatype argument is written as (`MPI_INT`), seen
+    /// through the tree's own object-like macros (`#define REAL MPI_DOUBLE`).
+    pub datatype_name: String,
+    /// The type of the buffer expression as written, as a pointer to its
+    /// elements: `int32_t *` (for an array `double a[4][4]`, `double *`).
+    pub spelled: String,
+    /// The same through typedefs: `int *`.
+    pub canonical: String,
+    /// What its elements are.
+    pub element: Element,
+}
+
+/// Where an argument of a call is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArgPlace {
+    /// Its position in the call's argument list, from 0.
+    pub index: usize,
+    /// 1-based line and (byte) column of its start.
+    pub line: u32,
+    pub column: u32,
+    /// Byte offsets `[start, end)` in the call's file.
+    pub span: (usize, usize),
+}
+
+/// The element type of a buffer, through typedefs, when it is a scalar
+/// (a buffer of structs, unions, enums or `void` has none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Element {
+    /// `char`, `signed char`, `unsigned char`: also raw storage.
+    Char,
+    /// `bool` / `_Bool`.
+    Bool,
+    /// Another integer type (`wchar_t` included) of this many bytes, of
+    /// either sign.
+    Integer { bytes: u32 },
+    /// A real floating type of this many bytes.
+    Floating { bytes: u32 },
+    /// A complex type (`double _Complex`, `std::complex<double>`) whose
+    /// parts have this many bytes each.
+    Complex { bytes: u32 },
+    /// A pointer: the buffer holds addresses.
+    Pointer,
+}
+
+/// The arguments of an MPI function that are a buffer and the datatype of
+/// its elements, as `(buffer, datatype)` argument positions: the sends and
+/// receives (blocking, nonblocking, persistent, matched), `MPI_Sendrecv`
+/// and the collectives' send and receive buffers. Empty for every other
+/// function.
+pub fn buffer_args(callee: &str) -> &'static [(usize, usize)] {
+    match callee {
+        "MPI_Send"
+        | "MPI_Bsend"
+        | "MPI_Ssend"
+        | "MPI_Rsend"
+        | "MPI_Isend"
+        | "MPI_Ibsend"
+        | "MPI_Issend"
+        | "MPI_Irsend"
+        | "MPI_Send_init"
+        | "MPI_Bsend_init"
+        | "MPI_Ssend_init"
+        | "MPI_Rsend_init"
+        | "MPI_Recv"
+        | "MPI_Irecv"
+        | "MPI_Recv_init"
+        | "MPI_Mrecv"
+        | "MPI_Imrecv"
+        | "MPI_Sendrecv_replace"
+        | "MPI_Isendrecv_replace"
+        | "MPI_Bcast"
+        | "MPI_Ibcast" => &[(0, 2)],
+        "MPI_Sendrecv" | "MPI_Isendrecv" => &[(0, 2), (5, 7)],
+        "MPI_Reduce"
+        | "MPI_Ireduce"
+        | "MPI_Allreduce"
+        | "MPI_Iallreduce"
+        | "MPI_Scan"
+        | "MPI_Iscan"
+        | "MPI_Exscan"
+        | "MPI_Iexscan"
+        | "MPI_Reduce_scatter"
+        | "MPI_Ireduce_scatter"
+        | "MPI_Reduce_scatter_block"
+        | "MPI_Ireduce_scatter_block"
+        | "MPI_Reduce_local" => &[(0, 3), (1, 3)],
+        "MPI_Gather" | "MPI_Igather" | "MPI_Scatter" | "MPI_Iscatter" | "MPI_Allgather"
+        | "MPI_Iallgather" | "MPI_Alltoall" | "MPI_Ialltoall" => &[(0, 2), (3, 5)],
+        "MPI_Gatherv" | "MPI_Igatherv" | "MPI_Allgatherv" | "MPI_Iallgatherv" => &[(0, 2), (3, 6)],
+        "MPI_Scatterv" | "MPI_Iscatterv" => &[(0, 3), (4, 6)],
+        "MPI_Alltoallv" | "MPI_Ialltoallv" => &[(0, 3), (4, 7)],
+        _ => &[],
+    }
 }
 
 /// Every MPI call site of a program.

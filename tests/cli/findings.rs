@@ -336,6 +336,28 @@ fn type_mismatch_fib030() {
 }
 
 #[test]
+fn buffer_type_mismatch_fib032() {
+    // Found before running: the buffer argument underlined, the datatype
+    // argument labelled; the run itself is ok.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "buffer_type_mismatch_fib032",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/buffer_type_member_sent_as_long.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn collective_arguments_fib031() {
     let cache = tempfile::tempdir().unwrap();
     redacted(cache.path()).bind(|| {

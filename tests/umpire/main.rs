@@ -16,7 +16,8 @@
 //! Every program is checked with the real `fib` binary
 //! (`fib check FILE -n N --format json [flags]`) and the JSON report is
 //! compared with the header: outcome, number of interleavings, number of
-//! ranks and exit code (0 for `ok`, 1 otherwise). A deadlock must come with a
+//! ranks and exit code (0 for `ok`, 1 otherwise, and 1 for an `ok` program
+//! with a warning or an error finding). A deadlock must come with a
 //! `FIB001` finding (or `FIB009`, the collective-mismatch form of a deadlock)
 //! whose line points into the program; a crash must come with a finding that
 //! names the rank; `--zero-buffer` must show as `"buffering": "zero"`.
@@ -378,10 +379,13 @@ fn check_program(program: &Program, mpi: &str, timeout: Duration) -> Vec<String>
         ));
     }
     // An ok program still exits with 1 when fib warns about something (an
-    // irrelevant barrier, say).
-    let warns = prog["findings"]
-        .as_array()
-        .is_some_and(|f| f.iter().any(|f| f["severity"] == "warning"));
+    // irrelevant barrier, say) or reports an error its runs did not end on
+    // (a buffer whose type does not match its datatype, found before
+    // running).
+    let warns = prog["findings"].as_array().is_some_and(|f| {
+        f.iter()
+            .any(|f| f["severity"] == "warning" || f["severity"] == "error")
+    });
     let want_code = if warns { 1 } else { exp.outcome.exit_code() };
     if run.code != Some(want_code) {
         problems.push(format!(

@@ -150,6 +150,9 @@ pub(crate) fn verify(
     // Every call to a function fib does not model, found before running:
     // such a program is neither built nor run unless the user asks.
     let unmodelled = fib_analysis::unmodelled_calls(&sites);
+    // Buffers whose C type does not match their datatype, also found
+    // before running: reported first, whatever the runs show.
+    let mistyped = fib_analysis::buffer_mismatches(&sites).findings;
     let built = if !unmodelled.is_empty() && !opts.run_unsupported {
         report.outcome = Outcome::Unsupported;
         report.findings = fib_analysis::unmodelled_findings(&sites, &unmodelled, None);
@@ -158,6 +161,7 @@ pub(crate) fn verify(
         build(tree, program, opts, &mut report)?
     };
     let Some(exe) = built else {
+        report.findings.splice(0..0, mistyped);
         report.elapsed_ms = started.elapsed().as_millis() as u64;
         return Ok(report);
     };
@@ -194,6 +198,7 @@ pub(crate) fn verify(
         }),
     };
     run_built(&built, opts, &mut tracker, &mut report)?;
+    report.findings.splice(0..0, mistyped);
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(report)
 }

@@ -1,0 +1,152 @@
+//! The type of a buffer argument of an MPI call, for the check of a buffer
+//! against the predefined datatype that describes it (FIB032): what the
+//! buffer expression points to, through typedefs, when it is a scalar.
+//!
+//! The expression is read as the program wrote it, before the implicit
+//! conversion to `void *` that passing it to MPI makes: `a` (an array of
+//! `double`), `&x`, `&s.count`, `&a[i]`, `a + i`, `p` all give the type of
+//! their elements. A buffer whose type is `void *` as written (an explicit
+//! cast, `malloc`'s result, `MPI_IN_PLACE`, `MPI_BOTTOM`), or whose elements
+//! are structs, unions, enums or a type that depends on a template
+//! parameter, has no element type here: there is nothing to compare.
+
+use clang::{Entity, EntityKind, Type, TypeKind};
+use fib_sites::Element;
+
+/// The buffer expression `arg`'s type as a pointer to its elements, as
+/// written (`int32_t *`) and through typedefs (`int *`), and what its
+/// elements are; `None` when they are no scalar fib classifies.
+pub(crate) fn buffer_type(arg: Entity<'_>) -> Option<(String, String, Element)> {
+    let mut e = arg;
+    // Down through the implicit conversions (and parentheses) to the
+    // expression whose type is not `void *`.
+    while points_to_void(e.get_type()?) {
+        match e.get_kind() {
+            EntityKind::UnexposedExpr | EntityKind::ParenExpr => match e.get_children()[..] {
+                [only] => e = only,
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    let t = e.get_type()?;
+    let mut elem = pointee(t).or_else(|| pointee(t.get_canonical_type()))?;
+    // `double a[4][4]` passed as `a` points to `double [4]`: its elements
+    // are doubles.
+    while is_array(elem.get_canonical_type()) {
+        elem = elem
+            .get_element_type()
+            .or_else(|| elem.get_canonical_type().get_element_type())?;
+    }
+    let canonical = elem.get_canonical_type();
+    let element = classify(canonical)?;
+    Some((
+        pointer_to(&elem.get_display_name()),
+        pointer_to(&canonical.get_display_name()),
+        element,
+    ))
+}
+
+/// `int *` for `int`, `int **` for `int *`.
+fn pointer_to(name: &str) -> String {
+    match name.ends_with('*') {
+        true => format!("{name}*"),
+        false => format!("{name} *"),
+    }
+}
+
+/// Whether `t` is a pointer to `void` (however qualified).
+fn points_to_void(t: Type<'_>) -> bool {
+    let c = t.get_canonical_type();
+    c.get_kind() == TypeKind::Pointer
+        && c.get_pointee_type()
+            .is_some_and(|p| p.get_canonical_type().get_kind() == TypeKind::Void)
+}
+
+fn is_array(t: Type<'_>) -> bool {
+    matches!(
+        t.get_kind(),
+        TypeKind::ConstantArray
+            | TypeKind::IncompleteArray
+            | TypeKind::VariableArray
+            | TypeKind::DependentSizedArray
+    )
+}
+
+/// What a pointer points to, or an array's elements.
+fn pointee(t: Type<'_>) -> Option<Type<'_>> {
+    match t.get_kind() {
+        TypeKind::Pointer => t.get_pointee_type(),
+        _ if is_array(t) => t.get_element_type(),
+        _ => None,
+    }
+}
+
+/// What a canonical element type is, when a scalar.
+fn classify(t: Type<'_>) -> Option<Element> {
+    let bytes = |t: Type<'_>| t.get_sizeof().ok().map(|n| n as u32);
+    Some(match t.get_kind() {
+        TypeKind::CharS | TypeKind::CharU | TypeKind::SChar | TypeKind::UChar => Element::Char,
+        TypeKind::Bool => Element::Bool,
+        TypeKind::Short
+        | TypeKind::UShort
+        | TypeKind::Int
+        | TypeKind::UInt
+        | TypeKind::Long
+        | TypeKind::ULong
+        | TypeKind::LongLong
+        | TypeKind::ULongLong
+        | TypeKind::Int128
+        | TypeKind::UInt128
+        | TypeKind::WChar
+        | TypeKind::Char16
+        | TypeKind::Char32 => Element::Integer { bytes: bytes(t)? },
+        TypeKind::Half
+        | TypeKind::Float16
+        | TypeKind::Float
+        | TypeKind::Double
+        | TypeKind::LongDouble
+        | TypeKind::Float128 => Element::Floating { bytes: bytes(t)? },
+        // Two parts, each half its size.
+        TypeKind::Complex => Element::Complex {
+            bytes: bytes(t)? / 2,
+        },
+        TypeKind::Pointer | TypeKind::BlockPointer | TypeKind::ObjCObjectPointer => {
+            Element::Pointer
+        }
+        TypeKind::Record => std_complex(t)?,
+        // Some libclang versions do not expose C's complex types.
+        TypeKind::Unexposed
+            if matches!(
+                t.get_display_name().as_str(),
+                "_Complex float" | "_Complex double" | "_Complex long double"
+            ) =>
+        {
+            Element::Complex {
+                bytes: bytes(t)? / 2,
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// `std::complex<T>` for a real floating `T`, as a complex element.
+fn std_complex(t: Type<'_>) -> Option<Element> {
+    let decl = t.get_declaration()?;
+    if decl.get_name().as_deref() != Some("complex") {
+        return None;
+    }
+    // In namespace `std`, or in an inline namespace of it (libc++'s `__1`).
+    let mut parent = decl.get_semantic_parent()?;
+    if parent.get_kind() == EntityKind::Namespace && parent.get_name().as_deref() != Some("std") {
+        parent = parent.get_semantic_parent()?;
+    }
+    if parent.get_kind() != EntityKind::Namespace || parent.get_name().as_deref() != Some("std") {
+        return None;
+    }
+    let arg = t.get_template_argument_types()?.into_iter().next()??;
+    match classify(arg.get_canonical_type())? {
+        Element::Floating { bytes } => Some(Element::Complex { bytes }),
+        _ => None,
+    }
+}
