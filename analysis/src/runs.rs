@@ -87,6 +87,33 @@ fn ending_finding(
             };
             (f.finding(), Outcome::Crash, false)
         }
+        Ending::Reused { rank, site, first } => {
+            let call = sites.call_name(*site, "", files);
+            let earlier = match sites.call_name(*first, "", files) {
+                name if name.is_empty() => "MPI call".to_string(),
+                name => name,
+            };
+            let at = place(*first, "");
+            let whose = match (&at.file, at.line) {
+                (Some(file), Some(line)) => format!("the {earlier} at {file}:{line}"),
+                _ => format!("an earlier {earlier}"),
+            };
+            let call = if call.is_empty() {
+                "the call".to_string()
+            } else {
+                call
+            };
+            let f = InvalidCall {
+                rank: *rank,
+                message: format!(
+                    "{call} writes its request into a variable that still holds the active \
+                     request of {whose}, which could then never be completed"
+                ),
+                place: place(*site, ""),
+                replay,
+            };
+            (f.finding(), Outcome::Crash, false)
+        }
         Ending::Timeout => {
             let f = Timeout {
                 ranks: rank_states(sites, files, &rec.ranks),

@@ -26,6 +26,33 @@ pub fn invalid(l: &mut Lib, why: String) -> ! {
     l.conn.wait_for_eof()
 }
 
+/// A call that makes a request and writes its handle to `*request`: the
+/// variable must not hold the handle of an active request the library
+/// handed out, which would be lost (and never completed). The variable's
+/// old value is read before the call writes it; an uninitialised one, a
+/// completed request's `MPI_REQUEST_NULL`, a handle of fib's that is no
+/// longer in use and an inactive persistent request's are all fine: only
+/// a handle of fib's own table whose operation is active is reported.
+///
+/// # Safety
+/// `request` is null or the program's `MPI_Request` variable.
+pub unsafe fn request_out(l: &mut Lib, request: *mut MPI_Request) {
+    if request.is_null() {
+        return;
+    }
+    let old = crate::handle::bits(std::ptr::read_unaligned(request));
+    let Some(&id) = l.fakes.get(&old) else {
+        return;
+    };
+    if !l.reqs.contains_key(&id) {
+        return;
+    }
+    let first = l.origins.get(&id).copied().unwrap_or_default();
+    let site = site::for_call();
+    l.push(Up::Reused { site, first });
+    l.conn.wait_for_eof()
+}
+
 /// `MPI_TAG_UB` of `MPI_COMM_WORLD`, asked of MPI once (0: not yet).
 static TAG_UB: AtomicI32 = AtomicI32::new(0);
 

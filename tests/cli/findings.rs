@@ -358,6 +358,27 @@ fn buffer_type_mismatch_fib032() {
 }
 
 #[test]
+fn null_status_fib033() {
+    // Found before running: the call underlined; the run itself is ok.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "null_status_fib033",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/status_null_recv.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn collective_arguments_fib031() {
     let cache = tempfile::tempdir().unwrap();
     redacted(cache.path()).bind(|| {

@@ -19,8 +19,11 @@ MPI_ANY_SOURCE on receives and probes), a collective's root outside the
 communicator, a negative tag (MPI_ANY_TAG is allowed on receives and
 probes) or one above the MPI_TAG_UB attribute, a negative count,
 MPI_DATATYPE_NULL, MPI_COMM_NULL, a request that is not active (already
-completed or never started), or a communicator the rank is not a member
-of. fib stops the interleaving at that call; the interposition library
+completed or never started), a communicator the rank is not a member of,
+or a request variable that still holds an active request when a call
+(MPI_Isend, MPI_Irecv, ...) writes its new request into it: the active
+one could then never be completed (the finding names the call that made
+it). fib stops the interleaving at that call; the interposition library
 checks the arguments it can judge alone before the call reaches MPI, so
 the finding names the call rather than an error from inside the MPI
 library, or nothing at all where the library does not check.
@@ -40,7 +43,9 @@ the library it aborts, corrupts memory or appears to work.
 Fix the argument at the reported line; for ranks, compute neighbours modulo
 the communicator's size or use `MPI_PROC_NULL` at the edges; a rank that
 got MPI_COMM_NULL from MPI_Comm_split (colour MPI_UNDEFINED) must not use
-it; keep tags between 0 and the MPI_TAG_UB attribute (at least 32767).
+it; keep tags between 0 and the MPI_TAG_UB attribute (at least 32767);
+complete a request (MPI_Wait, MPI_Test) before its variable takes
+another, or keep one variable per request in flight.
 ",
 };
 
