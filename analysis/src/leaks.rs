@@ -60,8 +60,10 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
     }
     // Active sends whose request the program freed: the engine goes on
     // matching them (an unreceived one is still a leaked message), but
-    // nothing tells the program when MPI is done with the buffer.
-    for (rank, ops) in rec.ops.iter().enumerate() {
+    // nothing tells the program when MPI is done with the buffer. Like
+    // the engine's leaks, only of a run that completed.
+    let completed = rec.ending.completed();
+    for (rank, ops) in rec.ops.iter().enumerate().filter(|_| completed) {
         for o in ops {
             let Kind::RequestFree {
                 op: Some(index), ..

@@ -83,6 +83,7 @@ fn ending_finding(
                 rank: *rank,
                 message: message.clone(),
                 place: place(*site, ""),
+                earlier: None,
                 replay,
             };
             (f.finding(), Outcome::Crash, false)
@@ -110,6 +111,7 @@ fn ending_finding(
                      request of {whose}, which could then never be completed"
                 ),
                 place: place(*site, ""),
+                earlier: Some((at, format!("the {earlier} whose request would be lost"))),
                 replay,
             };
             (f.finding(), Outcome::Crash, false)
@@ -296,6 +298,7 @@ fn engine_finding(
                 rank: op.rank,
                 message: message.clone(),
                 place: sites.place(*site, "", files),
+                earlier: None,
                 replay,
             };
             (f.finding(), Outcome::Crash, false)

@@ -109,6 +109,78 @@ pub fn null_statuses(sites: &Resolver) -> Vec<Finding> {
 mod tests {
     use super::*;
 
+    use std::path::{Path, PathBuf};
+
+    use fib_sites::{Analysis, CallSite, SiteTable};
+
+    fn site(id: u32, callee: &str, args: &[&str], macro_name: Option<&str>) -> CallSite {
+        CallSite {
+            id,
+            file: PathBuf::from("a.c"),
+            line: 7 + id,
+            column: 5,
+            span: (100, 150),
+            callee: callee.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            function: Some("main".into()),
+            macro_name: macro_name.map(str::to_string),
+            buffers: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn finds_null_statuses_in_the_site_table() {
+        let recv = ["&x", "1", "MPI_INT", "0", "0", "MPI_COMM_WORLD"];
+        let with = |status: &str| {
+            let mut a: Vec<&str> = recv.to_vec();
+            a.push(status);
+            a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+        };
+        let mut a = Analysis {
+            sites: SiteTable {
+                sites: vec![
+                    CallSite {
+                        args: with("NULL"),
+                        ..site(0, "MPI_Recv", &[], None)
+                    },
+                    CallSite {
+                        args: with("MPI_STATUS_IGNORE"),
+                        ..site(1, "MPI_Recv", &[], None)
+                    },
+                    site(2, "MPI_Waitall", &["2", "reqs", "0"], None),
+                    site(3, "MPI_Wait", &["&req", "&st"], None),
+                    // A macro's arguments are the macro's.
+                    site(4, "MPI_Wait", &["&req", "NULL"], Some("WAIT")),
+                    // Not a status: MPI_Send has none.
+                    site(
+                        5,
+                        "MPI_Send",
+                        &["NULL", "0", "MPI_INT", "1", "0", "c"],
+                        None,
+                    ),
+                ],
+            },
+            ..Analysis::default()
+        };
+        let r = Resolver::new(&a, Path::new("src"));
+        let found = null_statuses(&r);
+        let shown: Vec<&str> = found.iter().map(|f| f.message.as_str()).collect();
+        assert_eq!(
+            shown,
+            [
+                "MPI_Recv's status is a null pointer (`NULL`), not MPI_STATUS_IGNORE",
+                "MPI_Waitall's array of statuses is a null pointer (`0`), not MPI_STATUSES_IGNORE"
+            ]
+        );
+        assert_eq!(found[0].file.as_deref(), Some("src/a.c"));
+        assert_eq!((found[0].line, found[1].line), (Some(7), Some(9)));
+
+        // Code the program never runs is left out.
+        a.facts.dead = vec![0];
+        let r = Resolver::new(&a, Path::new("src"));
+        assert_eq!(null_statuses(&r).len(), 1);
+    }
+
     #[test]
     fn null_pointer_constants_are_null() {
         for t in [

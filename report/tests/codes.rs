@@ -200,6 +200,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             rank: 0,
             message: "tag -1".into(),
             place: place(),
+            earlier: None,
             replay: replay(),
         },
         LostTrack {

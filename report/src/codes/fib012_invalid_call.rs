@@ -1,7 +1,7 @@
 //! FIB012: an MPI call with arguments MPI does not allow.
 
 use super::{Code, Rule};
-use crate::finding::{Finding, Place, Severity};
+use crate::finding::{Finding, Label, Place, Severity};
 
 /// An MPI call with invalid arguments.
 pub const FIB012: Code = Code {
@@ -56,6 +56,9 @@ pub struct InvalidCall {
     /// What is wrong with the call, as the engine says it.
     pub message: String,
     pub place: Place,
+    /// An earlier call the invalid one concerns, and what to say of it
+    /// (the call that made the active request a new one would overwrite).
+    pub earlier: Option<(Place, String)>,
     pub replay: String,
 }
 
@@ -67,6 +70,17 @@ impl Rule for InvalidCall {
             Finding::new(Self::CODE, format!("invalid MPI call: {}", self.message)).at(&self.place);
         f.rank = Some(self.rank);
         f.replay = Some(self.replay.clone());
+        if let Some((at, message)) = &self.earlier {
+            if let (Some(file), Some(line)) = (&at.file, at.line) {
+                f.labels.push(Label {
+                    file: file.clone(),
+                    line,
+                    column: at.column.unwrap_or(1),
+                    span: at.span,
+                    message: message.clone(),
+                });
+            }
+        }
         f
     }
 }
@@ -86,6 +100,7 @@ mod tests {
                 column: Some(5),
                 span: None,
             },
+            earlier: None,
             replay: "0".into(),
         }
         .finding();
