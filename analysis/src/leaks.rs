@@ -1,8 +1,8 @@
 //! Findings for what a completed run left behind: requests never completed,
 //! communicators, groups, datatypes, operations, info objects and error
 //! handlers never freed, messages never received, requests of sends and
-//! receives freed while active. One finding per call site and kind, over every rank and
-//! instance that leaked there.
+//! receives freed while active. One finding per call site and kind, over
+//! every rank and instance that leaked there.
 
 use std::collections::BTreeMap;
 

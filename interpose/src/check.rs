@@ -7,7 +7,9 @@
 //! deep inside (or, for a tag above the bound, only on some transports) and
 //! fib's own bookkeeping would go wrong on others, so the rank reports the
 //! call with [`Up::Invalid`] and waits for the scheduler to end the run
-//! (FIB012 at the call's site).
+//! (FIB012 at the call's site). A call about to write its new request's
+//! handle over an active request of the library's table is reported the
+//! same way with [`Up::Reused`] ([`request_out`]).
 
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicI32, Ordering};
