@@ -111,6 +111,16 @@ impl Endings {
         });
     }
 
+    /// Rank `r`'s call at `site` was to write its new request's handle
+    /// over the active request made at `first`.
+    pub fn reused(&mut self, r: usize, site: Site, first: Site) {
+        self.decide(Ending::Reused {
+            rank: r,
+            site,
+            first,
+        });
+    }
+
     /// The MPI library raised an error in rank `r`'s call.
     pub fn mpi_error(&mut self, r: usize, site: Site, code: i32, text: String) {
         self.decide(Ending::MpiError {

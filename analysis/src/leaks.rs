@@ -1,13 +1,13 @@
 //! Findings for what a completed run left behind: requests never completed,
 //! communicators, groups, datatypes, operations, info objects and error
-//! handlers never freed, messages never received, receive requests freed
-//! while active. One finding per call site and kind, over every rank and
-//! instance that leaked there.
+//! handlers never freed, messages never received, requests of sends and
+//! receives freed while active. One finding per call site and kind, over
+//! every rank and instance that leaked there.
 
 use std::collections::BTreeMap;
 
 use fib_report::codes::{
-    FreedActiveReceive, LeakedCommunicator, LeakedHandle, LeakedRequest, Rule, UnreceivedMessage,
+    FreedActiveRequest, LeakedCommunicator, LeakedHandle, LeakedRequest, Rule, UnreceivedMessage,
 };
 use fib_report::Finding;
 use poe::engine::{Kind, Peer};
@@ -25,6 +25,8 @@ enum What {
     Message,
     /// An active receive's request freed: the site is `MPI_Request_free`'s.
     FreedReceive,
+    /// An active send's request freed: the site is `MPI_Request_free`'s.
+    FreedSend,
     /// An object a [`fib_wire::HANDLE_MAKERS`] call made.
     Handle,
 }
@@ -38,8 +40,8 @@ struct Group {
     dests: Vec<usize>,
     /// For messages: whether the program cancelled one of the sends.
     cancelled: bool,
-    /// For freed receives: the first receive's site and call; for messages a
-    /// matched probe took, the first probe's.
+    /// For freed receives and sends: the first operation's site and call;
+    /// for messages a matched probe took, the first probe's.
     recv: Option<(fib_wire::Site, &'static str)>,
 }
 
@@ -55,6 +57,31 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
             g.ranks.push(h.rank);
         }
         g.count += h.count;
+    }
+    // Active sends whose request the program freed: the engine goes on
+    // matching them (an unreceived one is still a leaked message), but
+    // nothing tells the program when MPI is done with the buffer. Like
+    // the engine's leaks, only of a run that completed.
+    let completed = rec.ending.completed();
+    for (rank, ops) in rec.ops.iter().enumerate().filter(|_| completed) {
+        for o in ops {
+            let Kind::RequestFree {
+                op: Some(index), ..
+            } = o.kind
+            else {
+                continue;
+            };
+            let s = &ops[index];
+            if !matches!(s.kind, Kind::Send { dst, .. } if dst != Peer::Null) {
+                continue;
+            }
+            let g = groups.entry((What::FreedSend, o.site, o.name)).or_default();
+            if !g.ranks.contains(&rank) {
+                g.ranks.push(rank);
+            }
+            g.count += 1;
+            g.recv.get_or_insert((s.site, s.name));
+        }
     }
     for leak in &rec.leaks {
         let (what, op) = match leak {
@@ -117,13 +144,14 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                     replay,
                 }
                 .finding(),
-                What::FreedReceive => {
-                    let (rsite, rname) = g.recv.unwrap_or_default();
-                    FreedActiveReceive {
+                What::FreedReceive | What::FreedSend => {
+                    let (osite, oname) = g.recv.unwrap_or_default();
+                    FreedActiveRequest {
                         ranks,
                         count,
-                        recv_call: sites.call_name(rsite, rname, &rec.files),
-                        recv_place: sites.place(rsite, rname, &rec.files),
+                        send: what == What::FreedSend,
+                        op_call: sites.call_name(osite, oname, &rec.files),
+                        op_place: sites.place(osite, oname, &rec.files),
                         place,
                         replay,
                     }

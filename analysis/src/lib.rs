@@ -1,6 +1,7 @@
 //! The pure layer between exploration and report: run records in, findings
 //! and barrier verdicts out (and, from the site table alone, buffers whose
-//! C type does not match their datatype: [`buffer_mismatches`]). It decides how a run ended ([`Endings`]), what
+//! C type does not match their datatype, [`buffer_mismatches`], and status
+//! arguments written as null pointers, [`null_statuses`]). It decides how a run ended ([`Endings`]), what
 //! each run shows ([`Exploration`]: failures, leaks, deadlocks that
 //! buffering hides), how the barrier sites group and what the Fib pass
 //! concludes about each group ([`barriers`]), and whether removing a group
@@ -21,6 +22,7 @@ mod params;
 mod record;
 mod runs;
 mod sites;
+mod statuses;
 mod support;
 pub mod timeline;
 mod trace;
@@ -33,5 +35,6 @@ pub use facts::static_facts;
 pub use record::{Ending, HandleLeak, RunRecord};
 pub use runs::build_failed;
 pub use sites::{FileNames, Located, Resolver, SourceLine, Symbols};
+pub use statuses::null_statuses;
 pub use support::{unmodelled_calls, unmodelled_findings};
 pub use trace::{Instance, RunTrace};

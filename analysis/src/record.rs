@@ -46,6 +46,14 @@ pub enum Ending {
         message: String,
         site: Site,
     },
+    /// A rank's call at `site` was to write the handle of the request it
+    /// makes into a variable that still held the active request made at
+    /// `first`, before calling MPI.
+    Reused {
+        rank: usize,
+        site: Site,
+        first: Site,
+    },
     /// The MPI library raised an error in a rank's call at `site`.
     MpiError {
         rank: usize,

@@ -83,6 +83,35 @@ fn ending_finding(
                 rank: *rank,
                 message: message.clone(),
                 place: place(*site, ""),
+                earlier: None,
+                replay,
+            };
+            (f.finding(), Outcome::Crash, false)
+        }
+        Ending::Reused { rank, site, first } => {
+            let call = sites.call_name(*site, "", files);
+            let earlier = match sites.call_name(*first, "", files) {
+                name if name.is_empty() => "MPI call".to_string(),
+                name => name,
+            };
+            let at = place(*first, "");
+            let whose = match (&at.file, at.line) {
+                (Some(file), Some(line)) => format!("the {earlier} at {file}:{line}"),
+                _ => format!("an earlier {earlier}"),
+            };
+            let call = if call.is_empty() {
+                "the call".to_string()
+            } else {
+                call
+            };
+            let f = InvalidCall {
+                rank: *rank,
+                message: format!(
+                    "{call} writes its request into a variable that still holds the active \
+                     request of {whose}, which could then never be completed"
+                ),
+                place: place(*site, ""),
+                earlier: Some((at, format!("the {earlier} whose request would be lost"))),
                 replay,
             };
             (f.finding(), Outcome::Crash, false)
@@ -269,6 +298,7 @@ fn engine_finding(
                 rank: op.rank,
                 message: message.clone(),
                 place: sites.place(*site, "", files),
+                earlier: None,
                 replay,
             };
             (f.finding(), Outcome::Crash, false)

@@ -7,7 +7,9 @@
 //! deep inside (or, for a tag above the bound, only on some transports) and
 //! fib's own bookkeeping would go wrong on others, so the rank reports the
 //! call with [`Up::Invalid`] and waits for the scheduler to end the run
-//! (FIB012 at the call's site).
+//! (FIB012 at the call's site). A call about to write its new request's
+//! handle over an active request of the library's table is reported the
+//! same way with [`Up::Reused`] ([`request_out`]).
 
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -23,6 +25,33 @@ use crate::state::Lib;
 pub fn invalid(l: &mut Lib, why: String) -> ! {
     let site = site::for_call();
     l.push(Up::Invalid { site, message: why });
+    l.conn.wait_for_eof()
+}
+
+/// A call that makes a request and writes its handle to `*request`: the
+/// variable must not hold the handle of an active request the library
+/// handed out, which would be lost (and never completed). The variable's
+/// old value is read before the call writes it; an uninitialised one, a
+/// completed request's `MPI_REQUEST_NULL`, a handle of fib's that is no
+/// longer in use and an inactive persistent request's are all fine: only
+/// a handle of fib's own table whose operation is active is reported.
+///
+/// # Safety
+/// `request` is null or the program's `MPI_Request` variable.
+pub unsafe fn request_out(l: &mut Lib, request: *mut MPI_Request) {
+    if request.is_null() {
+        return;
+    }
+    let old = crate::handle::bits(std::ptr::read_unaligned(request));
+    let Some(&id) = l.fakes.get(&old) else {
+        return;
+    };
+    if !l.reqs.contains_key(&id) {
+        return;
+    }
+    let first = l.origins.get(&id).copied().unwrap_or_default();
+    let site = site::for_call();
+    l.push(Up::Reused { site, first });
     l.conn.wait_for_eof()
 }
 

@@ -27,6 +27,7 @@ unsafe fn idup(
     request: *mut MPI_Request,
 ) -> c_int {
     let mut l = lib();
+    crate::check::request_out(&mut l, request);
     let cid = l.comm_id(comm);
     let mut real = RSMPI_REQUEST_NULL;
     let rc = PMPI_Comm_idup(comm, newcomm, &mut real);
@@ -72,6 +73,7 @@ unsafe fn icoll(
     start: impl FnOnce(*mut MPI_Request) -> c_int,
 ) -> c_int {
     let mut l = lib();
+    crate::check::request_out(&mut l, request);
     let cid = l.comm_id(comm);
     let root = if kind.has_root() {
         crate::values::root_to_wire(root)

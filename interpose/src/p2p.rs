@@ -199,6 +199,7 @@ pub unsafe extern "C" fn MPI_Isend(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::check::request_out(&mut lib(), request);
     if let Some(h) = send(
         buf,
         count,
@@ -224,6 +225,7 @@ pub unsafe extern "C" fn MPI_Issend(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::check::request_out(&mut lib(), request);
     if let Some(h) = send(buf, count, datatype, dest, tag, comm, SendMode::Sync, false) {
         *request = h;
     }
@@ -275,6 +277,7 @@ pub unsafe extern "C" fn MPI_Ibsend(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::check::request_out(&mut lib(), request);
     if let Some(h) = send(
         buf,
         count,
@@ -300,6 +303,7 @@ pub unsafe extern "C" fn MPI_Irsend(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::check::request_out(&mut lib(), request);
     if let Some(h) = send(
         buf,
         count,
@@ -366,6 +370,7 @@ pub unsafe extern "C" fn MPI_Irecv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::check::request_out(&mut lib(), request);
     let (_, h, _) = recv(buf, count, datatype, source, tag, comm, false);
     *request = h;
     MPI_SUCCESS as c_int
@@ -644,6 +649,7 @@ pub unsafe extern "C" fn MPI_Imrecv(
     message: *mut MPI_Message,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::check::request_out(&mut lib(), request);
     let (_, h) = mrecv(buf, count, datatype, message, false);
     *request = h;
     MPI_SUCCESS as c_int
@@ -662,6 +668,7 @@ unsafe fn send_init(
     request: *mut MPI_Request,
 ) -> c_int {
     let mut l = lib();
+    crate::check::request_out(&mut l, request);
     crate::check::p2p(&mut l, comm, count, dtype, dest, tag, false);
     l.comm_id(comm);
     let (id, h) = l.new_persistent(Persist::Send {
@@ -781,6 +788,7 @@ pub unsafe extern "C" fn MPI_Recv_init(
     request: *mut MPI_Request,
 ) -> c_int {
     let mut l = lib();
+    crate::check::request_out(&mut l, request);
     crate::check::p2p(&mut l, comm, count, datatype, source, tag, true);
     l.comm_id(comm);
     let (id, h) = l.new_persistent(Persist::Recv {

@@ -17,9 +17,30 @@ impl Lib {
         self.conn.push(&m);
     }
 
-    /// Queues an intercepted call at the current site.
+    /// Queues an intercepted call at the current site; a call that makes
+    /// a request (or starts a persistent one) is remembered as where that
+    /// request was made.
     pub fn event(&mut self, op: Op) {
         let site = site::for_call();
+        match op {
+            Op::Send { req: Some(r), .. }
+            | Op::Recv {
+                req: r,
+                blocking: false,
+                ..
+            }
+            | Op::Mrecv {
+                req: r,
+                blocking: false,
+                ..
+            }
+            | Op::Icoll { req: r, .. }
+            | Op::CommIdup { req: r, .. }
+            | Op::RequestInit { req: r, .. } => {
+                self.origins.insert(r, site);
+            }
+            _ => {}
+        }
         self.push(Up::Op { site, op });
     }
 

@@ -137,6 +137,11 @@ pub struct Lib {
     /// Fake handle bits to request id.
     pub(crate) fakes: HashMap<u64, u32>,
     pub(crate) next_req: u32,
+    /// Where each request the program holds was made (the nonblocking
+    /// call, or the `MPI_Start` that started a persistent one), for the
+    /// check that a call does not write its new request's handle over an
+    /// active one ([`fib_wire::Up::Reused`]).
+    pub(crate) origins: HashMap<u32, fib_wire::Site>,
     pub(crate) background: Vec<Background>,
     /// Receives waiting for the scheduler to post them: while there is one,
     /// no later receive may be posted ahead of the scheduler (MPI would
@@ -220,6 +225,7 @@ impl Lib {
             reqs: HashMap::default(),
             fakes: HashMap::default(),
             next_req: 0,
+            origins: HashMap::default(),
             background: Vec::new(),
             deferred: 0,
             ahead: std::env::var(fib_wire::env::AHEAD).map_or(true, |v| v != "0"),

@@ -75,6 +75,7 @@ impl Lib {
     /// once it has completed, in [`Lib::progress`]).
     pub fn free_req(&mut self, id: u32) {
         self.fakes.remove(&fake_request_bits(id));
+        self.origins.remove(&id);
         let done = match self.reqs.get(&id).map(|r| &r.kind) {
             Some(Kind::Nothing) | None => true,
             Some(Kind::Recv(r)) => r.proc_null,
@@ -92,6 +93,7 @@ impl Lib {
         self.reqs.remove(&id);
         if !self.persistent.contains_key(&id) {
             self.fakes.remove(&fake_request_bits(id));
+            self.origins.remove(&id);
         }
     }
 

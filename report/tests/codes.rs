@@ -8,10 +8,10 @@ use fib_report::codes::{
     self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferTypeMismatch,
     BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code, CollectiveArguments,
     CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit,
-    FreedActiveReceive, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedHandle,
-    LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, Observed, ReadySendUnposted,
-    RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, TypeMismatch,
-    UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
+    FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedHandle,
+    LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed,
+    ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout,
+    TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -50,7 +50,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 30);
+    assert_eq!(codes::ALL.len(), 31);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -200,6 +200,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             rank: 0,
             message: "tag -1".into(),
             place: place(),
+            earlier: None,
             replay: replay(),
         },
         LostTrack {
@@ -320,11 +321,12 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             place: place(),
             replay: replay(),
         },
-        FreedActiveReceive {
+        FreedActiveRequest {
             ranks: vec![1],
             count: 1,
-            recv_call: "MPI_Irecv".into(),
-            recv_place: place(),
+            send: false,
+            op_call: "MPI_Irecv".into(),
+            op_place: place(),
             place: place(),
             replay: replay(),
         },
@@ -357,6 +359,12 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             suggest: Some("MPI_DOUBLE".into()),
             place: place(),
             datatype_place: place(),
+        },
+        NullStatus {
+            call: "MPI_Recv".into(),
+            arg: "NULL".into(),
+            array: false,
+            place: place(),
         },
     ]
 }

@@ -152,6 +152,28 @@ pub fn buffer_args(callee: &str) -> &'static [(usize, usize)] {
     }
 }
 
+/// The argument of an MPI function where MPI writes a status, and whether
+/// it is an array of statuses (whose "ignore" value is
+/// `MPI_STATUSES_IGNORE` rather than `MPI_STATUS_IGNORE`): the blocking
+/// receives and probes, the matched probes and receives, and the waits and
+/// tests. `None` for every other function.
+pub fn status_arg(callee: &str) -> Option<(usize, bool)> {
+    Some(match callee {
+        "MPI_Wait" => (1, false),
+        "MPI_Test" | "MPI_Request_get_status" => (2, false),
+        "MPI_Probe" | "MPI_Waitany" => (3, false),
+        "MPI_Iprobe" | "MPI_Mprobe" | "MPI_Mrecv" | "MPI_Testany" => (4, false),
+        "MPI_Improbe" => (5, false),
+        "MPI_Recv" => (6, false),
+        "MPI_Sendrecv_replace" => (8, false),
+        "MPI_Sendrecv" => (11, false),
+        "MPI_Waitall" => (2, true),
+        "MPI_Testall" => (3, true),
+        "MPI_Waitsome" | "MPI_Testsome" => (4, true),
+        _ => return None,
+    })
+}
+
 /// Every MPI call site of a program.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SiteTable {

@@ -292,6 +292,30 @@ fn leaked_communicator_fib019() {
 }
 
 #[test]
+fn reused_request_fib012() {
+    // A request variable that still holds an active request, found by the
+    // rank before the second MPI_Isend reaches MPI: the first one is
+    // labelled. Rank 1 may or may not have reported its receive by the
+    // time the run stops.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "reused_request_fib012",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/request_reuse_active.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn invalid_call_fib012() {
     // Found by the rank before the call reaches MPI; rank 0 may or may
     // not have reported its send by the time the run stops.
@@ -347,6 +371,27 @@ fn buffer_type_mismatch_fib032() {
                 cache.path(),
                 &[
                     "tests/umpire/buffer_type_member_sent_as_long.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn null_status_fib033() {
+    // Found before running: the call underlined; the run itself is ok.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "null_status_fib033",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/status_null_recv.c",
                     "-n",
                     "2",
                     "--color",

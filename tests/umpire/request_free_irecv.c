@@ -3,7 +3,7 @@
  * once a second message has come: nothing tells it that the first one has
  * been written into its buffer, so what it prints depends on timing
  * (FIB029 at MPI_Request_free, naming the MPI_Irecv). Rank 0's freed
- * MPI_Isend is fine: its buffer is only read. */
+ * MPI_Isend is FIB029 there too: nothing tells it when MPI has read x. */
 #include <mpi.h>
 #include <stdio.h>
 

@@ -560,6 +560,11 @@ impl Up {
                 w.site(*site);
                 w.str(message);
             }
+            Up::Reused { site, first } => {
+                w.u8(22);
+                w.site(*site);
+                w.site(*first);
+            }
         }
         end(out, at);
     }
@@ -611,6 +616,10 @@ impl Up {
             21 => Up::Invalid {
                 site: r.site()?,
                 message: r.str()?,
+            },
+            22 => Up::Reused {
+                site: r.site()?,
+                first: r.site()?,
             },
             9 => {
                 let bits = r.u8()?;
@@ -959,6 +968,10 @@ mod tests {
         round_up(Up::Invalid {
             site,
             message: "count -1 is negative".into(),
+        });
+        round_up(Up::Reused {
+            site,
+            first: Site::Table(3),
         });
     }
 

@@ -53,6 +53,12 @@ pub enum Up {
     /// rank before it calls MPI; `message` says which. The rank then waits
     /// for the scheduler to end the run.
     Invalid { site: Site, message: String },
+    /// The call at `site` makes a request and is to write its handle into
+    /// a variable that still holds the handle of the active request made
+    /// at `first`: that request could never be completed. Found by the
+    /// rank before it calls MPI; the rank then waits for the scheduler to
+    /// end the run.
+    Reused { site: Site, first: Site },
     /// With `on`, the rank has spent a while in a standard send that the
     /// engine has completed (buffered) but MPI has not: the program's own
     /// buffer is in flight, and MPI finishes it only once its receive is

@@ -150,9 +150,11 @@ pub(crate) fn verify(
     // Every call to a function fib does not model, found before running:
     // such a program is neither built nor run unless the user asks.
     let unmodelled = fib_analysis::unmodelled_calls(&sites);
-    // Buffers whose C type does not match their datatype, also found
-    // before running: reported first, whatever the runs show.
-    let mistyped = fib_analysis::buffer_mismatches(&sites).findings;
+    // Buffers whose C type does not match their datatype and statuses
+    // written as null pointers, also found before running: reported
+    // first, whatever the runs show.
+    let mut mistyped = fib_analysis::buffer_mismatches(&sites).findings;
+    mistyped.extend(fib_analysis::null_statuses(&sites));
     let built = if !unmodelled.is_empty() && !opts.run_unsupported {
         report.outcome = Outcome::Unsupported;
         report.findings = fib_analysis::unmodelled_findings(&sites, &unmodelled, None);

@@ -1,7 +1,7 @@
 //! FIB012: an MPI call with arguments MPI does not allow.
 
 use super::{Code, Rule};
-use crate::finding::{Finding, Place, Severity};
+use crate::finding::{Finding, Label, Place, Severity};
 
 /// An MPI call with invalid arguments.
 pub const FIB012: Code = Code {
@@ -19,8 +19,11 @@ MPI_ANY_SOURCE on receives and probes), a collective's root outside the
 communicator, a negative tag (MPI_ANY_TAG is allowed on receives and
 probes) or one above the MPI_TAG_UB attribute, a negative count,
 MPI_DATATYPE_NULL, MPI_COMM_NULL, a request that is not active (already
-completed or never started), or a communicator the rank is not a member
-of. fib stops the interleaving at that call; the interposition library
+completed or never started), a communicator the rank is not a member of,
+or a request variable that still holds an active request when a call
+(MPI_Isend, MPI_Irecv, ...) writes its new request into it: the active
+one could then never be completed (the finding names the call that made
+it). fib stops the interleaving at that call; the interposition library
 checks the arguments it can judge alone before the call reaches MPI, so
 the finding names the call rather than an error from inside the MPI
 library, or nothing at all where the library does not check.
@@ -40,7 +43,9 @@ the library it aborts, corrupts memory or appears to work.
 Fix the argument at the reported line; for ranks, compute neighbours modulo
 the communicator's size or use `MPI_PROC_NULL` at the edges; a rank that
 got MPI_COMM_NULL from MPI_Comm_split (colour MPI_UNDEFINED) must not use
-it; keep tags between 0 and the MPI_TAG_UB attribute (at least 32767).
+it; keep tags between 0 and the MPI_TAG_UB attribute (at least 32767);
+complete a request (MPI_Wait, MPI_Test) before its variable takes
+another, or keep one variable per request in flight.
 ",
 };
 
@@ -51,6 +56,9 @@ pub struct InvalidCall {
     /// What is wrong with the call, as the engine says it.
     pub message: String,
     pub place: Place,
+    /// An earlier call the invalid one concerns, and what to say of it
+    /// (the call that made the active request a new one would overwrite).
+    pub earlier: Option<(Place, String)>,
     pub replay: String,
 }
 
@@ -62,6 +70,17 @@ impl Rule for InvalidCall {
             Finding::new(Self::CODE, format!("invalid MPI call: {}", self.message)).at(&self.place);
         f.rank = Some(self.rank);
         f.replay = Some(self.replay.clone());
+        if let Some((at, message)) = &self.earlier {
+            if let (Some(file), Some(line)) = (&at.file, at.line) {
+                f.labels.push(Label {
+                    file: file.clone(),
+                    line,
+                    column: at.column.unwrap_or(1),
+                    span: at.span,
+                    message: message.clone(),
+                });
+            }
+        }
         f
     }
 }
@@ -81,6 +100,7 @@ mod tests {
                 column: Some(5),
                 span: None,
             },
+            earlier: None,
             replay: "0".into(),
         }
         .finding();

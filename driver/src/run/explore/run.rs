@@ -569,6 +569,7 @@ impl Loop {
                 count: count as usize,
             }),
             Up::Invalid { site, message } => self.endings.invalid(r, site, message),
+            Up::Reused { site, first } => self.endings.reused(r, site, first),
             m => {
                 self.endings
                     .protocol(Some(r), format!("unexpected message {m:?}"));
