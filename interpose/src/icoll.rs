@@ -12,6 +12,7 @@ use fib_wire::{CollKind, Op};
 use mpi_sys::*;
 
 use crate::held::lib;
+use crate::sig::Side;
 use crate::state::{Kind, Real};
 
 /// `MPI_Comm_idup` (`info`: `MPI_Comm_idup_with_info`): started in MPI at
@@ -113,6 +114,7 @@ pub unsafe extern "C" fn MPI_Ibcast(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(count, datatype, None);
     icoll(CollKind::Ibcast, comm, root, request, |r| {
         PMPI_Ibcast(buffer, count, datatype, root, comm, r)
     })
@@ -129,6 +131,7 @@ pub unsafe extern "C" fn MPI_Ireduce(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     icoll(CollKind::Ireduce, comm, root, request, |r| {
         PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r)
     })
@@ -144,6 +147,7 @@ pub unsafe extern "C" fn MPI_Iallreduce(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     icoll(CollKind::Iallreduce, comm, 0, request, |r| {
         PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -161,6 +165,12 @@ pub unsafe extern "C" fn MPI_Igather(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::one(recvcount, recvtype),
+        Side::one(sendcount, sendtype),
+    );
     icoll(CollKind::Igather, comm, root, request, |r| {
         PMPI_Igather(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
@@ -180,6 +190,12 @@ pub unsafe extern "C" fn MPI_Iscatter(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::one(sendcount, sendtype),
+        Side::one(recvcount, recvtype),
+    );
     icoll(CollKind::Iscatter, comm, root, request, |r| {
         PMPI_Iscatter(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
@@ -198,6 +214,7 @@ pub unsafe extern "C" fn MPI_Iallgather(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(recvcount, recvtype, None);
     icoll(CollKind::Iallgather, comm, 0, request, |r| {
         PMPI_Iallgather(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -216,6 +233,7 @@ pub unsafe extern "C" fn MPI_Ialltoall(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(recvcount, recvtype, None);
     icoll(CollKind::Ialltoall, comm, 0, request, |r| {
         PMPI_Ialltoall(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -236,6 +254,12 @@ pub unsafe extern "C" fn MPI_Igatherv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::by_rank(recvcounts, recvtype),
+        Side::one(sendcount, sendtype),
+    );
     icoll(CollKind::Igatherv, comm, root, request, |r| {
         PMPI_Igatherv(
             sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, r,
@@ -256,6 +280,12 @@ pub unsafe extern "C" fn MPI_Iscatterv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::by_rank(sendcounts, sendtype),
+        Side::one(recvcount, recvtype),
+    );
     icoll(CollKind::Iscatterv, comm, root, request, |r| {
         PMPI_Iscatterv(
             sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
@@ -275,6 +305,7 @@ pub unsafe extern "C" fn MPI_Iallgatherv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll_by_rank(comm, recvcounts, recvtype, None);
     icoll(CollKind::Iallgatherv, comm, 0, request, |r| {
         PMPI_Iallgatherv(
             sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
@@ -333,6 +364,7 @@ pub unsafe extern "C" fn MPI_Iscan(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     icoll(CollKind::Iscan, comm, 0, request, |r| {
         PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -348,6 +380,7 @@ pub unsafe extern "C" fn MPI_Iexscan(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     icoll(CollKind::Iexscan, comm, 0, request, |r| {
         PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -363,6 +396,7 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll_by_rank(comm, recvcounts, datatype, Some(op));
     icoll(CollKind::IreduceScatter, comm, 0, request, |r| {
         PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r)
     })
@@ -378,6 +412,7 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter_block(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(recvcount, datatype, Some(op));
     icoll(CollKind::IreduceScatterBlock, comm, 0, request, |r| {
         PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r)
     })
