@@ -186,4 +186,32 @@ mod tests {
         assert_eq!(f.labels.len(), 1);
         assert_eq!(f.labels[0].message, "ranks 1, 2: MPI_MAX");
     }
+
+    #[test]
+    fn a_gathers_ranks_are_told_to_send_what_the_root_receives() {
+        let at = |line| Place {
+            file: Some("a.c".into()),
+            line: Some(line),
+            column: Some(5),
+            span: None,
+        };
+        let f = CollectiveArguments {
+            call: "MPI_Gatherv".into(),
+            what: "count".into(),
+            members: vec![
+                (0, "recvcounts [1, 2, 3]".into(), at(9)),
+                (2, "sendcount 2".into(), at(11)),
+            ],
+            replay: "-".into(),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "the ranks of this MPI_Gatherv give different counts: rank 0 recvcounts [1, 2, 3], rank 2 sendcount 2"
+        );
+        assert_eq!(
+            f.help.as_deref(),
+            Some("make each rank send the count the root receives from it in this MPI_Gatherv")
+        );
+    }
 }
