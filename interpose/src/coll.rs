@@ -15,6 +15,7 @@ use mpi_sys::*;
 use crate::conn::fatal;
 use crate::handle::{bits, same};
 use crate::held::lib;
+use crate::sig::Side;
 
 /// Reports a collective, waits for Go, then starts it with `start` and polls
 /// the request `start` fills in.
@@ -160,6 +161,12 @@ pub unsafe extern "C" fn MPI_Gather(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::one(recvcount, recvtype),
+        Side::one(sendcount, sendtype),
+    );
     coll_or_blocking(
         CollKind::Gather,
         comm,
@@ -188,6 +195,12 @@ pub unsafe extern "C" fn MPI_Scatter(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::one(sendcount, sendtype),
+        Side::one(recvcount, recvtype),
+    );
     coll_or_blocking(
         CollKind::Scatter,
         comm,
@@ -273,6 +286,12 @@ pub unsafe extern "C" fn MPI_Gatherv(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::by_rank(recvcounts, recvtype),
+        Side::one(sendcount, sendtype),
+    );
     coll(CollKind::Gatherv, comm, root, |r| {
         PMPI_Igatherv(
             sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, r,
@@ -292,6 +311,12 @@ pub unsafe extern "C" fn MPI_Scatterv(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::by_rank(sendcounts, sendtype),
+        Side::one(recvcount, recvtype),
+    );
     coll(CollKind::Scatterv, comm, root, |r| {
         PMPI_Iscatterv(
             sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
@@ -310,6 +335,7 @@ pub unsafe extern "C" fn MPI_Allgatherv(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::coll_by_rank(comm, recvcounts, recvtype, None);
     coll(CollKind::Allgatherv, comm, 0, |r| {
         PMPI_Iallgatherv(
             sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
@@ -418,6 +444,7 @@ pub unsafe extern "C" fn MPI_Reduce_scatter(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::sig::coll_by_rank(comm, recvcounts, datatype, Some(op));
     coll(CollKind::ReduceScatter, comm, 0, |r| {
         PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r)
     })

@@ -12,6 +12,7 @@ use fib_wire::{CollKind, Op};
 use mpi_sys::*;
 
 use crate::held::lib;
+use crate::sig::Side;
 use crate::state::{Kind, Real};
 
 /// `MPI_Comm_idup` (`info`: `MPI_Comm_idup_with_info`): started in MPI at
@@ -115,6 +116,7 @@ pub unsafe extern "C" fn MPI_Ibcast(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(count, datatype, None);
     icoll(CollKind::Ibcast, comm, root, request, |r| {
         PMPI_Ibcast(buffer, count, datatype, root, comm, r)
     })
@@ -131,6 +133,7 @@ pub unsafe extern "C" fn MPI_Ireduce(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     icoll(CollKind::Ireduce, comm, root, request, |r| {
         PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r)
     })
@@ -146,6 +149,7 @@ pub unsafe extern "C" fn MPI_Iallreduce(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     icoll(CollKind::Iallreduce, comm, 0, request, |r| {
         PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -163,6 +167,12 @@ pub unsafe extern "C" fn MPI_Igather(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::one(recvcount, recvtype),
+        Side::one(sendcount, sendtype),
+    );
     icoll(CollKind::Igather, comm, root, request, |r| {
         PMPI_Igather(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
@@ -182,6 +192,12 @@ pub unsafe extern "C" fn MPI_Iscatter(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::one(sendcount, sendtype),
+        Side::one(recvcount, recvtype),
+    );
     icoll(CollKind::Iscatter, comm, root, request, |r| {
         PMPI_Iscatter(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
@@ -200,6 +216,7 @@ pub unsafe extern "C" fn MPI_Iallgather(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(recvcount, recvtype, None);
     icoll(CollKind::Iallgather, comm, 0, request, |r| {
         PMPI_Iallgather(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -218,6 +235,7 @@ pub unsafe extern "C" fn MPI_Ialltoall(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(recvcount, recvtype, None);
     icoll(CollKind::Ialltoall, comm, 0, request, |r| {
         PMPI_Ialltoall(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -238,6 +256,12 @@ pub unsafe extern "C" fn MPI_Igatherv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::by_rank(recvcounts, recvtype),
+        Side::one(sendcount, sendtype),
+    );
     icoll(CollKind::Igatherv, comm, root, request, |r| {
         PMPI_Igatherv(
             sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, r,
@@ -258,6 +282,12 @@ pub unsafe extern "C" fn MPI_Iscatterv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::rooted(
+        comm,
+        root,
+        Side::by_rank(sendcounts, sendtype),
+        Side::one(recvcount, recvtype),
+    );
     icoll(CollKind::Iscatterv, comm, root, request, |r| {
         PMPI_Iscatterv(
             sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
@@ -277,6 +307,7 @@ pub unsafe extern "C" fn MPI_Iallgatherv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll_by_rank(comm, recvcounts, recvtype, None);
     icoll(CollKind::Iallgatherv, comm, 0, request, |r| {
         PMPI_Iallgatherv(
             sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
@@ -335,6 +366,7 @@ pub unsafe extern "C" fn MPI_Iscan(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     icoll(CollKind::Iscan, comm, 0, request, |r| {
         PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -350,6 +382,7 @@ pub unsafe extern "C" fn MPI_Iexscan(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(count, datatype, Some(op));
     icoll(CollKind::Iexscan, comm, 0, request, |r| {
         PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -365,6 +398,7 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll_by_rank(comm, recvcounts, datatype, Some(op));
     icoll(CollKind::IreduceScatter, comm, 0, request, |r| {
         PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r)
     })
@@ -380,6 +414,7 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter_block(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::sig::coll(recvcount, datatype, Some(op));
     icoll(CollKind::IreduceScatterBlock, comm, 0, request, |r| {
         PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r)
     })

@@ -5,7 +5,12 @@
 //! and `MPI_Type_get_contents` (none when it mixes several), named as MPI
 //! names it (`MPI_Type_get_name`, so every rank and implementation says
 //! the same), the number of such elements, and the predefined reduction
-//! operation. The report holds for the rank's later calls too, so it is
+//! operation; for the `v` collectives whose counts by rank must agree
+//! across ranks, those counts in such elements. A gather's or scatter's
+//! members report the side the root's block for them must match: the
+//! root its receive (gather) or send (scatter), so that `MPI_IN_PLACE`
+//! leaves nothing of its own to compare, the others their send or
+//! receive. The report holds for the rank's later calls too, so it is
 //! sent only when it changes (a ping-pong of ints sends it once).
 
 use rustc_hash::FxHashMap as HashMap;
@@ -29,7 +34,7 @@ const MAX_DEPTH: u32 = 16;
 #[derive(Default)]
 struct Memo {
     named: HashMap<u64, String>,
-    last: Option<(String, i64, &'static str)>,
+    last: Option<(String, i64, &'static str, Vec<i64>)>,
 }
 
 struct Global(UnsafeCell<Option<Memo>>);
@@ -125,6 +130,17 @@ unsafe fn op_name(op: MPI_Op) -> &'static str {
 /// Reports `count` elements of `dtype` (and the operation `op`) as the
 /// arguments of the rank's next call.
 pub unsafe fn report(l: &mut Lib, count: c_int, dtype: MPI_Datatype, op: Option<MPI_Op>) {
+    report_by_rank(l, count, dtype, op, &[]);
+}
+
+/// [`report`], with the counts by rank `by_rank` of a `v` collective.
+unsafe fn report_by_rank(
+    l: &mut Lib,
+    count: c_int,
+    dtype: MPI_Datatype,
+    op: Option<MPI_Op>,
+    by_rank: &[c_int],
+) {
     let op = op.map_or("", |o| op_name(o));
     let known = {
         let m = memo();
@@ -132,20 +148,22 @@ pub unsafe fn report(l: &mut Lib, count: c_int, dtype: MPI_Datatype, op: Option<
             // The common case, a predefined datatype and the same arguments
             // as the last call's, is settled without copying its name.
             Some(name)
-                if m.last
-                    .as_ref()
-                    .is_some_and(|(n, e, o)| n == name && *e == count as i64 && *o == op) =>
+                if by_rank.is_empty()
+                    && m.last.as_ref().is_some_and(|(n, e, o, c)| {
+                        n == name && *e == count as i64 && *o == op && c.is_empty()
+                    }) =>
             {
                 return
             }
             known => known.cloned(),
         }
     };
-    let (name, elements) = match known {
-        Some(name) => (name, count as i64),
-        None => measure(count, dtype),
+    let (name, per) = match known {
+        Some(name) => (name, 1),
+        None => made_of(dtype),
     };
-    let now = (name, elements, op);
+    let counts = by_rank.iter().map(|&c| c as i64 * per).collect();
+    let now = (name, count as i64 * per, op, counts);
     if memo().last.as_ref() == Some(&now) {
         return;
     }
@@ -154,16 +172,17 @@ pub unsafe fn report(l: &mut Lib, count: c_int, dtype: MPI_Datatype, op: Option<
         dtype: now.0,
         count: now.1,
         op: now.2.to_string(),
+        counts: now.3,
     });
 }
 
-/// The predefined datatype `count` elements of `dtype` are made of, and how
-/// many of them.
-unsafe fn measure(count: c_int, dtype: MPI_Datatype) -> (String, i64) {
+/// The predefined datatype `dtype` is made of, and how many of its
+/// elements one `dtype` holds.
+unsafe fn made_of(dtype: MPI_Datatype) -> (String, i64) {
     if named(dtype).is_some_and(|(_, _, nd)| nd == 0) {
         if let Some((name, _)) = base(dtype, 0) {
             memo().named.insert(bits(dtype), name.clone());
-            return (name, count as i64);
+            return (name, 1);
         }
     }
     match base(dtype, 0) {
@@ -172,9 +191,9 @@ unsafe fn measure(count: c_int, dtype: MPI_Datatype) -> (String, i64) {
             PMPI_Type_size(dtype, &mut whole);
             PMPI_Type_size(b, &mut one);
             let per = if one > 0 { whole / one } else { 1 };
-            (name, count as i64 * per as i64)
+            (name, per as i64)
         }
-        None => (String::new(), count as i64),
+        None => (String::new(), 1),
     }
 }
 
@@ -184,4 +203,89 @@ pub unsafe fn coll(count: c_int, dtype: MPI_Datatype, op: Option<MPI_Op>) {
     let mut l = lib();
     crate::check::data(&mut l, count, dtype);
     report(&mut l, count, dtype, op);
+}
+
+/// The number of processes of the intracommunicator `comm`, `None` on an
+/// intercommunicator (whose collectives are not compared) or
+/// `MPI_COMM_NULL` (which the call's own check reports).
+unsafe fn intra_size(comm: MPI_Comm) -> Option<c_int> {
+    if same(comm, RSMPI_COMM_NULL) || crate::values::is_inter(comm) {
+        return None;
+    }
+    let mut n = 0;
+    PMPI_Comm_size(comm, &mut n);
+    Some(n)
+}
+
+/// A `v` collective's counts by rank `counts` (one per process of `comm`),
+/// datatype and operation, the same on every member (`MPI_Allgatherv`'s
+/// receive, `MPI_Reduce_scatter`): checked and reported.
+pub unsafe fn coll_by_rank(
+    comm: MPI_Comm,
+    counts: *const c_int,
+    dtype: MPI_Datatype,
+    op: Option<MPI_Op>,
+) {
+    let Some(n) = intra_size(comm) else {
+        return;
+    };
+    let mut l = lib();
+    crate::check::datatype(&mut l, dtype);
+    if counts.is_null() {
+        return;
+    }
+    let counts = std::slice::from_raw_parts(counts, n as usize);
+    report_by_rank(&mut l, 0, dtype, op, counts);
+}
+
+/// One side of a gather or scatter: a count (`by_rank` null) or the counts
+/// by rank, and a datatype.
+pub struct Side {
+    count: c_int,
+    by_rank: *const c_int,
+    dtype: MPI_Datatype,
+}
+
+impl Side {
+    /// `count` elements of `dtype` (for each rank, at the root).
+    pub fn one(count: c_int, dtype: MPI_Datatype) -> Side {
+        Side {
+            count,
+            by_rank: std::ptr::null(),
+            dtype,
+        }
+    }
+
+    /// `counts[i]` elements of `dtype` for rank `i` (the root of a `v`
+    /// form).
+    pub fn by_rank(counts: *const c_int, dtype: MPI_Datatype) -> Side {
+        Side {
+            count: 0,
+            by_rank: counts,
+            dtype,
+        }
+    }
+}
+
+/// A gather's or scatter's arguments (blocking or not, `v` or not) on
+/// `comm` with the root `root`: the root reports `at_root` (its receive of
+/// a gather, its send of a scatter), every other rank `own` (its send of a
+/// gather, its receive of a scatter), whose signature must be the root's
+/// block for it. Nothing on an intercommunicator.
+pub unsafe fn rooted(comm: MPI_Comm, root: c_int, at_root: Side, own: Side) {
+    let Some(n) = intra_size(comm) else {
+        return;
+    };
+    let mut me = 0;
+    PMPI_Comm_rank(comm, &mut me);
+    let side = if me == root { at_root } else { own };
+    let mut l = lib();
+    crate::check::datatype(&mut l, side.dtype);
+    if side.by_rank.is_null() {
+        crate::check::count(&mut l, side.count);
+        report(&mut l, side.count, side.dtype, None);
+    } else {
+        let counts = std::slice::from_raw_parts(side.by_rank, n as usize);
+        report_by_rank(&mut l, 0, side.dtype, None, counts);
+    }
 }

@@ -1905,7 +1905,40 @@ fn args(dtype: &str, count: i64, op: &str) -> Step {
         dtype: dtype.into(),
         count,
         op: op.into(),
+        counts: Vec::new(),
     })
+}
+
+/// The arguments of a `v` collective's root, or of every member of one
+/// whose counts by rank all members give alike.
+fn args_by_rank(dtype: &str, counts: &[i64], op: &str) -> Step {
+    Step::Call(Op::Args {
+        dtype: dtype.into(),
+        count: 0,
+        op: op.into(),
+        counts: counts.to_vec(),
+    })
+}
+
+fn rooted(kind: CollKind, root: i32) -> Step {
+    Step::Call(Op::Coll {
+        kind,
+        comm: COMM_WORLD,
+        root,
+    })
+}
+
+/// The collective mismatch a run of `p` on `p.len()` ranks ends with, or
+/// `None` when it completes.
+fn coll_mismatch(p: &Program) -> Option<(Differs, Vec<(OpId, String)>)> {
+    match only_run(p, cfg(p.len())).end {
+        RunEnd::ArgsDiffer {
+            collective: true,
+            mismatch,
+        } => Some((mismatch.differs, mismatch.values)),
+        RunEnd::Completed => None,
+        e => panic!("{e:?}"),
+    }
 }
 
 #[test]
@@ -2032,6 +2065,188 @@ fn collective_members_must_agree_on_datatype_count_and_operation() {
         ]
     };
     assert_eq!(differs(&vec![gather(1), gather(3)]), None);
+}
+
+#[test]
+fn nonblocking_collective_members_must_agree_like_blocking_ones() {
+    // Each member: its arguments, the nonblocking collective, its wait.
+    let member = |a: Step, kind: CollKind| {
+        vec![
+            a,
+            icoll(kind, COMM_WORLD, 7),
+            wait(WaitKind::One, &[7]),
+            fin(),
+        ]
+    };
+    let p = vec![
+        member(args("MPI_INT", 4, ""), CollKind::Ibcast),
+        member(args("MPI_DOUBLE", 4, ""), CollKind::Ibcast),
+    ];
+    let (differs, values) = coll_mismatch(&p).unwrap();
+    assert_eq!(differs, Differs::Datatype);
+    assert_eq!(
+        values,
+        vec![
+            (id(0, 0), "MPI_INT".into()),
+            (id(1, 0), "MPI_DOUBLE".into())
+        ]
+    );
+    let p = vec![
+        member(args("MPI_INT", 1, ""), CollKind::Iallgather),
+        member(args("MPI_INT", 2, ""), CollKind::Iallgather),
+    ];
+    assert_eq!(coll_mismatch(&p).unwrap().0, Differs::Count);
+    let p = vec![
+        member(args("MPI_INT", 1, "MPI_SUM"), CollKind::Iallreduce),
+        member(args("MPI_INT", 1, "MPI_MAX"), CollKind::Iallreduce),
+    ];
+    assert_eq!(coll_mismatch(&p).unwrap().0, Differs::Operation);
+    for kind in [CollKind::Ibcast, CollKind::Iallgather, CollKind::Iallreduce] {
+        let p = vec![
+            member(args("MPI_INT", 2, "MPI_SUM"), kind),
+            member(args("MPI_INT", 2, "MPI_SUM"), kind),
+        ];
+        assert_eq!(coll_mismatch(&p), None, "{kind:?}");
+    }
+}
+
+#[test]
+fn each_member_of_a_gather_sends_what_the_root_receives_from_it() {
+    // The root (rank 1) receives 2 ints from each rank; rank 2 sends 1.
+    let member = |a: Step| vec![a, rooted(CollKind::Gather, 1), fin()];
+    let p = vec![
+        member(args("MPI_INT", 2, "")),
+        member(args("MPI_INT", 2, "")),
+        member(args("MPI_INT", 1, "")),
+    ];
+    let (differs, values) = coll_mismatch(&p).unwrap();
+    assert_eq!(differs, Differs::Count);
+    assert_eq!(
+        values,
+        vec![
+            (id(1, 0), "recvcount 2".into()),
+            (id(2, 0), "sendcount 1".into())
+        ]
+    );
+    // A datatype the root does not receive.
+    let p = vec![
+        member(args("MPI_FLOAT", 2, "")),
+        member(args("MPI_INT", 2, "")),
+    ];
+    let (differs, values) = coll_mismatch(&p).unwrap();
+    assert_eq!(differs, Differs::Datatype);
+    assert_eq!(
+        values,
+        vec![
+            (id(0, 0), "sendtype MPI_FLOAT".into()),
+            (id(1, 0), "recvtype MPI_INT".into())
+        ]
+    );
+    // The same signature (a contiguous type of 2 ints arrives as 2
+    // MPI_INT), a datatype fib cannot name, an empty block sent as
+    // another datatype: no finding. The same for a scatter.
+    for (a, b) in [
+        (args("MPI_INT", 2, ""), args("MPI_INT", 2, "")),
+        (args("", 1, ""), args("MPI_INT", 2, "")),
+        (args("MPI_FLOAT", 0, ""), args("MPI_INT", 0, "")),
+    ] {
+        for kind in [CollKind::Gather, CollKind::Iscatter] {
+            let step = |a: &Step| match kind {
+                CollKind::Gather => vec![a.clone(), rooted(kind, 1), fin()],
+                _ => vec![
+                    a.clone(),
+                    Step::Call(Op::Icoll {
+                        kind,
+                        comm: COMM_WORLD,
+                        root: 1,
+                        req: 3,
+                    }),
+                    wait(WaitKind::One, &[3]),
+                    fin(),
+                ],
+            };
+            assert_eq!(coll_mismatch(&vec![step(&a), step(&b)]), None);
+        }
+    }
+    // A scatter's root sends 3 doubles to each rank; rank 0 receives 2.
+    let p = vec![
+        vec![
+            args("MPI_DOUBLE", 2, ""),
+            rooted(CollKind::Scatter, 1),
+            fin(),
+        ],
+        vec![
+            args("MPI_DOUBLE", 3, ""),
+            rooted(CollKind::Scatter, 1),
+            fin(),
+        ],
+    ];
+    assert_eq!(
+        coll_mismatch(&p).unwrap().1,
+        vec![
+            (id(0, 0), "recvcount 2".into()),
+            (id(1, 0), "sendcount 3".into())
+        ]
+    );
+}
+
+#[test]
+fn each_member_of_a_gatherv_sends_its_count_of_the_roots_counts() {
+    let gatherv = |a: Step| vec![a, rooted(CollKind::Gatherv, 0), fin()];
+    // The root receives 1, 2 and 3 ints: ranks sending those agree.
+    let p = vec![
+        gatherv(args_by_rank("MPI_INT", &[1, 2, 3], "")),
+        gatherv(args("MPI_INT", 2, "")),
+        gatherv(args("MPI_INT", 3, "")),
+    ];
+    assert_eq!(coll_mismatch(&p), None);
+    // Rank 1 sends 3 where the root receives 2 from it.
+    let p = vec![
+        gatherv(args_by_rank("MPI_INT", &[1, 2, 3], "")),
+        gatherv(args("MPI_INT", 3, "")),
+        gatherv(args("MPI_INT", 3, "")),
+    ];
+    assert_eq!(
+        coll_mismatch(&p),
+        Some((
+            Differs::Count,
+            vec![
+                (id(0, 0), "recvcounts [1, 2, 3]".into()),
+                (id(1, 0), "sendcount 3".into())
+            ]
+        ))
+    );
+    // A scatterv's root sends counts by rank too.
+    let scatterv = |a: Step| vec![a, rooted(CollKind::Scatterv, 1), fin()];
+    let p = vec![
+        scatterv(args("MPI_INT", 4, "")),
+        scatterv(args_by_rank("MPI_INT", &[5, 0], "")),
+    ];
+    assert_eq!(coll_mismatch(&p).unwrap().0, Differs::Count);
+    let p = vec![
+        scatterv(args("MPI_INT", 5, "")),
+        scatterv(args_by_rank("MPI_INT", &[5, 0], "")),
+    ];
+    assert_eq!(coll_mismatch(&p), None);
+    // Every member of an allgatherv gives the same counts by rank.
+    let allgatherv = |counts: &[i64]| {
+        vec![
+            args_by_rank("MPI_INT", counts, ""),
+            coll(CollKind::Allgatherv, COMM_WORLD),
+            fin(),
+        ]
+    };
+    assert_eq!(
+        coll_mismatch(&vec![allgatherv(&[1, 2]), allgatherv(&[1, 2])]),
+        None
+    );
+    assert_eq!(
+        coll_mismatch(&vec![allgatherv(&[1, 2]), allgatherv(&[2, 1])]),
+        Some((
+            Differs::Count,
+            vec![(id(0, 0), "[1, 2]".into()), (id(1, 0), "[2, 1]".into())]
+        ))
+    );
 }
 
 #[test]

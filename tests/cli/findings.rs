@@ -423,6 +423,29 @@ fn collective_arguments_fib031() {
 }
 
 #[test]
+fn collective_arguments_nonblocking_fib031() {
+    // A nonblocking collective's members, and the root's receive against
+    // a rank's send.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "collective_arguments_nonblocking_fib031",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/ibcast_type_mismatch.c",
+                    "tests/umpire/igather_count_mismatch.c",
+                    "-n",
+                    "3",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn leaked_handle_fib028() {
     let cache = tempfile::tempdir().unwrap();
     redacted(cache.path()).bind(|| {

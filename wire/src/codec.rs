@@ -46,6 +46,12 @@ impl W<'_> {
             self.u32(*x);
         }
     }
+    fn i64s(&mut self, v: &[i64]) {
+        self.u32(v.len() as u32);
+        for x in v {
+            self.0.extend_from_slice(&x.to_le_bytes());
+        }
+    }
     fn str(&mut self, s: &str) {
         self.u32(s.len() as u32);
         self.0.extend_from_slice(s.as_bytes());
@@ -93,6 +99,15 @@ impl<'a> R<'a> {
             return Err(WireError(format!("list of {n} entries in a short body")));
         }
         (0..n).map(|_| self.u32()).collect()
+    }
+    fn i64s(&mut self) -> Result<Vec<i64>, WireError> {
+        let n = self.u32()? as usize;
+        if n > self.buf.len() {
+            return Err(WireError(format!("list of {n} entries in a short body")));
+        }
+        (0..n)
+            .map(|_| Ok(i64::from_le_bytes(self.take(8)?.try_into().unwrap())))
+            .collect()
     }
     fn str(&mut self) -> Result<String, WireError> {
         let n = self.u32()? as usize;
@@ -236,12 +251,18 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u32(*comm);
         }
         Op::Finalize => w.u8(11),
-        Op::Args { dtype, count, op } => {
+        Op::Args {
+            dtype,
+            count,
+            op,
+            counts,
+        } => {
             w.u8(40);
             w.str(dtype);
             w.i32(*count as i32);
             w.i32((*count >> 32) as i32);
             w.str(op);
+            w.i64s(counts);
         }
         Op::CommSplitAs {
             how,
@@ -415,6 +436,7 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
                 dtype,
                 count: hi << 32 | lo,
                 op: r.str()?,
+                counts: r.i64s()?,
             }
         }
         13 => Op::RequestFree { req: r.u32()? },
@@ -913,11 +935,13 @@ mod tests {
                 dtype: "MPI_INT".into(),
                 count: -(1 << 40) + 3,
                 op: String::new(),
+                counts: Vec::new(),
             },
             Op::Args {
                 dtype: String::new(),
                 count: 1 << 33,
                 op: "MPI_SUM".into(),
+                counts: vec![2, -(1 << 35), 0],
             },
         ] {
             round_up(Up::Op { site, op });

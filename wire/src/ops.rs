@@ -437,14 +437,22 @@ pub enum Op {
     /// for an `MPI_Type_vector` of ints; empty when the datatype mixes
     /// several, or has no name), `count` how many of those elements, `op`
     /// the name of its predefined reduction operation (empty for none or a
-    /// user-defined one). Not a call of its own: it precedes the calls it
-    /// describes (every later send, receive and collective of the rank,
-    /// until the next `Args`; a rank reports it only when it changes), and
-    /// expects no answer.
+    /// user-defined one). `counts`, for the root of `MPI_Gatherv` and
+    /// `MPI_Scatterv` and every member of `MPI_Allgatherv` (and their
+    /// nonblocking forms), is how many of those elements it receives from
+    /// or sends to each rank of the communicator, in rank order; empty for
+    /// every other call. Which side of a rooted collective `dtype` and
+    /// `count` describe depends on the rank: the root's receive (gather) or
+    /// send (scatter), every other rank's send (gather) or receive
+    /// (scatter). Not a call of its own: it precedes the calls it describes
+    /// (every later send, receive and collective of the rank, until the
+    /// next `Args`; a rank reports it only when it changes), and expects no
+    /// answer.
     Args {
         dtype: String,
         count: i64,
         op: String,
+        counts: Vec<i64>,
     },
     /// `MPI_Comm_idup(comm)` (or `MPI_Comm_idup_with_info`, `info`): a
     /// nonblocking collective in `comm`'s collective order that makes a copy of

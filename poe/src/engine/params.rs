@@ -1,7 +1,15 @@
 //! The arguments that calls which match each other must agree on: the
 //! datatype a send's data is made of and the one its receive expects, and
-//! the count, datatype and reduction operation of the members of one
-//! collective. MPI libraries do not check them (an `MPI_INT` received as
+//! the type signatures and reduction operation of the members of one
+//! collective, blocking or not: the count, datatype and operation every
+//! member gives alike (`MPI_Bcast`, `MPI_Allgather`'s receive, the
+//! reductions; the counts by rank of `MPI_Allgatherv` and
+//! `MPI_Reduce_scatter`), and each member's block of a gather or scatter
+//! against the root's for it (its `recvcounts[i]` for `MPI_Gatherv`).
+//! Intercommunicators, `MPI_Alltoallv`/`w` (whose check would need every
+//! rank's two arrays) and the neighbourhood collectives (whose counts
+//! concern each rank's neighbours) are not compared. MPI libraries do not
+//! check them (an `MPI_INT` received as
 //! `MPI_FLOAT` arrives as garbage), so the engine does when the match set
 //! forms. A rank reports a call's arguments as [`Op::Args`] before the
 //! call, once for as long as they stay the same: they hold for each later
@@ -23,6 +31,8 @@ pub(crate) struct Args {
     dtype: String,
     count: i64,
     op: String,
+    /// Elements by rank of the communicator (`MPI_Gatherv`'s root, ...).
+    counts: Vec<i64>,
 }
 
 /// Each rank's arguments reported last, and those of every send, receive
@@ -47,7 +57,13 @@ fn untyped(dtype: &str) -> bool {
 impl Params {
     /// Takes `op` if it is [`Op::Args`] (for `rank`'s next call).
     pub(crate) fn take(&mut self, rank: Rank, op: &Op) -> bool {
-        let Op::Args { dtype, count, op } = op else {
+        let Op::Args {
+            dtype,
+            count,
+            op,
+            counts,
+        } = op
+        else {
             return false;
         };
         self.next.insert(
@@ -56,6 +72,7 @@ impl Params {
                 dtype: dtype.clone(),
                 count: *count,
                 op: op.clone(),
+                counts: counts.clone(),
             }),
         );
         true
@@ -157,30 +174,35 @@ impl Params {
         differ(send, &s, recv, &r)
     }
 
-    /// The members of one collective, if they disagree on the datatype,
-    /// count or operation that every member must give alike (their
-    /// arguments are not needed after this).
+    /// The members of one collective, if they disagree on the arguments
+    /// MPI requires them to give alike (their arguments are not needed
+    /// after this). `ops` are the members in the communicator's rank order.
     pub(crate) fn collective(&mut self, ops: &[(OpId, &OpRec)]) -> Option<Mismatch> {
         let args: Vec<Option<Arc<Args>>> = ops.iter().map(|(id, _)| self.of.remove(id)).collect();
-        let kind = match ops.first()?.1.kind {
+        let (kind, root) = match ops.first()?.1.kind {
             Kind::Coll {
-                what: CollWhat::Coll { kind, .. },
+                what: CollWhat::Coll { kind, root },
                 ..
-            } => kind,
+            } => (kind.blocking_form(), root),
             _ => return None,
         };
-        let (alike, reduces) = match kind {
-            CollKind::Bcast | CollKind::Allgather | CollKind::Alltoall => (true, false),
+        let reduces = match kind {
+            CollKind::Bcast | CollKind::Allgather | CollKind::Alltoall | CollKind::Allgatherv => {
+                false
+            }
             CollKind::Reduce
             | CollKind::Allreduce
             | CollKind::Scan
             | CollKind::Exscan
-            | CollKind::ReduceScatterBlock => (true, true),
-            _ => (false, false),
+            | CollKind::ReduceScatter
+            | CollKind::ReduceScatterBlock => true,
+            CollKind::Gather | CollKind::Scatter | CollKind::Gatherv | CollKind::Scatterv => {
+                let gather = matches!(kind, CollKind::Gather | CollKind::Gatherv);
+                let v = matches!(kind, CollKind::Gatherv | CollKind::Scatterv);
+                return rooted(ops, &args, usize::try_from(root).ok()?, gather, v);
+            }
+            _ => return None,
         };
-        if !alike {
-            return None;
-        }
         let args: Vec<(OpId, &Args)> = ops
             .iter()
             .zip(&args)
@@ -198,7 +220,16 @@ impl Params {
             if let Some(m) = differ(&|a| a.dtype.clone(), Differs::Datatype) {
                 return Some(m);
             }
-            if let Some(m) = differ(&|a| a.count.to_string(), Differs::Count) {
+            // The `v` forms give a count by rank, which every member gives
+            // alike (`MPI_Allgatherv`'s `recvcounts`, `MPI_Reduce_scatter`'s).
+            let count = |a: &Args| {
+                if a.counts.is_empty() {
+                    a.count.to_string()
+                } else {
+                    format!("{:?}", a.counts)
+                }
+            };
+            if let Some(m) = differ(&count, Differs::Count) {
                 return Some(m);
             }
         }
@@ -207,6 +238,75 @@ impl Params {
         }
         None
     }
+}
+
+/// A gather's (`gather`) or scatter's members, in rank order, with their
+/// arguments: the root's describe its side (each rank's block, or with
+/// `v`, `counts` the blocks by rank), every other member's its own send
+/// (gather) or receive (scatter), whose type signature must be the
+/// root's block for it. Members whose datatype fib cannot name, and empty
+/// blocks on both sides, are not compared; every member that differs is
+/// listed after the root.
+fn rooted(
+    ops: &[(OpId, &OpRec)],
+    args: &[Option<Arc<Args>>],
+    root: usize,
+    gather: bool,
+    v: bool,
+) -> Option<Mismatch> {
+    let r = args.get(root)?.as_deref()?;
+    let by_rank = if v { ops.len() } else { 0 };
+    if untyped(&r.dtype) || r.counts.len() != by_rank {
+        return None;
+    }
+    let block = |i: usize| r.counts.get(i).copied().unwrap_or(r.count);
+    let (at_root, at_member) = if gather {
+        ("recv", "send")
+    } else {
+        ("send", "recv")
+    };
+    // The members compared: not the root, named, not empty on both sides.
+    let others: Vec<(usize, OpId, &Args)> = ops
+        .iter()
+        .zip(args)
+        .enumerate()
+        .filter(|(i, _)| *i != root)
+        .filter_map(|(i, ((id, _), a))| {
+            let a = a.as_deref()?;
+            (!untyped(&a.dtype) && (a.count != 0 || block(i) != 0)).then_some((i, *id, a))
+        })
+        .collect();
+    let (differs, root_value, wrong): (_, _, Vec<(OpId, String)>) =
+        if others.iter().any(|(_, _, a)| a.dtype != r.dtype) {
+            (
+                Differs::Datatype,
+                format!("{at_root}type {}", r.dtype),
+                others
+                    .iter()
+                    .filter(|(_, _, a)| a.dtype != r.dtype)
+                    .map(|(_, id, a)| (*id, format!("{at_member}type {}", a.dtype)))
+                    .collect(),
+            )
+        } else {
+            let wrong: Vec<_> = others
+                .iter()
+                .filter(|(i, _, a)| a.count != block(*i))
+                .map(|(_, id, a)| (*id, format!("{at_member}count {}", a.count)))
+                .collect();
+            let root_value = if r.counts.is_empty() {
+                format!("{at_root}count {}", r.count)
+            } else {
+                format!("{at_root}counts {:?}", r.counts)
+            };
+            (Differs::Count, root_value, wrong)
+        };
+    if wrong.is_empty() {
+        return None;
+    }
+    let mut values = vec![(ops[root].0, root_value)];
+    values.extend(wrong);
+    values.sort_by_key(|(id, _)| id.rank);
+    Some(Mismatch { differs, values })
 }
 
 /// The mismatch of a send's arguments `s` and its receive's `r`, if their

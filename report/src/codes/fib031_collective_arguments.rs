@@ -16,16 +16,30 @@ pub const FIB031: Code = Code {
     explanation: "\
 ## What it means
 
-The ranks of a communicator met in the same collective call, but not with
-the same arguments: an MPI_Bcast, MPI_Allgather or MPI_Alltoall whose
-ranks name different datatypes or element counts, or an MPI_Reduce,
-MPI_Allreduce, MPI_Scan, MPI_Exscan or MPI_Reduce_scatter_block whose
-ranks also name different predefined reduction operations. Datatypes are
-compared by the predefined datatype they are built from (see FIB030);
-user-defined operations are not compared. Ranks that call different
-collectives, or give a different root, are FIB009. The finding points at
-the first rank's call and labels each other rank's with its value. fib
-stops the interleaving there.
+The ranks of a communicator met in the same collective call, blocking or
+nonblocking, but not with the arguments MPI requires to agree:
+
+- an MPI_Bcast, MPI_Allgather or MPI_Alltoall whose ranks name different
+  datatypes or element counts (the receive's, for the last two), an
+  MPI_Allgatherv whose ranks give different recvcounts;
+- an MPI_Reduce, MPI_Allreduce, MPI_Scan, MPI_Exscan, MPI_Reduce_scatter
+  or MPI_Reduce_scatter_block whose ranks also name different predefined
+  reduction operations;
+- an MPI_Gather or MPI_Gatherv in which a rank sends another datatype or
+  count than the root receives from it (its recvcount, or its
+  recvcounts[i]), an MPI_Scatter or MPI_Scatterv in which a rank receives
+  another than the root sends it (the root's own block, often
+  MPI_IN_PLACE, is not compared). A root that gives the counts by rank
+  shows them all (recvcounts [1, 2, 3]).
+
+Datatypes are compared by the predefined datatype they are built from (see
+FIB030), and counts in elements of it, so that 2 MPI_INT and one
+contiguous type of 2 MPI_INT agree; a datatype that mixes several is not
+compared, nor are user-defined operations, collectives on an
+intercommunicator, MPI_Alltoallv, MPI_Alltoallw and the neighbourhood
+collectives. Ranks that call different collectives, or give a different
+root, are FIB009. The finding points at the first rank's call and labels
+each other rank's with its value. fib stops the interleaving there.
 
 ## Why it matters
 
@@ -118,10 +132,25 @@ impl Rule for CollectiveArguments {
             });
         }
         f.replay = Some(self.replay.clone());
-        f.help = Some(format!(
-            "give every rank the same {} in this {}",
-            self.what, self.call
-        ));
+        // A gather's or scatter's ranks match the root's block for them.
+        let name = self.call.to_ascii_lowercase();
+        let rooted = |form: &str, all: &str| name.contains(form) && !name.contains(all);
+        f.help = Some(if rooted("gather", "allgather") {
+            format!(
+                "make each rank send the {} the root receives from it in this {}",
+                self.what, self.call
+            )
+        } else if rooted("scatter", "reduce_scatter") {
+            format!(
+                "make each rank receive the {} the root sends it in this {}",
+                self.what, self.call
+            )
+        } else {
+            format!(
+                "give every rank the same {} in this {}",
+                self.what, self.call
+            )
+        });
         f
     }
 }
@@ -156,5 +185,33 @@ mod tests {
         assert_eq!((f.line, f.rank), (Some(6), Some(0)));
         assert_eq!(f.labels.len(), 1);
         assert_eq!(f.labels[0].message, "ranks 1, 2: MPI_MAX");
+    }
+
+    #[test]
+    fn a_gathers_ranks_are_told_to_send_what_the_root_receives() {
+        let at = |line| Place {
+            file: Some("a.c".into()),
+            line: Some(line),
+            column: Some(5),
+            span: None,
+        };
+        let f = CollectiveArguments {
+            call: "MPI_Gatherv".into(),
+            what: "count".into(),
+            members: vec![
+                (0, "recvcounts [1, 2, 3]".into(), at(9)),
+                (2, "sendcount 2".into(), at(11)),
+            ],
+            replay: "-".into(),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "the ranks of this MPI_Gatherv give different counts: rank 0 recvcounts [1, 2, 3], rank 2 sendcount 2"
+        );
+        assert_eq!(
+            f.help.as_deref(),
+            Some("make each rank send the count the root receives from it in this MPI_Gatherv")
+        );
     }
 }
