@@ -48,14 +48,15 @@ code 2.
 
 ## Example
 
-    if (argc > 5)
-        MPI_Comm_idup(MPI_COMM_WORLD, &dup, &req);   /* not modelled */
+    if (argc > 5)   /* MPI 4.0's send and receive with one request: not modelled */
+        MPI_Isendrecv(out, 1, MPI_INT, next, 0, in, 1, MPI_INT, prev, 0,
+                      MPI_COMM_WORLD, &req);
 
 ## What to do
 
 Check the list of supported functions in the guide (docs/src/supported.md).
-Where the program has a choice, use a modelled function (MPI_Comm_dup
-instead of MPI_Comm_idup followed at once by MPI_Wait) to verify the rest
+Where the program has a choice, use a modelled function (MPI_Sendrecv
+instead of MPI_Isendrecv followed at once by MPI_Wait) to verify the rest
 of the logic.
 When the call sits on a path your runs do not take, `--run-unsupported`
 checks the rest of the program; a `fib: allow FIB006` comment on the line
