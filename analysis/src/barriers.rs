@@ -229,10 +229,7 @@ fn verdict(
             purposes: purposes(sites, &g.sites),
             timeline,
         },
-        never_runs: !covered
-            && g.sites
-                .iter()
-                .all(|i| sites.analysis().facts.dead.binary_search(i).is_ok()),
+        never_runs: !covered && g.sites.iter().all(|i| sites.analysis().is_dead(*i)),
         sites: g.sites,
         reasons,
         ranks,

@@ -129,12 +129,8 @@ pub struct BufferCheck {
 /// predefined one fib knows with that datatype; sites in code the program
 /// never runs ([`fib_sites::Facts::dead`]) are left out.
 pub fn buffer_mismatches(sites: &Resolver) -> BufferCheck {
-    let analysis = sites.analysis();
     let mut out = BufferCheck::default();
-    for s in &analysis.sites.sites {
-        if analysis.facts.dead.binary_search(&s.id).is_ok() {
-            continue;
-        }
+    for s in sites.analysis().live_sites() {
         for b in &s.buffers {
             let Some((kind, bytes, describes)) = datatype(&b.datatype_name) else {
                 continue;

@@ -22,7 +22,7 @@ pub fn static_facts(sites: &Resolver, in_program: &dyn Fn(&Path) -> bool) -> Sta
             callee: s.callee.clone(),
             all_inputs: reasons.is_none(),
             reasons: reasons.unwrap_or_default(),
-            dead: analysis.facts.dead.contains(&id),
+            dead: analysis.is_dead(id),
         })
     };
     StaticFacts {

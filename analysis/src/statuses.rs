@@ -72,10 +72,9 @@ fn balanced(s: &str) -> bool {
 /// pointer; sites in code the program never runs
 /// ([`fib_sites::Facts::dead`]) are left out.
 pub fn null_statuses(sites: &Resolver) -> Vec<Finding> {
-    let analysis = sites.analysis();
     let mut out = Vec::new();
-    for s in &analysis.sites.sites {
-        if s.macro_name.is_some() || analysis.facts.dead.binary_search(&s.id).is_ok() {
+    for s in sites.analysis().live_sites() {
+        if s.macro_name.is_some() {
             continue;
         }
         let Some((index, array)) = fib_sites::status_arg(&s.callee) else {

@@ -27,13 +27,10 @@ pub(crate) fn scope(name: &str) -> Scope {
 /// site-table order; those in code the program never runs
 /// ([`fib_sites::Facts::dead`]) are left out.
 pub fn unmodelled_calls<'a>(sites: &Resolver<'a>) -> Vec<&'a CallSite> {
-    let analysis = sites.analysis();
-    analysis
-        .sites
-        .sites
-        .iter()
+    sites
+        .analysis()
+        .live_sites()
         .filter(|s| matches!(fib_wire::support(&s.callee), Support::Unsupported { .. }))
-        .filter(|s| analysis.facts.dead.binary_search(&s.id).is_err())
         .collect()
 }
 

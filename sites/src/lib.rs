@@ -269,7 +269,7 @@ pub struct Facts {
     /// without a call that names it). A run that reaches one after all
     /// (through a call fib cannot follow, such as a function that
     /// `__attribute__((constructor))` or `dlsym` runs) still reports what
-    /// it does there.
+    /// it does there. Sorted ([`Analysis::is_dead`] searches it).
     #[serde(default)]
     pub dead: Vec<u32>,
 }
@@ -319,4 +319,18 @@ pub struct Analysis {
     /// be kept until one of them changes. `None` when libclang reported an
     /// error (the result may then depend on a file that does not exist).
     pub read: Option<Vec<PathBuf>>,
+}
+
+impl Analysis {
+    /// Whether site `id` is in code the program never runs
+    /// ([`Facts::dead`], kept sorted).
+    pub fn is_dead(&self, id: u32) -> bool {
+        self.facts.dead.binary_search(&id).is_ok()
+    }
+
+    /// The call sites in code the program may run, in site-table order:
+    /// what the checks made before running look at.
+    pub fn live_sites(&self) -> impl Iterator<Item = &CallSite> {
+        self.sites.sites.iter().filter(|s| !self.is_dead(s.id))
+    }
 }
