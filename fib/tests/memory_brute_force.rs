@@ -537,11 +537,8 @@ impl Prog {
                     }
                 }
                 Event::Recv { msg } => {
-                    let sent = (0..n).any(|q| {
-                        self.ranks[q][..s.pc[q]]
-                            .iter()
-                            .any(|x| *x == Event::Send { msg: *msg })
-                    });
+                    let sent = (0..n)
+                        .any(|q| self.ranks[q][..s.pc[q]].contains(&Event::Send { msg: *msg }));
                     if sent {
                         out.push(advance(false));
                     }
