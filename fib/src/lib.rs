@@ -56,6 +56,8 @@
 
 #![forbid(unsafe_code)]
 
+pub mod memory;
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 

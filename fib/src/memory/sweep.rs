@@ -1,0 +1,153 @@
+//! The races among a run's accesses, without comparing all pairs.
+//!
+//! Accesses are grouped by the memory they are in (a window segment, a
+//! rank's buffers) and each group is swept in a topological order of the
+//! accesses' starts. An access `a` is before `b` when `a`'s end is ordered
+//! before `b`'s start; in the sweep only an earlier `a` can be before a
+//! later `b`. Each group keeps, per rank and per access class (reads,
+//! writes, each accumulate operation and type), the accesses not yet known
+//! to be before that rank's next access: once `a` is before an access of
+//! rank `r` it is before every later one of `r`, and leaves `r`'s list. A
+//! new access is compared only with the lists of its own rank and of the
+//! classes it can conflict with, so each comparison either retires an entry
+//! or finds an unordered pair; only unordered pairs of disjoint bytes cost
+//! without being reported.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::effects::{Access, Loc, Mode, Side};
+use super::order::Order;
+
+/// Why a pair is a race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RaceRule {
+    /// Two accesses to window memory that nothing orders: RMA calls of
+    /// different origins, or an RMA call and a load or store.
+    Window,
+    /// Two RMA calls of one origin to one target that no completion
+    /// separates (MPI orders only accumulates).
+    SameOrigin,
+    /// A load or store of a buffer an RMA call still owns.
+    OriginBuffer,
+    /// Two pending RMA calls' buffers overlap (one written by MPI).
+    PendingBuffers,
+}
+
+/// A race: two conflicting accesses, `first` the one with the smaller
+/// `(event, side)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Race {
+    pub first: Access,
+    pub second: Access,
+    pub rule: RaceRule,
+}
+
+fn rule(a: &Access, b: &Access) -> RaceRule {
+    match a.loc {
+        Loc::Buffer(_) => {
+            if a.side == Side::Program || b.side == Side::Program {
+                RaceRule::OriginBuffer
+            } else {
+                RaceRule::PendingBuffers
+            }
+        }
+        Loc::Window(..) => {
+            if a.side == Side::Target && b.side == Side::Target && a.start.rank == b.start.rank {
+                RaceRule::SameOrigin
+            } else {
+                RaceRule::Window
+            }
+        }
+    }
+}
+
+/// Whether two unordered accesses of one group race.
+fn conflict(a: &Access, b: &Access) -> bool {
+    a.bytes.overlaps(b.bytes)
+        && a.mode.conflicts(b.mode)
+        && !(a.side == Side::Target
+            && b.side == Side::Target
+            && matches!(a.mode, Mode::Atomic(..))
+            && matches!(b.mode, Mode::Atomic(..))
+            && a.start.rank == b.start.rank)
+}
+
+/// Whether `a` happens before `b` whatever the timing.
+pub fn before(order: &Order, a: &Access, b: &Access) -> bool {
+    a.end.is_some_and(|end| order.ordered(end, b.start))
+}
+
+/// The races among `accesses`, each once, sorted.
+pub fn races(order: &Order, accesses: &[Access]) -> Vec<Race> {
+    let mut groups: HashMap<Loc, Vec<usize>> = HashMap::new();
+    for (i, a) in accesses.iter().enumerate() {
+        groups.entry(a.loc).or_default().push(i);
+    }
+    let mut found = BTreeSet::new();
+    for (_, mut group) in groups {
+        group.sort_by_key(|&i| {
+            let a = &accesses[i];
+            (order.position(a.start), a.key())
+        });
+        let mut ranks: Vec<usize> = group.iter().map(|&i| accesses[i].start.rank).collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        let mut classes: Vec<Mode> = vec![Mode::Read, Mode::Write];
+        // live[class][rank]: accesses not yet known to be before that
+        // rank's next access.
+        let mut live: Vec<Vec<Vec<usize>>> = vec![vec![Vec::new(); ranks.len()]; 2];
+        for &b in &group {
+            let acc_b = &accesses[b];
+            let mode = match acc_b.mode {
+                Mode::Atomic(..) => acc_b.mode,
+                m if m.writes() => Mode::Write,
+                _ => Mode::Read,
+            };
+            let class = match classes.iter().position(|&c| c == mode) {
+                Some(c) => c,
+                None => {
+                    classes.push(mode);
+                    live.push(vec![Vec::new(); ranks.len()]);
+                    classes.len() - 1
+                }
+            };
+            let r = ranks
+                .binary_search(&acc_b.start.rank)
+                .expect("a rank of the group");
+            for (c, lists) in live.iter_mut().enumerate() {
+                if !classes[c].conflicts(mode) {
+                    continue;
+                }
+                lists[r].retain(|&a| {
+                    let acc_a = &accesses[a];
+                    if before(order, acc_a, acc_b) {
+                        return false;
+                    }
+                    if conflict(acc_a, acc_b) {
+                        let (i, j) = if acc_a.key() < acc_b.key() {
+                            (a, b)
+                        } else {
+                            (b, a)
+                        };
+                        found.insert((accesses[i].key(), accesses[j].key(), i, j));
+                    }
+                    true
+                });
+            }
+            for lists in live[class].iter_mut() {
+                lists.push(b);
+            }
+        }
+    }
+    found
+        .into_iter()
+        .map(|(_, _, i, j)| {
+            let (first, second) = (accesses[i], accesses[j]);
+            Race {
+                first,
+                second,
+                rule: rule(&first, &second),
+            }
+        })
+        .collect()
+}
