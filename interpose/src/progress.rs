@@ -191,6 +191,7 @@ impl Lib {
             };
             if done {
                 reqs.remove(id);
+                crate::memory::release(*id);
             }
             !done
         });

@@ -83,6 +83,7 @@ impl Lib {
         };
         if done {
             self.reqs.remove(&id);
+            crate::memory::release(id);
         } else {
             self.freed.push(id);
         }
@@ -91,6 +92,7 @@ impl Lib {
     /// Forgets a completed request (a persistent one keeps its handle).
     pub fn drop_req(&mut self, id: u32) {
         self.reqs.remove(&id);
+        crate::memory::release(id);
         if !self.persistent.contains_key(&id) {
             self.fakes.remove(&fake_request_bits(id));
             self.origins.remove(&id);
