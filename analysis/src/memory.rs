@@ -12,10 +12,14 @@ use fib_wire::{Access, Site};
 use crate::record::RunRecord;
 use crate::sites::Resolver;
 
+/// The ranks that touched owned memory at one (access site, owner site,
+/// kind), and the first one's size, offset and owning call.
+type Group<'a> = (Vec<usize>, u64, u64, &'a str);
+
 /// The findings for the owned memory `rec`'s ranks touched; `token` is its
 /// replay token.
 pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> {
-    let mut groups: BTreeMap<(Site, Site, &Access), (Vec<usize>, u64, u64, &str)> = BTreeMap::new();
+    let mut groups: BTreeMap<(Site, Site, &Access), Group> = BTreeMap::new();
     for a in &rec.owned {
         let g = groups
             .entry((a.site, a.owner, &a.access))
