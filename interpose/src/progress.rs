@@ -191,7 +191,6 @@ impl Lib {
             };
             if done {
                 reqs.remove(id);
-                crate::memory::release(*id);
             }
             !done
         });

@@ -30,10 +30,11 @@ collective, or persistent operation started with MPI_Start, the program
   operation on memory a pending receive writes).
 
 Reading the buffer of a pending send is allowed. A test that returns
-false does not complete the operation; MPI_Request_free of an active
-request hands nothing back (MPI keeps the buffer until the operation has
-finished); MPI_Cancel neither, until the wait or test that completes the
-cancelled operation.
+false does not complete the operation; MPI_Cancel hands nothing back
+until the wait or test that completes the cancelled operation. After
+MPI_Request_free of an active request the buffer is no longer watched:
+nothing the program does can order its accesses with the operation, which
+FIB029 reports at the free.
 
 The finding points at the load or store (fib sees them when it builds the
 program with memory checking, see the guide's memory checking page) and
