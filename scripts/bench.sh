@@ -39,14 +39,14 @@ MPICC=mpicc.openmpi cargo build --release -p fib-interpose --target-dir target/o
 
 export HWLOC_COMPONENTS=-linuxio,-pci
 mkdir -p target/bench
-for src in bench/pingpong.c bench/barriers.c bench/server.c bench/bandwidth.c \
+for src in bench/pingpong.c bench/barriers.c bench/server.c bench/bandwidth.c bench/nonblocking.c \
     tests/umpire/isend_irecv_ring.c \
     tests/umpire/any_src_three_senders_ok.c; do
     mpicc.mpich -O2 -o "target/bench/$(basename "$src" .c)" "$src"
 done
 
 python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${BARRIERS:-10000}" \
-    "${SERVER_REQUESTS:-2000}" "${BANDWIDTH_ROUNDS:-500}" <<'PY'
+    "${SERVER_REQUESTS:-2000}" "${BANDWIDTH_ROUNDS:-500}" "${NONBLOCKING_ROUNDS:-200}" <<'PY'
 import json
 import os
 import subprocess
@@ -57,11 +57,14 @@ runs = int(sys.argv[1])
 cases = [
     ("bench/pingpong.c", 2, [sys.argv[2]], [], {}),
     ("bench/pingpong.c", 2, [sys.argv[2]], [], {"FIB_AHEAD": "0"}),
+    ("bench/pingpong.c", 2, [sys.argv[2]], [], {"FIB_MEMORY": "off"}),
     ("bench/barriers.c", 4, [sys.argv[3]], [], {}),
     ("bench/server.c", 4, [sys.argv[4]], ["--max-interleavings", "1"], {}),
     ("bench/server.c", 4, [sys.argv[4]], ["--max-interleavings", "1"], {"FIB_AHEAD": "0"}),
     ("bench/bandwidth.c", 2, [sys.argv[5]], [], {}),
     ("bench/bandwidth.c", 2, [sys.argv[5]], [], {"FIB_COPY_SENDS": "1"}),
+    ("bench/nonblocking.c", 2, [sys.argv[6]], [], {}),
+    ("bench/nonblocking.c", 2, [sys.argv[6]], [], {"FIB_MEMORY": "off"}),
     ("tests/umpire/isend_irecv_ring.c", 4, [], [], {}),
     ("tests/umpire/any_src_three_senders_ok.c", 4, [], [], {}),
 ]
@@ -120,7 +123,9 @@ print(f"best of {runs} runs each; {os.cpu_count()} cores; il = interleavings exp
 print("fib s is the whole check: the static analysis and the build (both kept in the cache")
 print("after the first run) and every interleaving; runs = the interleavings alone (launch included);")
 print("FIB_AHEAD=0: every blocking call waits for the scheduler's answer, as before calls went ahead;")
-print("FIB_COPY_SENDS=1: standard sends go from fib's copies from the first run on")
+print("FIB_COPY_SENDS=1: standard sends go from fib's copies from the first run on;")
+print("FIB_MEMORY=off: built without memory checking (pingpong.c has no nonblocking call, so")
+print("auto builds it without too; nonblocking.c is built with it by default)")
 PY
 
 # Launching under each MPI implementation: the native program's time and

@@ -56,6 +56,14 @@ pub(crate) fn run_prebuilt(args: RunArgs) -> Result<i32> {
     let mpi = args.mpi.as_deref().map(parse_mpi).transpose()?;
     let toolchain = fib_driver::toolchain::for_program(&exe, mpi, &|m| eprintln!("fib: {m}"))
         .map_err(anyhow::Error::new)?;
+    let unseen = fib_driver::unseen_memory(&exe);
+    if !unseen.is_empty() {
+        eprintln!(
+            "fib: note: {} calls {}, whose buffers MPI owns until they complete; fib did not build it, so it does not see its loads and stores and cannot check them (FIB034): `fib check` on its sources can",
+            exe.display(),
+            unseen.join(", ")
+        );
+    }
     let request = fib_driver::Prebuilt {
         exe: exe.clone(),
         args: args.command[1..].to_vec(),

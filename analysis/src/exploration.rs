@@ -121,6 +121,10 @@ impl<'a> Exploration<'a> {
                 self.push_once(f, crate::leaks::same_leak);
             }
         }
+        // An access to owned memory counts whatever became of the run.
+        for f in crate::memory::findings(self.sites, &rec, &token) {
+            self.push_once(f, crate::memory::same);
+        }
         if let Some(rerun) = &rec.unbuffered {
             if let Some(f) = runs::without_buffering(self.sites, &rec.files, rerun, &token) {
                 self.done.findings.push(f);

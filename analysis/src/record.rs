@@ -103,6 +103,36 @@ pub struct HandleLeak {
     pub count: usize,
 }
 
+/// A rank touched memory MPI owned then ([`fib_wire::Up::Owned`]): its
+/// load or store at `site`, or the buffer of the call made there, `size`
+/// bytes at `offset` in the buffer of the pending operation `call` made
+/// at `owner`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OwnedAccess {
+    pub rank: usize,
+    pub site: Site,
+    pub access: fib_wire::Access,
+    pub size: u64,
+    pub offset: u64,
+    pub owner: Site,
+    pub call: String,
+}
+
+/// Loads or stores (`store`) a rank made at `site` in memory watched
+/// under `tag` ([`fib_wire::Up::Watched`]): byte ranges `[start, end)` from
+/// the watched range's base. Their place in the rank's program order:
+/// after its first `calls` calls (the calls it reported before them) and
+/// before the next one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WatchedAccesses {
+    pub rank: usize,
+    pub calls: u64,
+    pub tag: u64,
+    pub site: Site,
+    pub store: bool,
+    pub ranges: Vec<(u64, u64)>,
+}
+
 /// Everything one run produced.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
@@ -121,6 +151,11 @@ pub struct RunRecord {
     /// The objects (groups, datatypes, ...) the ranks said at
     /// `MPI_Finalize` they had not freed; read only when the run completed.
     pub handles: Vec<HandleLeak>,
+    /// What the ranks touched of the memory MPI owned, in the order they
+    /// said it.
+    pub owned: Vec<OwnedAccess>,
+    /// The ranks' accesses to watched memory, in each rank's order.
+    pub watched: Vec<WatchedAccesses>,
     /// Every rank's calls rerun in the engine without buffering
     /// ([`poe::sim::rerun_calls`]), when the run completed with buffering,
     /// none of its calls could make the sequence depend on timing (the same

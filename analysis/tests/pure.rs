@@ -131,6 +131,8 @@ fn record(run: &RunResult) -> RunRecord {
         stderr: String::new(),
         leaks: run.leaks.clone(),
         handles: Vec::new(),
+        owned: Vec::new(),
+        watched: Vec::new(),
         unbuffered: None,
         exchanges: run.exchanges.clone(),
     }

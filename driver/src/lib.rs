@@ -31,7 +31,7 @@ mod workflow;
 
 pub use processes::{interrupt, interrupted, kill_current_run};
 pub use project::wrap::{main as wrap_main, SUBCOMMAND as WRAP_SUBCOMMAND};
-pub use run::prebuilt::{run_prebuilt, Prebuilt};
+pub use run::prebuilt::{run_prebuilt, unseen_memory, Prebuilt};
 pub use run::progress::{Phase, Progress, Silent, Status};
 pub use workflow::{apply_baseline, check_paths, read_baseline, write_baseline, Checked, Request};
 

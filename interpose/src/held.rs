@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use fib_wire::Up;
 
 use crate::conn::{fatal, log};
+use crate::memory;
 use crate::site;
 use crate::state::{try_lib, Lib};
 
@@ -31,11 +32,19 @@ pub fn lib() -> Held {
             if let Err(other) = OWNER.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
                 two_threads(other);
             }
+            memory::enter();
         }
         depth.set(depth.get() + 1);
     });
     match try_lib() {
-        Some(l) => Held(l),
+        Some(l) => {
+            // What the program did to memory MPI owns or watches since its
+            // previous call goes ahead of this call.
+            for m in memory::take() {
+                l.push(m);
+            }
+            Held(l)
+        }
         None => fatal("an MPI call was made before MPI_Init or after MPI_Finalize"),
     }
 }
@@ -62,6 +71,7 @@ impl Drop for Held {
             depth.set(depth.get() - 1);
             if depth.get() == 0 {
                 OWNER.store(0, Ordering::Release);
+                memory::leave();
             }
         });
     }

@@ -12,6 +12,8 @@ use fib_wire::{CollKind, Op};
 use mpi_sys::*;
 
 use crate::held::lib;
+use crate::memory::Buf;
+use crate::owned::{self, Role};
 use crate::sig::Side;
 use crate::state::{Kind, Real};
 
@@ -65,12 +67,16 @@ pub unsafe extern "C" fn MPI_Comm_idup_with_info(
 }
 
 /// Starts the nonblocking collective with `start`, registers its request
-/// and reports the call.
+/// and reports the call. When the program reports its memory accesses,
+/// MPI owns the buffers `bufs` gives (this rank's, for `root`; see
+/// `owned`) until the request completes. The neighbourhood collectives
+/// give none: their buffers are not watched.
 unsafe fn icoll(
     kind: CollKind,
     comm: MPI_Comm,
     root: c_int,
     request: *mut MPI_Request,
+    bufs: impl FnOnce(usize, usize, Role) -> Vec<Buf>,
     start: impl FnOnce(*mut MPI_Request) -> c_int,
 ) -> c_int {
     let mut l = lib();
@@ -84,6 +90,17 @@ unsafe fn icoll(
     let mut real = RSMPI_REQUEST_NULL;
     let rc = start(&mut real);
     let (id, handle) = l.new_req(Kind::Coll(Real::new(real)));
+    if crate::memory::instrumented() {
+        let (n, me, role) = owned::group(comm, root);
+        if role != Role::Idle {
+            crate::memory::own(
+                Some(id),
+                kind.mpi_name(),
+                crate::site::for_call(),
+                &bufs(n, me, role),
+            );
+        }
+    }
     l.event(Op::Icoll {
         kind,
         comm: cid,
@@ -102,9 +119,14 @@ pub unsafe extern "C" fn MPI_Ibarrier(comm: MPI_Comm, request: *mut MPI_Request)
         *request = RSMPI_REQUEST_NULL;
         return MPI_SUCCESS as c_int;
     }
-    icoll(CollKind::Ibarrier, comm, 0, request, |r| {
-        PMPI_Ibarrier(comm, r)
-    })
+    icoll(
+        CollKind::Ibarrier,
+        comm,
+        0,
+        request,
+        |_, _, _| Vec::new(),
+        |r| PMPI_Ibarrier(comm, r),
+    )
 }
 
 #[no_mangle]
@@ -117,9 +139,14 @@ pub unsafe extern "C" fn MPI_Ibcast(
     request: *mut MPI_Request,
 ) -> c_int {
     crate::sig::coll(count, datatype, None);
-    icoll(CollKind::Ibcast, comm, root, request, |r| {
-        PMPI_Ibcast(buffer, count, datatype, root, comm, r)
-    })
+    icoll(
+        CollKind::Ibcast,
+        comm,
+        root,
+        request,
+        |_, _, role| owned::data(buffer, count, datatype, role != Role::Root),
+        |r| PMPI_Ibcast(buffer, count, datatype, root, comm, r),
+    )
 }
 
 #[no_mangle]
@@ -134,9 +161,20 @@ pub unsafe extern "C" fn MPI_Ireduce(
     request: *mut MPI_Request,
 ) -> c_int {
     crate::sig::coll(count, datatype, Some(op));
-    icoll(CollKind::Ireduce, comm, root, request, |r| {
-        PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r)
-    })
+    icoll(
+        CollKind::Ireduce,
+        comm,
+        root,
+        request,
+        |_, _, role| {
+            let mut b = owned::data(sendbuf, count, datatype, false);
+            if role == Role::Root {
+                b.extend(owned::data(recvbuf, count, datatype, true));
+            }
+            b
+        },
+        |r| PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r),
+    )
 }
 
 #[no_mangle]
@@ -150,9 +188,18 @@ pub unsafe extern "C" fn MPI_Iallreduce(
     request: *mut MPI_Request,
 ) -> c_int {
     crate::sig::coll(count, datatype, Some(op));
-    icoll(CollKind::Iallreduce, comm, 0, request, |r| {
-        PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r)
-    })
+    icoll(
+        CollKind::Iallreduce,
+        comm,
+        0,
+        request,
+        |_, _, _| {
+            let mut b = owned::data(sendbuf, count, datatype, false);
+            b.extend(owned::data(recvbuf, count, datatype, true));
+            b
+        },
+        |r| PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r),
+    )
 }
 
 #[no_mangle]
@@ -173,11 +220,30 @@ pub unsafe extern "C" fn MPI_Igather(
         Side::one(recvcount, recvtype),
         Side::one(sendcount, sendtype),
     );
-    icoll(CollKind::Igather, comm, root, request, |r| {
-        PMPI_Igather(
-            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
-        )
-    })
+    icoll(
+        CollKind::Igather,
+        comm,
+        root,
+        request,
+        |n, _, role| {
+            let mut b = owned::data(sendbuf, sendcount, sendtype, false);
+            if role == Role::Root {
+                b.extend(owned::elems(
+                    recvbuf,
+                    0,
+                    recvcount.saturating_mul(n as c_int),
+                    recvtype,
+                    true,
+                ));
+            }
+            b
+        },
+        |r| {
+            PMPI_Igather(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -198,11 +264,30 @@ pub unsafe extern "C" fn MPI_Iscatter(
         Side::one(sendcount, sendtype),
         Side::one(recvcount, recvtype),
     );
-    icoll(CollKind::Iscatter, comm, root, request, |r| {
-        PMPI_Iscatter(
-            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
-        )
-    })
+    icoll(
+        CollKind::Iscatter,
+        comm,
+        root,
+        request,
+        |n, _, role| {
+            let mut b = owned::data(recvbuf, recvcount, recvtype, true);
+            if role == Role::Root {
+                b.extend(owned::elems(
+                    sendbuf,
+                    0,
+                    sendcount.saturating_mul(n as c_int),
+                    sendtype,
+                    false,
+                ));
+            }
+            b
+        },
+        |r| {
+            PMPI_Iscatter(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -217,11 +302,28 @@ pub unsafe extern "C" fn MPI_Iallgather(
     request: *mut MPI_Request,
 ) -> c_int {
     crate::sig::coll(recvcount, recvtype, None);
-    icoll(CollKind::Iallgather, comm, 0, request, |r| {
-        PMPI_Iallgather(
-            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
-        )
-    })
+    icoll(
+        CollKind::Iallgather,
+        comm,
+        0,
+        request,
+        |n, _, _| {
+            let mut b = owned::data(sendbuf, sendcount, sendtype, false);
+            b.extend(owned::elems(
+                recvbuf,
+                0,
+                recvcount.saturating_mul(n as c_int),
+                recvtype,
+                true,
+            ));
+            b
+        },
+        |r| {
+            PMPI_Iallgather(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -236,11 +338,36 @@ pub unsafe extern "C" fn MPI_Ialltoall(
     request: *mut MPI_Request,
 ) -> c_int {
     crate::sig::coll(recvcount, recvtype, None);
-    icoll(CollKind::Ialltoall, comm, 0, request, |r| {
-        PMPI_Ialltoall(
-            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
-        )
-    })
+    icoll(
+        CollKind::Ialltoall,
+        comm,
+        0,
+        request,
+        |n, _, _| {
+            let mut b = owned::elems(
+                sendbuf,
+                0,
+                sendcount.saturating_mul(n as c_int),
+                sendtype,
+                false,
+            )
+            .into_iter()
+            .collect::<Vec<_>>();
+            b.extend(owned::elems(
+                recvbuf,
+                0,
+                recvcount.saturating_mul(n as c_int),
+                recvtype,
+                true,
+            ));
+            b
+        },
+        |r| {
+            PMPI_Ialltoall(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -262,11 +389,26 @@ pub unsafe extern "C" fn MPI_Igatherv(
         Side::by_rank(recvcounts, recvtype),
         Side::one(sendcount, sendtype),
     );
-    icoll(CollKind::Igatherv, comm, root, request, |r| {
-        PMPI_Igatherv(
-            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, r,
-        )
-    })
+    icoll(
+        CollKind::Igatherv,
+        comm,
+        root,
+        request,
+        |n, _, role| {
+            let mut b = owned::data(sendbuf, sendcount, sendtype, false);
+            if role == Role::Root {
+                b.extend(owned::blocks(
+                    recvbuf, n, recvcounts, displs, recvtype, true,
+                ));
+            }
+            b
+        },
+        |r| {
+            PMPI_Igatherv(
+                sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -288,11 +430,26 @@ pub unsafe extern "C" fn MPI_Iscatterv(
         Side::by_rank(sendcounts, sendtype),
         Side::one(recvcount, recvtype),
     );
-    icoll(CollKind::Iscatterv, comm, root, request, |r| {
-        PMPI_Iscatterv(
-            sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
-        )
-    })
+    icoll(
+        CollKind::Iscatterv,
+        comm,
+        root,
+        request,
+        |n, _, role| {
+            let mut b = owned::data(recvbuf, recvcount, recvtype, true);
+            if role == Role::Root {
+                b.extend(owned::blocks(
+                    sendbuf, n, sendcounts, displs, sendtype, false,
+                ));
+            }
+            b
+        },
+        |r| {
+            PMPI_Iscatterv(
+                sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -308,11 +465,24 @@ pub unsafe extern "C" fn MPI_Iallgatherv(
     request: *mut MPI_Request,
 ) -> c_int {
     crate::sig::coll_by_rank(comm, recvcounts, recvtype, None);
-    icoll(CollKind::Iallgatherv, comm, 0, request, |r| {
-        PMPI_Iallgatherv(
-            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
-        )
-    })
+    icoll(
+        CollKind::Iallgatherv,
+        comm,
+        0,
+        request,
+        |n, _, _| {
+            let mut b = owned::data(sendbuf, sendcount, sendtype, false);
+            b.extend(owned::blocks(
+                recvbuf, n, recvcounts, displs, recvtype, true,
+            ));
+            b
+        },
+        |r| {
+            PMPI_Iallgatherv(
+                sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -328,11 +498,25 @@ pub unsafe extern "C" fn MPI_Ialltoallv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
-    icoll(CollKind::Ialltoallv, comm, 0, request, |r| {
-        PMPI_Ialltoallv(
-            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
-        )
-    })
+    icoll(
+        CollKind::Ialltoallv,
+        comm,
+        0,
+        request,
+        |n, _, _| {
+            let mut b = owned::blocks(sendbuf, n, sendcounts, sdispls, sendtype, false);
+            b.extend(owned::blocks(
+                recvbuf, n, recvcounts, rdispls, recvtype, true,
+            ));
+            b
+        },
+        |r| {
+            PMPI_Ialltoallv(
+                sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -348,12 +532,25 @@ pub unsafe extern "C" fn MPI_Ialltoallw(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
-    icoll(CollKind::Ialltoallw, comm, 0, request, |r| {
-        PMPI_Ialltoallw(
-            sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
-            r,
-        )
-    })
+    icoll(
+        CollKind::Ialltoallw,
+        comm,
+        0,
+        request,
+        |n, _, _| {
+            let mut b = owned::wblocks(sendbuf, n, sendcounts, sdispls, sendtypes, false);
+            b.extend(owned::wblocks(
+                recvbuf, n, recvcounts, rdispls, recvtypes, true,
+            ));
+            b
+        },
+        |r| {
+            PMPI_Ialltoallw(
+                sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -367,9 +564,18 @@ pub unsafe extern "C" fn MPI_Iscan(
     request: *mut MPI_Request,
 ) -> c_int {
     crate::sig::coll(count, datatype, Some(op));
-    icoll(CollKind::Iscan, comm, 0, request, |r| {
-        PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r)
-    })
+    icoll(
+        CollKind::Iscan,
+        comm,
+        0,
+        request,
+        |_, _, _| {
+            let mut b = owned::data(sendbuf, count, datatype, false);
+            b.extend(owned::data(recvbuf, count, datatype, true));
+            b
+        },
+        |r| PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r),
+    )
 }
 
 #[no_mangle]
@@ -383,9 +589,18 @@ pub unsafe extern "C" fn MPI_Iexscan(
     request: *mut MPI_Request,
 ) -> c_int {
     crate::sig::coll(count, datatype, Some(op));
-    icoll(CollKind::Iexscan, comm, 0, request, |r| {
-        PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r)
-    })
+    icoll(
+        CollKind::Iexscan,
+        comm,
+        0,
+        request,
+        |_, _, _| {
+            let mut b = owned::data(sendbuf, count, datatype, false);
+            b.extend(owned::data(recvbuf, count, datatype, true));
+            b
+        },
+        |r| PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r),
+    )
 }
 
 #[no_mangle]
@@ -399,9 +614,19 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter(
     request: *mut MPI_Request,
 ) -> c_int {
     crate::sig::coll_by_rank(comm, recvcounts, datatype, Some(op));
-    icoll(CollKind::IreduceScatter, comm, 0, request, |r| {
-        PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r)
-    })
+    icoll(
+        CollKind::IreduceScatter,
+        comm,
+        0,
+        request,
+        |n, me, _| {
+            let total: c_int = (0..n).map(|i| *recvcounts.add(i)).sum();
+            let mut b = owned::data(sendbuf, total, datatype, false);
+            b.extend(owned::data(recvbuf, *recvcounts.add(me), datatype, true));
+            b
+        },
+        |r| PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r),
+    )
 }
 
 #[no_mangle]
@@ -415,9 +640,23 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter_block(
     request: *mut MPI_Request,
 ) -> c_int {
     crate::sig::coll(recvcount, datatype, Some(op));
-    icoll(CollKind::IreduceScatterBlock, comm, 0, request, |r| {
-        PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r)
-    })
+    icoll(
+        CollKind::IreduceScatterBlock,
+        comm,
+        0,
+        request,
+        |n, _, _| {
+            let mut b = owned::data(
+                sendbuf,
+                recvcount.saturating_mul(n as c_int),
+                datatype,
+                false,
+            );
+            b.extend(owned::data(recvbuf, recvcount, datatype, true));
+            b
+        },
+        |r| PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r),
+    )
 }
 
 #[no_mangle]
@@ -431,11 +670,18 @@ pub unsafe extern "C" fn MPI_Ineighbor_allgather(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
-    icoll(CollKind::IneighborAllgather, comm, 0, request, |r| {
-        PMPI_Ineighbor_allgather(
-            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
-        )
-    })
+    icoll(
+        CollKind::IneighborAllgather,
+        comm,
+        0,
+        request,
+        |_, _, _| Vec::new(),
+        |r| {
+            PMPI_Ineighbor_allgather(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -450,11 +696,18 @@ pub unsafe extern "C" fn MPI_Ineighbor_allgatherv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
-    icoll(CollKind::IneighborAllgatherv, comm, 0, request, |r| {
-        PMPI_Ineighbor_allgatherv(
-            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
-        )
-    })
+    icoll(
+        CollKind::IneighborAllgatherv,
+        comm,
+        0,
+        request,
+        |_, _, _| Vec::new(),
+        |r| {
+            PMPI_Ineighbor_allgatherv(
+                sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -468,11 +721,18 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoall(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
-    icoll(CollKind::IneighborAlltoall, comm, 0, request, |r| {
-        PMPI_Ineighbor_alltoall(
-            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
-        )
-    })
+    icoll(
+        CollKind::IneighborAlltoall,
+        comm,
+        0,
+        request,
+        |_, _, _| Vec::new(),
+        |r| {
+            PMPI_Ineighbor_alltoall(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -488,11 +748,19 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoallv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
-    icoll(CollKind::IneighborAlltoallv, comm, 0, request, |r| {
-        PMPI_Ineighbor_alltoallv(
-            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
-        )
-    })
+    icoll(
+        CollKind::IneighborAlltoallv,
+        comm,
+        0,
+        request,
+        |_, _, _| Vec::new(),
+        |r| {
+            PMPI_Ineighbor_alltoallv(
+                sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                comm, r,
+            )
+        },
+    )
 }
 
 #[no_mangle]
@@ -508,10 +776,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoallw(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
-    icoll(CollKind::IneighborAlltoallw, comm, 0, request, |r| {
-        PMPI_Ineighbor_alltoallw(
-            sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
-            r,
-        )
-    })
+    icoll(
+        CollKind::IneighborAlltoallw,
+        comm,
+        0,
+        request,
+        |_, _, _| Vec::new(),
+        |r| {
+            PMPI_Ineighbor_alltoallw(
+                sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                comm, r,
+            )
+        },
+    )
 }

@@ -67,6 +67,17 @@ unsafe fn send(
         l.buffered_send(buf, count, dtype, dest, tag, comm, bsize);
         None
     };
+    let call = match (blocking, l.starting.is_some(), mode) {
+        (_, true, _) => "MPI_Start",
+        (true, _, SendMode::Standard) => "MPI_Send",
+        (true, _, SendMode::Sync) => "MPI_Ssend",
+        (true, _, SendMode::Buffered) => "MPI_Bsend",
+        (true, _, SendMode::Ready) => "MPI_Rsend",
+        (false, _, SendMode::Standard) => "MPI_Isend",
+        (false, _, SendMode::Sync) => "MPI_Issend",
+        (false, _, SendMode::Buffered) => "MPI_Ibsend",
+        (false, _, SendMode::Ready) => "MPI_Irsend",
+    };
     let (req, handle) = if blocking {
         (None, None)
     } else {
@@ -78,6 +89,14 @@ unsafe fn send(
         let (id, h) = l.new_req(kind);
         (Some(id), Some(h))
     };
+    if crate::memory::instrumented() {
+        crate::memory::own(
+            req,
+            call,
+            crate::site::for_call(),
+            &crate::owned::data(buf, count, dtype, false),
+        );
+    }
     let op = Op::Send {
         mode,
         dest: rank_to_wire(dest),
@@ -123,6 +142,7 @@ unsafe fn recv(
     crate::sig::report(&mut l, count, dtype, None);
     let cid = l.comm_id(comm);
     let proc_null = src == RSMPI_PROC_NULL;
+    let starting = l.starting.is_some();
     let real = l.post_ahead(buf, count, dtype, src, tag, comm);
     let posted = real.is_some();
     if !posted && !proc_null {
@@ -137,6 +157,19 @@ unsafe fn recv(
         cancelled: false,
         real,
     }));
+    if crate::memory::instrumented() {
+        let call = match (blocking, starting) {
+            (_, true) => "MPI_Start",
+            (true, _) => "MPI_Recv",
+            (false, _) => "MPI_Irecv",
+        };
+        crate::memory::own(
+            (!blocking).then_some(id),
+            call,
+            crate::site::for_call(),
+            &crate::owned::data(buf, count, dtype, true),
+        );
+    }
     let settled = blocking && posted;
     if posted {
         l.push(fib_wire::Up::Ahead { posted, settled });
@@ -617,6 +650,14 @@ unsafe fn mrecv(
         cancelled: false,
         real: Some(Real::new(req)),
     }));
+    if crate::memory::instrumented() {
+        crate::memory::own(
+            (!blocking).then_some(id),
+            if blocking { "MPI_Mrecv" } else { "MPI_Imrecv" },
+            crate::site::for_call(),
+            &crate::owned::data(buf, count, dtype, true),
+        );
+    }
     l.event(Op::Mrecv {
         req: id,
         blocking,

@@ -130,11 +130,17 @@ fn own_base() -> usize {
 /// The return address of the first frame outside this library (the
 /// program's call into MPI), as a module and offset.
 fn caller() -> Option<Site> {
+    of_ip(program_ip()?)
+}
+
+/// The return address of the first frame outside this library: the
+/// program's call into it (an MPI call, or a memory access hook).
+pub fn program_ip() -> Option<usize> {
     let own = own_base();
     let mut inside = false;
     let mut found = None;
-    // SAFETY: MPI programs call the library from one thread at a time (see
-    // `Global`), so nothing else unwinds concurrently.
+    // SAFETY: the unwinder only reads the stack and the loaded modules'
+    // tables; glibc's is safe to use from several threads.
     unsafe {
         backtrace::trace_unsynchronized(|frame| {
             let ip = frame.ip() as usize;
@@ -154,7 +160,12 @@ fn caller() -> Option<Site> {
             true
         });
     }
-    let ip = found?;
+    found
+}
+
+/// A return address as a module and offset, naming the module to the
+/// scheduler once. Only from the thread that holds the state.
+pub fn of_ip(ip: usize) -> Option<Site> {
     let f = files();
     if let Some(s) = f.by_ip.get(&ip) {
         return Some(*s);

@@ -74,6 +74,10 @@ impl Lib {
     /// still posted when the scheduler matches it (its entry is dropped
     /// once it has completed, in [`Lib::progress`]).
     pub fn free_req(&mut self, id: u32) {
+        // Its buffers are no longer watched: nothing the program does can
+        // order its accesses with the operation now (FIB029 says so), and
+        // what MPI has finished would depend on timing.
+        crate::memory::release(id);
         self.fakes.remove(&fake_request_bits(id));
         self.origins.remove(&id);
         let done = match self.reqs.get(&id).map(|r| &r.kind) {
@@ -91,6 +95,7 @@ impl Lib {
     /// Forgets a completed request (a persistent one keeps its handle).
     pub fn drop_req(&mut self, id: u32) {
         self.reqs.remove(&id);
+        crate::memory::release(id);
         if !self.persistent.contains_key(&id) {
             self.fakes.remove(&fake_request_bits(id));
             self.origins.remove(&id);

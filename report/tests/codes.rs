@@ -5,13 +5,13 @@
 use std::collections::HashSet;
 
 use fib_report::codes::{
-    self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferTypeMismatch,
-    BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code, CollectiveArguments,
-    CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit,
-    FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedHandle,
-    LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed,
+    self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferInUse,
+    BufferTypeMismatch, BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code,
+    CollectiveArguments, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut,
+    FailingExit, FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator,
+    LeakedHandle, LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed,
     ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout,
-    TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
+    Touch, TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -50,7 +50,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 31);
+    assert_eq!(codes::ALL.len(), 32);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -365,6 +365,16 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             arg: "NULL".into(),
             array: false,
             place: place(),
+        },
+        BufferInUse {
+            ranks: vec![0],
+            touch: Touch::Store,
+            size: 4,
+            offset: 0,
+            owner_call: "MPI_Isend".into(),
+            owner_place: place(),
+            place: place(),
+            replay: "-".into(),
         },
     ]
 }

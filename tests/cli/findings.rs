@@ -382,6 +382,22 @@ fn buffer_type_mismatch_fib032() {
 }
 
 #[test]
+fn buffer_in_use_fib034() {
+    // Found in the rank's program order: the store between the MPI_Isend
+    // and its wait, placed by the debug information; the owner labelled.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "buffer_in_use_fib034",
+            check(
+                cache.path(),
+                &["tests/umpire/mem_isend_write.c", "--color", "never"]
+            )
+        );
+    });
+}
+
+#[test]
 fn null_status_fib033() {
     // Found before running: the call underlined; the run itself is ok.
     let cache = tempfile::tempdir().unwrap();

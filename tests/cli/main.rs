@@ -11,6 +11,7 @@
 mod findings;
 mod formats;
 mod linking;
+mod memory;
 mod prebuilt;
 mod unsupported;
 mod workflow;

@@ -7,7 +7,7 @@
 
 use std::fmt;
 
-use crate::messages::{Down, Up};
+use crate::messages::{Access, Down, Up};
 use crate::ops::{CollKind, Op, SendMode, SplitKind, WaitKind};
 use crate::site::Site;
 
@@ -51,6 +51,9 @@ impl W<'_> {
         for x in v {
             self.0.extend_from_slice(&x.to_le_bytes());
         }
+    }
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
     }
     fn str(&mut self, s: &str) {
         self.u32(s.len() as u32);
@@ -108,6 +111,9 @@ impl<'a> R<'a> {
         (0..n)
             .map(|_| Ok(i64::from_le_bytes(self.take(8)?.try_into().unwrap())))
             .collect()
+    }
+    fn u64(&mut self) -> Result<u64, WireError> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
     }
     fn str(&mut self) -> Result<String, WireError> {
         let n = self.u32()? as usize;
@@ -587,6 +593,45 @@ impl Up {
                 w.site(*site);
                 w.site(*first);
             }
+            Up::Owned {
+                site,
+                access,
+                size,
+                offset,
+                owner,
+                call,
+            } => {
+                w.u8(30);
+                w.site(*site);
+                match access {
+                    Access::Load => w.u8(0),
+                    Access::Store => w.u8(1),
+                    Access::Call { name, writes } => {
+                        w.u8(2 + u8::from(*writes));
+                        w.str(name);
+                    }
+                }
+                w.u64(*size);
+                w.u64(*offset);
+                w.site(*owner);
+                w.str(call);
+            }
+            Up::Watched {
+                tag,
+                site,
+                store,
+                ranges,
+            } => {
+                w.u8(31);
+                w.u64(*tag);
+                w.site(*site);
+                w.u8(u8::from(*store));
+                w.u32(ranges.len() as u32);
+                for (a, b) in ranges {
+                    w.u64(*a);
+                    w.u64(*b);
+                }
+            }
         }
         end(out, at);
     }
@@ -643,6 +688,40 @@ impl Up {
                 site: r.site()?,
                 first: r.site()?,
             },
+            30 => Up::Owned {
+                site: r.site()?,
+                access: match r.u8()? {
+                    0 => Access::Load,
+                    1 => Access::Store,
+                    k @ (2 | 3) => Access::Call {
+                        name: r.str()?,
+                        writes: k == 3,
+                    },
+                    k => return Err(WireError(format!("access kind {k}"))),
+                },
+                size: r.u64()?,
+                offset: r.u64()?,
+                owner: r.site()?,
+                call: r.str()?,
+            },
+            31 => {
+                let tag = r.u64()?;
+                let site = r.site()?;
+                let store = r.bool()?;
+                let n = r.u32()? as usize;
+                if n > r.buf.len() {
+                    return Err(WireError(format!("list of {n} ranges in a short body")));
+                }
+                let ranges = (0..n)
+                    .map(|_| Ok((r.u64()?, r.u64()?)))
+                    .collect::<Result<_, WireError>>()?;
+                Up::Watched {
+                    tag,
+                    site,
+                    store,
+                    ranges,
+                }
+            }
             9 => {
                 let bits = r.u8()?;
                 if bits > 3 {
@@ -997,6 +1076,34 @@ mod tests {
             site,
             first: Site::Table(3),
         });
+        for access in [
+            Access::Load,
+            Access::Store,
+            Access::Call {
+                name: "MPI_Irecv".into(),
+                writes: true,
+            },
+            Access::Call {
+                name: "MPI_Isend".into(),
+                writes: false,
+            },
+        ] {
+            round_up(Up::Owned {
+                site,
+                access,
+                size: 4,
+                offset: 1 << 40,
+                owner: Site::Table(2),
+                call: "MPI_Isend".into(),
+            });
+        }
+        round_up(Up::Watched {
+            tag: u64::MAX,
+            site,
+            store: true,
+            ranges: vec![(0, 8), (16, 1 << 33)],
+        });
+        assert!(Up::decode(&[30, 0, 0, 0, 0, 0, 0, 0, 0, 7]).is_err());
     }
 
     #[test]

@@ -66,6 +66,44 @@ pub enum Up {
     /// sends are not copied (see `FIB_COPY_SENDS`); the scheduler reruns
     /// the interleaving with copies if no receive can come.
     Stuck { on: bool },
+    /// The program touched memory that MPI owned then: `access` (a load or
+    /// store by the program, of `size` bytes, or the buffer of the MPI
+    /// call being made, `size` bytes of it overlapping) at `site`, `offset`
+    /// bytes into the buffer of the pending operation `call` made at
+    /// `owner`. Sent once per (site, owner) pair, at the rank's next MPI
+    /// call (the access itself is no call); the run goes on.
+    Owned {
+        site: Site,
+        access: Access,
+        size: u64,
+        offset: u64,
+        owner: Site,
+        call: String,
+    },
+    /// Loads or stores (`store`) the program made at `site` in memory
+    /// watched under `tag` (a window's, say), since the rank's previous
+    /// message: the byte ranges `[start, end)` they touched, as offsets from
+    /// the watched range's base, coalesced. Sent ahead of the rank's next
+    /// call, so that its place in the rank's program order is the number of
+    /// calls the rank reported before it.
+    Watched {
+        tag: u64,
+        site: Site,
+        store: bool,
+        ranges: Vec<(u64, u64)>,
+    },
+}
+
+/// What touched memory MPI owned ([`Up::Owned`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Access {
+    /// A load by the program.
+    Load,
+    /// A store by the program.
+    Store,
+    /// The buffer of a new MPI operation, the named call, which MPI writes
+    /// (a receive) or reads (a send).
+    Call { name: String, writes: bool },
 }
 
 /// A message from the scheduler to a rank.

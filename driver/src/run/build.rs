@@ -10,6 +10,7 @@ use fib_report::codes::BuildStage;
 use crate::cache::Hash;
 use crate::processes;
 use crate::project::{Program, Tree};
+use crate::settings::Memory;
 use crate::toolchain::Toolchain;
 use crate::DriverError;
 
@@ -50,6 +51,51 @@ struct Tools<'a> {
     cxx: bool,
     /// `fib.toml`'s link flags, the program's own, then `-lm`.
     link: Vec<String>,
+    /// When the program is built to see its loads and stores: the
+    /// interposition library, which defines the hooks it calls.
+    memory: Option<PathBuf>,
+}
+
+/// The flags that compile a source to report its loads and stores to the
+/// hooks of `interpose/src/memory.rs`: the compiler's ThreadSanitizer
+/// pass, without the function entry and exit hooks.
+pub const MEMORY_FLAGS: [&str; 2] = [
+    "-fsanitize=thread",
+    "--param=tsan-instrument-func-entry-exit=0",
+];
+
+/// Whether a call to `callee` hands MPI memory that it owns past the call:
+/// a nonblocking or persistent operation (not a probe), a nonblocking
+/// collective, a window or a one-sided communication call.
+pub fn owns_memory(callee: &str) -> bool {
+    const ONE_SIDED: [&str; 10] = [
+        "MPI_Put",
+        "MPI_Get",
+        "MPI_Accumulate",
+        "MPI_Get_accumulate",
+        "MPI_Fetch_and_op",
+        "MPI_Compare_and_swap",
+        "MPI_Rput",
+        "MPI_Rget",
+        "MPI_Raccumulate",
+        "MPI_Rget_accumulate",
+    ];
+    let Some(rest) = callee.strip_prefix("MPI_") else {
+        return false;
+    };
+    let nonblocking = rest.starts_with('I')
+        && rest[1..].starts_with(|c: char| c.is_ascii_lowercase())
+        && !matches!(
+            rest,
+            "Iprobe" | "Improbe" | "Init" | "Init_thread" | "Initialized" | "Is_thread_main"
+        )
+        && !rest.starts_with("Info_")
+        && !rest.starts_with("Intercomm_");
+    nonblocking
+        || (rest.ends_with("_init") && rest != "Init")
+        || matches!(rest, "Start" | "Startall")
+        || rest.starts_with("Win_")
+        || ONE_SIDED.contains(&callee)
 }
 
 /// Where one build of a program happens.
@@ -60,6 +106,9 @@ struct Way {
     extra: Vec<String>,
     /// Where the objects and the program are written.
     out: PathBuf,
+    /// Whether it builds the instrumented copies (else the user's sources
+    /// as they are).
+    instrumented: bool,
 }
 
 /// What building a program came to.
@@ -83,16 +132,40 @@ impl Tree {
             || flags.windows(2).any(|w| w[0] == "-x" && w[1] == "c++")
     }
 
-    fn tools<'a>(&self, program: &Program, tc: &'a Toolchain, link: &[String]) -> Tools<'a> {
+    fn tools<'a>(
+        &self,
+        program: &Program,
+        tc: &'a Toolchain,
+        link: &[String],
+        memory: Memory,
+    ) -> Tools<'a> {
         let mut all: Vec<String> = link.iter().chain(&program.link).cloned().collect();
         if !all.iter().any(|f| f == "-lm") {
             all.push("-lm".into());
         }
+        let wanted = match memory {
+            Memory::Off => false,
+            Memory::On => true,
+            Memory::Auto => program
+                .analysis
+                .sites
+                .sites
+                .iter()
+                .any(|s| owns_memory(&s.callee)),
+        };
+        // A program the user builds with a sanitizer of their own keeps it.
+        let sanitized = program
+            .sources
+            .iter()
+            .flat_map(|s| &self.flags[s])
+            .chain(&all)
+            .any(|f| f.starts_with("-fsanitize"));
         Tools {
             mpicc: &tc.mpicc,
             mpicxx: &tc.mpicxx,
             cxx: program.sources.iter().any(|s| self.is_cxx(s)),
             link: all,
+            memory: (wanted && !sanitized).then(|| tc.interpose.clone()),
         }
     }
 
@@ -108,7 +181,7 @@ impl Tree {
         toolchain: &Toolchain,
         link: &[String],
     ) -> Result<Result<Build, BuildFailure>, DriverError> {
-        let tools = self.tools(program, toolchain, link);
+        let tools = self.tools(program, toolchain, link, crate::settings::memory()?);
         let inputs = self.inputs(program, &tools);
         let builds = crate::cache::dir("builds");
         let dir = builds.join(&inputs.key);
@@ -177,6 +250,12 @@ impl Tree {
         for f in &tools.link {
             key.add(f.as_bytes());
         }
+        if let Some(lib) = &tools.memory {
+            for f in MEMORY_FLAGS {
+                key.add(f.as_bytes());
+            }
+            key.add(lib.as_os_str().as_encoded_bytes());
+        }
         key.add(header.as_bytes());
         for s in &program.sources {
             key.add(s.as_os_str().as_encoded_bytes());
@@ -233,6 +312,7 @@ impl Tree {
             dir: src,
             extra,
             out: work.to_path_buf(),
+            instrumented: true,
         })
     }
 
@@ -256,6 +336,18 @@ impl Tree {
             let obj = way.out.join(format!("{i}.o"));
             let mut cmd = Command::new(compiler);
             cmd.current_dir(&way.dir).args(["-c", "-g", "-O0"]);
+            if tools.memory.is_some() && way.instrumented {
+                cmd.args(MEMORY_FLAGS);
+                // Loads and stores are placed through the debug
+                // information: let it name the user's files, not the copies'.
+                let root = std::fs::canonicalize(&self.root).unwrap_or(self.root.clone());
+                let copies = std::fs::canonicalize(&way.dir).unwrap_or(way.dir.clone());
+                cmd.arg(format!(
+                    "-fdebug-prefix-map={}={}",
+                    copies.display(),
+                    root.display()
+                ));
+            }
             cmd.args(&way.extra)
                 .args(&self.flags[s])
                 .arg(s)
@@ -275,7 +367,16 @@ impl Tree {
         let linker = if tools.cxx { tools.mpicxx } else { tools.mpicc };
         let mut cmd = Command::new(linker);
         cmd.current_dir(&way.dir).args(&objects);
-        cmd.arg("-o").arg(way.out.join("program")).args(&tools.link);
+        cmd.arg("-o").arg(way.out.join("program"));
+        if let (Some(lib), true) = (&tools.memory, way.instrumented) {
+            // The hooks the pass calls are the interposition library's: the
+            // program needs it by its path, the one the ranks preload (so
+            // the dynamic linker loads it once). The program's own calls to
+            // libc's copies go through it too.
+            cmd.arg(lib)
+                .arg("-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset");
+        }
+        cmd.args(&tools.link);
         commands.push(shown_command(&cmd));
         let out = run(cmd, linker)?;
         Ok(if out.status.success() {
@@ -306,6 +407,7 @@ impl Tree {
             dir: self.root.clone(),
             extra: Vec::new(),
             out: work.join("plain"),
+            instrumented: false,
         };
         std::fs::create_dir_all(&plain.out)
             .map_err(io(format!("creating {}", plain.out.display())))?;
@@ -492,6 +594,42 @@ mod tests {
                     a.c:6: undefined reference to `missing'\nb.cc:2: undefined reference to `f(int)'\n\
                     /usr/bin/ld: c.o: undefined reference to symbol 'sqrt@@GLIBC_2.2.5'\n";
         assert_eq!(undefined_references(text), ["missing", "f(int)", "sqrt"]);
+    }
+
+    #[test]
+    fn the_calls_that_hand_mpi_memory_past_their_return() {
+        for c in [
+            "MPI_Isend",
+            "MPI_Irecv",
+            "MPI_Imrecv",
+            "MPI_Ibcast",
+            "MPI_Ineighbor_alltoallw",
+            "MPI_Send_init",
+            "MPI_Recv_init",
+            "MPI_Start",
+            "MPI_Startall",
+            "MPI_Win_create",
+            "MPI_Put",
+            "MPI_Rget_accumulate",
+        ] {
+            assert!(owns_memory(c), "{c}");
+        }
+        for c in [
+            "MPI_Send",
+            "MPI_Recv",
+            "MPI_Iprobe",
+            "MPI_Improbe",
+            "MPI_Init",
+            "MPI_Init_thread",
+            "MPI_Initialized",
+            "MPI_Info_create",
+            "MPI_Intercomm_create",
+            "MPI_Is_thread_main",
+            "MPI_Bcast",
+            "fib_set_site",
+        ] {
+            assert!(!owns_memory(c), "{c}");
+        }
     }
 
     #[test]

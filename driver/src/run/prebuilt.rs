@@ -160,3 +160,28 @@ fn mpi_linked(file: &object::File) -> Result<(), &'static str> {
         Err("is not linked with an MPI library (it never calls MPI_Init or MPI_Init_thread)")
     }
 }
+
+/// The MPI functions `exe` calls that hand MPI memory past their return
+/// (nonblocking and persistent operations, nonblocking collectives,
+/// one-sided calls): fib did not build the program, so it cannot see the
+/// program's loads and stores of that memory. Empty when the program calls
+/// none, or is not a readable ELF file.
+pub fn unseen_memory(exe: &Path) -> Vec<String> {
+    let Ok(data) = std::fs::read(exe) else {
+        return Vec::new();
+    };
+    let Ok(file) = object::File::parse(&*data) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = file
+        .dynamic_symbols()
+        .chain(file.symbols())
+        .filter(|s| s.is_undefined())
+        .filter_map(|s| s.name().ok())
+        .map(|n| n.split('@').next().unwrap_or(n).to_string())
+        .filter(|n| super::build::owns_memory(n))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}

@@ -40,6 +40,35 @@ pub mod var {
     pub const WRAP_LOG: &str = "FIB_WRAP_LOG";
     /// The directory of the compiler wrappers of `--build`.
     pub const WRAP_DIR: &str = "FIB_WRAP_DIR";
+    /// Memory checking: `auto` (the default), `on` or `off`.
+    pub const MEMORY: &str = "FIB_MEMORY";
+}
+
+/// Whether fib builds programs to see their loads and stores (the memory
+/// MPI owns is checked only in programs built so).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Memory {
+    /// Only programs that call a nonblocking or persistent operation, a
+    /// nonblocking collective or a one-sided function.
+    Auto,
+    /// Every program.
+    On,
+    /// No program.
+    Off,
+}
+
+/// `FIB_MEMORY`: `auto` when unset or empty; any other value than `auto`,
+/// `on` or `off` is an error naming it.
+pub fn memory() -> Result<Memory, crate::DriverError> {
+    match text(var::MEMORY).as_deref().map(str::trim) {
+        None | Some("") | Some("auto") => Ok(Memory::Auto),
+        Some("on") => Ok(Memory::On),
+        Some("off") => Ok(Memory::Off),
+        Some(v) => Err(crate::DriverError::Input(format!(
+            "{}={v}: memory checking is `auto`, `on` or `off`",
+            var::MEMORY
+        ))),
+    }
 }
 
 /// The value of `name`, when it is set and valid Unicode.

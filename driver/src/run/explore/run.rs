@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use fib_analysis::{Ending, Endings, HandleLeak, RunRecord};
+use fib_analysis::{Ending, Endings, HandleLeak, OwnedAccess, RunRecord, WatchedAccesses};
 use fib_wire::{Down, Frames, Up};
 use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token as MioToken};
@@ -155,6 +155,9 @@ fn run_once(
         files: HashMap::new(),
         calls: 0,
         handles: Vec::new(),
+        owned: Vec::new(),
+        watched: Vec::new(),
+        rank_calls: vec![0; spec.nprocs],
         endings: Endings::new(spec.nprocs),
         rerun: (log_calls && !spec.zero_buffer).then(|| Rerun::start(spec.nprocs)),
         buf: vec![0u8; 64 * 1024],
@@ -239,6 +242,13 @@ struct Loop {
     calls: u64,
     /// What the ranks said at `MPI_Finalize` they had not freed.
     handles: Vec<HandleLeak>,
+    /// What the ranks touched of the memory MPI owned.
+    owned: Vec<OwnedAccess>,
+    /// The ranks' accesses to watched memory.
+    watched: Vec<WatchedAccesses>,
+    /// How many calls each rank has reported (the place of its watched
+    /// accesses in its program order).
+    rank_calls: Vec<u64>,
     endings: Endings,
     /// Every rank's calls, kept for the check without buffering while
     /// their sequence cannot depend on timing (see
@@ -462,6 +472,8 @@ impl Loop {
             stderr,
             leaks,
             handles: if completed { self.handles } else { Vec::new() },
+            owned: self.owned,
+            watched: self.watched,
             unbuffered,
         }
     }
@@ -548,6 +560,9 @@ impl Loop {
                 // A call's arguments ride ahead of it; they are no call.
                 if !matches!(op, fib_wire::Op::Args { .. }) {
                     self.calls += 1;
+                    if let Some(n) = self.rank_calls.get_mut(r) {
+                        *n += 1;
+                    }
                 }
                 self.endings.call(r, site, &op);
                 if self.rerun.is_some() && depends_on_timing(&op) {
@@ -570,6 +585,35 @@ impl Loop {
             }),
             Up::Invalid { site, message } => self.endings.invalid(r, site, message),
             Up::Reused { site, first } => self.endings.reused(r, site, first),
+            Up::Owned {
+                site,
+                access,
+                size,
+                offset,
+                owner,
+                call,
+            } => self.owned.push(OwnedAccess {
+                rank: r,
+                site,
+                access,
+                size,
+                offset,
+                owner,
+                call,
+            }),
+            Up::Watched {
+                tag,
+                site,
+                store,
+                ranges,
+            } => self.watched.push(WatchedAccesses {
+                rank: r,
+                calls: self.rank_calls.get(r).copied().unwrap_or(0),
+                tag,
+                site,
+                store,
+                ranges,
+            }),
             m => {
                 self.endings
                     .protocol(Some(r), format!("unexpected message {m:?}"));

@@ -1,0 +1,155 @@
+//! The bytes of the program's memory a call hands MPI, as
+//! [`memory::Buf`]s: a buffer of `count` elements of a datatype spans its
+//! true extent (`PMPI_Type_get_true_extent`; the gaps of a derived
+//! datatype count as part of it), the blocks of a `v` or `w` collective
+//! are placed by their displacements, and `MPI_IN_PLACE` hands nothing
+//! (the receive buffer, which MPI writes, is then read too). Used only
+//! when the program was compiled to report its accesses.
+
+use std::os::raw::{c_int, c_void};
+
+use mpi_sys::*;
+
+use crate::memory::Buf;
+use crate::values::is_inter;
+
+/// Whether a buffer argument is `MPI_IN_PLACE` (`(void *) -1` in MPICH,
+/// `(void *) 1` in Open MPI).
+pub fn in_place(buf: *const c_void) -> bool {
+    matches!(buf as usize, 1 | usize::MAX)
+}
+
+/// `count` elements of `dtype` at `disp` bytes from `buf`.
+pub unsafe fn bytes(
+    buf: *const c_void,
+    disp: isize,
+    count: c_int,
+    dtype: MPI_Datatype,
+    writes: bool,
+) -> Option<Buf> {
+    if count <= 0
+        || in_place(buf)
+        || crate::handle::bits(dtype) == crate::handle::bits(RSMPI_DATATYPE_NULL)
+    {
+        return None;
+    }
+    let (mut lb, mut extent, mut tlb, mut textent): (MPI_Aint, MPI_Aint, MPI_Aint, MPI_Aint) =
+        (0, 0, 0, 0);
+    PMPI_Type_get_extent(dtype, &mut lb, &mut extent);
+    PMPI_Type_get_true_extent(dtype, &mut tlb, &mut textent);
+    let len = (count as isize - 1) * extent as isize + textent as isize;
+    if len <= 0 {
+        return None;
+    }
+    Some(Buf {
+        addr: (buf as usize).wrapping_add_signed(disp + tlb as isize),
+        len: len as usize,
+        writes,
+    })
+}
+
+/// `count` elements of `dtype` from `buf`, starting `disp` elements in.
+pub unsafe fn elems(
+    buf: *const c_void,
+    disp: isize,
+    count: c_int,
+    dtype: MPI_Datatype,
+    writes: bool,
+) -> Option<Buf> {
+    if count <= 0 {
+        return None;
+    }
+    let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
+    PMPI_Type_get_extent(dtype, &mut lb, &mut extent);
+    bytes(buf, disp * extent as isize, count, dtype, writes)
+}
+
+/// `count` elements of `dtype` from `buf`.
+pub unsafe fn data(
+    buf: *const c_void,
+    count: c_int,
+    dtype: MPI_Datatype,
+    writes: bool,
+) -> Vec<Buf> {
+    bytes(buf, 0, count, dtype, writes).into_iter().collect()
+}
+
+/// This rank's part in a collective on `comm` with root `root`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Root,
+    Other,
+    /// `MPI_PROC_NULL` on an intercommunicator: no buffer is used.
+    Idle,
+}
+
+/// How many blocks a collective's buffers have (the remote group's size on
+/// an intercommunicator), this rank's index, and its role for `root`.
+pub unsafe fn group(comm: MPI_Comm, root: c_int) -> (usize, usize, Role) {
+    let (mut size, mut rank): (c_int, c_int) = (0, 0);
+    PMPI_Comm_rank(comm, &mut rank);
+    let inter = is_inter(comm);
+    if inter {
+        PMPI_Comm_remote_size(comm, &mut size);
+    } else {
+        PMPI_Comm_size(comm, &mut size);
+    }
+    let role = if inter {
+        if root == MPI_ROOT {
+            Role::Root
+        } else if root == RSMPI_PROC_NULL {
+            Role::Idle
+        } else {
+            Role::Other
+        }
+    } else if root == rank {
+        Role::Root
+    } else {
+        Role::Other
+    };
+    (size.max(0) as usize, rank.max(0) as usize, role)
+}
+
+/// The blocks of a `v` collective's buffer: `counts[i]` elements at
+/// `displs[i]` elements, for each of `n` blocks.
+pub unsafe fn blocks(
+    buf: *const c_void,
+    n: usize,
+    counts: *const c_int,
+    displs: *const c_int,
+    dtype: MPI_Datatype,
+    writes: bool,
+) -> Vec<Buf> {
+    if counts.is_null() || displs.is_null() {
+        return Vec::new();
+    }
+    (0..n)
+        .filter_map(|i| elems(buf, *displs.add(i) as isize, *counts.add(i), dtype, writes))
+        .collect()
+}
+
+/// The blocks of a `w` collective's buffer: displacements in bytes, one
+/// datatype per block.
+pub unsafe fn wblocks(
+    buf: *const c_void,
+    n: usize,
+    counts: *const c_int,
+    displs: *const c_int,
+    types: *const MPI_Datatype,
+    writes: bool,
+) -> Vec<Buf> {
+    if counts.is_null() || displs.is_null() || types.is_null() {
+        return Vec::new();
+    }
+    (0..n)
+        .filter_map(|i| {
+            bytes(
+                buf,
+                *displs.add(i) as isize,
+                *counts.add(i),
+                *types.add(i),
+                writes,
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,175 @@
+//! FIB034: the program touched a buffer that MPI owned then.
+
+use super::common::{leak_message, leak_rank};
+use super::{Code, Rule};
+use crate::finding::{Finding, Label, Place, Severity};
+
+/// A load or store of the program, or a new operation's buffer, in the
+/// buffer of an operation still pending.
+pub const FIB034: Code = Code {
+    code: "FIB034",
+    name: "buffer-in-use",
+    severity: Severity::Error,
+    tool_failure: false,
+    summary: "The program read or wrote a buffer that a pending nonblocking or persistent operation still owns.",
+    explanation: "\
+## What it means
+
+From the call that starts a nonblocking operation until the wait or test
+that completes it, MPI owns the operation's buffer. A rank broke that
+rule: while MPI still owned the buffer of a pending MPI_Isend (or
+MPI_Issend, MPI_Ibsend, MPI_Irsend), MPI_Irecv, MPI_Imrecv, nonblocking
+collective, or persistent operation started with MPI_Start, the program
+
+- stored into a buffer MPI reads (a send's, or a collective's send
+  buffer), or
+- loaded from or stored into a buffer MPI writes (a receive's, or a
+  collective's receive buffer), or
+- handed MPI a new operation whose buffer overlaps it, where one of the
+  two writes (a receive into memory a pending send reads, or any
+  operation on memory a pending receive writes).
+
+Reading the buffer of a pending send is allowed. A test that returns
+false does not complete the operation; MPI_Cancel hands nothing back
+until the wait or test that completes the cancelled operation. After
+MPI_Request_free of an active request the buffer is no longer watched:
+nothing the program does can order its accesses with the operation, which
+FIB029 reports at the free.
+
+The finding points at the load or store (fib sees them when it builds the
+program with memory checking, see the guide's memory checking page) and
+labels the call that made the operation. It is found in the rank's own
+program order, so it is reported whatever the timing of the run: the
+access came after the call and before the completion. It is reported once
+per access site and operation site.
+
+## Why it matters
+
+MPI may read a send buffer at any time until completion: a store changes
+the message, or not, depending on timing and message size. MPI may write
+a receive buffer at any time until completion: a load sees old data, new
+data or a mix, and a store may be overwritten. The program works with
+small messages on one machine and sends or computes garbage on another.
+
+## Example
+
+    MPI_Isend(buf, n, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD, &req);
+    buf[0] = 0.0;           /* MPI may still be reading buf */
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+
+## What to do
+
+Complete the operation (MPI_Wait, or a test that returns true) before
+touching its buffer, or work on another buffer while it is pending
+(double buffering). For a receive, read the data only after the
+completion.
+",
+};
+
+/// What touched the owned buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Touch {
+    Load,
+    Store,
+    /// The buffer of a new operation, made by the named call, which MPI
+    /// writes (else reads).
+    Call {
+        name: String,
+        writes: bool,
+    },
+}
+
+/// Accesses at one site to the buffer of operations made at one site.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferInUse {
+    pub ranks: Vec<usize>,
+    pub touch: Touch,
+    /// Bytes touched and where in the owned buffer, for the first one.
+    pub size: u64,
+    pub offset: u64,
+    /// The call that made the pending operation, such as `MPI_Isend`, and
+    /// where.
+    pub owner_call: String,
+    pub owner_place: Place,
+    /// Where the access (or the new call) was made.
+    pub place: Place,
+    pub replay: String,
+}
+
+impl Rule for BufferInUse {
+    const CODE: &'static Code = &FIB034;
+
+    fn finding(&self) -> Finding {
+        let owner = &self.owner_call;
+        let what = match &self.touch {
+            Touch::Load => format!(
+                "load of {} bytes from the buffer of a pending {owner} (at byte {})",
+                self.size, self.offset
+            ),
+            Touch::Store => format!(
+                "store of {} bytes into the buffer of a pending {owner} (at byte {})",
+                self.size, self.offset
+            ),
+            Touch::Call { name, .. } => format!(
+                "the buffer of this {name} overlaps the buffer of a pending {owner} ({} bytes from byte {})",
+                self.size, self.offset
+            ),
+        };
+        let mut f = Finding::new(Self::CODE, leak_message(&self.ranks, &what, 1)).at(&self.place);
+        f.rank = leak_rank(&self.ranks);
+        f.replay = Some(self.replay.clone());
+        if let (Some(file), Some(line)) = (&self.owner_place.file, self.owner_place.line) {
+            f.labels.push(Label {
+                file: file.clone(),
+                line,
+                column: self.owner_place.column.unwrap_or(1),
+                span: self.owner_place.span,
+                message: format!(
+                    "the {owner} that owns the buffer until a wait or test completes it"
+                ),
+            });
+        }
+        f.help = Some(match &self.touch {
+            Touch::Call { name, .. } => format!(
+                "complete the {owner} (MPI_Wait, or a test that returns true) before the {name}, or give the {name} a buffer of its own"
+            ),
+            _ => format!(
+                "complete the {owner} (MPI_Wait, or a test that returns true) before touching its buffer, or use another buffer meanwhile"
+            ),
+        });
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_access_and_labels_the_owner() {
+        let at = |line| Place {
+            file: Some("a.c".into()),
+            line: Some(line),
+            column: Some(5),
+            span: None,
+        };
+        let f = BufferInUse {
+            ranks: vec![0],
+            touch: Touch::Store,
+            size: 4,
+            offset: 8,
+            owner_call: "MPI_Isend".into(),
+            owner_place: at(7),
+            place: at(8),
+            replay: "0".into(),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "rank 0: store of 4 bytes into the buffer of a pending MPI_Isend (at byte 8)"
+        );
+        assert_eq!((f.line, f.rank), (Some(8), Some(0)));
+        assert_eq!(f.labels[0].line, 7);
+        assert_eq!(f.severity(), Severity::Error);
+    }
+}

@@ -1,0 +1,20 @@
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=FIB034 */
+/* Rank 1 reads the buffer of a pending MPI_Ibcast, which MPI writes on a
+ * rank other than the root, before the wait: FIB034. */
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+    int rank, x = 0, buf[8] = {0};
+    MPI_Request req;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+        buf[3] = 5;
+    MPI_Ibcast(buf, 8, MPI_INT, 0, MPI_COMM_WORLD, &req);
+    if (rank == 1)
+        x = buf[3];
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Finalize();
+    return x == 42 ? 1 : 0;
+}
