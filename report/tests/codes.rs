@@ -9,7 +9,7 @@ use fib_report::codes::{
     BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code, CollectiveArguments,
     CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut, FailingExit,
     FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator, LeakedHandle,
-    LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed,
+    LeakedRequest, LeakedWindow, Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed,
     ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout,
     TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
 };
@@ -50,7 +50,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 31);
+    assert_eq!(codes::ALL.len(), 32);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -267,6 +267,13 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             ranks: vec![0, 1],
             count: 2,
             call: "MPI_Comm_dup".into(),
+            place: place(),
+            replay: replay(),
+        },
+        LeakedWindow {
+            ranks: vec![0, 1],
+            count: 1,
+            call: "MPI_Win_allocate".into(),
             place: place(),
             replay: replay(),
         },
