@@ -41,6 +41,7 @@ mod topo;
 mod unsupported;
 mod values;
 mod wait;
+mod windows;
 
 pub use coll::*;
 pub use handles::*;
@@ -52,3 +53,4 @@ pub use site::fib_set_site;
 pub use topo::*;
 pub use unsupported::*;
 pub use wait::*;
+pub use windows::*;
