@@ -30,6 +30,10 @@
 //! ends the run as an invalid call naming the window, the call and what is
 //! missing or open.
 
+// `MPI_Aint` is the implementation's address-sized integer: the casts to
+// `i64` are needed where it is narrower.
+#![allow(clippy::unnecessary_cast)]
+
 use std::os::raw::{c_int, c_void};
 
 use fib_wire::{Down, FlushKind, Op, RmaKind, WinFlavor, PROC_NULL};

@@ -197,11 +197,11 @@ impl Matching {
                         }
                         self.complete_pending(r, win, id.index, |_| true);
                     }
-                    WinSync::Unlock { target } => {
-                        if let Peer::Rank(t) = target {
-                            self.unlock_held(win, t, id);
-                            self.complete_pending(r, win, id.index, |x| x == t);
-                        }
+                    WinSync::Unlock {
+                        target: Peer::Rank(t),
+                    } => {
+                        self.unlock_held(win, t, id);
+                        self.complete_pending(r, win, id.index, |x| x == t);
                     }
                     WinSync::UnlockAll => {
                         let targets: Vec<Rank> = self
