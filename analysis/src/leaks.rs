@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 
 use fib_report::codes::{
-    FreedActiveRequest, LeakedCommunicator, LeakedHandle, LeakedRequest, Rule, UnreceivedMessage,
+    FreedActiveRequest, LeakedCommunicator, LeakedHandle, LeakedRequest, LeakedWindow, Rule,
+    UnreceivedMessage,
 };
 use fib_report::Finding;
 use poe::engine::{Kind, Peer};
@@ -29,6 +30,7 @@ enum What {
     FreedSend,
     /// An object a [`fib_wire::HANDLE_MAKERS`] call made.
     Handle,
+    Window,
 }
 
 /// One site's leaks of one kind.
@@ -88,6 +90,7 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
             Leak::Request { op } => (What::Request, op),
             Leak::Persistent { op } => (What::Persistent, op),
             Leak::Comm { op, .. } => (What::Communicator, op),
+            Leak::Window { op, .. } => (What::Window, op),
             Leak::Message { op } | Leak::ProbedMessage { op, .. } => (What::Message, op),
             Leak::FreedReceive { op, .. } => (What::FreedReceive, op),
         };
@@ -137,6 +140,14 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                 }
                 .finding(),
                 What::Communicator => LeakedCommunicator {
+                    ranks,
+                    count,
+                    call,
+                    place,
+                    replay,
+                }
+                .finding(),
+                What::Window => LeakedWindow {
                     ranks,
                     count,
                     call,

@@ -224,7 +224,7 @@ fn build(
                 roles.contains_key(send) && roles.contains_key(probe),
             ),
             Fired::Collective { ops } => (LinkKind::Collective, ops.clone(), sets.contains(&k)),
-            Fired::Completion { .. } => continue,
+            Fired::Completion { .. } | Fired::Sync { .. } => continue,
         };
         let ends: Vec<At> = ends.into_iter().map(at).collect();
         if ends.iter().all(|&a| t.find(a).is_some()) {

@@ -62,7 +62,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 use fib_wire::ANY;
-use poe::engine::{CollWhat, Exchange, Fired, FiredList, Kind, OpId, OpRec, Ops, Peer};
+use poe::engine::{CollWhat, Exchange, Fired, FiredList, Kind, OpId, OpRec, Ops, Peer, WinSync};
 
 /// A node of the completes-before graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -179,6 +179,18 @@ fn is_fence(op: &OpRec) -> bool {
         Kind::Probe { blocking, .. } => *blocking,
         Kind::Coll { req, .. } => req.is_none(),
         Kind::Finalize => true,
+        // One-sided: the calls that wait (a start for its posts, a wait for
+        // its completes, a lock for its grant) order what follows; the
+        // communication calls, posts, completes, unlocks and flushes return
+        // at once.
+        Kind::Win { sync, .. } => matches!(
+            sync,
+            WinSync::Start { .. }
+                | WinSync::Wait { test: false }
+                | WinSync::Lock { .. }
+                | WinSync::LockAll
+        ),
+        Kind::Rma(_) => false,
         // `MPI_Cancel` is local.
         Kind::CommFree { .. }
         | Kind::RequestFree { .. }
@@ -318,7 +330,7 @@ fn build(ops: &[Ops], fired: &FiredList) -> Graph {
                     }
                 }
             }
-            Fired::Probe { .. } => {}
+            Fired::Probe { .. } | Fired::Sync { .. } => {}
         }
     }
     let mut edges: Vec<(u32, u32)> = Vec::with_capacity(3 * n_ops);
@@ -377,6 +389,11 @@ fn build(ops: &[Ops], fired: &FiredList) -> Graph {
                 }
             }
             Fired::Probe { probe, send } => edges.push((id(send), id(probe))),
+            Fired::Sync { from, to } => {
+                for f in from {
+                    edges.push((id(f), id(to)));
+                }
+            }
             Fired::Completion { op, completed } => {
                 for c in completed {
                     edges.push((id(c), id(op)));

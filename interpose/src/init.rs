@@ -73,9 +73,11 @@ pub unsafe extern "C" fn MPI_Init_thread(
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     let mut l = lib();
+    crate::windows::at_finalize(&mut l);
     crate::handles::report(&mut l);
     l.event(Op::Finalize);
     l.wait_go();
+    crate::windows::free_leaked(&mut l);
     l.finish_background();
     let rc = PMPI_Finalize();
     l.conn.release();

@@ -43,6 +43,7 @@ mod topo;
 mod unsupported;
 mod values;
 mod wait;
+mod windows;
 
 pub use coll::*;
 pub use handles::*;
@@ -55,3 +56,4 @@ pub use site::fib_set_site;
 pub use topo::*;
 pub use unsupported::*;
 pub use wait::*;
+pub use windows::*;

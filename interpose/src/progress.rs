@@ -138,7 +138,10 @@ impl Lib {
 
     /// Whether real MPI operations of this rank are still in flight.
     fn in_flight(&self) -> bool {
+        // A rank with windows drives MPI's progress while it waits: a
+        // peer's lock, unlock or one-sided call may need it.
         !self.background.is_empty()
+            || !self.windows.is_empty()
             || self.reqs.values().any(|r| match &r.kind {
                 Kind::Recv(RecvReq {
                     real: Some(real), ..
@@ -171,6 +174,9 @@ impl Lib {
         }
         if !self.freed.is_empty() {
             self.drop_freed();
+        }
+        if !self.windows.is_empty() {
+            poke_progress();
         }
         self.test_background() || any
     }

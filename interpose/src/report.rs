@@ -36,7 +36,8 @@ impl Lib {
             }
             | Op::Icoll { req: r, .. }
             | Op::CommIdup { req: r, .. }
-            | Op::RequestInit { req: r, .. } => {
+            | Op::RequestInit { req: r, .. }
+            | Op::Rma { req: Some(r), .. } => {
                 self.origins.insert(r, site);
             }
             _ => {}

@@ -197,6 +197,23 @@ unsafe fn made_of(dtype: MPI_Datatype) -> (String, i64) {
     }
 }
 
+/// The name of the predefined datatype `dtype` is made of ("" when it
+/// mixes several or has no name), for one-sided accumulates.
+pub unsafe fn basic_name(dtype: MPI_Datatype) -> String {
+    base(dtype, 0).map(|(n, _)| n).unwrap_or_default()
+}
+
+/// The name of a predefined reduction operation ("" for another one).
+pub unsafe fn op_named(op: MPI_Op) -> &'static str {
+    op_name(op)
+}
+
+/// Whether `dtype` is a predefined datatype (no contents: a null buffer
+/// with it is no address computed from `MPI_BOTTOM`).
+pub unsafe fn predefined(dtype: MPI_Datatype) -> bool {
+    named(dtype).is_some_and(|(_, _, nd)| nd == 0)
+}
+
 /// A collective's count, datatype and operation: checked
 /// ([`crate::check::data`]) and reported.
 pub unsafe fn coll(count: c_int, dtype: MPI_Datatype, op: Option<MPI_Op>) {

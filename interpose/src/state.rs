@@ -118,6 +118,31 @@ pub(crate) struct Background {
     pub(crate) bsize: usize,
 }
 
+/// A window the program made, as the library tracks it to judge one-sided
+/// calls alone: its id, its size and displacement unit at each rank, and
+/// the epochs this rank has open on it.
+pub struct Win {
+    pub id: u32,
+    /// The MPI function that made it.
+    pub call: &'static str,
+    /// `MPI_Win_create_dynamic`: displacements are addresses.
+    pub dynamic: bool,
+    /// Bytes and displacement unit at each rank of the window's group.
+    pub sizes: Vec<(i64, i64)>,
+    /// A fence opened an epoch (no `MPI_MODE_NOSUCCEED` since).
+    pub fence: bool,
+    /// A communication call since the last fence.
+    pub fence_used: bool,
+    /// The targets of the access epoch `MPI_Win_start` opened.
+    pub access: Option<Vec<i32>>,
+    /// `MPI_Win_post` opened an exposure epoch not waited for yet.
+    pub exposure: bool,
+    /// The targets this rank holds a lock on.
+    pub locks: Vec<i32>,
+    /// `MPI_Win_lock_all` holds.
+    pub lock_all: bool,
+}
+
 pub struct Lib {
     pub rank: i32,
     pub zero_buffer: bool,
@@ -180,6 +205,8 @@ pub struct Lib {
     /// scheduler named them ([`fib_wire::Down::NewComm`]) ahead of the answer of the
     /// wait or test that completes them, in the order of its positions.
     pub new_comms: std::collections::VecDeque<u32>,
+    /// The windows not freed, by handle bits.
+    pub windows: HashMap<u64, Win>,
 }
 
 struct Global(UnsafeCell<Option<Lib>>);
@@ -238,6 +265,7 @@ impl Lib {
             probed: HashMap::default(),
             idups: HashMap::default(),
             new_comms: std::collections::VecDeque::new(),
+            windows: HashMap::default(),
         }
     }
 }

@@ -9,9 +9,10 @@ use fib_report::codes::{
     BufferTypeMismatch, BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code,
     CollectiveArguments, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut,
     FailingExit, FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator,
-    LeakedHandle, LeakedRequest, Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed,
-    ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout,
-    Touch, TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver, SECTIONS,
+    LeakedHandle, LeakedRequest, LeakedWindow, Livelock, LostTrack, MpiError, NoFinalize,
+    NullStatus, Observed, ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged,
+    Rule, Scope, Timeout, Touch, TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver,
+    SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -50,7 +51,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 32);
+    assert_eq!(codes::ALL.len(), 33);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -267,6 +268,13 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             ranks: vec![0, 1],
             count: 2,
             call: "MPI_Comm_dup".into(),
+            place: place(),
+            replay: replay(),
+        },
+        LeakedWindow {
+            ranks: vec![0, 1],
+            count: 1,
+            call: "MPI_Win_allocate".into(),
             place: place(),
             replay: replay(),
         },

@@ -1,6 +1,6 @@
 /* Helpers a program's header gives it, as a library's headers do: the
  * program calls `step`, which calls `total`; it never calls
- * `shared_window`, whose one-sided calls fib does not model, nor
+ * `shared_window`, whose window would be created and freed, nor
  * `checkpoint`. Code that nothing calls never runs, so fib checks the
  * program: its one run is ok, and the barrier in `checkpoint` is not
  * covered since it is in a function the program never calls. */

@@ -8,7 +8,7 @@
 use std::fmt;
 
 use crate::messages::{Access, Down, Up};
-use crate::ops::{CollKind, Op, SendMode, SplitKind, WaitKind};
+use crate::ops::{CollKind, FlushKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor};
 use crate::site::Site;
 
 /// A malformed frame.
@@ -89,6 +89,9 @@ impl<'a> R<'a> {
     fn i32(&mut self) -> Result<i32, WireError> {
         Ok(i32::from_le_bytes(self.take(4)?.try_into().unwrap()))
     }
+    fn u64(&mut self) -> Result<u64, WireError> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
+    }
     fn bool(&mut self) -> Result<bool, WireError> {
         Ok(self.u8()? != 0)
     }
@@ -111,9 +114,6 @@ impl<'a> R<'a> {
         (0..n)
             .map(|_| Ok(i64::from_le_bytes(self.take(8)?.try_into().unwrap())))
             .collect()
-    }
-    fn u64(&mut self) -> Result<u64, WireError> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().unwrap()))
     }
     fn str(&mut self) -> Result<String, WireError> {
         let n = self.u32()? as usize;
@@ -149,6 +149,13 @@ fn wait_kind(c: u8) -> Result<WaitKind, WireError> {
         3 => WaitKind::Some,
         _ => return Err(WireError(format!("wait kind {c}"))),
     })
+}
+
+/// The entry `c` of a list of kinds in wire-code order.
+fn pick<T: Copy>(all: &[T], c: u8, what: &str) -> Result<T, WireError> {
+    all.get(c as usize)
+        .copied()
+        .ok_or_else(|| WireError(format!("{what} {c}")))
 }
 
 fn coll_code(k: CollKind) -> u8 {
@@ -367,6 +374,88 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u32(*comm);
             w.u8(*high as u8);
         }
+        Op::WinCreate { comm, flavor } => {
+            w.u8(60);
+            w.u32(*comm);
+            w.u8(WinFlavor::ALL.iter().position(|x| x == flavor).unwrap() as u8);
+        }
+        Op::WinFree { win } => {
+            w.u8(61);
+            w.u32(*win);
+        }
+        Op::WinFence { win } => {
+            w.u8(62);
+            w.u32(*win);
+        }
+        Op::Rma {
+            win,
+            kind,
+            target,
+            disp,
+            bytes,
+            req,
+            op,
+            dtype,
+        } => {
+            w.u8(63);
+            w.u32(*win);
+            w.u8(RmaKind::ALL.iter().position(|x| x == kind).unwrap() as u8);
+            w.i32(*target);
+            w.u64(*disp);
+            w.u64(*bytes);
+            w.u8(req.is_some() as u8);
+            w.u32(req.unwrap_or(0));
+            w.str(op);
+            w.str(dtype);
+        }
+        Op::WinPost { win, group } => {
+            w.u8(64);
+            w.u32(*win);
+            w.list(group);
+        }
+        Op::WinStart { win, group } => {
+            w.u8(65);
+            w.u32(*win);
+            w.list(group);
+        }
+        Op::WinComplete { win } => {
+            w.u8(66);
+            w.u32(*win);
+        }
+        Op::WinWait { win, test } => {
+            w.u8(67);
+            w.u32(*win);
+            w.u8(*test as u8);
+        }
+        Op::WinLock {
+            win,
+            target,
+            exclusive,
+        } => {
+            w.u8(68);
+            w.u32(*win);
+            w.i32(*target);
+            w.u8(*exclusive as u8);
+        }
+        Op::WinUnlock { win, target } => {
+            w.u8(69);
+            w.u32(*win);
+            w.i32(*target);
+        }
+        Op::WinLockAll { win } => {
+            w.u8(70);
+            w.u32(*win);
+        }
+        Op::WinUnlockAll { win } => {
+            w.u8(71);
+            w.u32(*win);
+        }
+        Op::WinFlush { win, how, target } => {
+            w.u8(72);
+            w.u32(*win);
+            w.u8(FlushKind::ALL.iter().position(|x| x == how).unwrap() as u8);
+            w.i32(*target);
+        }
     }
 }
 
@@ -516,6 +605,60 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
         26 => Op::IntercommMerge {
             comm: r.u32()?,
             high: r.bool()?,
+        },
+        60 => Op::WinCreate {
+            comm: r.u32()?,
+            flavor: pick(&WinFlavor::ALL, r.u8()?, "window flavor")?,
+        },
+        61 => Op::WinFree { win: r.u32()? },
+        62 => Op::WinFence { win: r.u32()? },
+        63 => {
+            let win = r.u32()?;
+            let kind = pick(&RmaKind::ALL, r.u8()?, "one-sided kind")?;
+            let target = r.i32()?;
+            let disp = r.u64()?;
+            let bytes = r.u64()?;
+            let has = r.bool()?;
+            let req = r.u32()?;
+            Op::Rma {
+                win,
+                kind,
+                target,
+                disp,
+                bytes,
+                req: has.then_some(req),
+                op: r.str()?,
+                dtype: r.str()?,
+            }
+        }
+        64 => Op::WinPost {
+            win: r.u32()?,
+            group: r.list()?,
+        },
+        65 => Op::WinStart {
+            win: r.u32()?,
+            group: r.list()?,
+        },
+        66 => Op::WinComplete { win: r.u32()? },
+        67 => Op::WinWait {
+            win: r.u32()?,
+            test: r.bool()?,
+        },
+        68 => Op::WinLock {
+            win: r.u32()?,
+            target: r.i32()?,
+            exclusive: r.bool()?,
+        },
+        69 => Op::WinUnlock {
+            win: r.u32()?,
+            target: r.i32()?,
+        },
+        70 => Op::WinLockAll { win: r.u32()? },
+        71 => Op::WinUnlockAll { win: r.u32()? },
+        72 => Op::WinFlush {
+            win: r.u32()?,
+            how: pick(&FlushKind::ALL, r.u8()?, "flush kind")?,
+            target: r.i32()?,
         },
         t => return Err(WireError(format!("operation tag {t}"))),
     })
@@ -1010,6 +1153,46 @@ mod tests {
                 mode: SendMode::Standard,
             },
             Op::Finalize,
+            Op::WinFree { win: 9 },
+            Op::WinFence { win: 9 },
+            Op::Rma {
+                win: 9,
+                kind: RmaKind::GetAcc,
+                target: 1,
+                disp: 1 << 40,
+                bytes: 24,
+                req: Some(3),
+                op: "MPI_SUM".into(),
+                dtype: "MPI_INT".into(),
+            },
+            Op::Rma {
+                win: 9,
+                kind: RmaKind::Put,
+                target: 0,
+                disp: 0,
+                bytes: 8,
+                req: None,
+                op: String::new(),
+                dtype: String::new(),
+            },
+            Op::WinPost {
+                win: 9,
+                group: vec![0, 2],
+            },
+            Op::WinStart {
+                win: 9,
+                group: vec![1],
+            },
+            Op::WinComplete { win: 9 },
+            Op::WinWait { win: 9, test: true },
+            Op::WinLock {
+                win: 9,
+                target: 1,
+                exclusive: true,
+            },
+            Op::WinUnlock { win: 9, target: 1 },
+            Op::WinLockAll { win: 9 },
+            Op::WinUnlockAll { win: 9 },
             Op::Args {
                 dtype: "MPI_INT".into(),
                 count: -(1 << 40) + 3,
@@ -1032,6 +1215,22 @@ mod tests {
                     kind,
                     comm: 3,
                     root: 1,
+                },
+            });
+        }
+        for flavor in WinFlavor::ALL {
+            round_up(Up::Op {
+                site,
+                op: Op::WinCreate { comm: 4, flavor },
+            });
+        }
+        for how in FlushKind::ALL {
+            round_up(Up::Op {
+                site,
+                op: Op::WinFlush {
+                    win: 4,
+                    how,
+                    target: 2,
                 },
             });
         }

@@ -34,7 +34,10 @@ mod support;
 
 pub use codec::{frame, Frames, WireError, FRAME_HEADER};
 pub use messages::{Access, Down, Up};
-pub use ops::{CollKind, HandleKind, Op, SendMode, SplitKind, WaitKind, HANDLE_MAKERS};
+pub use ops::{
+    CollKind, FlushKind, HandleKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,
+    HANDLE_MAKERS,
+};
 pub use site::{module_id, Site};
 pub use support::{support, Support, Why, INTERCEPTED, PASS_THROUGH, UNSUPPORTED};
 

@@ -312,6 +312,138 @@ impl SplitKind {
     ];
 }
 
+/// How a window's memory is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WinFlavor {
+    /// `MPI_Win_create`: memory the program gives.
+    Create,
+    /// `MPI_Win_allocate`: memory MPI allocates.
+    Allocate,
+    /// `MPI_Win_allocate_shared`: memory MPI allocates, which every rank of
+    /// the window can load and store.
+    Shared,
+    /// `MPI_Win_create_dynamic`: memory attached later.
+    Dynamic,
+}
+
+impl WinFlavor {
+    /// Every flavor, in the order of their wire codes (append new ones).
+    pub const ALL: [WinFlavor; 4] = [
+        WinFlavor::Create,
+        WinFlavor::Allocate,
+        WinFlavor::Shared,
+        WinFlavor::Dynamic,
+    ];
+
+    /// The MPI function's name.
+    pub fn mpi_name(self) -> &'static str {
+        match self {
+            WinFlavor::Create => "MPI_Win_create",
+            WinFlavor::Allocate => "MPI_Win_allocate",
+            WinFlavor::Shared => "MPI_Win_allocate_shared",
+            WinFlavor::Dynamic => "MPI_Win_create_dynamic",
+        }
+    }
+}
+
+/// What a one-sided communication call does at its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmaKind {
+    /// `MPI_Put`, `MPI_Rput`: writes the target.
+    Put,
+    /// `MPI_Get`, `MPI_Rget`: reads the target.
+    Get,
+    /// `MPI_Accumulate`, `MPI_Raccumulate`: combines into the target.
+    Acc,
+    /// `MPI_Get_accumulate`, `MPI_Rget_accumulate`.
+    GetAcc,
+    /// `MPI_Fetch_and_op`.
+    FetchOp,
+    /// `MPI_Compare_and_swap`.
+    Cas,
+}
+
+impl RmaKind {
+    /// Every kind, in the order of their wire codes (append new ones).
+    pub const ALL: [RmaKind; 6] = [
+        RmaKind::Put,
+        RmaKind::Get,
+        RmaKind::Acc,
+        RmaKind::GetAcc,
+        RmaKind::FetchOp,
+        RmaKind::Cas,
+    ];
+
+    /// The MPI function's name, in its request form with `request`.
+    pub fn mpi_name(self, request: bool) -> &'static str {
+        match (self, request) {
+            (RmaKind::Put, false) => "MPI_Put",
+            (RmaKind::Put, true) => "MPI_Rput",
+            (RmaKind::Get, false) => "MPI_Get",
+            (RmaKind::Get, true) => "MPI_Rget",
+            (RmaKind::Acc, false) => "MPI_Accumulate",
+            (RmaKind::Acc, true) => "MPI_Raccumulate",
+            (RmaKind::GetAcc, false) => "MPI_Get_accumulate",
+            (RmaKind::GetAcc, true) => "MPI_Rget_accumulate",
+            (RmaKind::FetchOp, _) => "MPI_Fetch_and_op",
+            (RmaKind::Cas, _) => "MPI_Compare_and_swap",
+        }
+    }
+
+    /// Whether it writes the target's memory.
+    pub fn writes(self) -> bool {
+        self != RmaKind::Get
+    }
+
+    /// Whether it is one of the accumulates, atomic per basic element
+    /// with each other for the same operation and basic datatype.
+    pub fn accumulates(self) -> bool {
+        !matches!(self, RmaKind::Put | RmaKind::Get)
+    }
+}
+
+/// The passive-target synchronisation calls that complete at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlushKind {
+    /// `MPI_Win_flush(target)`.
+    Flush,
+    /// `MPI_Win_flush_all`.
+    FlushAll,
+    /// `MPI_Win_flush_local(target)`.
+    FlushLocal,
+    /// `MPI_Win_flush_local_all`.
+    FlushLocalAll,
+    /// `MPI_Win_sync`.
+    Sync,
+}
+
+impl FlushKind {
+    /// Every kind, in the order of their wire codes (append new ones).
+    pub const ALL: [FlushKind; 5] = [
+        FlushKind::Flush,
+        FlushKind::FlushAll,
+        FlushKind::FlushLocal,
+        FlushKind::FlushLocalAll,
+        FlushKind::Sync,
+    ];
+
+    /// The MPI function's name.
+    pub fn mpi_name(self) -> &'static str {
+        match self {
+            FlushKind::Flush => "MPI_Win_flush",
+            FlushKind::FlushAll => "MPI_Win_flush_all",
+            FlushKind::FlushLocal => "MPI_Win_flush_local",
+            FlushKind::FlushLocalAll => "MPI_Win_flush_local_all",
+            FlushKind::Sync => "MPI_Win_sync",
+        }
+    }
+
+    /// Whether the call names a target.
+    pub fn has_target(self) -> bool {
+        matches!(self, FlushKind::Flush | FlushKind::FlushLocal)
+    }
+}
+
 /// One intercepted MPI call, as the scheduler sees it. Ranks in `dest`/`src`
 /// are ranks in the communicator `comm` (or [`ANY`](crate::ANY) /
 /// [`PROC_NULL`](crate::PROC_NULL)).
@@ -487,6 +619,68 @@ pub enum Op {
     /// intercommunicator `comm`. Answered with
     /// [`Down::NewComm`](crate::Down::NewComm).
     IntercommMerge { comm: u32, high: bool },
+    // One-sided communication (wire codes 60-79). A window is named by the
+    // id the scheduler gives it at creation, like a communicator's; ranks
+    // in these calls are ranks of the window's group.
+    /// A window made over `comm` (`MPI_Win_create`, `MPI_Win_allocate`,
+    /// `MPI_Win_allocate_shared`, `MPI_Win_create_dynamic`, by `flavor`):
+    /// collective in `comm`'s collective order. Answered with
+    /// [`Down::NewComm`](crate::Down::NewComm), the window's id.
+    WinCreate { comm: u32, flavor: WinFlavor },
+    /// `MPI_Win_free(win)`: collective over the window's group.
+    WinFree { win: u32 },
+    /// `MPI_Win_fence(win)`: collective over the window's group.
+    WinFence { win: u32 },
+    /// A communication call: `kind` at rank `target`, on the `bytes` bytes
+    /// of the target's window from byte `disp` (the displacement times the
+    /// target's displacement unit; for a dynamic window, the address).
+    /// `req` is the request of the `MPI_R*` forms. `op` and `dtype` are the
+    /// accumulate's predefined operation and basic datatype (empty when
+    /// there is none or fib cannot name it). Never waits.
+    Rma {
+        win: u32,
+        kind: RmaKind,
+        target: i32,
+        disp: u64,
+        bytes: u64,
+        req: Option<u32>,
+        op: String,
+        dtype: String,
+    },
+    /// `MPI_Win_post(group, .., win)`: opens an exposure epoch to the
+    /// origins `group`. Never waits.
+    WinPost { win: u32, group: Vec<u32> },
+    /// `MPI_Win_start(group, .., win)`: waits until every target of `group`
+    /// has posted to the rank.
+    WinStart { win: u32, group: Vec<u32> },
+    /// `MPI_Win_complete(win)`: ends the access epoch. Never waits.
+    WinComplete { win: u32 },
+    /// `MPI_Win_wait(win)` (or `MPI_Win_test`, `test`): the exposure epoch
+    /// ends once every origin of the post's group has completed. A test is
+    /// answered [`Down::Done`](crate::Down::Done), empty when it fails.
+    WinWait { win: u32, test: bool },
+    /// `MPI_Win_lock(type, target, .., win)`: waits until the lock is
+    /// granted.
+    WinLock {
+        win: u32,
+        target: i32,
+        exclusive: bool,
+    },
+    /// `MPI_Win_unlock(target, win)`, reported once MPI has released the
+    /// lock. Never waits.
+    WinUnlock { win: u32, target: i32 },
+    /// `MPI_Win_lock_all(.., win)`: shared locks on every rank of the
+    /// window; waits until they are granted.
+    WinLockAll { win: u32 },
+    /// `MPI_Win_unlock_all(win)`, reported once MPI has released the locks.
+    WinUnlockAll { win: u32 },
+    /// A flush (`how`, of `target` for the forms that name one) or
+    /// `MPI_Win_sync`: completes at once, recorded for the order it gives.
+    WinFlush {
+        win: u32,
+        how: FlushKind,
+        target: i32,
+    },
 }
 
 impl Op {
@@ -504,6 +698,12 @@ impl Op {
             | Op::Cancel { .. }
             | Op::CommIdup { .. }
             | Op::Args { .. } => false,
+            Op::Rma { .. }
+            | Op::WinPost { .. }
+            | Op::WinComplete { .. }
+            | Op::WinUnlock { .. }
+            | Op::WinUnlockAll { .. }
+            | Op::WinFlush { .. } => false,
             _ => true,
         }
     }

@@ -79,6 +79,14 @@ fn is_fence(op: &OpRec) -> bool {
         Kind::Probe { blocking, .. } => *blocking,
         Kind::Coll { req, .. } => req.is_none(),
         Kind::Finalize => true,
+        Kind::Win { sync, .. } => matches!(
+            sync,
+            poe::engine::WinSync::Start { .. }
+                | poe::engine::WinSync::Wait { test: false }
+                | poe::engine::WinSync::Lock { .. }
+                | poe::engine::WinSync::LockAll
+        ),
+        Kind::Rma(_) => false,
         Kind::CommFree { .. }
         | Kind::RequestFree { .. }
         | Kind::RequestInit { .. }
@@ -192,6 +200,11 @@ pub fn cb_graph(ops: &[Ops], fired: &FiredList) -> CbGraph {
                 let c = Node::Collective(k);
                 for m in members {
                     g.edge(Node::Op(*m), c);
+                }
+            }
+            Fired::Sync { from, to } => {
+                for f in from {
+                    g.edge(Node::Op(*f), Node::Op(*to));
                 }
             }
             Fired::SendRecv { send, recv, .. } => {

@@ -39,8 +39,9 @@ use path::{with_defers, Path};
 pub use exchange::{Exchange, Vouch, Vouched};
 pub use matching::SOME_SUBSETS_UP_TO;
 pub use model::{
-    call_name, Alternative, Choice, ChoicePoint, CollWhat, Config, Differs, Fired, FiredList, Kind,
-    Leak, Mismatch, OpId, OpRec, Ops, Peer, Planned, Rank, RankView, RunEnd,
+    call_name, Access, Alternative, Choice, ChoicePoint, CollWhat, Config, Differs, Fired,
+    FiredList, Kind, Leak, Mismatch, OpId, OpRec, Ops, Peer, Planned, Rank, RankView, RunEnd,
+    WinSync,
 };
 pub use rows::WaitRow;
 
@@ -540,6 +541,13 @@ impl Engine {
             Ready::Wait(id, indices) => self.complete_wait(id, indices),
             Ready::Probe(id, send) => self.probe_answer(id, send),
             Ready::NullProbe(id) => self.matching.null_probe(id),
+            Ready::Window(id) => {
+                let (down, from) = self.matching.window_fire(id);
+                for f in from {
+                    self.causality.learn_issue(r, f);
+                }
+                down
+            }
         };
         self.matching.release(r, down);
         true
@@ -567,7 +575,17 @@ impl Engine {
     /// polls, take a choice, or declare the run stuck. Returns whether the
     /// engine did something.
     fn at_quiescence(&mut self) -> bool {
-        let (points, polls) = self.matching.choice_points();
+        // Lock requests no other request competes with are granted now.
+        let (free, locks) = self.matching.lock_choices();
+        if !free.is_empty() {
+            for id in free {
+                self.matching.grant(id);
+            }
+            self.false_rounds = 0;
+            return true;
+        }
+        let (mut points, polls) = self.matching.choice_points();
+        points.extend(locks);
         // Alternatives explored in another branch stay asleep, unless nothing
         // else is left.
         let points = self.path.awake(points);
@@ -632,6 +650,10 @@ impl Engine {
                 self.causality.learn_choice(at.rank, k);
                 let d = self.complete_wait(at, vec![i]);
                 self.matching.release(at.rank, d);
+            }
+            (Kind::Win { .. }, Alternative::Grant(id)) => {
+                self.causality.learn_choice(id.rank, k);
+                self.matching.grant(id);
             }
             (Kind::Wait { .. }, Alternative::Subset(ks)) => {
                 self.causality.learn_choice(at.rank, k);

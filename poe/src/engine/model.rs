@@ -5,7 +5,10 @@
 //! [`Kind`] (world ranks, resolved requests). Every other engine module uses
 //! these types; this one uses none of them.
 
-use fib_wire::{CollKind, Op, SendMode, Site, SplitKind, WaitKind, ANY, PROC_NULL, ROOT};
+use fib_wire::{
+    CollKind, FlushKind, Op, RmaKind, SendMode, Site, SplitKind, WaitKind, WinFlavor, ANY,
+    PROC_NULL, ROOT,
+};
 
 /// A world rank.
 pub type Rank = usize;
@@ -68,6 +71,65 @@ pub enum CollWhat {
     Merge {
         high: bool,
     },
+    /// A window made over the communicator (`MPI_Win_create`, ...): its id
+    /// is given like a new communicator's, with the same members.
+    WinCreate {
+        flavor: WinFlavor,
+    },
+    /// `MPI_Win_fence`, collective over the window (queued on its id).
+    WinFence,
+    /// `MPI_Win_free`, collective over the window.
+    WinFree,
+}
+
+/// A one-sided communication call as the engine records it, with what a
+/// rule about the memory it touches needs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub win: u32,
+    /// The target, a world rank.
+    pub target: Rank,
+    pub kind: RmaKind,
+    /// The bytes of the target's window it touches: `lo..hi`.
+    pub lo: u64,
+    pub hi: u64,
+    /// The request of the `MPI_R*` forms.
+    pub req: Option<u32>,
+    /// The accumulate's predefined operation and basic datatype (empty
+    /// when none or unnamed).
+    pub op: String,
+    pub dtype: String,
+    /// The call of the same rank whose return completes it at the origin
+    /// and the target: the fence, `MPI_Win_complete`, unlock or flush that
+    /// ends or flushes its epoch (a wait completes an `MPI_R*` request only
+    /// at the origin). `None` while pending.
+    pub done: Option<usize>,
+}
+
+/// A one-sided synchronisation call other than the collective ones
+/// (creation, fence, free: [`CollWhat`]). Ranks are world ranks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WinSync {
+    /// `MPI_Win_post` to the origins `group`.
+    Post { group: Vec<Rank> },
+    /// `MPI_Win_start` of an access epoch to the targets `group`: waits
+    /// until each has posted to the rank.
+    Start { group: Vec<Rank> },
+    /// `MPI_Win_complete`.
+    Complete,
+    /// `MPI_Win_wait` (or `MPI_Win_test`, `test`): waits until every
+    /// origin of the rank's post has completed.
+    Wait { test: bool },
+    /// `MPI_Win_lock`: waits until granted.
+    Lock { target: Peer, exclusive: bool },
+    /// `MPI_Win_unlock`.
+    Unlock { target: Peer },
+    /// `MPI_Win_lock_all`: shared locks on every rank, granted together.
+    LockAll,
+    /// `MPI_Win_unlock_all`.
+    UnlockAll,
+    /// A flush or `MPI_Win_sync`.
+    Flush { how: FlushKind, target: Peer },
 }
 
 /// An operation as the engine models it (ranks translated to world ranks,
@@ -135,6 +197,14 @@ pub enum Kind {
         op: usize,
     },
     Finalize,
+    /// A one-sided communication call: complete when issued (it never
+    /// blocks); what completes it in MPI's sense is [`Access::done`].
+    Rma(Box<Access>),
+    /// A one-sided synchronisation call on the window `win`.
+    Win {
+        win: u32,
+        sync: WinSync,
+    },
 }
 
 /// A rank's operations in program order, indexed by [`OpId::index`].
@@ -173,6 +243,11 @@ pub enum Fired {
     Collective { ops: Vec<OpId> },
     /// A wait or test call answered, with the operations it completed.
     Completion { op: OpId, completed: Vec<OpId> },
+    /// One-sided synchronisation: each call of `from` completes before
+    /// `to` returns (the posts a `MPI_Win_start` waited for, the
+    /// completes a `MPI_Win_wait` waited for, the unlocks a lock grant
+    /// followed).
+    Sync { from: Vec<OpId>, to: OpId },
 }
 
 /// What a choice point chooses between.
@@ -190,6 +265,9 @@ pub enum Alternative {
     /// Cancel the receive (which the program asked to cancel) instead of
     /// giving it a message.
     Cancel,
+    /// Grant the lock (or `MPI_Win_lock_all`) the call waits for, before
+    /// the other requests that conflict with it.
+    Grant(OpId),
     /// Take another choice point's alternative first, leaving this point's
     /// own choice for later. Explored only when a run showed that doing so
     /// can give this point a send (or, for a wait, a completed request) it
@@ -339,6 +417,8 @@ pub enum Leak {
     /// receive was active: nothing can tell the program when its buffer
     /// holds the message.
     FreedReceive { op: OpId, recv: OpId },
+    /// A window never freed; `op` is the call that created it.
+    Window { op: OpId, win: u32 },
 }
 
 /// Settings of one run.
@@ -401,6 +481,179 @@ pub(crate) trait Handles {
     fn persistent(&self, rank: Rank, req: u32) -> Option<usize>;
     /// Whether the call `index` of `rank` is a nonblocking collective.
     fn nonblocking_collective(&self, rank: Rank, index: usize) -> bool;
+    /// Whether `id` names a window alive.
+    fn is_window(&self, _id: u32) -> bool {
+        false
+    }
+}
+
+/// Checks that `win` is a window `rank` belongs to.
+fn check_window(h: &dyn Handles, rank: Rank, win: u32) -> Result<(), String> {
+    if !h.is_window(win) {
+        return Err(format!("unknown window {win}"));
+    }
+    check_comm(h, rank, win)
+}
+
+/// The world ranks of a group of ranks of the window `win`.
+fn window_group(h: &dyn Handles, rank: Rank, win: u32, group: &[u32]) -> Result<Vec<Rank>, String> {
+    group
+        .iter()
+        .map(|&g| match world_peer(h, rank, win, g as i32)? {
+            Peer::Rank(r) => Ok(r),
+            _ => Err(format!("rank {g} of the group is not a rank of the window")),
+        })
+        .collect()
+}
+
+/// [`model`] for one-sided calls.
+fn model_rma(h: &dyn Handles, rank: Rank, op: &Op) -> Result<Kind, String> {
+    let target = |win: u32, t: i32| -> Result<Peer, String> {
+        match world_peer(h, rank, win, t)? {
+            Peer::Any => Err("MPI_ANY_SOURCE is not a target".into()),
+            p => Ok(p),
+        }
+    };
+    Ok(match op {
+        Op::WinCreate { comm, flavor } => {
+            check_comm(h, rank, *comm)?;
+            intra_only(h, *comm)?;
+            Kind::Coll {
+                what: CollWhat::WinCreate { flavor: *flavor },
+                comm: *comm,
+                req: None,
+            }
+        }
+        Op::WinFence { win } | Op::WinFree { win } => {
+            check_window(h, rank, *win)?;
+            Kind::Coll {
+                what: if matches!(op, Op::WinFence { .. }) {
+                    CollWhat::WinFence
+                } else {
+                    CollWhat::WinFree
+                },
+                comm: *win,
+                req: None,
+            }
+        }
+        Op::Rma {
+            win,
+            kind,
+            target: t,
+            disp,
+            bytes,
+            req,
+            op,
+            dtype,
+        } => {
+            check_window(h, rank, *win)?;
+            if let Some(q) = req {
+                if h.request(rank, *q).is_some() {
+                    return Err(format!("request {q} is already active"));
+                }
+            }
+            let target = match target(*win, *t)? {
+                Peer::Rank(r) => r,
+                // `MPI_PROC_NULL`: the call does nothing.
+                _ => rank,
+            };
+            let null = *t == PROC_NULL;
+            Kind::Rma(Box::new(Access {
+                win: *win,
+                target,
+                kind: *kind,
+                lo: *disp,
+                hi: if null {
+                    *disp
+                } else {
+                    disp.saturating_add(*bytes)
+                },
+                req: *req,
+                op: op.clone(),
+                dtype: dtype.clone(),
+                done: None,
+            }))
+        }
+        Op::WinPost { win, group } | Op::WinStart { win, group } => {
+            check_window(h, rank, *win)?;
+            let group = window_group(h, rank, *win, group)?;
+            Kind::Win {
+                win: *win,
+                sync: if matches!(op, Op::WinPost { .. }) {
+                    WinSync::Post { group }
+                } else {
+                    WinSync::Start { group }
+                },
+            }
+        }
+        Op::WinComplete { win } => {
+            check_window(h, rank, *win)?;
+            Kind::Win {
+                win: *win,
+                sync: WinSync::Complete,
+            }
+        }
+        Op::WinWait { win, test } => {
+            check_window(h, rank, *win)?;
+            Kind::Win {
+                win: *win,
+                sync: WinSync::Wait { test: *test },
+            }
+        }
+        Op::WinLock {
+            win,
+            target: t,
+            exclusive,
+        } => {
+            check_window(h, rank, *win)?;
+            Kind::Win {
+                win: *win,
+                sync: WinSync::Lock {
+                    target: target(*win, *t)?,
+                    exclusive: *exclusive,
+                },
+            }
+        }
+        Op::WinUnlock { win, target: t } => {
+            check_window(h, rank, *win)?;
+            Kind::Win {
+                win: *win,
+                sync: WinSync::Unlock {
+                    target: target(*win, *t)?,
+                },
+            }
+        }
+        Op::WinLockAll { win } | Op::WinUnlockAll { win } => {
+            check_window(h, rank, *win)?;
+            Kind::Win {
+                win: *win,
+                sync: if matches!(op, Op::WinLockAll { .. }) {
+                    WinSync::LockAll
+                } else {
+                    WinSync::UnlockAll
+                },
+            }
+        }
+        Op::WinFlush {
+            win,
+            how,
+            target: t,
+        } => {
+            check_window(h, rank, *win)?;
+            Kind::Win {
+                win: *win,
+                sync: WinSync::Flush {
+                    how: *how,
+                    target: if how.has_target() {
+                        target(*win, *t)?
+                    } else {
+                        Peer::Null
+                    },
+                },
+            }
+        }
+        _ => unreachable!("not a one-sided call"),
+    })
 }
 
 /// The world rank that rank `local` of `comm` is, as `rank` sees it (a
@@ -674,6 +927,19 @@ pub(crate) fn model(
         }
         Op::Finalize => Kind::Finalize,
         Op::Args { .. } => return Err("arguments reported without their call".into()),
+        Op::WinCreate { .. }
+        | Op::WinFree { .. }
+        | Op::WinFence { .. }
+        | Op::Rma { .. }
+        | Op::WinPost { .. }
+        | Op::WinStart { .. }
+        | Op::WinComplete { .. }
+        | Op::WinWait { .. }
+        | Op::WinLock { .. }
+        | Op::WinUnlock { .. }
+        | Op::WinLockAll { .. }
+        | Op::WinUnlockAll { .. }
+        | Op::WinFlush { .. } => return model_rma(h, rank, op),
     })
 }
 
@@ -805,6 +1071,8 @@ pub(crate) fn collectives_agree(whats: &[CollWhat]) -> bool {
             leader == other
         }
         (CollWhat::Split { how, .. }, CollWhat::Split { how: other, .. }) => how == other,
+        (CollWhat::WinCreate { .. }, CollWhat::WinCreate { .. }) => w == first,
+        (CollWhat::WinFence, CollWhat::WinFence) | (CollWhat::WinFree, CollWhat::WinFree) => true,
         _ => false,
     })
 }
@@ -942,6 +1210,20 @@ pub fn call_name(op: &Op) -> &'static str {
         Op::Args { .. } => "(arguments)",
         Op::IntercommCreate { .. } => "MPI_Intercomm_create",
         Op::IntercommMerge { .. } => "MPI_Intercomm_merge",
+        Op::WinCreate { flavor, .. } => flavor.mpi_name(),
+        Op::WinFree { .. } => "MPI_Win_free",
+        Op::WinFence { .. } => "MPI_Win_fence",
+        Op::Rma { kind, req, .. } => kind.mpi_name(req.is_some()),
+        Op::WinPost { .. } => "MPI_Win_post",
+        Op::WinStart { .. } => "MPI_Win_start",
+        Op::WinComplete { .. } => "MPI_Win_complete",
+        Op::WinWait { test: false, .. } => "MPI_Win_wait",
+        Op::WinWait { test: true, .. } => "MPI_Win_test",
+        Op::WinLock { .. } => "MPI_Win_lock",
+        Op::WinUnlock { .. } => "MPI_Win_unlock",
+        Op::WinLockAll { .. } => "MPI_Win_lock_all",
+        Op::WinUnlockAll { .. } => "MPI_Win_unlock_all",
+        Op::WinFlush { how, .. } => how.mpi_name(),
     }
 }
 

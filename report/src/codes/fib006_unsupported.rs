@@ -101,12 +101,14 @@ pub enum Unsupported {
     },
 }
 
-/// `MPI_Put is not supported by fib yet: one-sided communication is out of
+/// `MPI_Put_c is not supported by fib yet: the large-count forms of one-sided communication are out of
 /// scope for now`.
 fn message(call: &str, scope: Scope) -> String {
     let why = match scope {
         Scope::NotYet => "",
-        Scope::OneSided => ": one-sided communication is out of scope for now",
+        Scope::OneSided => {
+            ": the large-count forms of one-sided communication are out of scope for now"
+        }
         Scope::DynamicProcesses => ": dynamic process management is out of scope for now",
         Scope::Threads => {
             ": a thread of this rank called MPI while another of its threads was inside an MPI call"
@@ -191,7 +193,7 @@ mod tests {
     #[test]
     fn a_listed_call_says_it_was_found_before_running_and_has_no_rank() {
         let f = Unsupported::Listed {
-            call: "MPI_Put".into(),
+            call: "MPI_Put_c".into(),
             place: place(),
             scope: Scope::OneSided,
             ran: false,
@@ -199,7 +201,7 @@ mod tests {
         .finding();
         assert_eq!(
             f.message,
-            "MPI_Put is not supported by fib yet: one-sided communication is out of scope for now"
+            "MPI_Put_c is not supported by fib yet: the large-count forms of one-sided communication are out of scope for now"
         );
         assert_eq!((f.line, f.rank, f.replay.as_deref()), (Some(3), None, None));
         assert!(f.notes[0].starts_with("found before running: fib does not run"));

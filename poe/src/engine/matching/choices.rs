@@ -151,6 +151,7 @@ impl Matching {
                         _ => {}
                     }
                 }
+                Kind::Win { .. } if self.window_poll(at) => polls.push(r),
                 _ => {}
             }
         }

@@ -239,6 +239,11 @@ impl Matching {
             }
         };
         self.fired.push(Fired::Collective { ops: ids.clone() });
+        let window = match (&whats[0], answers.first()) {
+            (CollWhat::WinCreate { .. }, Some(Down::NewComm { id })) => Some((*id as u32, true)),
+            (CollWhat::WinFence | CollWhat::WinFree, _) => Some((comm, false)),
+            _ => None,
+        };
         for ((id, answer), comm) in ids.iter().zip(answers).zip(comms) {
             let st = &mut self.ranks[id.rank];
             let q = st.colls.get_mut(&comm).unwrap();
@@ -260,6 +265,9 @@ impl Matching {
             }
             st.blocked = None;
             self.out.push((id.rank, answer));
+        }
+        if let Some((win, created)) = window {
+            self.window_collective(&ids, win, created);
         }
         Ok(ids)
     }
@@ -292,7 +300,13 @@ impl Matching {
 
     fn collective_answers(&mut self, comm: u32, members: &[Rank], whats: &[CollWhat]) -> Vec<Down> {
         match &whats[0] {
-            CollWhat::Coll { .. } => vec![Down::Go; members.len()],
+            CollWhat::Coll { .. } | CollWhat::WinFence | CollWhat::WinFree => {
+                vec![Down::Go; members.len()]
+            }
+            CollWhat::WinCreate { .. } => {
+                let id = self.new_comm(members.to_vec());
+                vec![Down::NewComm { id: id as i32 }; members.len()]
+            }
             CollWhat::Dup | CollWhat::Idup { .. } => {
                 let id = match self.inter.get(&comm) {
                     Some([a, b]) => self.new_inter(a.clone(), b.clone()),

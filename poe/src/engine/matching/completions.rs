@@ -70,6 +70,7 @@ impl Matching {
             let req = match st.ops[o].kind {
                 Kind::Send { req, .. } | Kind::Coll { req, .. } => req,
                 Kind::Recv { req, .. } => Some(req),
+                Kind::Rma(ref a) => a.req,
                 _ => None,
             };
             if let Some(q) = req {

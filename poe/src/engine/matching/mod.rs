@@ -22,6 +22,7 @@ mod choices;
 mod collectives;
 mod completions;
 mod p2p;
+mod windows;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -69,6 +70,9 @@ struct RankSt {
     /// rank made, by call, until a wait or test completes the call: the
     /// rank learns the id then ([`Down::NewComm`] ahead of `Done`).
     made: BTreeMap<usize, u32>,
+    /// Windows the rank holds and has not freed, with the call that
+    /// created each.
+    windows: BTreeMap<u32, usize>,
 }
 
 /// A call whose answer no longer depends on anything still to come.
@@ -82,6 +86,8 @@ pub(crate) enum Ready {
     Probe(OpId, OpId),
     /// A probe of `MPI_PROC_NULL`: it finds the empty message at once.
     NullProbe(OpId),
+    /// A one-sided start, wait or test whose posts or completes are there.
+    Window(OpId),
 }
 
 /// The MPI state of one run.
@@ -104,6 +110,8 @@ pub(crate) struct Matching {
     /// by id (each a parent, the group's members and a tag, see
     /// [`Matching::group_comm`]).
     groups: HashMap<u32, (u32, Vec<u32>, i32)>,
+    /// Windows, epochs and locks.
+    windows: windows::Windows,
 }
 
 impl Handles for Matching {
@@ -137,6 +145,10 @@ impl Handles for Matching {
     fn nonblocking_collective(&self, rank: Rank, index: usize) -> bool {
         self.nonblocking_coll(OpId { rank, index })
     }
+
+    fn is_window(&self, id: u32) -> bool {
+        self.window_alive(id)
+    }
 }
 
 impl Matching {
@@ -161,6 +173,7 @@ impl Matching {
             fired: FiredList::new(),
             out: Vec::new(),
             groups: HashMap::default(),
+            windows: windows::Windows::default(),
         }
     }
 
@@ -197,6 +210,12 @@ impl Matching {
                 out.push(Leak::Comm {
                     op: OpId { rank, index },
                     comm,
+                });
+            }
+            for (&win, &index) in &st.windows {
+                out.push(Leak::Window {
+                    op: OpId { rank, index },
+                    win,
                 });
             }
             for (index, rec) in st.ops.iter().enumerate() {
@@ -379,7 +398,11 @@ impl Matching {
                 ..
             }
         );
+        let one_sided = matches!(rec.kind, Kind::Rma(_) | Kind::Win { .. });
         self.ranks[r].ops.push(rec);
+        if one_sided {
+            self.window_issued(id);
+        }
         if waits {
             self.ranks[r].blocked = Some(id.index);
         }
@@ -405,6 +428,7 @@ impl Matching {
                 Peer::Null => Some(Ready::NullProbe(id)),
                 _ => None,
             },
+            Kind::Win { .. } => self.window_ready(id).then_some(Ready::Window(id)),
             _ => None,
         }
     }

@@ -1,0 +1,1167 @@
+//! One-sided communication: windows, their communication calls and every
+//! synchronisation. Each call is reported and its real `PMPI_` call made at
+//! the time the scheduler allows:
+//!
+//! - creation, `MPI_Win_fence` and `MPI_Win_free` are collectives: the real
+//!   call runs once the scheduler answers (creation learns the window's id,
+//!   like a new communicator's); after creation the ranks exchange their
+//!   window sizes and displacement units with an allgather of the library's
+//!   own, so that each rank can judge a target's displacement alone;
+//! - `MPI_Win_start`, `MPI_Win_wait`, `MPI_Win_lock` and
+//!   `MPI_Win_lock_all` wait for the scheduler's Go before the real call;
+//!   `MPI_Win_test` asks, and makes the real wait only when the scheduler
+//!   says the epoch is over;
+//! - `MPI_Win_post`, `MPI_Win_complete`, the unlocks and the flushes make
+//!   the real call and report it, flushing the report at once (a peer may
+//!   wait in the scheduler for it). An unlock is reported only once MPI has
+//!   released the lock, so that the scheduler never grants a lock MPI still
+//!   holds.
+//! - The communication calls are reported with the bytes of the target's
+//!   window they touch, then made (the request forms hand the program a
+//!   request of the library's, completed by the usual waits).
+//!
+//! The rank judges alone, before the real call, the errors that would make
+//! MPI's behaviour undefined: a communication call outside an access epoch
+//! to its target, a target outside the window's group or bytes outside the
+//! target's window, a null datatype or buffer; an unlock without its lock,
+//! `MPI_Win_complete` without `MPI_Win_start`, `MPI_Win_wait` without
+//! `MPI_Win_post`; passive and active target synchronisation mixed in one
+//! epoch; a window freed (or `MPI_Finalize` called) with an epoch open. Each
+//! ends the run as an invalid call naming the window, the call and what is
+//! missing or open.
+
+// `MPI_Aint` is the implementation's address-sized integer: the casts to
+// `i64` are needed where it is narrower.
+#![allow(clippy::unnecessary_cast)]
+
+use std::os::raw::{c_int, c_void};
+
+use fib_wire::{Down, FlushKind, Op, RmaKind, WinFlavor, PROC_NULL};
+use mpi_sys::*;
+
+use crate::conn::fatal;
+use crate::handle::{bits, same};
+use crate::held::lib;
+use crate::state::{Kind, Lib, Real, Win};
+
+/// The window behind `win`, or the end of the run for a handle no
+/// modelled call made.
+fn window<'a>(l: &'a mut Lib, win: MPI_Win, call: &str) -> &'a mut Win {
+    let b = bits(win);
+    if !l.windows.contains_key(&b) {
+        // SAFETY: reading a constant.
+        let why = if same(win, unsafe { RSMPI_WIN_NULL }) {
+            format!("{call}: MPI_WIN_NULL is not a window")
+        } else {
+            format!("{call}: the window was not made by a call fib models, or was freed")
+        };
+        crate::check::invalid(l, why);
+    }
+    l.windows.get_mut(&b).unwrap()
+}
+
+/// Ends the run for the invalid one-sided call `why`.
+fn invalid(l: &mut Lib, why: String) -> ! {
+    crate::check::invalid(l, why)
+}
+
+/// Makes a window: reports the creation, waits for its id, makes it with
+/// `make`, and exchanges sizes and displacement units over `comm`.
+unsafe fn create(
+    flavor: WinFlavor,
+    comm: MPI_Comm,
+    size: MPI_Aint,
+    disp_unit: c_int,
+    win: *mut MPI_Win,
+    make: impl FnOnce() -> c_int,
+) -> c_int {
+    let call = flavor.mpi_name();
+    let mut l = lib();
+    crate::check::comm(&mut l, comm);
+    if crate::values::is_inter(comm) {
+        invalid(
+            &mut l,
+            format!("{call}: a window is made over an intracommunicator"),
+        );
+    }
+    if size < 0 {
+        invalid(&mut l, format!("{call}: the size {size} is negative"));
+    }
+    if disp_unit <= 0 && flavor != WinFlavor::Dynamic {
+        invalid(
+            &mut l,
+            format!("{call}: the displacement unit {disp_unit} is not positive"),
+        );
+    }
+    let cid = l.comm_id(comm);
+    l.event(Op::WinCreate { comm: cid, flavor });
+    let id = match l.wait_down() {
+        Down::NewComm { id } if id >= 0 => id as u32,
+        d => fatal(&format!("protocol error: expected a window id, got {d:?}")),
+    };
+    let rc = make();
+    let mut n: c_int = 0;
+    PMPI_Comm_size(comm, &mut n);
+    let mine = [size as i64, disp_unit as i64];
+    let mut all = vec![0i64; 2 * n as usize];
+    PMPI_Allgather(
+        mine.as_ptr() as *const c_void,
+        2,
+        RSMPI_INT64_T,
+        all.as_mut_ptr() as *mut c_void,
+        2,
+        RSMPI_INT64_T,
+        comm,
+    );
+    l.windows.insert(
+        bits(*win),
+        Win {
+            id,
+            call,
+            dynamic: flavor == WinFlavor::Dynamic,
+            sizes: all.chunks(2).map(|c| (c[0], c[1])).collect(),
+            fence: false,
+            fence_used: false,
+            access: None,
+            exposure: false,
+            locks: Vec::new(),
+            lock_all: false,
+        },
+    );
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_create(
+    base: *mut c_void,
+    size: MPI_Aint,
+    disp_unit: c_int,
+    info: MPI_Info,
+    comm: MPI_Comm,
+    win: *mut MPI_Win,
+) -> c_int {
+    if base.is_null() && size > 0 {
+        invalid(
+            &mut lib(),
+            format!("MPI_Win_create: the window's memory is a null pointer but its size is {size} bytes"),
+        );
+    }
+    create(WinFlavor::Create, comm, size, disp_unit, win, || {
+        PMPI_Win_create(base, size, disp_unit, info, comm, win)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_allocate(
+    size: MPI_Aint,
+    disp_unit: c_int,
+    info: MPI_Info,
+    comm: MPI_Comm,
+    baseptr: *mut c_void,
+    win: *mut MPI_Win,
+) -> c_int {
+    create(WinFlavor::Allocate, comm, size, disp_unit, win, || {
+        PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_allocate_shared(
+    size: MPI_Aint,
+    disp_unit: c_int,
+    info: MPI_Info,
+    comm: MPI_Comm,
+    baseptr: *mut c_void,
+    win: *mut MPI_Win,
+) -> c_int {
+    create(WinFlavor::Shared, comm, size, disp_unit, win, || {
+        PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_create_dynamic(
+    info: MPI_Info,
+    comm: MPI_Comm,
+    win: *mut MPI_Win,
+) -> c_int {
+    create(WinFlavor::Dynamic, comm, 0, 1, win, || {
+        PMPI_Win_create_dynamic(info, comm, win)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_attach(win: MPI_Win, base: *mut c_void, size: MPI_Aint) -> c_int {
+    let mut l = lib();
+    let w = window(&mut l, win, "MPI_Win_attach");
+    if !w.dynamic {
+        invalid(
+            &mut l,
+            "MPI_Win_attach: the window was not made by MPI_Win_create_dynamic".into(),
+        );
+    }
+    if base.is_null() && size > 0 {
+        invalid(
+            &mut l,
+            format!("MPI_Win_attach: the memory is a null pointer but its size is {size} bytes"),
+        );
+    }
+    PMPI_Win_attach(win, base, size)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_detach(win: MPI_Win, base: *const c_void) -> c_int {
+    let mut l = lib();
+    window(&mut l, win, "MPI_Win_detach");
+    PMPI_Win_detach(win, base)
+}
+
+/// The epochs of `w` still open, in words, or `None`.
+fn open_epochs(w: &Win) -> Option<String> {
+    let mut open = Vec::new();
+    if let Some(t) = &w.access {
+        open.push(format!(
+            "the access epoch MPI_Win_start opened to ranks {t:?} (no MPI_Win_complete)"
+        ));
+    }
+    if w.exposure {
+        open.push("the exposure epoch MPI_Win_post opened (no MPI_Win_wait)".to_string());
+    }
+    if !w.locks.is_empty() {
+        open.push(format!(
+            "the lock on ranks {:?} (no MPI_Win_unlock)",
+            w.locks
+        ));
+    }
+    if w.lock_all {
+        open.push("the MPI_Win_lock_all epoch (no MPI_Win_unlock_all)".to_string());
+    }
+    (!open.is_empty()).then(|| open.join(", "))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_free(win: *mut MPI_Win) -> c_int {
+    let mut l = lib();
+    let w = window(&mut l, *win, "MPI_Win_free");
+    let id = w.id;
+    if let Some(open) = open_epochs(w) {
+        invalid(
+            &mut l,
+            format!("MPI_Win_free: window {id} is freed with an epoch still open: {open}"),
+        );
+    }
+    l.event(Op::WinFree { win: id });
+    l.wait_go();
+    let key = bits(*win);
+    let rc = PMPI_Win_free(win);
+    l.windows.remove(&key);
+    rc
+}
+
+/// At `MPI_Finalize`: a window with an epoch still open ends the run.
+pub fn at_finalize(l: &mut Lib) {
+    let open = l
+        .windows
+        .values()
+        .find_map(|w| open_epochs(w).map(|o| (w.id, o)));
+    if let Some((id, open)) = open {
+        invalid(
+            l,
+            format!("MPI_Finalize: window {id} still has an epoch open: {open}"),
+        );
+    }
+}
+
+/// After `MPI_Finalize`'s Go: frees the windows the program never freed
+/// (the scheduler reports them, FIB037), in the order they were made, so
+/// that MPI does not fail in `PMPI_Finalize` over them. Every member of
+/// each such window is in `MPI_Finalize` too: a free some members made
+/// would have left the others' `MPI_Win_free` unmatched.
+pub unsafe fn free_leaked(l: &mut Lib) {
+    let mut left: Vec<(u32, u64)> = l.windows.iter().map(|(b, w)| (w.id, *b)).collect();
+    left.sort_unstable();
+    for (_, b) in left {
+        let mut win: MPI_Win = crate::handle::from_bits(b);
+        PMPI_Win_free(&mut win);
+        l.windows.remove(&b);
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
+    let mut l = lib();
+    let w = window(&mut l, win, "MPI_Win_fence");
+    let id = w.id;
+    if w.access.is_some() || w.exposure || !w.locks.is_empty() || w.lock_all {
+        let open = open_epochs(w).unwrap_or_default();
+        invalid(
+            &mut l,
+            format!("MPI_Win_fence: window {id} mixes a fence with {open}"),
+        );
+    }
+    l.event(Op::WinFence { win: id });
+    l.wait_go();
+    let rc = PMPI_Win_fence(assert, win);
+    let w = window(&mut l, win, "MPI_Win_fence");
+    w.fence = assert as i64 & MPI_MODE_NOSUCCEED as i64 == 0;
+    w.fence_used = false;
+    rc
+}
+
+/// The ranks of the window's group that the ranks of `group` are.
+unsafe fn group_ranks(win: MPI_Win, group: MPI_Group) -> Vec<u32> {
+    let mut wg: MPI_Group = RSMPI_GROUP_EMPTY;
+    PMPI_Win_get_group(win, &mut wg);
+    let mut n: c_int = 0;
+    PMPI_Group_size(group, &mut n);
+    let ranks: Vec<c_int> = (0..n).collect();
+    let mut out = vec![0 as c_int; n as usize];
+    PMPI_Group_translate_ranks(group, n, ranks.as_ptr(), wg, out.as_mut_ptr());
+    PMPI_Group_free(&mut wg);
+    out.into_iter().map(|r| r as u32).collect()
+}
+
+/// Refuses passive-target synchronisation while an active-target epoch is
+/// open, and the reverse.
+fn no_mixing(l: &mut Lib, win: MPI_Win, call: &str, passive: bool) {
+    let w = window(l, win, call);
+    let id = w.id;
+    let clash = if passive {
+        if w.access.is_some() || w.exposure {
+            open_epochs(w)
+        } else if w.fence && w.fence_used {
+            Some(
+                "the epoch the last MPI_Win_fence opened, in which one-sided calls were made"
+                    .into(),
+            )
+        } else {
+            None
+        }
+    } else if !w.locks.is_empty() || w.lock_all {
+        open_epochs(w)
+    } else {
+        None
+    };
+    if let Some(open) = clash {
+        invalid(
+            l,
+            format!(
+                "{call}: window {id} mixes {} target synchronisation with {open}",
+                if passive { "passive" } else { "active" }
+            ),
+        );
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_post(group: MPI_Group, assert: c_int, win: MPI_Win) -> c_int {
+    let mut l = lib();
+    no_mixing(&mut l, win, "MPI_Win_post", false);
+    let w = window(&mut l, win, "MPI_Win_post");
+    let id = w.id;
+    if w.exposure {
+        invalid(
+            &mut l,
+            format!(
+                "MPI_Win_post: window {id} already has an exposure epoch open (no MPI_Win_wait)"
+            ),
+        );
+    }
+    w.exposure = true;
+    let ranks = group_ranks(win, group);
+    let rc = PMPI_Win_post(group, assert, win);
+    l.event(Op::WinPost {
+        win: id,
+        group: ranks,
+    });
+    l.conn.flush();
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_start(group: MPI_Group, assert: c_int, win: MPI_Win) -> c_int {
+    let mut l = lib();
+    no_mixing(&mut l, win, "MPI_Win_start", false);
+    let w = window(&mut l, win, "MPI_Win_start");
+    let id = w.id;
+    if w.access.is_some() {
+        invalid(
+            &mut l,
+            format!(
+                "MPI_Win_start: window {id} already has an access epoch open (no MPI_Win_complete)"
+            ),
+        );
+    }
+    let ranks = group_ranks(win, group);
+    w.access = Some(ranks.iter().map(|&r| r as i32).collect());
+    l.event(Op::WinStart {
+        win: id,
+        group: ranks,
+    });
+    l.wait_go();
+    PMPI_Win_start(group, assert, win)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_complete(win: MPI_Win) -> c_int {
+    let mut l = lib();
+    let w = window(&mut l, win, "MPI_Win_complete");
+    let id = w.id;
+    if w.access.take().is_none() {
+        invalid(
+            &mut l,
+            format!("MPI_Win_complete: window {id} has no access epoch open (no MPI_Win_start)"),
+        );
+    }
+    // Reported first: the target may wait in the scheduler for it while
+    // MPI completes this call.
+    l.event(Op::WinComplete { win: id });
+    l.conn.flush();
+    PMPI_Win_complete(win)
+}
+
+/// `MPI_Win_wait` (`flag` null) or `MPI_Win_test`.
+unsafe fn wait(win: MPI_Win, flag: *mut c_int) -> c_int {
+    let test = !flag.is_null();
+    let call = if test { "MPI_Win_test" } else { "MPI_Win_wait" };
+    let mut l = lib();
+    let w = window(&mut l, win, call);
+    let id = w.id;
+    if !w.exposure {
+        invalid(
+            &mut l,
+            format!("{call}: window {id} has no exposure epoch open (no MPI_Win_post)"),
+        );
+    }
+    l.event(Op::WinWait { win: id, test });
+    let over = match l.wait_down() {
+        Down::Go => true,
+        Down::Done { indices } => !indices.is_empty(),
+        d => fatal(&format!("protocol error: unexpected {d:?} for {call}")),
+    };
+    if test {
+        *flag = over as c_int;
+    }
+    if !over {
+        return MPI_SUCCESS as c_int;
+    }
+    window(&mut l, win, call).exposure = false;
+    PMPI_Win_wait(win)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_wait(win: MPI_Win) -> c_int {
+    wait(win, std::ptr::null_mut())
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_test(win: MPI_Win, flag: *mut c_int) -> c_int {
+    if flag.is_null() {
+        invalid(&mut lib(), "MPI_Win_test: flag is a null pointer".into());
+    }
+    wait(win, flag)
+}
+
+/// Checks a target rank of the window: in its group or `MPI_PROC_NULL`.
+fn target_rank(l: &mut Lib, win: MPI_Win, call: &str, target: c_int) {
+    let w = window(l, win, call);
+    let (id, n) = (w.id, w.sizes.len());
+    // SAFETY: reading a constant.
+    if target != unsafe { RSMPI_PROC_NULL } && (target < 0 || target as usize >= n) {
+        invalid(
+            l,
+            format!("{call}: target rank {target} is outside window {id}'s group of {n} processes"),
+        );
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_lock(
+    lock_type: c_int,
+    rank: c_int,
+    assert: c_int,
+    win: MPI_Win,
+) -> c_int {
+    let mut l = lib();
+    target_rank(&mut l, win, "MPI_Win_lock", rank);
+    no_mixing(&mut l, win, "MPI_Win_lock", true);
+    let exclusive = lock_type as i64 == MPI_LOCK_EXCLUSIVE as i64;
+    if !exclusive && lock_type as i64 != MPI_LOCK_SHARED as i64 {
+        invalid(
+            &mut l,
+            format!("MPI_Win_lock: lock type {lock_type} is neither MPI_LOCK_EXCLUSIVE nor MPI_LOCK_SHARED"),
+        );
+    }
+    let w = window(&mut l, win, "MPI_Win_lock");
+    let id = w.id;
+    if w.locks.contains(&rank) || w.lock_all {
+        invalid(
+            &mut l,
+            format!("MPI_Win_lock: rank {rank} of window {id} is locked by this rank already"),
+        );
+    }
+    if rank != RSMPI_PROC_NULL {
+        w.locks.push(rank);
+    }
+    l.event(Op::WinLock {
+        win: id,
+        target: crate::values::rank_to_wire(rank),
+        exclusive,
+    });
+    l.wait_go();
+    PMPI_Win_lock(lock_type, rank, assert, win)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_unlock(rank: c_int, win: MPI_Win) -> c_int {
+    let mut l = lib();
+    target_rank(&mut l, win, "MPI_Win_unlock", rank);
+    let w = window(&mut l, win, "MPI_Win_unlock");
+    let id = w.id;
+    if rank != RSMPI_PROC_NULL {
+        match w.locks.iter().position(|&t| t == rank) {
+            Some(p) => {
+                w.locks.remove(p);
+            }
+            None => invalid(
+                &mut l,
+                format!("MPI_Win_unlock: this rank holds no lock on rank {rank} of window {id} (no MPI_Win_lock)"),
+            ),
+        }
+    }
+    let rc = PMPI_Win_unlock(rank, win);
+    l.event(Op::WinUnlock {
+        win: id,
+        target: crate::values::rank_to_wire(rank),
+    });
+    l.conn.flush();
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_lock_all(assert: c_int, win: MPI_Win) -> c_int {
+    let mut l = lib();
+    no_mixing(&mut l, win, "MPI_Win_lock_all", true);
+    let w = window(&mut l, win, "MPI_Win_lock_all");
+    let id = w.id;
+    if w.lock_all || !w.locks.is_empty() {
+        invalid(
+            &mut l,
+            format!("MPI_Win_lock_all: this rank holds locks on window {id} already"),
+        );
+    }
+    w.lock_all = true;
+    l.event(Op::WinLockAll { win: id });
+    l.wait_go();
+    PMPI_Win_lock_all(assert, win)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_unlock_all(win: MPI_Win) -> c_int {
+    let mut l = lib();
+    let w = window(&mut l, win, "MPI_Win_unlock_all");
+    let id = w.id;
+    if !w.lock_all {
+        invalid(
+            &mut l,
+            format!("MPI_Win_unlock_all: window {id} is not locked by MPI_Win_lock_all"),
+        );
+    }
+    w.lock_all = false;
+    let rc = PMPI_Win_unlock_all(win);
+    l.event(Op::WinUnlockAll { win: id });
+    l.conn.flush();
+    rc
+}
+
+/// A flush or `MPI_Win_sync`: made, then reported.
+unsafe fn flush(how: FlushKind, rank: c_int, win: MPI_Win, real: impl FnOnce() -> c_int) -> c_int {
+    let call = how.mpi_name();
+    let mut l = lib();
+    if how.has_target() {
+        target_rank(&mut l, win, call, rank);
+    }
+    let w = window(&mut l, win, call);
+    let id = w.id;
+    let passive = !w.locks.is_empty() || w.lock_all;
+    let held = w.lock_all || w.locks.contains(&rank);
+    if how != FlushKind::Sync && !passive {
+        invalid(
+            &mut l,
+            format!("{call}: window {id} has no passive-target epoch open (no MPI_Win_lock or MPI_Win_lock_all)"),
+        );
+    }
+    if how.has_target() && !held {
+        invalid(
+            &mut l,
+            format!("{call}: this rank holds no lock on rank {rank} of window {id}"),
+        );
+    }
+    let rc = real();
+    l.event(Op::WinFlush {
+        win: id,
+        how,
+        target: if how.has_target() {
+            crate::values::rank_to_wire(rank)
+        } else {
+            PROC_NULL
+        },
+    });
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_flush(rank: c_int, win: MPI_Win) -> c_int {
+    flush(FlushKind::Flush, rank, win, || PMPI_Win_flush(rank, win))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_flush_all(win: MPI_Win) -> c_int {
+    flush(FlushKind::FlushAll, 0, win, || PMPI_Win_flush_all(win))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_flush_local(rank: c_int, win: MPI_Win) -> c_int {
+    flush(FlushKind::FlushLocal, rank, win, || {
+        PMPI_Win_flush_local(rank, win)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_flush_local_all(win: MPI_Win) -> c_int {
+    flush(FlushKind::FlushLocalAll, 0, win, || {
+        PMPI_Win_flush_local_all(win)
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_sync(win: MPI_Win) -> c_int {
+    flush(FlushKind::Sync, 0, win, || PMPI_Win_sync(win))
+}
+
+/// What a communication call names: its origin buffer (null for none),
+/// count and datatype, its target, and the operation of an accumulate.
+struct Call {
+    kind: RmaKind,
+    origin: *const c_void,
+    origin_count: c_int,
+    origin_dtype: MPI_Datatype,
+    target: c_int,
+    disp: MPI_Aint,
+    target_count: c_int,
+    target_dtype: MPI_Datatype,
+    op: Option<MPI_Op>,
+}
+
+/// Checks a communication call and reports it; `req` is the id of the
+/// request of an `MPI_R*` form.
+unsafe fn rma(l: &mut Lib, c: &Call, win: MPI_Win, req: Option<u32>) {
+    let call = c.kind.mpi_name(req.is_some());
+    target_rank(l, win, call, c.target);
+    for (count, what) in [(c.origin_count, "origin"), (c.target_count, "target")] {
+        if count < 0 {
+            invalid(l, format!("{call}: the {what} count {count} is negative"));
+        }
+    }
+    for (dtype, count, what) in [
+        (c.origin_dtype, c.origin_count, "origin"),
+        (c.target_dtype, c.target_count, "target"),
+    ] {
+        if same(dtype, RSMPI_DATATYPE_NULL) && count > 0 {
+            invalid(
+                l,
+                format!("{call}: the {what} datatype is MPI_DATATYPE_NULL"),
+            );
+        }
+    }
+    if c.origin.is_null()
+        && c.origin_count > 0
+        // The fetching accumulates ignore the origin buffer with MPI_NO_OP.
+        && matches!(c.kind, RmaKind::Put | RmaKind::Acc | RmaKind::Cas)
+        && crate::sig::predefined(c.origin_dtype)
+    {
+        invalid(
+            l,
+            format!(
+                "{call}: the origin buffer is a null pointer for {} elements",
+                c.origin_count
+            ),
+        );
+    }
+    let null = c.target == RSMPI_PROC_NULL;
+    let w = window(l, win, call);
+    let id = w.id;
+    let open = w.fence
+        || w.lock_all
+        || w.locks.contains(&c.target)
+        || w.access.as_ref().is_some_and(|a| a.contains(&c.target));
+    if !null && !open {
+        invalid(
+            l,
+            format!(
+                "{call}: rank {} of window {id} is accessed outside an access epoch (no MPI_Win_fence, MPI_Win_start, MPI_Win_lock or MPI_Win_lock_all to it is open)",
+                c.target
+            ),
+        );
+    }
+    if w.fence {
+        w.fence_used = true;
+    }
+    let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
+    if !same(c.target_dtype, RSMPI_DATATYPE_NULL) {
+        PMPI_Type_get_extent(c.target_dtype, &mut lb, &mut extent);
+    }
+    let bytes = (c.target_count as i64 * extent as i64).max(0);
+    let (size, unit) = if null {
+        (0, 1)
+    } else {
+        w.sizes[c.target as usize]
+    };
+    let dynamic = w.dynamic;
+    let disp = if dynamic {
+        c.disp as i64
+    } else {
+        c.disp as i64 * unit
+    };
+    if !null && !dynamic && (disp < 0 || disp + bytes > size) {
+        invalid(
+            l,
+            format!(
+                "{call}: bytes {disp}..{} at rank {} are outside window {id}, which holds {size} bytes there (displacement {} times unit {unit}, {} elements)",
+                disp + bytes,
+                c.target,
+                c.disp,
+                c.target_count
+            ),
+        );
+    }
+    let (op, dtype) = match c.op {
+        Some(o) => (
+            crate::sig::op_named(o).to_string(),
+            crate::sig::basic_name(c.target_dtype),
+        ),
+        None => (String::new(), String::new()),
+    };
+    l.event(Op::Rma {
+        win: id,
+        kind: c.kind,
+        target: crate::values::rank_to_wire(c.target),
+        disp: disp.max(0) as u64,
+        bytes: bytes as u64,
+        req,
+        op,
+        dtype,
+    });
+}
+
+/// A blocking-form communication call: checked, reported, made.
+unsafe fn plain(c: Call, win: MPI_Win, real: impl FnOnce() -> c_int) -> c_int {
+    let mut l = lib();
+    rma(&mut l, &c, win, None);
+    real()
+}
+
+/// A request-form communication call: checked, reported with a request
+/// of the library's, made; the program's waits complete it.
+unsafe fn with_request(
+    c: Call,
+    win: MPI_Win,
+    request: *mut MPI_Request,
+    real: impl FnOnce(*mut MPI_Request) -> c_int,
+) -> c_int {
+    let mut l = lib();
+    crate::check::request_out(&mut l, request);
+    let mut r = RSMPI_REQUEST_NULL;
+    let (id, fake) = l.new_req(Kind::Nothing);
+    rma(&mut l, &c, win, Some(id));
+    let rc = real(&mut r);
+    if let Some(q) = l.reqs.get_mut(&id) {
+        q.kind = Kind::Coll(Real::new(r));
+    }
+    *request = fake;
+    rc
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Put(
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: MPI_Datatype,
+    target_rank: c_int,
+    target_disp: MPI_Aint,
+    target_count: c_int,
+    target_datatype: MPI_Datatype,
+    win: MPI_Win,
+) -> c_int {
+    let c = Call {
+        kind: RmaKind::Put,
+        origin: origin_addr,
+        origin_count,
+        origin_dtype: origin_datatype,
+        target: target_rank,
+        disp: target_disp,
+        target_count,
+        target_dtype: target_datatype,
+        op: None,
+    };
+    plain(c, win, || {
+        PMPI_Put(
+            origin_addr,
+            origin_count,
+            origin_datatype,
+            target_rank,
+            target_disp,
+            target_count,
+            target_datatype,
+            win,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Get(
+    origin_addr: *mut c_void,
+    origin_count: c_int,
+    origin_datatype: MPI_Datatype,
+    target_rank: c_int,
+    target_disp: MPI_Aint,
+    target_count: c_int,
+    target_datatype: MPI_Datatype,
+    win: MPI_Win,
+) -> c_int {
+    let c = Call {
+        kind: RmaKind::Get,
+        origin: origin_addr,
+        origin_count,
+        origin_dtype: origin_datatype,
+        target: target_rank,
+        disp: target_disp,
+        target_count,
+        target_dtype: target_datatype,
+        op: None,
+    };
+    plain(c, win, || {
+        PMPI_Get(
+            origin_addr,
+            origin_count,
+            origin_datatype,
+            target_rank,
+            target_disp,
+            target_count,
+            target_datatype,
+            win,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Accumulate(
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: MPI_Datatype,
+    target_rank: c_int,
+    target_disp: MPI_Aint,
+    target_count: c_int,
+    target_datatype: MPI_Datatype,
+    op: MPI_Op,
+    win: MPI_Win,
+) -> c_int {
+    let c = Call {
+        kind: RmaKind::Acc,
+        origin: origin_addr,
+        origin_count,
+        origin_dtype: origin_datatype,
+        target: target_rank,
+        disp: target_disp,
+        target_count,
+        target_dtype: target_datatype,
+        op: Some(op),
+    };
+    plain(c, win, || {
+        PMPI_Accumulate(
+            origin_addr,
+            origin_count,
+            origin_datatype,
+            target_rank,
+            target_disp,
+            target_count,
+            target_datatype,
+            op,
+            win,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Get_accumulate(
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: MPI_Datatype,
+    result_addr: *mut c_void,
+    result_count: c_int,
+    result_datatype: MPI_Datatype,
+    target_rank: c_int,
+    target_disp: MPI_Aint,
+    target_count: c_int,
+    target_datatype: MPI_Datatype,
+    op: MPI_Op,
+    win: MPI_Win,
+) -> c_int {
+    let c = Call {
+        kind: RmaKind::GetAcc,
+        origin: origin_addr,
+        origin_count,
+        origin_dtype: origin_datatype,
+        target: target_rank,
+        disp: target_disp,
+        target_count,
+        target_dtype: target_datatype,
+        op: Some(op),
+    };
+    plain(c, win, || {
+        PMPI_Get_accumulate(
+            origin_addr,
+            origin_count,
+            origin_datatype,
+            result_addr,
+            result_count,
+            result_datatype,
+            target_rank,
+            target_disp,
+            target_count,
+            target_datatype,
+            op,
+            win,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Fetch_and_op(
+    origin_addr: *const c_void,
+    result_addr: *mut c_void,
+    datatype: MPI_Datatype,
+    target_rank: c_int,
+    target_disp: MPI_Aint,
+    op: MPI_Op,
+    win: MPI_Win,
+) -> c_int {
+    let c = Call {
+        kind: RmaKind::FetchOp,
+        origin: origin_addr,
+        origin_count: 1,
+        origin_dtype: datatype,
+        target: target_rank,
+        disp: target_disp,
+        target_count: 1,
+        target_dtype: datatype,
+        op: Some(op),
+    };
+    plain(c, win, || {
+        PMPI_Fetch_and_op(
+            origin_addr,
+            result_addr,
+            datatype,
+            target_rank,
+            target_disp,
+            op,
+            win,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Compare_and_swap(
+    origin_addr: *const c_void,
+    compare_addr: *const c_void,
+    result_addr: *mut c_void,
+    datatype: MPI_Datatype,
+    target_rank: c_int,
+    target_disp: MPI_Aint,
+    win: MPI_Win,
+) -> c_int {
+    let c = Call {
+        kind: RmaKind::Cas,
+        origin: origin_addr,
+        origin_count: 1,
+        origin_dtype: datatype,
+        target: target_rank,
+        disp: target_disp,
+        target_count: 1,
+        target_dtype: datatype,
+        op: None,
+    };
+    plain(c, win, || {
+        PMPI_Compare_and_swap(
+            origin_addr,
+            compare_addr,
+            result_addr,
+            datatype,
+            target_rank,
+            target_disp,
+            win,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Rput(
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: MPI_Datatype,
+    target_rank: c_int,
+    target_disp: MPI_Aint,
+    target_count: c_int,
+    target_datatype: MPI_Datatype,
+    win: MPI_Win,
+    request: *mut MPI_Request,
+) -> c_int {
+    let c = Call {
+        kind: RmaKind::Put,
+        origin: origin_addr,
+        origin_count,
+        origin_dtype: origin_datatype,
+        target: target_rank,
+        disp: target_disp,
+        target_count,
+        target_dtype: target_datatype,
+        op: None,
+    };
+    with_request(c, win, request, |r| {
+        PMPI_Rput(
+            origin_addr,
+            origin_count,
+            origin_datatype,
+            target_rank,
+            target_disp,
+            target_count,
+            target_datatype,
+            win,
+            r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Rget(
+    origin_addr: *mut c_void,
+    origin_count: c_int,
+    origin_datatype: MPI_Datatype,
+    target_rank: c_int,
+    target_disp: MPI_Aint,
+    target_count: c_int,
+    target_datatype: MPI_Datatype,
+    win: MPI_Win,
+    request: *mut MPI_Request,
+) -> c_int {
+    let c = Call {
+        kind: RmaKind::Get,
+        origin: origin_addr,
+        origin_count,
+        origin_dtype: origin_datatype,
+        target: target_rank,
+        disp: target_disp,
+        target_count,
+        target_dtype: target_datatype,
+        op: None,
+    };
+    with_request(c, win, request, |r| {
+        PMPI_Rget(
+            origin_addr,
+            origin_count,
+            origin_datatype,
+            target_rank,
+            target_disp,
+            target_count,
+            target_datatype,
+            win,
+            r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Raccumulate(
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: MPI_Datatype,
+    target_rank: c_int,
+    target_disp: MPI_Aint,
+    target_count: c_int,
+    target_datatype: MPI_Datatype,
+    op: MPI_Op,
+    win: MPI_Win,
+    request: *mut MPI_Request,
+) -> c_int {
+    let c = Call {
+        kind: RmaKind::Acc,
+        origin: origin_addr,
+        origin_count,
+        origin_dtype: origin_datatype,
+        target: target_rank,
+        disp: target_disp,
+        target_count,
+        target_dtype: target_datatype,
+        op: Some(op),
+    };
+    with_request(c, win, request, |r| {
+        PMPI_Raccumulate(
+            origin_addr,
+            origin_count,
+            origin_datatype,
+            target_rank,
+            target_disp,
+            target_count,
+            target_datatype,
+            op,
+            win,
+            r,
+        )
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Rget_accumulate(
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: MPI_Datatype,
+    result_addr: *mut c_void,
+    result_count: c_int,
+    result_datatype: MPI_Datatype,
+    target_rank: c_int,
+    target_disp: MPI_Aint,
+    target_count: c_int,
+    target_datatype: MPI_Datatype,
+    op: MPI_Op,
+    win: MPI_Win,
+    request: *mut MPI_Request,
+) -> c_int {
+    let c = Call {
+        kind: RmaKind::GetAcc,
+        origin: origin_addr,
+        origin_count,
+        origin_dtype: origin_datatype,
+        target: target_rank,
+        disp: target_disp,
+        target_count,
+        target_dtype: target_datatype,
+        op: Some(op),
+    };
+    with_request(c, win, request, |r| {
+        PMPI_Rget_accumulate(
+            origin_addr,
+            origin_count,
+            origin_datatype,
+            result_addr,
+            result_count,
+            result_datatype,
+            target_rank,
+            target_disp,
+            target_count,
+            target_datatype,
+            op,
+            win,
+            r,
+        )
+    })
+}
