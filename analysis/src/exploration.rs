@@ -125,6 +125,9 @@ impl<'a> Exploration<'a> {
         for f in crate::memory::findings(self.sites, &rec, &token) {
             self.push_once(f, crate::memory::same);
         }
+        for f in crate::races::findings(self.sites, &rec, &token) {
+            self.push_once(f, crate::races::same);
+        }
         if let Some(rerun) = &rec.unbuffered {
             if let Some(f) = runs::without_buffering(self.sites, &rec.files, rerun, &token) {
                 self.done.findings.push(f);

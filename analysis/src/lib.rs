@@ -20,6 +20,7 @@ mod facts;
 mod leaks;
 mod memory;
 mod params;
+mod races;
 mod record;
 mod runs;
 mod sites;

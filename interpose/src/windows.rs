@@ -66,14 +66,18 @@ fn invalid(l: &mut Lib, why: String) -> ! {
 }
 
 /// Makes a window: reports the creation, waits for its id, makes it with
-/// `make`, and exchanges sizes and displacement units over `comm`.
+/// `make` (which returns MPI's code and the rank's memory of the window),
+/// exchanges sizes and displacement units over `comm`, and watches the
+/// rank's memory of the window under the window's id, so that the
+/// program's loads and stores of it reach the scheduler
+/// ([`crate::memory::watch`]).
 unsafe fn create(
     flavor: WinFlavor,
     comm: MPI_Comm,
     size: MPI_Aint,
     disp_unit: c_int,
     win: *mut MPI_Win,
-    make: impl FnOnce() -> c_int,
+    make: impl FnOnce() -> (c_int, *mut c_void),
 ) -> c_int {
     let call = flavor.mpi_name();
     let mut l = lib();
@@ -99,7 +103,10 @@ unsafe fn create(
         Down::NewComm { id } if id >= 0 => id as u32,
         d => fatal(&format!("protocol error: expected a window id, got {d:?}")),
     };
-    let rc = make();
+    let (rc, base) = make();
+    if rc == 0 && !base.is_null() && size > 0 {
+        crate::memory::watch(base as usize, size as usize, u64::from(id));
+    }
     let mut n: c_int = 0;
     PMPI_Comm_size(comm, &mut n);
     let mine = [size as i64, disp_unit as i64];
@@ -147,7 +154,10 @@ pub unsafe extern "C" fn MPI_Win_create(
         );
     }
     create(WinFlavor::Create, comm, size, disp_unit, win, || {
-        PMPI_Win_create(base, size, disp_unit, info, comm, win)
+        (
+            PMPI_Win_create(base, size, disp_unit, info, comm, win),
+            base,
+        )
     })
 }
 
@@ -161,7 +171,8 @@ pub unsafe extern "C" fn MPI_Win_allocate(
     win: *mut MPI_Win,
 ) -> c_int {
     create(WinFlavor::Allocate, comm, size, disp_unit, win, || {
-        PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win)
+        let rc = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
+        (rc, *(baseptr as *mut *mut c_void))
     })
 }
 
@@ -175,7 +186,8 @@ pub unsafe extern "C" fn MPI_Win_allocate_shared(
     win: *mut MPI_Win,
 ) -> c_int {
     create(WinFlavor::Shared, comm, size, disp_unit, win, || {
-        PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win)
+        let rc = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
+        (rc, *(baseptr as *mut *mut c_void))
     })
 }
 
@@ -186,7 +198,10 @@ pub unsafe extern "C" fn MPI_Win_create_dynamic(
     win: *mut MPI_Win,
 ) -> c_int {
     create(WinFlavor::Dynamic, comm, 0, 1, win, || {
-        PMPI_Win_create_dynamic(info, comm, win)
+        (
+            PMPI_Win_create_dynamic(info, comm, win),
+            std::ptr::null_mut(),
+        )
     })
 }
 
@@ -255,6 +270,7 @@ pub unsafe extern "C" fn MPI_Win_free(win: *mut MPI_Win) -> c_int {
     let key = bits(*win);
     let rc = PMPI_Win_free(win);
     l.windows.remove(&key);
+    crate::memory::unwatch(u64::from(id));
     rc
 }
 
@@ -283,7 +299,9 @@ pub unsafe fn free_leaked(l: &mut Lib) {
     for (_, b) in left {
         let mut win: MPI_Win = crate::handle::from_bits(b);
         PMPI_Win_free(&mut win);
-        l.windows.remove(&b);
+        if let Some(w) = l.windows.remove(&b) {
+            crate::memory::unwatch(u64::from(w.id));
+        }
     }
 }
 

@@ -10,9 +10,9 @@ use fib_report::codes::{
     CollectiveArguments, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut,
     FailingExit, FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator,
     LeakedHandle, LeakedRequest, LeakedWindow, Livelock, LostTrack, MpiError, NoFinalize,
-    NullStatus, Observed, ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged,
-    Rule, Scope, Timeout, Touch, TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver,
-    SECTIONS,
+    NullStatus, Observed, RaceAccess, ReadySendUnposted, RelevantBarrier, RelevantByRemoval,
+    ReplayDiverged, Rule, Scope, Timeout, Touch, TypeMismatch, UnreceivedMessage, Unsupported,
+    UnusedWaiver, WindowRace, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -51,7 +51,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 33);
+    assert_eq!(codes::ALL.len(), 34);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -276,6 +276,28 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             count: 1,
             call: "MPI_Win_allocate".into(),
             place: place(),
+            replay: replay(),
+        },
+        WindowRace {
+            first: RaceAccess {
+                rank: 0,
+                what: "load".into(),
+                target: 0,
+                offset: 0,
+                len: 4,
+                place: place(),
+                completed_by: None,
+            },
+            second: RaceAccess {
+                rank: 1,
+                what: "MPI_Put".into(),
+                target: 0,
+                offset: 0,
+                len: 4,
+                place: place(),
+                completed_by: None,
+            },
+            same_origin: false,
             replay: replay(),
         },
         UnreceivedMessage {

@@ -398,6 +398,23 @@ fn buffer_in_use_fib034() {
 }
 
 #[test]
+fn window_race_fib038() {
+    // Rank 0's load of its window and rank 1's MPI_Put under a shared lock,
+    // with nothing between them: the load underlined, the put and the
+    // unlock that completes it labelled.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "window_race_fib038",
+            check(
+                cache.path(),
+                &["tests/umpire/rma_race_lock_put_load.c", "--color", "never"]
+            )
+        );
+    });
+}
+
+#[test]
 fn null_status_fib033() {
     // Found before running: the call underlined; the run itself is ok.
     let cache = tempfile::tempdir().unwrap();

@@ -246,7 +246,9 @@ pub enum Fired {
     /// One-sided synchronisation: each call of `from` completes before
     /// `to` returns (the posts a `MPI_Win_start` waited for, the
     /// completes a `MPI_Win_wait` waited for, the unlocks a lock grant
-    /// followed).
+    /// followed). Every lock grant is recorded, `from` empty when no
+    /// unlock came before it, so that the grants of a target in firing
+    /// order are its grant order.
     Sync { from: Vec<OpId>, to: OpId },
 }
 

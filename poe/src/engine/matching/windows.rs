@@ -451,9 +451,10 @@ impl Matching {
         }
         from.sort();
         from.dedup();
-        if !from.is_empty() {
-            self.fired.push(Fired::Sync { from, to: id });
-        }
+        // Every grant is recorded, with no unlock to follow for the first
+        // on a target: the grants in firing order are each target's grant
+        // order, which the memory rules read.
+        self.fired.push(Fired::Sync { from, to: id });
         self.ranks[id.rank].ops[id.index].complete = true;
         self.release(id.rank, Down::Go);
     }
