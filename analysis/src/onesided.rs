@@ -1,0 +1,273 @@
+//! The finding a one-sided error the rank found makes
+//! ([`fib_wire::Up::OneSided`]): an epoch error (FIB035) or an argument
+//! outside the window (FIB036), worded from the typed facts, with labels at
+//! the calls that opened the epochs concerned and at the window's creation.
+
+use fib_report::codes::{EpochError, OutOfWindow, Rule};
+use fib_report::{Finding, Place};
+use fib_wire::{Epoch, EpochKind, RmaFault, Site, PROC_NULL};
+
+use crate::sites::{FileNames, Resolver};
+
+/// A rank of the window's group, in words.
+fn rank(r: i32) -> String {
+    if r == PROC_NULL {
+        "MPI_PROC_NULL".to_string()
+    } else {
+        format!("rank {r}")
+    }
+}
+
+/// Ranks in words: "rank 1", "ranks 0, 2".
+fn ranks(rs: &[i32]) -> String {
+    match rs {
+        [r] => rank(*r),
+        _ => format!(
+            "ranks {}",
+            rs.iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// An open epoch, in words, with what would close it.
+fn epoch(e: &Epoch) -> String {
+    let close = e.kind.closer();
+    match e.kind {
+        EpochKind::Fence => {
+            "the epoch MPI_Win_fence opened, in which one-sided calls were made".to_string()
+        }
+        EpochKind::Access if e.ranks.is_empty() => {
+            format!("the access epoch MPI_Win_start opened (no {close})")
+        }
+        EpochKind::Access => format!(
+            "the access epoch MPI_Win_start opened to {} (no {close})",
+            ranks(&e.ranks)
+        ),
+        EpochKind::Exposure if e.ranks.is_empty() => {
+            format!("the exposure epoch MPI_Win_post opened (no {close})")
+        }
+        EpochKind::Exposure => format!(
+            "the exposure epoch MPI_Win_post opened to {} (no {close})",
+            ranks(&e.ranks)
+        ),
+        EpochKind::Lock => format!(
+            "the lock MPI_Win_lock took on {} (no {close})",
+            ranks(&e.ranks)
+        ),
+        EpochKind::LockAll => format!("the locks MPI_Win_lock_all took (no {close})"),
+    }
+}
+
+/// What the label at an epoch's opening call says.
+fn opened_here(e: &Epoch) -> String {
+    match e.kind {
+        EpochKind::Fence => "the fence epoch opens here".to_string(),
+        EpochKind::Access => "the access epoch opens here".to_string(),
+        EpochKind::Exposure => "the exposure epoch opens here".to_string(),
+        EpochKind::Lock => format!("the lock on {} is taken here", ranks(&e.ranks)),
+        EpochKind::LockAll => "the lock-all epoch opens here".to_string(),
+    }
+}
+
+fn list(open: &[Epoch]) -> String {
+    open.iter().map(epoch).collect::<Vec<_>>().join(", and ")
+}
+
+/// The facts of one one-sided error.
+pub struct OneSided<'a> {
+    pub rank: usize,
+    pub site: Site,
+    pub call: &'a str,
+    pub win: Option<u32>,
+    pub made: Site,
+    pub fault: &'a RmaFault,
+}
+
+/// The finding `e` makes, in the interleaving `replay`.
+pub fn finding(sites: &Resolver, files: &FileNames, e: &OneSided, replay: String) -> Finding {
+    let place = |site, callee: &str| sites.place(site, callee, files);
+    let at = place(e.site, e.call);
+    let made = e.win.map(|_| place(e.made, ""));
+    let maker = match sites.call_name(e.made, "", files) {
+        n if n.is_empty() => "MPI_Win_create".to_string(),
+        n => n,
+    };
+    let window = match (&made, e.win) {
+        (_, None) => "the window it makes".to_string(),
+        (
+            Some(Place {
+                file: Some(f),
+                line: Some(l),
+                ..
+            }),
+            _,
+        ) => format!("the window made by {maker} at {f}:{l}"),
+        (_, Some(id)) => format!("window {id}"),
+    };
+    let (problem, open, help): (String, &[Epoch], &str) = match e.fault {
+        RmaFault::NoAccessEpoch { target } => (
+            format!(
+                "{} is accessed outside an access epoch (no MPI_Win_fence, MPI_Win_start naming it, MPI_Win_lock of it or MPI_Win_lock_all is open)",
+                rank(*target)
+            ),
+            &[],
+            "open an access epoch to the target first: MPI_Win_fence on every rank, MPI_Win_start with a matching MPI_Win_post at the target, or MPI_Win_lock / MPI_Win_lock_all",
+        ),
+        RmaFault::NoLock { target } => (
+            format!("this rank holds no lock on {} (no MPI_Win_lock)", rank(*target)),
+            &[],
+            "lock the target with MPI_Win_lock before unlocking or flushing it",
+        ),
+        RmaFault::NoLockAll => (
+            "no MPI_Win_lock_all is open".to_string(),
+            &[],
+            "pair each MPI_Win_unlock_all with an earlier MPI_Win_lock_all",
+        ),
+        RmaFault::NoPassiveEpoch => (
+            "no passive-target epoch is open (no MPI_Win_lock or MPI_Win_lock_all)".to_string(),
+            &[],
+            "flush only inside an epoch opened by MPI_Win_lock or MPI_Win_lock_all",
+        ),
+        RmaFault::NoStart => (
+            "no access epoch is open (no MPI_Win_start)".to_string(),
+            &[],
+            "pair each MPI_Win_complete with an earlier MPI_Win_start",
+        ),
+        RmaFault::NoPost => (
+            "no exposure epoch is open (no MPI_Win_post)".to_string(),
+            &[],
+            "pair each MPI_Win_wait or MPI_Win_test with an earlier MPI_Win_post",
+        ),
+        RmaFault::AlreadyOpen { open } => (
+            format!("the epoch it opens is open already: {}", epoch(open)),
+            std::slice::from_ref(open),
+            "close the open epoch before opening it again",
+        ),
+        RmaFault::StillOpen { open } => (
+            format!(
+                "{} still open: {}",
+                if open.len() == 1 {
+                    "an epoch is"
+                } else {
+                    "epochs are"
+                },
+                list(open)
+            ),
+            open,
+            "close every epoch on the window (MPI_Win_complete, MPI_Win_wait, MPI_Win_unlock, MPI_Win_unlock_all) before a fence, MPI_Win_free or MPI_Finalize",
+        ),
+        RmaFault::Mixed { passive, open } => (
+            format!(
+                "{} target synchronisation is mixed with {}",
+                if *passive { "passive" } else { "active" },
+                list(open)
+            ),
+            open,
+            "close the epochs of one kind of synchronisation (with a fence, MPI_Win_complete and MPI_Win_wait, or the unlocks) before using the other on the window",
+        ),
+        RmaFault::TargetOutside { target, size } => {
+            return OutOfWindow {
+                rank: e.rank,
+                call: e.call.to_string(),
+                window,
+                problem: format!(
+                    "target rank {target} is outside the window's group of {size} processes"
+                ),
+                place: at,
+                made,
+                help: "name a rank of the window's communicator, or MPI_PROC_NULL".into(),
+                replay,
+            }
+            .finding()
+        }
+        RmaFault::BytesOutside {
+            target,
+            disp,
+            unit,
+            count,
+            start,
+            end,
+            size,
+        } => {
+            return OutOfWindow {
+                rank: e.rank,
+                call: e.call.to_string(),
+                window,
+                problem: format!(
+                    "bytes {start}..{end} at {} (displacement {disp} times unit {unit}, {count} {}) are outside its window of {size} bytes",
+                    rank(*target),
+                    if *count == 1 { "element" } else { "elements" }
+                ),
+                place: at,
+                made,
+                help: "keep the displacement (in the target's displacement units) and the count within the size the target gave its window".into(),
+                replay,
+            }
+            .finding()
+        }
+        RmaFault::NullDatatype { origin, count } => {
+            return OutOfWindow {
+                rank: e.rank,
+                call: e.call.to_string(),
+                window,
+                problem: format!(
+                    "the {} datatype is MPI_DATATYPE_NULL for {count} elements",
+                    if *origin { "origin" } else { "target" }
+                ),
+                place: at,
+                made,
+                help: "pass the datatype of the data moved".into(),
+                replay,
+            }
+            .finding()
+        }
+        RmaFault::NullBuffer { count } => {
+            return OutOfWindow {
+                rank: e.rank,
+                call: e.call.to_string(),
+                window,
+                problem: format!("the origin buffer is a null pointer for {count} elements"),
+                place: at,
+                made,
+                help: "pass the buffer that holds the data".into(),
+                replay,
+            }
+            .finding()
+        }
+        RmaFault::NullMemory { size } => {
+            return OutOfWindow {
+                rank: e.rank,
+                call: e.call.to_string(),
+                window,
+                problem: format!("its memory is a null pointer but its size is {size} bytes"),
+                place: at,
+                made,
+                help: "give the window the memory it declares, or size 0".into(),
+                replay,
+            }
+            .finding()
+        }
+    };
+    let mut opened: Vec<(Place, String)> = open
+        .iter()
+        .filter(|o| o.site != e.site)
+        .map(|o| (place(o.site, o.kind.opener()), opened_here(o)))
+        .collect();
+    if let Some(m) = made {
+        opened.push((m, "the window is made here".to_string()));
+    }
+    EpochError {
+        rank: e.rank,
+        call: e.call.to_string(),
+        window,
+        problem,
+        place: at,
+        opened,
+        help: help.to_string(),
+        replay,
+    }
+    .finding()
+}
