@@ -32,6 +32,15 @@ fn ranks(rs: &[i32]) -> String {
     }
 }
 
+/// `n` elements, in words.
+fn elements(n: i32) -> String {
+    if n == 1 {
+        "1 element".to_string()
+    } else {
+        format!("{n} elements")
+    }
+}
+
 /// An open epoch, in words, with what would close it.
 fn epoch(e: &Epoch) -> String {
     let close = e.kind.closer();
@@ -197,9 +206,9 @@ pub fn finding(sites: &Resolver, files: &FileNames, e: &OneSided, replay: String
                 call: e.call.to_string(),
                 window,
                 problem: format!(
-                    "bytes {start}..{end} at {} (displacement {disp} times unit {unit}, {count} {}) are outside its window of {size} bytes",
+                    "bytes {start}..{end} at {} (displacement {disp} times unit {unit}, {}) are outside its window of {size} bytes",
                     rank(*target),
-                    if *count == 1 { "element" } else { "elements" }
+                    elements(*count)
                 ),
                 place: at,
                 made,
@@ -214,8 +223,9 @@ pub fn finding(sites: &Resolver, files: &FileNames, e: &OneSided, replay: String
                 call: e.call.to_string(),
                 window,
                 problem: format!(
-                    "the {} datatype is MPI_DATATYPE_NULL for {count} elements",
-                    if *origin { "origin" } else { "target" }
+                    "the {} datatype is MPI_DATATYPE_NULL for {}",
+                    if *origin { "origin" } else { "target" },
+                    elements(*count)
                 ),
                 place: at,
                 made,
@@ -229,7 +239,10 @@ pub fn finding(sites: &Resolver, files: &FileNames, e: &OneSided, replay: String
                 rank: e.rank,
                 call: e.call.to_string(),
                 window,
-                problem: format!("the origin buffer is a null pointer for {count} elements"),
+                problem: format!(
+                    "the origin buffer is a null pointer for {}",
+                    elements(*count)
+                ),
                 place: at,
                 made,
                 help: "pass the buffer that holds the data".into(),
@@ -270,4 +283,172 @@ pub fn finding(sites: &Resolver, files: &FileNames, e: &OneSided, replay: String
         replay,
     }
     .finding()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use std::path::Path;
+
+    use fib_sites::Analysis;
+
+    fn line(line: u32) -> Site {
+        Site::Line { file: 1, line }
+    }
+
+    fn judge(call: &str, win: Option<u32>, fault: RmaFault) -> Finding {
+        let a = Analysis::default();
+        let r = Resolver::new(&a, Path::new(""));
+        let files: FileNames = [(1, "a.c".to_string())].into();
+        let e = OneSided {
+            rank: 1,
+            site: line(20),
+            call,
+            win,
+            made: line(5),
+            fault: &fault,
+        };
+        finding(&r, &files, &e, "0".into())
+    }
+
+    #[test]
+    fn epoch_errors_are_fib035_with_the_opening_calls_labelled() {
+        let f = judge(
+            "MPI_Win_free",
+            Some(2),
+            RmaFault::StillOpen {
+                open: vec![
+                    Epoch {
+                        kind: EpochKind::Access,
+                        ranks: vec![0, 2],
+                        site: line(9),
+                    },
+                    Epoch {
+                        kind: EpochKind::LockAll,
+                        ranks: vec![],
+                        site: line(12),
+                    },
+                ],
+            },
+        );
+        assert_eq!(f.code.code, "FIB035");
+        assert_eq!(
+            f.message,
+            "MPI_Win_free on the window made by MPI_Win_create at a.c:5: epochs are still open: \
+             the access epoch MPI_Win_start opened to ranks 0, 2 (no MPI_Win_complete), and \
+             the locks MPI_Win_lock_all took (no MPI_Win_unlock_all)"
+        );
+        let labels: Vec<(u32, &str)> = f
+            .labels
+            .iter()
+            .map(|l| (l.line, l.message.as_str()))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                (9, "the access epoch opens here"),
+                (12, "the lock-all epoch opens here"),
+                (5, "the window is made here")
+            ]
+        );
+        assert_eq!((f.line, f.rank), (Some(20), Some(1)));
+        for (fault, says) in [
+            (
+                RmaFault::NoAccessEpoch { target: 1 },
+                "rank 1 is accessed outside an access epoch",
+            ),
+            (
+                RmaFault::NoLock { target: PROC_NULL },
+                "this rank holds no lock on MPI_PROC_NULL",
+            ),
+            (RmaFault::NoLockAll, "no MPI_Win_lock_all is open"),
+            (RmaFault::NoPassiveEpoch, "no passive-target epoch is open"),
+            (
+                RmaFault::NoStart,
+                "no access epoch is open (no MPI_Win_start)",
+            ),
+            (
+                RmaFault::NoPost,
+                "no exposure epoch is open (no MPI_Win_post)",
+            ),
+            (
+                RmaFault::Mixed {
+                    passive: true,
+                    open: vec![Epoch {
+                        kind: EpochKind::Fence,
+                        ranks: vec![],
+                        site: line(8),
+                    }],
+                },
+                "passive target synchronisation is mixed with the epoch MPI_Win_fence opened",
+            ),
+            (
+                RmaFault::AlreadyOpen {
+                    open: Epoch {
+                        kind: EpochKind::Lock,
+                        ranks: vec![1],
+                        site: line(8),
+                    },
+                },
+                "the epoch it opens is open already: the lock MPI_Win_lock took on rank 1",
+            ),
+        ] {
+            let f = judge("MPI_Put", Some(2), fault);
+            assert_eq!(f.code.code, "FIB035");
+            assert!(f.message.contains(says), "{}", f.message);
+        }
+    }
+
+    #[test]
+    fn arguments_outside_the_window_are_fib036() {
+        for (call, win, fault, says) in [
+            (
+                "MPI_Get",
+                Some(2),
+                RmaFault::TargetOutside { target: 2, size: 2 },
+                "target rank 2 is outside the window's group of 2 processes",
+            ),
+            (
+                "MPI_Put",
+                Some(2),
+                RmaFault::BytesOutside {
+                    target: 1,
+                    disp: 4,
+                    unit: 4,
+                    count: 2,
+                    start: 16,
+                    end: 24,
+                    size: 16,
+                },
+                "bytes 16..24 at rank 1 (displacement 4 times unit 4, 2 elements) are outside its window of 16 bytes",
+            ),
+            (
+                "MPI_Accumulate",
+                Some(2),
+                RmaFault::NullDatatype {
+                    origin: false,
+                    count: 1,
+                },
+                "the target datatype is MPI_DATATYPE_NULL for 1 element",
+            ),
+            (
+                "MPI_Put",
+                Some(2),
+                RmaFault::NullBuffer { count: 3 },
+                "the origin buffer is a null pointer for 3 elements",
+            ),
+            (
+                "MPI_Win_create",
+                None,
+                RmaFault::NullMemory { size: 64 },
+                "MPI_Win_create on the window it makes: its memory is a null pointer but its size is 64 bytes",
+            ),
+        ] {
+            let f = judge(call, win, fault);
+            assert_eq!(f.code.code, "FIB036");
+            assert!(f.message.contains(says), "{}", f.message);
+            assert_eq!(f.labels.len(), usize::from(win.is_some()));
+        }
+    }
 }
