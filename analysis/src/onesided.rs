@@ -263,6 +263,21 @@ pub fn finding(sites: &Resolver, files: &FileNames, e: &OneSided, replay: String
             }
             .finding()
         }
+        RmaFault::ShortMemory { size, mapped } => {
+            return OutOfWindow {
+                rank: e.rank,
+                call: e.call.to_string(),
+                window,
+                problem: format!(
+                    "its memory is declared {size} bytes long, but only the first {mapped} bytes are mapped in the process"
+                ),
+                place: at,
+                made,
+                help: "give the window the memory it declares: allocate at least its size".into(),
+                replay,
+            }
+            .finding()
+        }
     };
     let mut opened: Vec<(Place, String)> = open
         .iter()
@@ -443,6 +458,15 @@ mod tests {
                 None,
                 RmaFault::NullMemory { size: 64 },
                 "MPI_Win_create on the window it makes: its memory is a null pointer but its size is 64 bytes",
+            ),
+            (
+                "MPI_Win_attach",
+                Some(2),
+                RmaFault::ShortMemory {
+                    size: 1 << 30,
+                    mapped: 8192,
+                },
+                "its memory is declared 1073741824 bytes long, but only the first 8192 bytes are mapped",
             ),
         ] {
             let f = judge(call, win, fault);

@@ -30,7 +30,8 @@
 //! calls that opened the epochs concerned; and arguments outside the window
 //! (FIB036): a target outside the window's group or bytes outside the
 //! target's window, a null datatype or origin buffer for a nonzero count,
-//! window memory that is a null pointer with a nonzero size. Each ends the
+//! window memory that is a null pointer with a nonzero size or reaches past
+//! the pages mapped from its start. Each ends the
 //! run. Other bad arguments (a handle that is no window, a negative count
 //! or size, an unknown lock type) are invalid calls ([`Up::Invalid`],
 //! FIB012).
@@ -88,6 +89,50 @@ fn fault(l: &mut Lib, call: &str, win: Option<u32>, fault: RmaFault) -> ! {
         fault,
     });
     l.conn.wait_for_eof()
+}
+
+/// How many of the `size` bytes from `base` are mapped in the process:
+/// `size` when all are, else the bytes up to the first page that is not.
+fn mapped_bytes(base: *const c_void, size: i64) -> i64 {
+    // SAFETY: sysconf and mincore only read the process's page tables;
+    // `vec` has room for one byte per page of the range.
+    unsafe {
+        let page = libc::sysconf(libc::_SC_PAGESIZE).max(1) as usize;
+        let start = base as usize & !(page - 1);
+        let end = (base as usize).saturating_add(size as usize);
+        let pages = (end - start).div_ceil(page);
+        let mut vec = vec![0u8; pages.max(1)];
+        if libc::mincore(start as *mut c_void, end - start, vec.as_mut_ptr()) == 0 {
+            return size;
+        }
+        if *libc::__errno_location() != libc::ENOMEM {
+            return size;
+        }
+        // The first page that is not mapped.
+        let mut one = [0u8; 1];
+        for k in 0..pages {
+            let p = start + k * page;
+            if libc::mincore(p as *mut c_void, page, one.as_mut_ptr()) != 0 {
+                return (p as i64 - base as i64).max(0);
+            }
+        }
+        size
+    }
+}
+
+/// Ends the run if the `size` bytes from `base` given to `call` as window
+/// memory are a null pointer or reach past the process's memory.
+fn memory_given(l: &mut Lib, call: &str, win: Option<u32>, base: *const c_void, size: i64) {
+    if size <= 0 {
+        return;
+    }
+    if base.is_null() {
+        fault(l, call, win, RmaFault::NullMemory { size });
+    }
+    let mapped = mapped_bytes(base, size);
+    if mapped < size {
+        fault(l, call, win, RmaFault::ShortMemory { size, mapped });
+    }
 }
 
 /// Makes a window: reports the creation, waits for its id, makes it with
@@ -169,14 +214,7 @@ pub unsafe extern "C" fn MPI_Win_create(
     comm: MPI_Comm,
     win: *mut MPI_Win,
 ) -> c_int {
-    if base.is_null() && size > 0 {
-        fault(
-            &mut lib(),
-            "MPI_Win_create",
-            None,
-            RmaFault::NullMemory { size: size as i64 },
-        );
-    }
+    memory_given(&mut lib(), "MPI_Win_create", None, base, size as i64);
     create(WinFlavor::Create, comm, size, disp_unit, win, || {
         PMPI_Win_create(base, size, disp_unit, info, comm, win)
     })
@@ -232,14 +270,7 @@ pub unsafe extern "C" fn MPI_Win_attach(win: MPI_Win, base: *mut c_void, size: M
             "MPI_Win_attach: the window was not made by MPI_Win_create_dynamic".into(),
         );
     }
-    if base.is_null() && size > 0 {
-        fault(
-            &mut l,
-            "MPI_Win_attach",
-            Some(id),
-            RmaFault::NullMemory { size: size as i64 },
-        );
-    }
+    memory_given(&mut l, "MPI_Win_attach", Some(id), base, size as i64);
     PMPI_Win_attach(win, base, size)
 }
 

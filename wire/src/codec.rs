@@ -1130,6 +1130,11 @@ fn encode_fault(w: &mut W, f: &RmaFault) {
             w.u8(13);
             w.u64(*size as u64);
         }
+        RmaFault::ShortMemory { size, mapped } => {
+            w.u8(14);
+            w.u64(*size as u64);
+            w.u64(*mapped as u64);
+        }
     }
 }
 
@@ -1177,6 +1182,10 @@ fn decode_fault(r: &mut R) -> Result<RmaFault, WireError> {
         12 => RmaFault::NullBuffer { count: r.i32()? },
         13 => RmaFault::NullMemory {
             size: r.u64()? as i64,
+        },
+        14 => RmaFault::ShortMemory {
+            size: r.u64()? as i64,
+            mapped: r.u64()? as i64,
         },
         k => return Err(WireError(format!("one-sided fault {k}"))),
     })
@@ -1559,6 +1568,13 @@ mod tests {
             ),
             (Some(3), RmaFault::NullBuffer { count: 5 }),
             (None, RmaFault::NullMemory { size: 64 }),
+            (
+                None,
+                RmaFault::ShortMemory {
+                    size: 1 << 40,
+                    mapped: 4096,
+                },
+            ),
         ] {
             round_up(Up::OneSided {
                 site,

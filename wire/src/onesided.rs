@@ -109,6 +109,10 @@ pub enum RmaFault {
     /// Window memory (or memory attached to a dynamic window) that is a
     /// null pointer with `size` bytes declared.
     NullMemory { size: i64 },
+    /// Window memory (or memory attached to a dynamic window) declared
+    /// `size` bytes long of which only the first `mapped` are memory of the
+    /// process at all.
+    ShortMemory { size: i64, mapped: i64 },
 }
 
 impl RmaFault {

@@ -1,5 +1,6 @@
 //! FIB036: a one-sided call whose target, bytes, datatype or buffer lie
-//! outside what the window allows, or a window whose memory is null.
+//! outside what the window allows, or a window whose memory is null or
+//! shorter than declared.
 
 use super::fib035_rma_epoch::label;
 use super::{Code, Rule};
@@ -11,7 +12,7 @@ pub const FIB036: Code = Code {
     name: "rma-out-of-window",
     severity: Severity::Error,
     tool_failure: false,
-    summary: "A one-sided call names a target outside the window's group or bytes outside the target's window, a null datatype or origin buffer, or a window's memory is a null pointer.",
+    summary: "A one-sided call names a target outside the window's group or bytes outside the target's window, a null datatype or origin buffer, or a window's memory is a null pointer or shorter than declared.",
     explanation: "\
 ## What it means
 
@@ -26,7 +27,9 @@ allows:
 - MPI_DATATYPE_NULL as the origin or target datatype, or a null origin
   buffer, with a nonzero count;
 - MPI_Win_create (or MPI_Win_attach) given a null pointer as memory with
-  a nonzero size.
+  a nonzero size, or memory declared longer than the process has mapped
+  from its start (memory that is shorter but followed by other memory of
+  the process cannot be told apart).
 
 The finding names the call, the window (by the call that made it) and the
 bytes or rank at fault. The rank finds the error before the call reaches
