@@ -6,7 +6,7 @@
 //! it (another rank's crash, abort or MPI error, which the launcher answers
 //! by killing the job).
 
-use fib_wire::{Op, Site};
+use fib_wire::{Op, RmaFault, Site};
 use poe::engine::RunEnd;
 
 use crate::record::Ending;
@@ -118,6 +118,27 @@ impl Endings {
             rank: r,
             site,
             first,
+        });
+    }
+
+    /// Rank `r`'s one-sided call `call` at `site`, on window `win` made at
+    /// `made`, is wrong as `fault` says.
+    pub fn one_sided(
+        &mut self,
+        r: usize,
+        site: Site,
+        call: String,
+        win: Option<u32>,
+        made: Site,
+        fault: RmaFault,
+    ) {
+        self.decide(Ending::OneSided {
+            rank: r,
+            site,
+            call,
+            win,
+            made,
+            fault,
         });
     }
 

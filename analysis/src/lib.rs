@@ -19,6 +19,7 @@ mod exploration;
 mod facts;
 mod leaks;
 mod memory;
+mod onesided;
 mod params;
 mod races;
 mod record;

@@ -1,7 +1,7 @@
 //! What one run of the program produced, as the driver hands it over: how
 //! it ended, what the engine recorded, and what the ranks said.
 
-use fib_wire::Site;
+use fib_wire::{RmaFault, Site};
 use poe::engine::{Choice, FiredList, Ops, RankView, RunEnd};
 
 use crate::sites::FileNames;
@@ -53,6 +53,18 @@ pub enum Ending {
         rank: usize,
         site: Site,
         first: Site,
+    },
+    /// A rank found its one-sided call `call` at `site`, on window `win`
+    /// made at `made` (none for a creation), wrong as `fault` says (an epoch error or an
+    /// argument outside the window), before calling MPI.
+    OneSided {
+        rank: usize,
+        site: Site,
+        call: String,
+        win: Option<u32>,
+        /// The call that made the window (unknown for a creation).
+        made: Site,
+        fault: RmaFault,
     },
     /// The MPI library raised an error in a rank's call at `site`.
     MpiError {

@@ -116,6 +116,25 @@ fn ending_finding(
             };
             (f.finding(), Outcome::Crash, false)
         }
+        Ending::OneSided {
+            rank,
+            site,
+            call,
+            win,
+            made,
+            fault,
+        } => {
+            let e = crate::onesided::OneSided {
+                rank: *rank,
+                site: *site,
+                call,
+                win: *win,
+                made: *made,
+                fault,
+            };
+            let f = crate::onesided::finding(sites, files, &e, replay);
+            (f, Outcome::Crash, false)
+        }
         Ending::Timeout => {
             let f = Timeout {
                 ranks: rank_states(sites, files, &rec.ranks),

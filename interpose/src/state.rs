@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap as HashMap;
 use std::cell::UnsafeCell;
 use std::os::raw::{c_int, c_void};
 
+use fib_wire::Site;
 use mpi_sys::*;
 
 use crate::conn::Conn;
@@ -141,6 +142,24 @@ pub struct Win {
     pub locks: Vec<i32>,
     /// `MPI_Win_lock_all` holds.
     pub lock_all: bool,
+    /// Where the epochs open now were opened: the last fence, the access
+    /// and exposure epochs, each lock of `locks` (in its order), the
+    /// lock-all.
+    pub opened: Opened,
+}
+
+/// The sites of the calls that opened a window's epochs ([`Win::opened`]).
+#[derive(Default)]
+pub struct Opened {
+    /// The call that made the window.
+    pub made: Site,
+    pub fence: Site,
+    pub access: Site,
+    pub exposure: Site,
+    /// The group `MPI_Win_post` exposed the window to.
+    pub exposure_group: Vec<i32>,
+    pub locks: Vec<Site>,
+    pub lock_all: Site,
 }
 
 pub struct Lib {

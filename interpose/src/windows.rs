@@ -21,14 +21,20 @@
 //!   request of the library's, completed by the usual waits).
 //!
 //! The rank judges alone, before the real call, the errors that would make
-//! MPI's behaviour undefined: a communication call outside an access epoch
-//! to its target, a target outside the window's group or bytes outside the
-//! target's window, a null datatype or buffer; an unlock without its lock,
-//! `MPI_Win_complete` without `MPI_Win_start`, `MPI_Win_wait` without
-//! `MPI_Win_post`; passive and active target synchronisation mixed in one
-//! epoch; a window freed (or `MPI_Finalize` called) with an epoch open. Each
-//! ends the run as an invalid call naming the window, the call and what is
-//! missing or open.
+//! MPI's behaviour undefined, and reports them typed ([`Up::OneSided`]):
+//! epoch errors (FIB035): a communication call outside an access epoch to
+//! its target, an unlock without its lock, `MPI_Win_complete` without
+//! `MPI_Win_start`, `MPI_Win_wait` without `MPI_Win_post`, an epoch opened
+//! twice, passive and active target synchronisation mixed in one epoch, a
+//! window freed (or `MPI_Finalize` called) with an epoch open, each with the
+//! calls that opened the epochs concerned; and arguments outside the window
+//! (FIB036): a target outside the window's group or bytes outside the
+//! target's window, a null datatype or origin buffer for a nonzero count,
+//! window memory that is a null pointer with a nonzero size or reaches past
+//! the pages mapped from its start. Each ends the
+//! run. Other bad arguments (a handle that is no window, a negative count
+//! or size, an unknown lock type) are invalid calls ([`Up::Invalid`],
+//! FIB012).
 
 // `MPI_Aint` is the implementation's address-sized integer: the casts to
 // `i64` are needed where it is narrower.
@@ -36,13 +42,15 @@
 
 use std::os::raw::{c_int, c_void};
 
-use fib_wire::{Down, FlushKind, Op, RmaKind, WinFlavor, PROC_NULL};
+use fib_wire::{
+    Down, Epoch, EpochKind, FlushKind, Op, RmaFault, RmaKind, Up, WinFlavor, PROC_NULL,
+};
 use mpi_sys::*;
 
 use crate::conn::fatal;
 use crate::handle::{bits, same};
 use crate::held::lib;
-use crate::state::{Kind, Lib, Real, Win};
+use crate::state::{Kind, Lib, Opened, Real, Win};
 
 /// The window behind `win`, or the end of the run for a handle no
 /// modelled call made.
@@ -63,6 +71,68 @@ fn window<'a>(l: &'a mut Lib, win: MPI_Win, call: &str) -> &'a mut Win {
 /// Ends the run for the invalid one-sided call `why`.
 fn invalid(l: &mut Lib, why: String) -> ! {
     crate::check::invalid(l, why)
+}
+
+/// Ends the run for the one-sided call `call` on window `win`, wrong as
+/// `fault` says.
+fn fault(l: &mut Lib, call: &str, win: Option<u32>, fault: RmaFault) -> ! {
+    let site = crate::site::for_call();
+    let made = win
+        .and_then(|id| l.windows.values().find(|w| w.id == id))
+        .map(|w| w.opened.made)
+        .unwrap_or_default();
+    l.push(Up::OneSided {
+        site,
+        call: call.to_string(),
+        win,
+        made,
+        fault,
+    });
+    l.conn.wait_for_eof()
+}
+
+/// How many of the `size` bytes from `base` are mapped in the process:
+/// `size` when all are, else the bytes up to the first page that is not.
+fn mapped_bytes(base: *const c_void, size: i64) -> i64 {
+    // SAFETY: sysconf and mincore only read the process's page tables;
+    // `vec` has room for one byte per page of the range.
+    unsafe {
+        let page = libc::sysconf(libc::_SC_PAGESIZE).max(1) as usize;
+        let start = base as usize & !(page - 1);
+        let end = (base as usize).saturating_add(size as usize);
+        let pages = (end - start).div_ceil(page);
+        let mut vec = vec![0u8; pages.max(1)];
+        if libc::mincore(start as *mut c_void, end - start, vec.as_mut_ptr()) == 0 {
+            return size;
+        }
+        if *libc::__errno_location() != libc::ENOMEM {
+            return size;
+        }
+        // The first page that is not mapped.
+        let mut one = [0u8; 1];
+        for k in 0..pages {
+            let p = start + k * page;
+            if libc::mincore(p as *mut c_void, page, one.as_mut_ptr()) != 0 {
+                return (p as i64 - base as i64).max(0);
+            }
+        }
+        size
+    }
+}
+
+/// Ends the run if the `size` bytes from `base` given to `call` as window
+/// memory are a null pointer or reach past the process's memory.
+fn memory_given(l: &mut Lib, call: &str, win: Option<u32>, base: *const c_void, size: i64) {
+    if size <= 0 {
+        return;
+    }
+    if base.is_null() {
+        fault(l, call, win, RmaFault::NullMemory { size });
+    }
+    let mapped = mapped_bytes(base, size);
+    if mapped < size {
+        fault(l, call, win, RmaFault::ShortMemory { size, mapped });
+    }
 }
 
 /// Makes a window: reports the creation, waits for its id, makes it with
@@ -133,6 +203,10 @@ unsafe fn create(
             exposure: false,
             locks: Vec::new(),
             lock_all: false,
+            opened: Opened {
+                made: crate::site::for_call(),
+                ..Opened::default()
+            },
         },
     );
     rc
@@ -147,12 +221,7 @@ pub unsafe extern "C" fn MPI_Win_create(
     comm: MPI_Comm,
     win: *mut MPI_Win,
 ) -> c_int {
-    if base.is_null() && size > 0 {
-        invalid(
-            &mut lib(),
-            format!("MPI_Win_create: the window's memory is a null pointer but its size is {size} bytes"),
-        );
-    }
+    memory_given(&mut lib(), "MPI_Win_create", None, base, size as i64);
     create(WinFlavor::Create, comm, size, disp_unit, win, || {
         (
             PMPI_Win_create(base, size, disp_unit, info, comm, win),
@@ -209,18 +278,14 @@ pub unsafe extern "C" fn MPI_Win_create_dynamic(
 pub unsafe extern "C" fn MPI_Win_attach(win: MPI_Win, base: *mut c_void, size: MPI_Aint) -> c_int {
     let mut l = lib();
     let w = window(&mut l, win, "MPI_Win_attach");
+    let id = w.id;
     if !w.dynamic {
         invalid(
             &mut l,
             "MPI_Win_attach: the window was not made by MPI_Win_create_dynamic".into(),
         );
     }
-    if base.is_null() && size > 0 {
-        invalid(
-            &mut l,
-            format!("MPI_Win_attach: the memory is a null pointer but its size is {size} bytes"),
-        );
-    }
+    memory_given(&mut l, "MPI_Win_attach", Some(id), base, size as i64);
     PMPI_Win_attach(win, base, size)
 }
 
@@ -231,27 +296,50 @@ pub unsafe extern "C" fn MPI_Win_detach(win: MPI_Win, base: *const c_void) -> c_
     PMPI_Win_detach(win, base)
 }
 
-/// The epochs of `w` still open, in words, or `None`.
-fn open_epochs(w: &Win) -> Option<String> {
+/// The epochs of `w` still open (a fence's not counted).
+fn open_epochs(w: &Win) -> Vec<Epoch> {
     let mut open = Vec::new();
     if let Some(t) = &w.access {
-        open.push(format!(
-            "the access epoch MPI_Win_start opened to ranks {t:?} (no MPI_Win_complete)"
-        ));
+        open.push(Epoch {
+            kind: EpochKind::Access,
+            ranks: t.clone(),
+            site: w.opened.access,
+        });
     }
     if w.exposure {
-        open.push("the exposure epoch MPI_Win_post opened (no MPI_Win_wait)".to_string());
+        open.push(Epoch {
+            kind: EpochKind::Exposure,
+            ranks: w.opened.exposure_group.clone(),
+            site: w.opened.exposure,
+        });
     }
-    if !w.locks.is_empty() {
-        open.push(format!(
-            "the lock on ranks {:?} (no MPI_Win_unlock)",
-            w.locks
-        ));
+    for (i, &t) in w.locks.iter().enumerate() {
+        open.push(Epoch {
+            kind: EpochKind::Lock,
+            ranks: vec![t],
+            site: w.opened.locks.get(i).copied().unwrap_or_default(),
+        });
     }
     if w.lock_all {
-        open.push("the MPI_Win_lock_all epoch (no MPI_Win_unlock_all)".to_string());
+        open.push(Epoch {
+            kind: EpochKind::LockAll,
+            ranks: Vec::new(),
+            site: w.opened.lock_all,
+        });
     }
-    (!open.is_empty()).then(|| open.join(", "))
+    open
+}
+
+/// The open epoch of kind `kind` (and target `rank`, for a lock).
+fn epoch_of(w: &Win, kind: EpochKind, rank: i32) -> Epoch {
+    open_epochs(w)
+        .into_iter()
+        .find(|e| e.kind == kind && (kind != EpochKind::Lock || e.ranks == [rank]))
+        .unwrap_or(Epoch {
+            kind,
+            ranks: Vec::new(),
+            site: Default::default(),
+        })
 }
 
 #[no_mangle]
@@ -259,10 +347,13 @@ pub unsafe extern "C" fn MPI_Win_free(win: *mut MPI_Win) -> c_int {
     let mut l = lib();
     let w = window(&mut l, *win, "MPI_Win_free");
     let id = w.id;
-    if let Some(open) = open_epochs(w) {
-        invalid(
+    let open = open_epochs(w);
+    if !open.is_empty() {
+        fault(
             &mut l,
-            format!("MPI_Win_free: window {id} is freed with an epoch still open: {open}"),
+            "MPI_Win_free",
+            Some(id),
+            RmaFault::StillOpen { open },
         );
     }
     l.event(Op::WinFree { win: id });
@@ -276,15 +367,14 @@ pub unsafe extern "C" fn MPI_Win_free(win: *mut MPI_Win) -> c_int {
 
 /// At `MPI_Finalize`: a window with an epoch still open ends the run.
 pub fn at_finalize(l: &mut Lib) {
-    let open = l
-        .windows
-        .values()
-        .find_map(|w| open_epochs(w).map(|o| (w.id, o)));
+    let mut ws: Vec<&Win> = l.windows.values().collect();
+    ws.sort_unstable_by_key(|w| w.id);
+    let open = ws.into_iter().find_map(|w| {
+        let open = open_epochs(w);
+        (!open.is_empty()).then_some((w.id, open))
+    });
     if let Some((id, open)) = open {
-        invalid(
-            l,
-            format!("MPI_Finalize: window {id} still has an epoch open: {open}"),
-        );
+        fault(l, "MPI_Finalize", Some(id), RmaFault::StillOpen { open });
     }
 }
 
@@ -310,13 +400,29 @@ pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
     let mut l = lib();
     let w = window(&mut l, win, "MPI_Win_fence");
     let id = w.id;
-    if w.access.is_some() || w.exposure || !w.locks.is_empty() || w.lock_all {
-        let open = open_epochs(w).unwrap_or_default();
-        invalid(
+    let open = open_epochs(w);
+    if !open.is_empty() {
+        let passive = open.iter().all(|e| e.kind.passive());
+        if passive {
+            fault(
+                &mut l,
+                "MPI_Win_fence",
+                Some(id),
+                RmaFault::Mixed {
+                    passive: false,
+                    open,
+                },
+            );
+        }
+        // A fence inside a PSCW epoch: the epoch is still open.
+        fault(
             &mut l,
-            format!("MPI_Win_fence: window {id} mixes a fence with {open}"),
+            "MPI_Win_fence",
+            Some(id),
+            RmaFault::StillOpen { open },
         );
     }
+    window(&mut l, win, "MPI_Win_fence").opened.fence = crate::site::for_call();
     l.event(Op::WinFence { win: id });
     l.wait_go();
     let rc = PMPI_Win_fence(assert, win);
@@ -344,30 +450,19 @@ unsafe fn group_ranks(win: MPI_Win, group: MPI_Group) -> Vec<u32> {
 fn no_mixing(l: &mut Lib, win: MPI_Win, call: &str, passive: bool) {
     let w = window(l, win, call);
     let id = w.id;
-    let clash = if passive {
-        if w.access.is_some() || w.exposure {
-            open_epochs(w)
-        } else if w.fence && w.fence_used {
-            Some(
-                "the epoch the last MPI_Win_fence opened, in which one-sided calls were made"
-                    .into(),
-            )
-        } else {
-            None
-        }
-    } else if !w.locks.is_empty() || w.lock_all {
-        open_epochs(w)
-    } else {
-        None
-    };
-    if let Some(open) = clash {
-        invalid(
-            l,
-            format!(
-                "{call}: window {id} mixes {} target synchronisation with {open}",
-                if passive { "passive" } else { "active" }
-            ),
-        );
+    let mut open: Vec<Epoch> = open_epochs(w)
+        .into_iter()
+        .filter(|e| e.kind.passive() != passive)
+        .collect();
+    if passive && w.fence && w.fence_used {
+        open.push(Epoch {
+            kind: EpochKind::Fence,
+            ranks: Vec::new(),
+            site: w.opened.fence,
+        });
+    }
+    if !open.is_empty() {
+        fault(l, call, Some(id), RmaFault::Mixed { passive, open });
     }
 }
 
@@ -378,15 +473,19 @@ pub unsafe extern "C" fn MPI_Win_post(group: MPI_Group, assert: c_int, win: MPI_
     let w = window(&mut l, win, "MPI_Win_post");
     let id = w.id;
     if w.exposure {
-        invalid(
+        let open = epoch_of(w, EpochKind::Exposure, 0);
+        fault(
             &mut l,
-            format!(
-                "MPI_Win_post: window {id} already has an exposure epoch open (no MPI_Win_wait)"
-            ),
+            "MPI_Win_post",
+            Some(id),
+            RmaFault::AlreadyOpen { open },
         );
     }
     w.exposure = true;
     let ranks = group_ranks(win, group);
+    let w = window(&mut l, win, "MPI_Win_post");
+    w.opened.exposure = crate::site::for_call();
+    w.opened.exposure_group = ranks.iter().map(|&r| r as i32).collect();
     let rc = PMPI_Win_post(group, assert, win);
     l.event(Op::WinPost {
         win: id,
@@ -403,15 +502,18 @@ pub unsafe extern "C" fn MPI_Win_start(group: MPI_Group, assert: c_int, win: MPI
     let w = window(&mut l, win, "MPI_Win_start");
     let id = w.id;
     if w.access.is_some() {
-        invalid(
+        let open = epoch_of(w, EpochKind::Access, 0);
+        fault(
             &mut l,
-            format!(
-                "MPI_Win_start: window {id} already has an access epoch open (no MPI_Win_complete)"
-            ),
+            "MPI_Win_start",
+            Some(id),
+            RmaFault::AlreadyOpen { open },
         );
     }
     let ranks = group_ranks(win, group);
+    let w = window(&mut l, win, "MPI_Win_start");
     w.access = Some(ranks.iter().map(|&r| r as i32).collect());
+    w.opened.access = crate::site::for_call();
     l.event(Op::WinStart {
         win: id,
         group: ranks,
@@ -426,10 +528,7 @@ pub unsafe extern "C" fn MPI_Win_complete(win: MPI_Win) -> c_int {
     let w = window(&mut l, win, "MPI_Win_complete");
     let id = w.id;
     if w.access.take().is_none() {
-        invalid(
-            &mut l,
-            format!("MPI_Win_complete: window {id} has no access epoch open (no MPI_Win_start)"),
-        );
+        fault(&mut l, "MPI_Win_complete", Some(id), RmaFault::NoStart);
     }
     // Reported first: the target may wait in the scheduler for it while
     // MPI completes this call.
@@ -446,10 +545,7 @@ unsafe fn wait(win: MPI_Win, flag: *mut c_int) -> c_int {
     let w = window(&mut l, win, call);
     let id = w.id;
     if !w.exposure {
-        invalid(
-            &mut l,
-            format!("{call}: window {id} has no exposure epoch open (no MPI_Win_post)"),
-        );
+        fault(&mut l, call, Some(id), RmaFault::NoPost);
     }
     l.event(Op::WinWait { win: id, test });
     let over = match l.wait_down() {
@@ -486,9 +582,14 @@ fn target_rank(l: &mut Lib, win: MPI_Win, call: &str, target: c_int) {
     let (id, n) = (w.id, w.sizes.len());
     // SAFETY: reading a constant.
     if target != unsafe { RSMPI_PROC_NULL } && (target < 0 || target as usize >= n) {
-        invalid(
+        fault(
             l,
-            format!("{call}: target rank {target} is outside window {id}'s group of {n} processes"),
+            call,
+            Some(id),
+            RmaFault::TargetOutside {
+                target,
+                size: n as u32,
+            },
         );
     }
 }
@@ -513,13 +614,21 @@ pub unsafe extern "C" fn MPI_Win_lock(
     let w = window(&mut l, win, "MPI_Win_lock");
     let id = w.id;
     if w.locks.contains(&rank) || w.lock_all {
-        invalid(
+        let open = if w.lock_all {
+            epoch_of(w, EpochKind::LockAll, 0)
+        } else {
+            epoch_of(w, EpochKind::Lock, rank)
+        };
+        fault(
             &mut l,
-            format!("MPI_Win_lock: rank {rank} of window {id} is locked by this rank already"),
+            "MPI_Win_lock",
+            Some(id),
+            RmaFault::AlreadyOpen { open },
         );
     }
     if rank != RSMPI_PROC_NULL {
         w.locks.push(rank);
+        w.opened.locks.push(crate::site::for_call());
     }
     l.event(Op::WinLock {
         win: id,
@@ -540,10 +649,15 @@ pub unsafe extern "C" fn MPI_Win_unlock(rank: c_int, win: MPI_Win) -> c_int {
         match w.locks.iter().position(|&t| t == rank) {
             Some(p) => {
                 w.locks.remove(p);
+                if p < w.opened.locks.len() {
+                    w.opened.locks.remove(p);
+                }
             }
-            None => invalid(
+            None => fault(
                 &mut l,
-                format!("MPI_Win_unlock: this rank holds no lock on rank {rank} of window {id} (no MPI_Win_lock)"),
+                "MPI_Win_unlock",
+                Some(id),
+                RmaFault::NoLock { target: rank },
             ),
         }
     }
@@ -563,12 +677,19 @@ pub unsafe extern "C" fn MPI_Win_lock_all(assert: c_int, win: MPI_Win) -> c_int 
     let w = window(&mut l, win, "MPI_Win_lock_all");
     let id = w.id;
     if w.lock_all || !w.locks.is_empty() {
-        invalid(
+        let open = match w.lock_all {
+            true => epoch_of(w, EpochKind::LockAll, 0),
+            false => open_epochs(w).remove(0),
+        };
+        fault(
             &mut l,
-            format!("MPI_Win_lock_all: this rank holds locks on window {id} already"),
+            "MPI_Win_lock_all",
+            Some(id),
+            RmaFault::AlreadyOpen { open },
         );
     }
     w.lock_all = true;
+    w.opened.lock_all = crate::site::for_call();
     l.event(Op::WinLockAll { win: id });
     l.wait_go();
     PMPI_Win_lock_all(assert, win)
@@ -580,10 +701,7 @@ pub unsafe extern "C" fn MPI_Win_unlock_all(win: MPI_Win) -> c_int {
     let w = window(&mut l, win, "MPI_Win_unlock_all");
     let id = w.id;
     if !w.lock_all {
-        invalid(
-            &mut l,
-            format!("MPI_Win_unlock_all: window {id} is not locked by MPI_Win_lock_all"),
-        );
+        fault(&mut l, "MPI_Win_unlock_all", Some(id), RmaFault::NoLockAll);
     }
     w.lock_all = false;
     let rc = PMPI_Win_unlock_all(win);
@@ -603,17 +721,11 @@ unsafe fn flush(how: FlushKind, rank: c_int, win: MPI_Win, real: impl FnOnce() -
     let id = w.id;
     let passive = !w.locks.is_empty() || w.lock_all;
     let held = w.lock_all || w.locks.contains(&rank);
-    if how != FlushKind::Sync && !passive {
-        invalid(
-            &mut l,
-            format!("{call}: window {id} has no passive-target epoch open (no MPI_Win_lock or MPI_Win_lock_all)"),
-        );
-    }
     if how.has_target() && !held {
-        invalid(
-            &mut l,
-            format!("{call}: this rank holds no lock on rank {rank} of window {id}"),
-        );
+        fault(&mut l, call, Some(id), RmaFault::NoLock { target: rank });
+    }
+    if how != FlushKind::Sync && !passive {
+        fault(&mut l, call, Some(id), RmaFault::NoPassiveEpoch);
     }
     let rc = real();
     l.event(Op::WinFlush {
@@ -686,9 +798,15 @@ unsafe fn rma(l: &mut Lib, c: &Call, win: MPI_Win, req: Option<u32>) {
         (c.target_dtype, c.target_count, "target"),
     ] {
         if same(dtype, RSMPI_DATATYPE_NULL) && count > 0 {
-            invalid(
+            let id = window(l, win, call).id;
+            fault(
                 l,
-                format!("{call}: the {what} datatype is MPI_DATATYPE_NULL"),
+                call,
+                Some(id),
+                RmaFault::NullDatatype {
+                    origin: what == "origin",
+                    count,
+                },
             );
         }
     }
@@ -698,12 +816,14 @@ unsafe fn rma(l: &mut Lib, c: &Call, win: MPI_Win, req: Option<u32>) {
         && matches!(c.kind, RmaKind::Put | RmaKind::Acc | RmaKind::Cas)
         && crate::sig::predefined(c.origin_dtype)
     {
-        invalid(
+        let id = window(l, win, call).id;
+        fault(
             l,
-            format!(
-                "{call}: the origin buffer is a null pointer for {} elements",
-                c.origin_count
-            ),
+            call,
+            Some(id),
+            RmaFault::NullBuffer {
+                count: c.origin_count,
+            },
         );
     }
     let null = c.target == RSMPI_PROC_NULL;
@@ -714,12 +834,11 @@ unsafe fn rma(l: &mut Lib, c: &Call, win: MPI_Win, req: Option<u32>) {
         || w.locks.contains(&c.target)
         || w.access.as_ref().is_some_and(|a| a.contains(&c.target));
     if !null && !open {
-        invalid(
+        fault(
             l,
-            format!(
-                "{call}: rank {} of window {id} is accessed outside an access epoch (no MPI_Win_fence, MPI_Win_start, MPI_Win_lock or MPI_Win_lock_all to it is open)",
-                c.target
-            ),
+            call,
+            Some(id),
+            RmaFault::NoAccessEpoch { target: c.target },
         );
     }
     if w.fence {
@@ -742,15 +861,19 @@ unsafe fn rma(l: &mut Lib, c: &Call, win: MPI_Win, req: Option<u32>) {
         c.disp as i64 * unit
     };
     if !null && !dynamic && (disp < 0 || disp + bytes > size) {
-        invalid(
+        fault(
             l,
-            format!(
-                "{call}: bytes {disp}..{} at rank {} are outside window {id}, which holds {size} bytes there (displacement {} times unit {unit}, {} elements)",
-                disp + bytes,
-                c.target,
-                c.disp,
-                c.target_count
-            ),
+            call,
+            Some(id),
+            RmaFault::BytesOutside {
+                target: c.target,
+                disp: c.disp as i64,
+                unit,
+                count: c.target_count,
+                start: disp,
+                end: disp + bytes,
+                size,
+            },
         );
     }
     let (op, dtype) = match c.op {

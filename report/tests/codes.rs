@@ -7,12 +7,12 @@ use std::collections::HashSet;
 use fib_report::codes::{
     self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferInUse,
     BufferTypeMismatch, BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code,
-    CollectiveArguments, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, ExplorationCut,
-    FailingExit, FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier, LeakedCommunicator,
-    LeakedHandle, LeakedRequest, LeakedWindow, Livelock, LostTrack, MpiError, NoFinalize,
-    NullStatus, Observed, RaceAccess, ReadySendUnposted, RelevantBarrier, RelevantByRemoval,
-    ReplayDiverged, Rule, Scope, Timeout, Touch, TypeMismatch, UnreceivedMessage, Unsupported,
-    UnusedWaiver, WindowRace, SECTIONS,
+    CollectiveArguments, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, EpochError,
+    ExplorationCut, FailingExit, FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier,
+    LeakedCommunicator, LeakedHandle, LeakedRequest, LeakedWindow, Livelock, LostTrack, MpiError,
+    NoFinalize, NullStatus, Observed, OutOfWindow, RaceAccess, ReadySendUnposted, RelevantBarrier,
+    RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, Touch, TypeMismatch,
+    UnreceivedMessage, Unsupported, UnusedWaiver, WindowRace, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -51,7 +51,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 34);
+    assert_eq!(codes::ALL.len(), 36);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -269,6 +269,26 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             count: 2,
             call: "MPI_Comm_dup".into(),
             place: place(),
+            replay: replay(),
+        },
+        EpochError {
+            rank: 0,
+            call: "MPI_Put".into(),
+            window: "the window made by MPI_Win_allocate at a.c:4".into(),
+            problem: "rank 1 is accessed outside an access epoch".into(),
+            place: place(),
+            opened: vec![(place(), "the window is made here".into())],
+            help: "open an epoch first".into(),
+            replay: replay(),
+        },
+        OutOfWindow {
+            rank: 0,
+            call: "MPI_Get".into(),
+            window: "the window made by MPI_Win_create at a.c:4".into(),
+            problem: "target rank 2 is outside the window's group of 2 processes".into(),
+            place: place(),
+            made: Some(place()),
+            help: "name a rank of the window's communicator".into(),
             replay: replay(),
         },
         LeakedWindow {

@@ -622,3 +622,68 @@ fn unsupported_fib006() {
         );
     });
 }
+
+#[test]
+fn rma_epoch_fib035() {
+    // Found by rank 0 before MPI_Win_free reaches MPI: the lock it still
+    // holds labelled at its MPI_Win_lock, the window at its creation. Rank
+    // 1 may or may not have reported its MPI_Win_free by then.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "rma_epoch_fib035",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/rma_free_with_lock_open.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn rma_out_of_window_fib036() {
+    // The bytes the put reaches against the size rank 1 gave its window.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "rma_out_of_window_fib036",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/rma_put_out_of_window.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn leaked_window_fib037() {
+    // The run completes; the window's creation is the finding's place.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "leaked_window_fib037",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/rma_leaked_window.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB012 */
+/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB036 at=FIB036:12 */
 /* Rank 0 puts at displacement 4 of a window of one int at rank 1: the
  * bytes are outside the target's window. */
 #include <mpi.h>

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB012 */
+/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB035 at=FIB035:13 */
 /* Rank 0 puts to rank 1 with no epoch open: no fence, start or lock. */
 #include <mpi.h>
 

@@ -8,6 +8,7 @@
 use std::fmt;
 
 use crate::messages::{Access, Down, Up};
+use crate::onesided::{Epoch, EpochKind, RmaFault};
 use crate::ops::{CollKind, FlushKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor};
 use crate::site::Site;
 
@@ -775,6 +776,21 @@ impl Up {
                     w.u64(*b);
                 }
             }
+            Up::OneSided {
+                site,
+                call,
+                win,
+                made,
+                fault,
+            } => {
+                w.u8(40);
+                w.site(*site);
+                w.str(call);
+                w.u8(u8::from(win.is_some()));
+                w.u32(win.unwrap_or(0));
+                w.site(*made);
+                encode_fault(&mut w, fault);
+            }
         }
         end(out, at);
     }
@@ -863,6 +879,19 @@ impl Up {
                     site,
                     store,
                     ranges,
+                }
+            }
+            40 => {
+                let site = r.site()?;
+                let call = r.str()?;
+                let some = r.bool()?;
+                let id = r.u32()?;
+                Up::OneSided {
+                    site,
+                    call,
+                    win: some.then_some(id),
+                    made: r.site()?,
+                    fault: decode_fault(&mut r)?,
                 }
             }
             9 => {
@@ -987,6 +1016,179 @@ impl Frames {
             self.start = 0;
         }
     }
+}
+
+fn encode_epochs(w: &mut W, open: &[Epoch]) {
+    w.u32(open.len() as u32);
+    for e in open {
+        w.u8(match e.kind {
+            EpochKind::Fence => 0,
+            EpochKind::Access => 1,
+            EpochKind::Exposure => 2,
+            EpochKind::Lock => 3,
+            EpochKind::LockAll => 4,
+        });
+        w.u32(e.ranks.len() as u32);
+        for r in &e.ranks {
+            w.i32(*r);
+        }
+        w.site(e.site);
+    }
+}
+
+fn decode_epochs(r: &mut R) -> Result<Vec<Epoch>, WireError> {
+    let n = r.u32()? as usize;
+    if n > r.buf.len() {
+        return Err(WireError(format!("list of {n} epochs in a short body")));
+    }
+    (0..n)
+        .map(|_| {
+            let kind = match r.u8()? {
+                0 => EpochKind::Fence,
+                1 => EpochKind::Access,
+                2 => EpochKind::Exposure,
+                3 => EpochKind::Lock,
+                4 => EpochKind::LockAll,
+                k => return Err(WireError(format!("epoch kind {k}"))),
+            };
+            let m = r.u32()? as usize;
+            if m > r.buf.len() {
+                return Err(WireError(format!("list of {m} ranks in a short body")));
+            }
+            let ranks = (0..m).map(|_| r.i32()).collect::<Result<_, _>>()?;
+            Ok(Epoch {
+                kind,
+                ranks,
+                site: r.site()?,
+            })
+        })
+        .collect()
+}
+
+/// A one-sided fault ([`Up::OneSided`]): a tag byte, then its fields.
+fn encode_fault(w: &mut W, f: &RmaFault) {
+    match f {
+        RmaFault::NoAccessEpoch { target } => {
+            w.u8(0);
+            w.i32(*target);
+        }
+        RmaFault::NoLock { target } => {
+            w.u8(1);
+            w.i32(*target);
+        }
+        RmaFault::NoLockAll => w.u8(2),
+        RmaFault::NoPassiveEpoch => w.u8(3),
+        RmaFault::NoStart => w.u8(4),
+        RmaFault::NoPost => w.u8(5),
+        RmaFault::AlreadyOpen { open } => {
+            w.u8(6);
+            encode_epochs(w, std::slice::from_ref(open));
+        }
+        RmaFault::StillOpen { open } => {
+            w.u8(7);
+            encode_epochs(w, open);
+        }
+        RmaFault::Mixed { passive, open } => {
+            w.u8(8);
+            w.u8(u8::from(*passive));
+            encode_epochs(w, open);
+        }
+        RmaFault::TargetOutside { target, size } => {
+            w.u8(9);
+            w.i32(*target);
+            w.u32(*size);
+        }
+        RmaFault::BytesOutside {
+            target,
+            disp,
+            unit,
+            count,
+            start,
+            end,
+            size,
+        } => {
+            w.u8(10);
+            w.i32(*target);
+            for v in [disp, unit] {
+                w.u64(*v as u64);
+            }
+            w.i32(*count);
+            for v in [start, end, size] {
+                w.u64(*v as u64);
+            }
+        }
+        RmaFault::NullDatatype { origin, count } => {
+            w.u8(11);
+            w.u8(u8::from(*origin));
+            w.i32(*count);
+        }
+        RmaFault::NullBuffer { count } => {
+            w.u8(12);
+            w.i32(*count);
+        }
+        RmaFault::NullMemory { size } => {
+            w.u8(13);
+            w.u64(*size as u64);
+        }
+        RmaFault::ShortMemory { size, mapped } => {
+            w.u8(14);
+            w.u64(*size as u64);
+            w.u64(*mapped as u64);
+        }
+    }
+}
+
+fn decode_fault(r: &mut R) -> Result<RmaFault, WireError> {
+    Ok(match r.u8()? {
+        0 => RmaFault::NoAccessEpoch { target: r.i32()? },
+        1 => RmaFault::NoLock { target: r.i32()? },
+        2 => RmaFault::NoLockAll,
+        3 => RmaFault::NoPassiveEpoch,
+        4 => RmaFault::NoStart,
+        5 => RmaFault::NoPost,
+        6 => {
+            let mut open = decode_epochs(r)?;
+            if open.len() != 1 {
+                return Err(WireError(format!("{} epochs already open", open.len())));
+            }
+            RmaFault::AlreadyOpen {
+                open: open.remove(0),
+            }
+        }
+        7 => RmaFault::StillOpen {
+            open: decode_epochs(r)?,
+        },
+        8 => RmaFault::Mixed {
+            passive: r.bool()?,
+            open: decode_epochs(r)?,
+        },
+        9 => RmaFault::TargetOutside {
+            target: r.i32()?,
+            size: r.u32()?,
+        },
+        10 => RmaFault::BytesOutside {
+            target: r.i32()?,
+            disp: r.u64()? as i64,
+            unit: r.u64()? as i64,
+            count: r.i32()?,
+            start: r.u64()? as i64,
+            end: r.u64()? as i64,
+            size: r.u64()? as i64,
+        },
+        11 => RmaFault::NullDatatype {
+            origin: r.bool()?,
+            count: r.i32()?,
+        },
+        12 => RmaFault::NullBuffer { count: r.i32()? },
+        13 => RmaFault::NullMemory {
+            size: r.u64()? as i64,
+        },
+        14 => RmaFault::ShortMemory {
+            size: r.u64()? as i64,
+            mapped: r.u64()? as i64,
+        },
+        k => return Err(WireError(format!("one-sided fault {k}"))),
+    })
 }
 
 #[cfg(test)]
@@ -1303,6 +1505,89 @@ mod tests {
             ranges: vec![(0, 8), (16, 1 << 33)],
         });
         assert!(Up::decode(&[30, 0, 0, 0, 0, 0, 0, 0, 0, 7]).is_err());
+        let epoch = |kind, ranks: Vec<i32>| Epoch {
+            kind,
+            ranks,
+            site: Site::Table(4),
+        };
+        for (win, fault) in [
+            (Some(3), RmaFault::NoAccessEpoch { target: 1 }),
+            (Some(3), RmaFault::NoLock { target: PROC_NULL }),
+            (Some(3), RmaFault::NoLockAll),
+            (Some(3), RmaFault::NoPassiveEpoch),
+            (Some(3), RmaFault::NoStart),
+            (Some(3), RmaFault::NoPost),
+            (
+                Some(3),
+                RmaFault::AlreadyOpen {
+                    open: epoch(EpochKind::Lock, vec![1]),
+                },
+            ),
+            (
+                Some(3),
+                RmaFault::StillOpen {
+                    open: vec![
+                        epoch(EpochKind::Access, vec![0, 2]),
+                        epoch(EpochKind::Exposure, vec![]),
+                        epoch(EpochKind::LockAll, vec![]),
+                    ],
+                },
+            ),
+            (
+                Some(3),
+                RmaFault::Mixed {
+                    passive: true,
+                    open: vec![epoch(EpochKind::Fence, vec![])],
+                },
+            ),
+            (
+                Some(0),
+                RmaFault::TargetOutside {
+                    target: -7,
+                    size: 2,
+                },
+            ),
+            (
+                Some(9),
+                RmaFault::BytesOutside {
+                    target: 1,
+                    disp: -4,
+                    unit: 8,
+                    count: 3,
+                    start: -32,
+                    end: 1 << 40,
+                    size: 16,
+                },
+            ),
+            (
+                Some(3),
+                RmaFault::NullDatatype {
+                    origin: false,
+                    count: 2,
+                },
+            ),
+            (Some(3), RmaFault::NullBuffer { count: 5 }),
+            (None, RmaFault::NullMemory { size: 64 }),
+            (
+                None,
+                RmaFault::ShortMemory {
+                    size: 1 << 40,
+                    mapped: 4096,
+                },
+            ),
+        ] {
+            round_up(Up::OneSided {
+                site,
+                call: "MPI_Put".into(),
+                win,
+                made: Site::Table(1),
+                fault,
+            });
+        }
+        let mut bad = vec![40];
+        bad.extend([0; 21]);
+        bad.push(99);
+        assert!(Up::decode(&bad).is_err());
     }
 
     #[test]

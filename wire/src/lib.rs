@@ -28,12 +28,14 @@
 mod codec;
 pub mod env;
 mod messages;
+mod onesided;
 mod ops;
 mod site;
 mod support;
 
 pub use codec::{frame, Frames, WireError, FRAME_HEADER};
 pub use messages::{Access, Down, Up};
+pub use onesided::{Epoch, EpochKind, RmaFault};
 pub use ops::{
     CollKind, FlushKind, HandleKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,
     HANDLE_MAKERS,

@@ -4,6 +4,7 @@
 //! that block ([`Op::expects_reply`]). Their byte encoding is in the codec
 //! module.
 
+use crate::onesided::RmaFault;
 use crate::ops::Op;
 use crate::site::Site;
 
@@ -91,6 +92,17 @@ pub enum Up {
         site: Site,
         store: bool,
         ranges: Vec<(u64, u64)>,
+    },
+    /// The one-sided call `call` at `site`, on the window `win` made at
+    /// `made` (none and unknown for a creation not made yet), is wrong as
+    /// `fault` says, found by the rank before it calls MPI. The rank then
+    /// waits for the scheduler to end the run.
+    OneSided {
+        site: Site,
+        call: String,
+        win: Option<u32>,
+        made: Site,
+        fault: RmaFault,
     },
 }
 

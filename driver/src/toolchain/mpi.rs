@@ -142,7 +142,12 @@ impl Mpi {
                 // cores without the second. Shared memory only, without
                 // the cross-memory-attach copy that containers forbid, and
                 // no binding of ranks to cores, which oversubscribed ranks
-                // would fight over.
+                // would fight over. One-sided communication through the
+                // shared-memory component where it applies and the
+                // point-to-point one otherwise: the default (rdma) needs
+                // the single copy turned off above, and without it
+                // MPI_Win_create and MPI_Win_create_dynamic fail with
+                // MPI_ERR_WIN.
                 args.extend(
                     [
                         "--allow-run-as-root",
@@ -155,6 +160,9 @@ impl Mpi {
                         "--mca",
                         "btl_vader_single_copy_mechanism",
                         "none",
+                        "--mca",
+                        "osc",
+                        "sm,pt2pt",
                         "-n",
                     ]
                     .map(String::from),

@@ -44,6 +44,8 @@ mod fib031_collective_arguments;
 mod fib032_buffer_type_mismatch;
 mod fib033_null_status;
 mod fib034_buffer_in_use;
+mod fib035_rma_epoch;
+mod fib036_rma_out_of_window;
 mod fib037_leaked_window;
 mod fib038_window_race;
 
@@ -82,6 +84,8 @@ pub use fib031_collective_arguments::{CollectiveArguments, FIB031};
 pub use fib032_buffer_type_mismatch::{BufferTypeMismatch, FIB032};
 pub use fib033_null_status::{NullStatus, FIB033};
 pub use fib034_buffer_in_use::{BufferInUse, Touch, FIB034};
+pub use fib035_rma_epoch::{EpochError, FIB035};
+pub use fib036_rma_out_of_window::{OutOfWindow, FIB036};
 pub use fib037_leaked_window::{LeakedWindow, FIB037};
 pub use fib038_window_race::{RaceAccess, WindowRace, FIB038};
 
@@ -109,7 +113,7 @@ pub const ALL: &[&Code] = &[
     &FIB001, &FIB002, &FIB003, &FIB004, &FIB005, &FIB006, &FIB007, &FIB008, &FIB009, &FIB010,
     &FIB011, &FIB012, &FIB013, &FIB014, &FIB015, &FIB016, &FIB017, &FIB018, &FIB019, &FIB020,
     &FIB021, &FIB022, &FIB023, &FIB024, &FIB025, &FIB028, &FIB029, &FIB030, &FIB031, &FIB032,
-    &FIB033, &FIB034, &FIB037, &FIB038,
+    &FIB033, &FIB034, &FIB035, &FIB036, &FIB037, &FIB038,
 ];
 
 /// The code named `code`, ignoring case (`fib001` finds `FIB001`).

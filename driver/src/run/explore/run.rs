@@ -614,6 +614,13 @@ impl Loop {
                 store,
                 ranges,
             }),
+            Up::OneSided {
+                site,
+                call,
+                win,
+                made,
+                fault,
+            } => self.endings.one_sided(r, site, call, win, made, fault),
             m => {
                 self.endings
                     .protocol(Some(r), format!("unexpected message {m:?}"));
