@@ -310,6 +310,30 @@ impl Causality {
 }
 
 impl Causality {
+    /// A lock request that conflicts with the lock an earlier choice
+    /// granted, but that does not causally follow that choice, could have
+    /// come before it and been granted first: marks, at that choice point,
+    /// the [`Alternative::Defer`] that takes the first of the request's
+    /// other choices first. `conflicts(a)`: whether the request `a` that
+    /// was granted conflicts with this one.
+    pub(crate) fn lock_races(
+        &self,
+        request: OpId,
+        choices: &mut [Choice],
+        conflicts: impl Fn(OpId) -> bool,
+    ) {
+        let dep = &self.op_dep[request.rank][request.index];
+        for k in 0..choices.len() {
+            let granted = match choices[k].fired().1 {
+                Alternative::Grant(a) => *a,
+                _ => continue,
+            };
+            if granted != request && !dep.contains(k) && conflicts(granted) {
+                wake(choices, k, dep);
+            }
+        }
+    }
+
     /// A cancel of a receive that an earlier choice matched, which does not
     /// causally follow that choice, could have come before it, and the
     /// receive could then have been cancelled: marks, at that choice point,
