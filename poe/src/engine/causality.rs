@@ -334,6 +334,38 @@ impl Causality {
         }
     }
 
+    /// The same race for the lock `request` just granted by the last
+    /// choice, after the unlocks `from`: the grant of a conflicting `a` at
+    /// an earlier choice could have come after it unless the request
+    /// follows that choice, or an unlock it waited for other than `a`'s
+    /// rank's does (waiting for `a`'s own unlock is the order being
+    /// reversed). What it follows then picks the alternative to wake.
+    pub(crate) fn grant_races(
+        &self,
+        request: OpId,
+        from: &[OpId],
+        choices: &mut [Choice],
+        conflicts: impl Fn(OpId) -> bool,
+    ) {
+        let last = choices.len().saturating_sub(1);
+        for k in 0..last {
+            let granted = match choices[k].fired().1 {
+                Alternative::Grant(a) => *a,
+                _ => continue,
+            };
+            if granted == request || !conflicts(granted) {
+                continue;
+            }
+            let mut dep = Deps::clone(&self.op_dep[request.rank][request.index]);
+            for u in from.iter().filter(|u| u.rank != granted.rank) {
+                dep.union(&self.op_dep[u.rank][u.index]);
+            }
+            if !dep.contains(k) {
+                wake(choices, k, &dep);
+            }
+        }
+    }
+
     /// A cancel of a receive that an earlier choice matched, which does not
     /// causally follow that choice, could have come before it, and the
     /// receive could then have been cancelled: marks, at that choice point,
@@ -393,7 +425,12 @@ fn wake(choices: &mut [Choice], k: usize, dep: &Deps) {
         .find_map(|m| {
             let (mat, malt) = choices[m].fired();
             point.alternatives.iter().position(|a| match a {
-                Alternative::Defer { at, alt } => *at == mat && **alt == *malt,
+                // A grant is the same decision whichever request's point
+                // offered it (the point of a set of conflicting requests is
+                // at the earliest one).
+                Alternative::Defer { at, alt } => {
+                    (*at == mat || matches!(malt, Alternative::Grant(_))) && **alt == *malt
+                }
                 _ => false,
             })
         });

@@ -659,9 +659,22 @@ impl Engine {
             }
             (Kind::Win { .. }, Alternative::Grant(id)) => {
                 self.causality.learn_choice(id.rank, k);
-                for u in self.matching.grant(id) {
+                let from = self.matching.grant(id);
+                for &u in &from {
                     self.causality.learn_issue(id.rank, u);
                 }
+                let matching = &self.matching;
+                self.causality
+                    .grant_races(id, &from, self.path.choices_mut(), |a| {
+                        matching.lock_conflict(a, id)
+                    });
+                // A grant that conflicts with an asleep one does not
+                // commute with it: granting that one after this one is an
+                // order no other branch explored.
+                let matching = &self.matching;
+                self.path.wake_asleep(
+                    |a| matches!(a, Alternative::Grant(x) if matching.lock_conflict(*x, id)),
+                );
             }
             (Kind::Wait { .. }, Alternative::Subset(ks)) => {
                 self.causality.learn_choice(at.rank, k);
