@@ -360,8 +360,23 @@ impl Causality {
             for u in from.iter().filter(|u| u.rank != granted.rank) {
                 dep.union(&self.op_dep[u.rank][u.index]);
             }
-            if !dep.contains(k) {
+            if dep.contains(k) {
+                continue;
+            }
+            if (k + 1..choices.len()).any(|m| dep.contains(m)) {
                 wake(choices, k, &dep);
+            } else {
+                // The request waited at `k` only for unlocks, of epochs
+                // whose ranks may need other grants open at `k` to reach
+                // them: every grant deferred there is worth a run.
+                let c = &mut choices[k];
+                for (w, a) in c.point.alternatives.iter().enumerate() {
+                    let grant = matches!(a, Alternative::Defer { alt, .. }
+                        if matches!(**alt, Alternative::Grant(_)));
+                    if grant && w != c.taken && !c.wake.contains(&w) {
+                        c.wake.push(w);
+                    }
+                }
             }
         }
     }
