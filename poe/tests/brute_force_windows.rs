@@ -621,6 +621,11 @@ fn other(rng: &mut Rng, n: usize, not: usize) -> usize {
 fn generate(seed: u64) -> Prog {
     let mut rng = Rng::new(seed);
     let n = if rng.chance(1, 4) { 2 } else { 3 };
+    generate_on(rng, n)
+}
+
+/// [`generate`] on `n` ranks.
+fn generate_on(mut rng: Rng, n: usize) -> Prog {
     let mut prog: Prog = vec![vec![Call::Create]; n];
     let blocks = 3 + rng.below(6);
     let flushes = [
@@ -709,8 +714,9 @@ fn generate(seed: u64) -> Prog {
                 let t = rng.below(n);
                 let o1 = other(&mut rng, n, t);
                 let mut origins = vec![o1];
-                if n == 3 && rng.chance(1, 3) {
-                    origins.push(3 - t - o1);
+                if n >= 3 && rng.chance(1, 3) {
+                    let o2 = (0..n).find(|&o| o != t && o != o1).unwrap();
+                    origins.push(o2);
                     origins.sort();
                 }
                 prog[t].push(Call::Post {
@@ -790,6 +796,101 @@ fn poe_finds_exactly_the_outcomes_mpi_allows_with_a_window() {
         failures.len(),
         failures[..failures.len().min(5)].join("\n")
     );
+}
+
+#[test]
+fn poe_finds_exactly_the_outcomes_mpi_allows_with_a_window_on_four_ranks() {
+    let begun = Instant::now();
+    let (mut outcomes, mut runs, mut failures) = (0, 0, Vec::new());
+    let n = seeds() / 4;
+    for seed in 0..n {
+        let prog = generate_on(Rng::new(seed ^ 0x4444), 4);
+        match check(seed, &prog) {
+            Ok((o, r)) => {
+                outcomes += o;
+                runs += r;
+            }
+            Err(e) => failures.push(e),
+        }
+    }
+    eprintln!(
+        "{n} programs on 4 ranks, {outcomes} outcomes, {runs} runs, {:?}",
+        begun.elapsed()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {n} programs disagree:\n{}",
+        failures.len(),
+        failures[..failures.len().min(5)].join("\n")
+    );
+}
+
+#[test]
+fn a_shared_request_grantable_now_can_still_follow_an_exclusive_one() {
+    // Rank 0 holds a shared lock on rank 3 until its wildcard receive gets
+    // rank 4's message; rank 1's exclusive request waits for it, and rank
+    // 2's shared one could be granted at once. MPI may still grant rank 1
+    // first (rank 0 unlocks before rank 2 asks), and POE must find that.
+    use Call::*;
+    let shared = |t| Lock {
+        target: t,
+        exclusive: false,
+    };
+    let prog: Prog = vec![
+        vec![
+            Create,
+            shared(3),
+            Recv {
+                src: None,
+                tag: None,
+            },
+            Unlock { target: 3 },
+            Free,
+            Finalize,
+        ],
+        vec![
+            Create,
+            Lock {
+                target: 3,
+                exclusive: true,
+            },
+            Put { target: 3 },
+            Unlock { target: 3 },
+            Free,
+            Finalize,
+        ],
+        vec![
+            Create,
+            shared(3),
+            Put { target: 3 },
+            Unlock { target: 3 },
+            Free,
+            Finalize,
+        ],
+        vec![Create, Free, Finalize],
+        vec![
+            Create,
+            Send {
+                dst: 0,
+                tag: 0,
+                sync: false,
+            },
+            Free,
+            Finalize,
+        ],
+    ];
+    let want = brute_force(&prog);
+    let orders: BTreeSet<bool> = want
+        .iter()
+        .map(|o| o.2.contains(&((1, 1), (2, 1))))
+        .collect();
+    assert_eq!(
+        orders,
+        BTreeSet::from([false, true]),
+        "both orders are MPI's"
+    );
+    let (outcomes, _) = check(0, &prog).unwrap();
+    assert_eq!(outcomes, want.len());
 }
 
 /// The runs of an exploration as the arrival order must leave them: each
