@@ -290,6 +290,8 @@ impl Sim {
                 } => self.probed[r] = (*src, *tag),
                 // `MPI_Request_get_status` leaves its request active.
                 Down::Done { .. } if matches!(op, Op::RequestGetStatus { .. }) => {}
+                // A successful `MPI_Win_test` releases no request.
+                Down::Done { .. } if matches!(op, Op::WinWait { .. }) => {}
                 Down::Done { indices } => {
                     for &i in indices {
                         self.released[r].insert(self.listed[r][i as usize]);

@@ -1,6 +1,9 @@
-/* fib-test: nprocs=2 outcome=deadlock interleavings=1 codes=FIB001 */
+/* fib-test: nprocs=2 outcome=deadlock interleavings=3 codes=FIB001 */
 /* Both ranks take exclusive locks on rank 0 of two windows, in opposite
- * orders, and hold the first while asking for the second. */
+ * orders, and hold the first while asking for the second. fib explores
+ * every grant order: in one each rank holds its first lock and waits for
+ * the other's (deadlock); in two, one rank takes both before the other
+ * starts (3 interleavings). */
 #include <mpi.h>
 int main(int argc, char **argv) {
     int rank, *b1, *b2, x = 1;

@@ -310,6 +310,77 @@ impl Causality {
 }
 
 impl Causality {
+    /// A lock request that conflicts with the lock an earlier choice
+    /// granted, but that does not causally follow that choice, could have
+    /// come before it and been granted first: marks, at that choice point,
+    /// the [`Alternative::Defer`] that takes the first of the request's
+    /// other choices first. `conflicts(a)`: whether the request `a` that
+    /// was granted conflicts with this one.
+    pub(crate) fn lock_races(
+        &self,
+        request: OpId,
+        choices: &mut [Choice],
+        conflicts: impl Fn(OpId) -> bool,
+    ) {
+        let dep = &self.op_dep[request.rank][request.index];
+        for k in 0..choices.len() {
+            let granted = match choices[k].fired().1 {
+                Alternative::Grant(a) => *a,
+                _ => continue,
+            };
+            if granted != request && !dep.contains(k) && conflicts(granted) {
+                wake(choices, k, dep);
+            }
+        }
+    }
+
+    /// The same race for the lock `request` just granted by the last
+    /// choice, after the unlocks `from`: the grant of a conflicting `a` at
+    /// an earlier choice could have come after it unless the request
+    /// follows that choice, or an unlock it waited for other than `a`'s
+    /// rank's does (waiting for `a`'s own unlock is the order being
+    /// reversed). What it follows then picks the alternative to wake.
+    pub(crate) fn grant_races(
+        &self,
+        request: OpId,
+        from: &[OpId],
+        choices: &mut [Choice],
+        conflicts: impl Fn(OpId) -> bool,
+    ) {
+        let last = choices.len().saturating_sub(1);
+        for k in 0..last {
+            let granted = match choices[k].fired().1 {
+                Alternative::Grant(a) => *a,
+                _ => continue,
+            };
+            if granted == request || !conflicts(granted) {
+                continue;
+            }
+            let mut dep = Deps::clone(&self.op_dep[request.rank][request.index]);
+            for u in from.iter().filter(|u| u.rank != granted.rank) {
+                dep.union(&self.op_dep[u.rank][u.index]);
+            }
+            if dep.contains(k) {
+                continue;
+            }
+            if (k + 1..choices.len()).any(|m| dep.contains(m)) {
+                wake(choices, k, &dep);
+            } else {
+                // The request waited at `k` only for unlocks, of epochs
+                // whose ranks may need other grants open at `k` to reach
+                // them: every grant deferred there is worth a run.
+                let c = &mut choices[k];
+                for (w, a) in c.point.alternatives.iter().enumerate() {
+                    let grant = matches!(a, Alternative::Defer { alt, .. }
+                        if matches!(**alt, Alternative::Grant(_)));
+                    if grant && w != c.taken && !c.wake.contains(&w) {
+                        c.wake.push(w);
+                    }
+                }
+            }
+        }
+    }
+
     /// A cancel of a receive that an earlier choice matched, which does not
     /// causally follow that choice, could have come before it, and the
     /// receive could then have been cancelled: marks, at that choice point,
@@ -369,7 +440,12 @@ fn wake(choices: &mut [Choice], k: usize, dep: &Deps) {
         .find_map(|m| {
             let (mat, malt) = choices[m].fired();
             point.alternatives.iter().position(|a| match a {
-                Alternative::Defer { at, alt } => *at == mat && **alt == *malt,
+                // A grant is the same decision whichever request's point
+                // offered it (the point of a set of conflicting requests is
+                // at the earliest one).
+                Alternative::Defer { at, alt } => {
+                    (*at == mat || matches!(malt, Alternative::Grant(_))) && **alt == *malt
+                }
                 _ => false,
             })
         });

@@ -254,6 +254,10 @@ impl Engine {
                             blocking: false,
                             ..
                         }
+                        | Kind::Win {
+                            sync: WinSync::Wait { test: true },
+                            ..
+                        }
                 ) || matches!(
                     op,
                     Op::Mprobe {
@@ -575,15 +579,17 @@ impl Engine {
     /// polls, take a choice, or declare the run stuck. Returns whether the
     /// engine did something.
     fn at_quiescence(&mut self) -> bool {
-        // Lock requests no other request competes with are granted now.
-        let (free, locks) = self.matching.lock_choices();
-        if !free.is_empty() {
-            for id in free {
-                self.matching.grant(id);
+        // A lock request that conflicts with a lock an earlier choice
+        // granted, and that does not follow that choice, could have been
+        // granted first under other timing.
+        if !self.path.choices().is_empty() {
+            for b in self.matching.lock_waiting() {
+                let matching = &self.matching;
+                self.causality
+                    .lock_races(b, self.path.choices_mut(), |a| matching.lock_conflict(a, b));
             }
-            self.false_rounds = 0;
-            return true;
         }
+        let locks = self.matching.lock_choices();
         let (mut points, polls) = self.matching.choice_points();
         points.extend(locks);
         // Alternatives explored in another branch stay asleep, unless nothing
@@ -653,7 +659,22 @@ impl Engine {
             }
             (Kind::Win { .. }, Alternative::Grant(id)) => {
                 self.causality.learn_choice(id.rank, k);
-                self.matching.grant(id);
+                let from = self.matching.grant(id);
+                for &u in &from {
+                    self.causality.learn_issue(id.rank, u);
+                }
+                let matching = &self.matching;
+                self.causality
+                    .grant_races(id, &from, self.path.choices_mut(), |a| {
+                        matching.lock_conflict(a, id)
+                    });
+                // A grant that conflicts with an asleep one does not
+                // commute with it: granting that one after this one is an
+                // order no other branch explored.
+                let matching = &self.matching;
+                self.path.wake_asleep(
+                    |a| matches!(a, Alternative::Grant(x) if matching.lock_conflict(*x, id)),
+                );
             }
             (Kind::Wait { .. }, Alternative::Subset(ks)) => {
                 self.causality.learn_choice(at.rank, k);

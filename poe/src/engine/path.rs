@@ -51,6 +51,16 @@ impl Path {
         self.asleep_at.contains(&at)
     }
 
+    /// Wakes the asleep alternatives `dependent` picks: a choice just taken
+    /// does not commute with them, so the orders they start are no longer
+    /// the ones explored in the other branch.
+    pub(crate) fn wake_asleep(&mut self, dependent: impl Fn(&Alternative) -> bool) {
+        self.asleep.retain(|(_, a)| !dependent(a));
+        let asleep = &self.asleep;
+        self.asleep_at
+            .retain(|at| asleep.iter().any(|(x, _)| x == at));
+    }
+
     /// Whether the plan has been used up.
     pub(crate) fn exhausted(&self) -> bool {
         self.choices.len() >= self.plan.len()

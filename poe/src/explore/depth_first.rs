@@ -7,7 +7,9 @@
 //! at their first differing choice point, where they took different
 //! alternatives. An [`Alternative::Defer`] is run only when some run woke
 //! it, and not when an ancestor point already explored the same choice
-//! through its own Defer (a sleep set). An alternative the run marked
+//! through its own Defer (a sleep set; a lock grant is never taken as
+//! asleep, since grants the branch took since may conflict with it). An
+//! alternative the run marked
 //! [`crate::engine::Choice::predicted`] is not run either: the run that took
 //! the point stands for it (an exchangeable block of wildcard receives, a
 //! row of `MPI_Waitany`).
@@ -111,6 +113,12 @@ impl DepthFirst {
         let Alternative::Defer { at, alt } = &self.stack[depth].choice.point.alternatives[w] else {
             return false;
         };
+        // A lock grant does not commute with the conflicting grants this
+        // branch may have taken since (which grants conflict is the
+        // engine's knowledge): it is never taken as asleep here.
+        if matches!(**alt, Alternative::Grant(_)) {
+            return false;
+        }
         self.stack[..depth].iter().any(|e| {
             e.choice
                 .point

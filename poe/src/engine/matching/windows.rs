@@ -22,12 +22,13 @@
 //!   target is held (an exclusive lock conflicts with every other, a shared
 //!   one with exclusive ones); `MPI_Win_lock_all` takes a shared lock on
 //!   every rank of the window at once. Requests are granted only when every
-//!   rank waits, so that every request that could compete is known: one
-//!   that no other pending request conflicts with is granted then, and when
-//!   several grantable requests conflict, which one is granted first is a
-//!   choice point ([`Alternative::Grant`]), explored like a wildcard
-//!   receive. An unlock releases at once; flushes and `MPI_Win_sync`
-//!   complete at once.
+//!   rank waits, so that every request that could compete is known, one
+//!   grant per choice point ([`Alternative::Grant`]), explored like a
+//!   wildcard receive: several grantable requests that conflict are one
+//!   point, a request no other one conflicts with a point of its own, so
+//!   that a conflicting request that comes only later, not caused by the
+//!   grant, can wake the alternative that lets it go first. An unlock
+//!   releases at once; flushes and `MPI_Win_sync` complete at once.
 //!
 //! Each synchronisation that orders calls of different ranks is recorded as
 //! [`Fired::Sync`]: the posts a start took, the completes a wait took, and
@@ -340,28 +341,16 @@ impl Matching {
 
     /// The lock requests ranks wait in (`MPI_Win_lock`, `MPI_Win_lock_all`).
     fn lock_requests(&self) -> Vec<Request> {
-        let mut out = Vec::new();
-        for (rank, st) in self.ranks.iter().enumerate() {
-            let Some(index) = st.blocked else { continue };
-            let Kind::Win { win, sync } = &st.ops[index].kind else {
-                continue;
-            };
-            let (targets, exclusive) = match sync {
-                WinSync::Lock {
-                    target: Peer::Rank(t),
-                    exclusive,
-                } => (vec![*t], *exclusive),
-                WinSync::LockAll => (self.comms.get(win).cloned().unwrap_or_default(), false),
-                _ => continue,
-            };
-            out.push(Request {
-                at: OpId { rank, index },
-                win: *win,
-                targets,
-                exclusive,
-            });
-        }
-        out
+        self.ranks
+            .iter()
+            .enumerate()
+            .filter_map(|(rank, st)| {
+                self.request(OpId {
+                    rank,
+                    index: st.blocked?,
+                })
+            })
+            .collect()
     }
 
     /// Whether no lock held conflicts with `req`.
@@ -374,26 +363,25 @@ impl Matching {
         })
     }
 
-    /// With every rank waiting: the grantable lock requests that no other
-    /// grantable request conflicts with, which are granted without a
-    /// choice, and the choice points among those that conflict (one per
-    /// set of requests that conflict with each other, at its earliest
-    /// call).
-    pub(crate) fn lock_choices(&self) -> (Vec<OpId>, Vec<ChoicePoint>) {
+    /// With every rank waiting: the choice points of the grantable lock
+    /// requests, one per set of requests that conflict with each other
+    /// (directly or through others), at its earliest call. A request no
+    /// other grantable one conflicts with is a point of its own: granting
+    /// it now is still a decision, since a conflicting request that has not
+    /// come yet could be granted first under other timing
+    /// ([`Matching::lock_conflict`] finds those races).
+    pub(crate) fn lock_choices(&self) -> Vec<ChoicePoint> {
         let requests: Vec<Request> = self
             .lock_requests()
             .into_iter()
             .filter(|q| self.grantable(q))
             .collect();
-        let mut free = Vec::new();
         let mut points: Vec<ChoicePoint> = Vec::new();
         let mut seen = vec![false; requests.len()];
         for i in 0..requests.len() {
             if seen[i] {
                 continue;
             }
-            // The requests that conflict with this one, directly or
-            // through others.
             let mut set = vec![i];
             seen[i] = true;
             let mut k = 0;
@@ -406,10 +394,6 @@ impl Matching {
                 }
                 k += 1;
             }
-            if set.len() == 1 {
-                free.push(requests[i].at);
-                continue;
-            }
             let mut ats: Vec<OpId> = set.iter().map(|&j| requests[j].at).collect();
             ats.sort();
             points.push(ChoicePoint {
@@ -418,12 +402,48 @@ impl Matching {
                 alternatives: ats.into_iter().map(Alternative::Grant).collect(),
             });
         }
-        (free, points)
+        points
+    }
+
+    /// The lock requests ranks wait in now.
+    pub(crate) fn lock_waiting(&self) -> Vec<OpId> {
+        self.lock_requests().into_iter().map(|q| q.at).collect()
+    }
+
+    /// Whether the lock requests `a` and `b` (`MPI_Win_lock`,
+    /// `MPI_Win_lock_all`) conflict: one window, a common target, one of
+    /// them exclusive.
+    pub(crate) fn lock_conflict(&self, a: OpId, b: OpId) -> bool {
+        match (self.request(a), self.request(b)) {
+            (Some(x), Some(y)) => x.conflicts(&y),
+            _ => false,
+        }
+    }
+
+    /// The lock request the call `id` makes, if it is one.
+    fn request(&self, id: OpId) -> Option<Request> {
+        let Kind::Win { win, sync } = &self.op(id).kind else {
+            return None;
+        };
+        let (targets, exclusive) = match sync {
+            WinSync::Lock {
+                target: Peer::Rank(t),
+                exclusive,
+            } => (vec![*t], *exclusive),
+            WinSync::LockAll => (self.comms.get(win).cloned().unwrap_or_default(), false),
+            _ => return None,
+        };
+        Some(Request {
+            at: id,
+            win: *win,
+            targets,
+            exclusive,
+        })
     }
 
     /// Grants the lock request `id`: records the unlocks it follows, and
-    /// lets its rank go on.
-    pub(crate) fn grant(&mut self, id: OpId) {
+    /// lets its rank go on. Returns those unlocks.
+    pub(crate) fn grant(&mut self, id: OpId) -> Vec<OpId> {
         let Kind::Win { win, sync } = self.op(id).kind.clone() else {
             unreachable!("not a lock request")
         };
@@ -454,9 +474,13 @@ impl Matching {
         // Every grant is recorded, with no unlock to follow for the first
         // on a target: the grants in firing order are each target's grant
         // order, which the memory rules read.
-        self.fired.push(Fired::Sync { from, to: id });
+        self.fired.push(Fired::Sync {
+            from: from.clone(),
+            to: id,
+        });
         self.ranks[id.rank].ops[id.index].complete = true;
         self.release(id.rank, Down::Go);
+        from
     }
 
     /// The rank's pending `MPI_Win_test`, a poll that fails when every rank
@@ -513,8 +537,7 @@ mod tests {
         let win = window(&mut m, 3);
         call(&mut m, 0, lock(win, 2, true));
         call(&mut m, 1, lock(win, 2, true));
-        let (free, points) = m.lock_choices();
-        assert!(free.is_empty());
+        let points = m.lock_choices();
         assert_eq!(points.len(), 1);
         assert_eq!(points[0].alternatives.len(), 2);
 
@@ -522,9 +545,9 @@ mod tests {
         let win = window(&mut m, 3);
         call(&mut m, 0, lock(win, 2, false));
         call(&mut m, 1, lock(win, 2, false));
-        let (free, points) = m.lock_choices();
-        assert_eq!(free.len(), 2);
-        assert!(points.is_empty());
+        let points = m.lock_choices();
+        assert_eq!(points.len(), 2);
+        assert!(points.iter().all(|p| p.alternatives.len() == 1));
     }
 
     #[test]
@@ -532,14 +555,18 @@ mod tests {
         let mut m = Matching::new(3);
         let win = window(&mut m, 3);
         let l0 = call(&mut m, 0, lock(win, 2, true));
-        let (free, _) = m.lock_choices();
-        assert_eq!(free, vec![l0]);
+        let points = m.lock_choices();
+        assert_eq!(points[0].alternatives, vec![Alternative::Grant(l0)]);
         m.grant(l0);
         let l1 = call(&mut m, 1, lock(win, 2, true));
-        assert!(m.lock_choices().0.is_empty(), "held by rank 0");
+        assert!(m.lock_choices().is_empty(), "held by rank 0");
+        assert!(m.lock_conflict(l0, l1));
         let u0 = call(&mut m, 0, Op::WinUnlock { win, target: 2 });
-        assert_eq!(m.lock_choices().0, vec![l1]);
-        m.grant(l1);
+        assert_eq!(
+            m.lock_choices()[0].alternatives,
+            vec![Alternative::Grant(l1)]
+        );
+        assert_eq!(m.grant(l1), vec![u0]);
         assert!(m.fired().iter().any(|f| *f
             == Fired::Sync {
                 from: vec![u0],
