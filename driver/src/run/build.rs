@@ -146,11 +146,12 @@ impl Tree {
         let wanted = match memory {
             Memory::Off => false,
             Memory::On => true,
+            // Only calls the program may make count: a header's helper
+            // that nothing calls (a window helper in a common header, say)
+            // does not make every program that includes it pay.
             Memory::Auto => program
                 .analysis
-                .sites
-                .sites
-                .iter()
+                .live_sites()
                 .any(|s| owns_memory(&s.callee)),
         };
         // A program the user builds with a sanitizer of their own keeps it.
