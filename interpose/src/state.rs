@@ -146,6 +146,10 @@ pub struct Win {
     /// and exposure epochs, each lock of `locks` (in its order), the
     /// lock-all.
     pub opened: Opened,
+    /// The origin buffers MPI still reads or writes: per blocking-form
+    /// communication call not completed at the origin yet, its target and
+    /// the id its buffer is owned under ([`crate::memory::own`]).
+    pub origins: Vec<(i32, u32)>,
 }
 
 /// The sites of the calls that opened a window's epochs ([`Win::opened`]).

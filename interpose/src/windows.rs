@@ -41,6 +41,7 @@
 #![allow(clippy::unnecessary_cast)]
 
 use std::os::raw::{c_int, c_void};
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use fib_wire::{
     Down, Epoch, EpochKind, FlushKind, Op, RmaFault, RmaKind, Up, WinFlavor, PROC_NULL,
@@ -207,6 +208,7 @@ unsafe fn create(
                 made: crate::site::for_call(),
                 ..Opened::default()
             },
+            origins: Vec::new(),
         },
     );
     rc
@@ -429,6 +431,7 @@ pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
     let w = window(&mut l, win, "MPI_Win_fence");
     w.fence = assert as i64 & MPI_MODE_NOSUCCEED as i64 == 0;
     w.fence_used = false;
+    origins_done(&mut l, win, "MPI_Win_fence", None);
     rc
 }
 
@@ -534,7 +537,9 @@ pub unsafe extern "C" fn MPI_Win_complete(win: MPI_Win) -> c_int {
     // MPI completes this call.
     l.event(Op::WinComplete { win: id });
     l.conn.flush();
-    PMPI_Win_complete(win)
+    let rc = PMPI_Win_complete(win);
+    origins_done(&mut l, win, "MPI_Win_complete", None);
+    rc
 }
 
 /// `MPI_Win_wait` (`flag` null) or `MPI_Win_test`.
@@ -662,6 +667,7 @@ pub unsafe extern "C" fn MPI_Win_unlock(rank: c_int, win: MPI_Win) -> c_int {
         }
     }
     let rc = PMPI_Win_unlock(rank, win);
+    origins_done(&mut l, win, "MPI_Win_unlock", Some(rank));
     l.event(Op::WinUnlock {
         win: id,
         target: crate::values::rank_to_wire(rank),
@@ -705,6 +711,7 @@ pub unsafe extern "C" fn MPI_Win_unlock_all(win: MPI_Win) -> c_int {
     }
     w.lock_all = false;
     let rc = PMPI_Win_unlock_all(win);
+    origins_done(&mut l, win, "MPI_Win_unlock_all", None);
     l.event(Op::WinUnlockAll { win: id });
     l.conn.flush();
     rc
@@ -728,6 +735,9 @@ unsafe fn flush(how: FlushKind, rank: c_int, win: MPI_Win, real: impl FnOnce() -
         fault(&mut l, call, Some(id), RmaFault::NoPassiveEpoch);
     }
     let rc = real();
+    if how != FlushKind::Sync {
+        origins_done(&mut l, win, call, how.has_target().then_some(rank));
+    }
     l.event(Op::WinFlush {
         win: id,
         how,
@@ -893,6 +903,47 @@ unsafe fn rma(l: &mut Lib, c: &Call, win: MPI_Win, req: Option<u32>) {
         op,
         dtype,
     });
+    if !null && !c.origin.is_null() && crate::memory::instrumented() {
+        // MPI reads the origin buffer (writes it, for a get) until the
+        // call completes at the origin: a request form's wait, or the
+        // flush, unlock, fence or complete that ends its epoch.
+        let owner = req.unwrap_or_else(|| NEXT_ORIGIN.fetch_add(1, Ordering::Relaxed));
+        crate::memory::own(
+            Some(owner),
+            call,
+            crate::site::for_call(),
+            &crate::owned::data(
+                c.origin,
+                c.origin_count,
+                c.origin_dtype,
+                c.kind == RmaKind::Get,
+            ),
+        );
+        if req.is_none() {
+            window(l, win, call).origins.push((c.target, owner));
+        }
+    }
+}
+
+/// The ids the origin buffers of blocking-form communication calls are
+/// owned under: apart from request ids, which count up from 0.
+static NEXT_ORIGIN: AtomicU32 = AtomicU32::new(1 << 31);
+
+/// The communication calls of `win` to `target` (to every target for
+/// `None`) are complete at the origin: MPI hands their origin buffers back.
+unsafe fn origins_done(l: &mut Lib, win: MPI_Win, call: &'static str, target: Option<i32>) {
+    let w = window(l, win, call);
+    let mut done = Vec::new();
+    w.origins.retain(|&(t, id)| {
+        let hit = target.is_none_or(|x| x == t);
+        if hit {
+            done.push(id);
+        }
+        !hit
+    });
+    for id in done {
+        crate::memory::release(id);
+    }
 }
 
 /// A blocking-form communication call: checked, reported, made.

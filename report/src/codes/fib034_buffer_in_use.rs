@@ -19,7 +19,13 @@ From the call that starts a nonblocking operation until the wait or test
 that completes it, MPI owns the operation's buffer. A rank broke that
 rule: while MPI still owned the buffer of a pending MPI_Isend (or
 MPI_Issend, MPI_Ibsend, MPI_Irsend), MPI_Irecv, MPI_Imrecv, nonblocking
-collective, or persistent operation started with MPI_Start, the program
+collective, persistent operation started with MPI_Start, or one-sided
+call (the origin buffer of MPI_Put, MPI_Accumulate and the other
+communication calls, which MPI reads, and of MPI_Get, which MPI writes,
+until the call completes at the origin: MPI_Win_flush_local, a flush,
+the unlock, fence or MPI_Win_complete that ends its epoch, or for
+MPI_Rput and the other request forms the wait on its request), the
+program
 
 - stored into a buffer MPI reads (a send's, or a collective's send
   buffer), or
@@ -65,6 +71,21 @@ touching its buffer, or work on another buffer while it is pending
 completion.
 ",
 };
+
+/// Whether `call` is a blocking-form one-sided communication call, whose
+/// origin buffer an epoch's synchronisation hands back (a request form's
+/// is handed back by its wait, like any request's).
+fn one_sided(call: &str) -> bool {
+    matches!(
+        call,
+        "MPI_Put"
+            | "MPI_Get"
+            | "MPI_Accumulate"
+            | "MPI_Get_accumulate"
+            | "MPI_Fetch_and_op"
+            | "MPI_Compare_and_swap"
+    )
+}
 
 /// What touched the owned buffer.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,17 +145,24 @@ impl Rule for BufferInUse {
                 line,
                 column: self.owner_place.column.unwrap_or(1),
                 span: self.owner_place.span,
-                message: format!(
-                    "the {owner} that owns the buffer until a wait or test completes it"
-                ),
+                message: if one_sided(owner) {
+                    format!("the {owner} that owns the buffer until a flush, unlock, fence or MPI_Win_complete completes it")
+                } else {
+                    format!("the {owner} that owns the buffer until a wait or test completes it")
+                },
             });
         }
+        let complete = if one_sided(owner) {
+            "MPI_Win_flush_local, or the flush, unlock, fence or MPI_Win_complete that ends its epoch"
+        } else {
+            "MPI_Wait, or a test that returns true"
+        };
         f.help = Some(match &self.touch {
             Touch::Call { name, .. } => format!(
-                "complete the {owner} (MPI_Wait, or a test that returns true) before the {name}, or give the {name} a buffer of its own"
+                "complete the {owner} ({complete}) before the {name}, or give the {name} a buffer of its own"
             ),
             _ => format!(
-                "complete the {owner} (MPI_Wait, or a test that returns true) before touching its buffer, or use another buffer meanwhile"
+                "complete the {owner} ({complete}) before touching its buffer, or use another buffer meanwhile"
             ),
         });
         f
