@@ -37,6 +37,8 @@ use poe::engine::{CollWhat, Fired, Kind, OpId, Peer, WinSync};
 
 use crate::record::RunRecord;
 use crate::sites::Resolver;
+use crate::timeline::{self, Touched};
+use fib_report::timeline::Role;
 
 /// How many pairs of sites one run reports at most.
 const MAX_PAIRS: usize = 100;
@@ -551,6 +553,40 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
         if !seen.insert((fs, ss, first.what.clone(), second.what.clone())) {
             continue;
         }
+        // The picture: both accesses, and the calls that complete the
+        // one-sided ones at their target.
+        let mut calls = Vec::new();
+        let mut touches = Vec::new();
+        for (acc, facts) in [(a, &first), (b, &second)] {
+            match input.from[acc.event.rank][acc.event.index] {
+                From::Call(i) => calls.push((
+                    OpId {
+                        rank: acc.event.rank,
+                        index: i,
+                    },
+                    Role::RaceAccess,
+                )),
+                From::Touch(i) => touches.push(Touched {
+                    rank: acc.event.rank,
+                    before: rec.watched[i].calls as usize,
+                    store: rec.watched[i].store,
+                    file: facts.place.file.clone(),
+                    line: facts.place.line,
+                }),
+            }
+            if let (Side::Target, Some(end)) = (acc.side, acc.end) {
+                if let From::Call(i) = input.from[end.rank][end.index] {
+                    calls.push((
+                        OpId {
+                            rank: end.rank,
+                            index: i,
+                        },
+                        Role::Completes,
+                    ));
+                }
+            }
+        }
+        let picture = timeline::race(sites, &rec.files, &rec.ops, &rec.fired, &calls, &touches);
         out.push(
             WindowRace {
                 first,
@@ -558,7 +594,8 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                 same_origin: race.rule == RaceRule::SameOrigin,
                 replay: token.to_string(),
             }
-            .finding(),
+            .finding()
+            .with_timeline(Some(picture)),
         );
         if out.len() == MAX_PAIRS {
             break;

@@ -186,6 +186,7 @@ fn build(
                             .get(&OpId { rank, index })
                             .copied()
                             .unwrap_or(Role::Plain),
+                        touch: false,
                     }
                 })
                 .collect();
@@ -246,6 +247,73 @@ fn build(
         }
     }
     t
+}
+
+/// A load or store of the program in a race picture: made by `rank` after
+/// its call `before - 1` and before its call `before`, at `file:line`.
+pub struct Touched {
+    pub rank: usize,
+    pub before: usize,
+    pub store: bool,
+    pub file: Option<String>,
+    pub line: Option<u32>,
+}
+
+/// The picture of a race on window memory: the racing one-sided calls
+/// (`calls` with [`Role::RaceAccess`]) and the calls that complete them at
+/// their target ([`Role::Completes`]) marked among their ranks' calls, and
+/// the racing loads and stores drawn as marks of their own, before the
+/// call each preceded.
+pub fn race(
+    sites: &Resolver,
+    files: &FileNames,
+    ops: &[Ops],
+    fired: &FiredList,
+    calls: &[(OpId, Role)],
+    touches: &[Touched],
+) -> Timeline {
+    let mut roles: HashMap<OpId, Role> = calls.iter().copied().collect();
+    for t in touches {
+        let n = ops.get(t.rank).map_or(0, |o| o.len());
+        for index in [t.before.checked_sub(1), Some(t.before)]
+            .into_iter()
+            .flatten()
+        {
+            if index < n {
+                roles
+                    .entry(OpId {
+                        rank: t.rank,
+                        index,
+                    })
+                    .or_insert(Role::Plain);
+            }
+        }
+    }
+    let run = Run { ops, fired, files };
+    let mut picture = build(sites, &run, &roles, &HashSet::new(), None);
+    for t in touches {
+        let Some(lane) = picture.lanes.iter_mut().find(|l| l.rank == t.rank) else {
+            continue;
+        };
+        let at = lane
+            .marks
+            .iter()
+            .position(|m| m.index >= t.before)
+            .unwrap_or(lane.marks.len());
+        lane.marks.insert(
+            at,
+            Mark {
+                index: t.before,
+                call: if t.store { "store" } else { "load" }.to_string(),
+                file: t.file.clone(),
+                line: t.line,
+                peer: None,
+                role: Role::RaceAccess,
+                touch: true,
+            },
+        );
+    }
+    picture
 }
 
 /// `to 2`, `from any`: the other end a point-to-point call names.

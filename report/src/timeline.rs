@@ -30,6 +30,12 @@ pub enum Role {
     WitnessSend,
     /// Another call on the witness's ordering path.
     OnPath,
+    /// One of the two accesses of a race on window memory: the one-sided
+    /// call, or the program's load or store (a [`Mark::touch`]).
+    RaceAccess,
+    /// The call that completes a racing one-sided call at its target (the
+    /// unlock, flush, fence or `MPI_Win_complete` that ends its epoch).
+    Completes,
 }
 
 /// One call drawn on its rank's lane.
@@ -45,6 +51,10 @@ pub struct Mark {
     /// The other end, when the call names one: `to 2`, `from any`.
     pub peer: Option<String>,
     pub role: Role,
+    /// Not a call: a load or store of the program, made after the rank's
+    /// call `index - 1` and before its call `index`, drawn before that
+    /// call (`call` says "load" or "store").
+    pub touch: bool,
 }
 
 /// One rank's lane: a window of its calls, in order.
@@ -106,7 +116,10 @@ impl Timeline {
     pub fn omitted(&self) -> usize {
         self.lanes
             .iter()
-            .map(|l| l.total.saturating_sub(l.marks.len()))
+            .map(|l| {
+                let calls = l.marks.iter().filter(|m| !m.touch).count();
+                l.total.saturating_sub(calls)
+            })
             .sum()
     }
 
@@ -115,7 +128,7 @@ impl Timeline {
         let lane = self.lanes.iter().position(|l| l.rank == at.rank)?;
         let pos = self.lanes[lane]
             .marks
-            .binary_search_by_key(&at.index, |m| m.index)
+            .binary_search_by_key(&(at.index, true), |m| (m.index, !m.touch))
             .ok()?;
         Some((lane, pos))
     }
@@ -257,6 +270,7 @@ mod tests {
             line: None,
             peer: None,
             role: Role::Plain,
+            touch: false,
         }
     }
 

@@ -415,6 +415,35 @@ fn window_race_fib038() {
 }
 
 #[test]
+fn window_race_picture_in_the_html_report() {
+    // The race's picture: rank 0's load drawn as its own mark before the
+    // call it preceded, rank 1's MPI_Put and the unlock that completes it
+    // marked.
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args([
+            "check",
+            "tests/umpire/rma_race_lock_put_load.c",
+            "--format",
+            "html",
+        ])
+        .env("FIB_CACHE_DIR", cache.path())
+        .output()
+        .expect("running fib");
+    assert_eq!(out.status.code(), Some(1));
+    let html = String::from_utf8(out.stdout).unwrap();
+    assert!(html.contains(
+        "<g class=\"mark race\"><title>rank 0, before call 2: load at tests/umpire/rma_race_lock_put_load.c:17 (racing access)</title>"
+    ), "{html}");
+    assert!(html.contains(
+        "<g class=\"mark race\"><title>rank 1, call 3: MPI_Put at tests/umpire/rma_race_lock_put_load.c:20 (racing access)</title>"
+    ));
+    assert!(html.contains(
+        "<g class=\"mark completes\"><title>rank 1, call 4: MPI_Win_unlock at tests/umpire/rma_race_lock_put_load.c:21 (completes it)</title>"
+    ));
+}
+
+#[test]
 fn null_status_fib033() {
     // Found before running: the call underlined; the run itself is ok.
     let cache = tempfile::tempdir().unwrap();

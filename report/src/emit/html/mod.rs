@@ -666,6 +666,12 @@ svg.timeline .w-send text.role { fill: #8250df; }
 svg.timeline .on-path .dot { fill: #fde68a; stroke: #d97706; }
 svg.timeline .on-path .halo { stroke: #fbbf24; }
 svg.timeline .on-path text.role { fill: #b45309; }
+svg.timeline .race .dot { fill: #cf222e; stroke: #cf222e; }
+svg.timeline .race .halo { stroke: #cf222e; }
+svg.timeline .race text.role { fill: #cf222e; }
+svg.timeline .completes .dot { fill: #fff; stroke: #0e7490; }
+svg.timeline .completes .halo { stroke: #0e7490; }
+svg.timeline .completes text.role { fill: #0e7490; }
 .legend { display: block; margin-top: 4px; }
 .key { display: inline-flex; align-items: center; margin-right: 14px; white-space: nowrap; }
 .key i { display: inline-block; width: 12px; height: 12px; border-radius: 50%; margin-right: 5px; border: 2px solid #57606a; }
@@ -675,6 +681,8 @@ svg.timeline .on-path text.role { fill: #b45309; }
 .key.w-barrier i { background: #0e7490; border-color: #0e7490; border-radius: 2px; }
 .key.w-send i { background: #8250df; border-color: #8250df; }
 .key.on-path i { background: #fde68a; border-color: #d97706; }
+.key.race i { background: #cf222e; border-color: #cf222e; }
+.key.completes i { background: #fff; border-color: #0e7490; }
 .key.k-msg i, .key.k-wild i, .key.k-hl i, .key.k-rival i { width: 22px; height: 0; border-radius: 0; border-width: 2px 0 0; }
 .key.k-wild i { border-color: #0969da; }
 .key.k-hl i { border-color: #d97706; border-top-width: 3px; }
@@ -697,6 +705,7 @@ mod tests {
             line: Some(index as u32 + 10),
             peer: Some("from 1".into()),
             role,
+            touch: false,
         }
     }
 
@@ -798,6 +807,57 @@ mod tests {
         ));
         assert!(!html.contains("a<b>"), "unescaped text");
         assert!(html.contains("<span class=\"time\">1.23 s</span>"));
+    }
+
+    #[test]
+    fn a_race_picture_draws_the_load_as_a_diamond_before_the_call_it_preceded() {
+        let load = Mark {
+            index: 1,
+            call: "load".into(),
+            file: Some("w.c".into()),
+            line: Some(17),
+            peer: None,
+            role: Role::RaceAccess,
+            touch: true,
+        };
+        let t = Timeline {
+            lanes: vec![
+                Lane {
+                    rank: 0,
+                    total: 2,
+                    marks: vec![
+                        mark(0, "MPI_Win_allocate", Role::Plain),
+                        load,
+                        mark(1, "MPI_Win_free", Role::Plain),
+                    ],
+                },
+                Lane {
+                    rank: 1,
+                    total: 3,
+                    marks: vec![
+                        mark(0, "MPI_Win_allocate", Role::Plain),
+                        mark(1, "MPI_Put", Role::RaceAccess),
+                        mark(2, "MPI_Win_unlock", Role::Completes),
+                    ],
+                },
+            ],
+            links: Vec::new(),
+            path: Vec::new(),
+        };
+        // The load is no call: rank 0's call 1 is still found, and no call
+        // is counted as left out.
+        assert_eq!(t.find(At { rank: 0, index: 1 }), Some((0, 2)));
+        assert_eq!(t.omitted(), 0);
+        assert_eq!(t.columns()[0], vec![0, 1, 2]);
+        let mut out = String::new();
+        super::picture::timeline_figure(&mut out, "r", &t, None);
+        assert!(out.contains(
+            "<g class=\"mark race\"><title>rank 0, before call 2: load at w.c:17 (racing access)</title>"
+        ), "{out}");
+        assert_eq!(out.matches("<path class=\"dot\"").count(), 1);
+        assert!(out.contains("<g class=\"mark completes\">"));
+        assert!(out.contains("<i></i>racing access</span>"));
+        assert!(out.contains("<i></i>completes it</span>"));
     }
 
     #[test]

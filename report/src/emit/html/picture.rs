@@ -37,6 +37,8 @@ fn role(r: Role) -> (&'static str, &'static str) {
         Role::WitnessBarrier => ("the barrier", "w-barrier"),
         Role::WitnessSend => ("rival send", "w-send"),
         Role::OnPath => ("on the path", "on-path"),
+        Role::RaceAccess => ("racing access", "race"),
+        Role::Completes => ("completes it", "completes"),
     }
 }
 
@@ -291,7 +293,7 @@ fn gaps(lane: &Lane, cols: &[usize]) -> Vec<(usize, usize)> {
     for (m, mark) in lane.marks.iter().enumerate() {
         let skipped = match prev {
             None => mark.index,
-            Some(p) => mark.index - p - 1,
+            Some(p) => mark.index.saturating_sub(p + 1),
         };
         if skipped > 0 {
             gaps.push((cols[m].saturating_sub(1), skipped));
@@ -321,8 +323,9 @@ fn draw_mark(svg: &mut String, rank: usize, mark: &Mark, (x, y): (usize, usize),
         .unwrap_or_default();
     let _ = write!(
         svg,
-        "<g class=\"mark {class}\"><title>rank {}, call {}: {}{}{}{}</title>",
+        "<g class=\"mark {class}\"><title>rank {}, {} {}: {}{}{}{}</title>",
         rank,
+        if mark.touch { "before call" } else { "call" },
         mark.index + 1,
         esc(&mark.call),
         esc(&peer),
@@ -333,7 +336,25 @@ fn draw_mark(svg: &mut String, rank: usize, mark: &Mark, (x, y): (usize, usize),
             format!(" ({words})")
         },
     );
-    mark_shape(svg, mark.role, (x, y), collective);
+    if mark.touch {
+        // A load or store, no call: a diamond.
+        if mark.role != Role::Plain {
+            let _ = write!(
+                svg,
+                "<circle class=\"halo\" cx=\"{x}\" cy=\"{y}\" r=\"12\"/>"
+            );
+        }
+        let _ = write!(
+            svg,
+            "<path class=\"dot\" d=\"M{x} {} L{} {y} L{x} {} L{} {y} Z\"/>",
+            y - 7,
+            x + 7,
+            y + 7,
+            x - 7
+        );
+    } else {
+        mark_shape(svg, mark.role, (x, y), collective);
+    }
     mark_words(svg, mark, (x, y), words);
     svg.push_str("</g>\n");
 }
@@ -443,6 +464,8 @@ fn legend(t: &Timeline) -> Vec<(&'static str, &'static str)> {
         Role::WitnessBarrier,
         Role::WitnessSend,
         Role::OnPath,
+        Role::RaceAccess,
+        Role::Completes,
     ] {
         if roles.contains(&r) {
             let (words, class) = role(r);
