@@ -791,6 +791,11 @@ struct Call {
     target_count: c_int,
     target_dtype: MPI_Datatype,
     op: Option<MPI_Op>,
+    /// The result buffer of a fetching call (MPI writes it), with its
+    /// count and datatype.
+    result: Option<(*const c_void, c_int, MPI_Datatype)>,
+    /// `MPI_Compare_and_swap`'s compare buffer (MPI reads it).
+    compare: *const c_void,
 }
 
 /// Checks a communication call and reports it; `req` is the id of the
@@ -903,24 +908,34 @@ unsafe fn rma(l: &mut Lib, c: &Call, win: MPI_Win, req: Option<u32>) {
         op,
         dtype,
     });
-    if !null && !c.origin.is_null() && crate::memory::instrumented() {
-        // MPI reads the origin buffer (writes it, for a get) until the
-        // call completes at the origin: a request form's wait, or the
-        // flush, unlock, fence or complete that ends its epoch.
-        let owner = req.unwrap_or_else(|| NEXT_ORIGIN.fetch_add(1, Ordering::Relaxed));
-        crate::memory::own(
-            Some(owner),
-            call,
-            crate::site::for_call(),
-            &crate::owned::data(
+    if !null && crate::memory::instrumented() {
+        // MPI reads the origin buffer (writes it, for a get; ignores it for
+        // an MPI_NO_OP fetch) and the compare buffer, and writes the result
+        // buffer, until the call completes at the origin: a request form's
+        // wait, or the flush, unlock, fence or complete that ends its epoch.
+        let no_op = c.op.is_some_and(|o| crate::sig::op_named(o) == "MPI_NO_OP");
+        let mut bufs = Vec::new();
+        if !c.origin.is_null() && !(no_op && c.kind != RmaKind::Acc) {
+            let writes = c.kind == RmaKind::Get;
+            bufs.extend(crate::owned::data(
                 c.origin,
                 c.origin_count,
                 c.origin_dtype,
-                c.kind == RmaKind::Get,
-            ),
-        );
-        if req.is_none() {
-            window(l, win, call).origins.push((c.target, owner));
+                writes,
+            ));
+        }
+        if !c.compare.is_null() {
+            bufs.extend(crate::owned::data(c.compare, 1, c.origin_dtype, false));
+        }
+        if let Some((buf, count, dtype)) = c.result.filter(|r| !r.0.is_null()) {
+            bufs.extend(crate::owned::data(buf, count, dtype, true));
+        }
+        if !bufs.is_empty() {
+            let owner = req.unwrap_or_else(|| NEXT_ORIGIN.fetch_add(1, Ordering::Relaxed));
+            crate::memory::own(Some(owner), call, crate::site::for_call(), &bufs);
+            if req.is_none() {
+                window(l, win, call).origins.push((c.target, owner));
+            }
         }
     }
 }
@@ -995,6 +1010,8 @@ pub unsafe extern "C" fn MPI_Put(
         target_count,
         target_dtype: target_datatype,
         op: None,
+        result: None,
+        compare: std::ptr::null(),
     };
     plain(c, win, || {
         PMPI_Put(
@@ -1031,6 +1048,8 @@ pub unsafe extern "C" fn MPI_Get(
         target_count,
         target_dtype: target_datatype,
         op: None,
+        result: None,
+        compare: std::ptr::null(),
     };
     plain(c, win, || {
         PMPI_Get(
@@ -1068,6 +1087,8 @@ pub unsafe extern "C" fn MPI_Accumulate(
         target_count,
         target_dtype: target_datatype,
         op: Some(op),
+        result: None,
+        compare: std::ptr::null(),
     };
     plain(c, win, || {
         PMPI_Accumulate(
@@ -1109,6 +1130,8 @@ pub unsafe extern "C" fn MPI_Get_accumulate(
         target_count,
         target_dtype: target_datatype,
         op: Some(op),
+        result: Some((result_addr as *const c_void, result_count, result_datatype)),
+        compare: std::ptr::null(),
     };
     plain(c, win, || {
         PMPI_Get_accumulate(
@@ -1148,6 +1171,8 @@ pub unsafe extern "C" fn MPI_Fetch_and_op(
         target_count: 1,
         target_dtype: datatype,
         op: Some(op),
+        result: Some((result_addr as *const c_void, 1, datatype)),
+        compare: std::ptr::null(),
     };
     plain(c, win, || {
         PMPI_Fetch_and_op(
@@ -1182,6 +1207,8 @@ pub unsafe extern "C" fn MPI_Compare_and_swap(
         target_count: 1,
         target_dtype: datatype,
         op: None,
+        result: Some((result_addr as *const c_void, 1, datatype)),
+        compare: compare_addr,
     };
     plain(c, win, || {
         PMPI_Compare_and_swap(
@@ -1218,6 +1245,8 @@ pub unsafe extern "C" fn MPI_Rput(
         target_count,
         target_dtype: target_datatype,
         op: None,
+        result: None,
+        compare: std::ptr::null(),
     };
     with_request(c, win, request, |r| {
         PMPI_Rput(
@@ -1256,6 +1285,8 @@ pub unsafe extern "C" fn MPI_Rget(
         target_count,
         target_dtype: target_datatype,
         op: None,
+        result: None,
+        compare: std::ptr::null(),
     };
     with_request(c, win, request, |r| {
         PMPI_Rget(
@@ -1295,6 +1326,8 @@ pub unsafe extern "C" fn MPI_Raccumulate(
         target_count,
         target_dtype: target_datatype,
         op: Some(op),
+        result: None,
+        compare: std::ptr::null(),
     };
     with_request(c, win, request, |r| {
         PMPI_Raccumulate(
@@ -1338,6 +1371,8 @@ pub unsafe extern "C" fn MPI_Rget_accumulate(
         target_count,
         target_dtype: target_datatype,
         op: Some(op),
+        result: Some((result_addr as *const c_void, result_count, result_datatype)),
+        compare: std::ptr::null(),
     };
     with_request(c, win, request, |r| {
         PMPI_Rget_accumulate(

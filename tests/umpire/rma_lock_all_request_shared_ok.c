@@ -2,12 +2,14 @@
 /* Passive target with MPI_Win_lock_all (shared locks never compete):
  * request-based MPI_Rput and MPI_Rget completed with MPI_Wait, MPI_Raccumulate,
  * MPI_Rget_accumulate, MPI_Get_accumulate, MPI_Compare_and_swap, the local
- * flushes, MPI_Win_flush_all and MPI_Win_sync; then shared locks. */
+ * flushes, MPI_Win_flush_all and MPI_Win_sync; then shared locks. The
+ * pending fetches write different result buffers (one buffer for both
+ * would be FIB034: MPI may write them in either order). */
 #include <mpi.h>
 
 int main(int argc, char **argv)
 {
-    int rank, *base, x = 2, y = 0, z = 0, cmp = 0;
+    int rank, *base, x = 2, y = 0, z = 0, w = 0, cmp = 0;
     MPI_Win win;
     MPI_Request r[4];
     MPI_Init(&argc, &argv);
@@ -22,7 +24,7 @@ int main(int argc, char **argv)
     MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
     MPI_Win_flush_local(peer, win);
     MPI_Get_accumulate(&x, 1, MPI_INT, &z, 1, MPI_INT, peer, 3, 1, MPI_INT, MPI_SUM, win);
-    MPI_Compare_and_swap(&x, &cmp, &z, MPI_INT, peer, 2, win);
+    MPI_Compare_and_swap(&x, &cmp, &w, MPI_INT, peer, 2, win);
     MPI_Win_flush_local_all(win);
     MPI_Win_flush_all(win);
     MPI_Win_sync(win);
