@@ -915,7 +915,8 @@ unsafe fn rma(l: &mut Lib, c: &Call, win: MPI_Win, req: Option<u32>) {
         // wait, or the flush, unlock, fence or complete that ends its epoch.
         let no_op = c.op.is_some_and(|o| crate::sig::op_named(o) == "MPI_NO_OP");
         let mut bufs = Vec::new();
-        if !c.origin.is_null() && !(no_op && c.kind != RmaKind::Acc) {
+        let ignored = no_op && c.kind != RmaKind::Acc;
+        if !c.origin.is_null() && !ignored {
             let writes = c.kind == RmaKind::Get;
             bufs.extend(crate::owned::data(
                 c.origin,
