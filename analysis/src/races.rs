@@ -60,6 +60,14 @@ struct Input {
     windows: Vec<u32>,
 }
 
+/// The window and the rank whose memory of it a watched tag names: the
+/// interposition library watches a rank's own memory of a window under the
+/// window's id, and another rank's segment of a shared window under the
+/// id with that rank plus one in the high half; `None` for the rank's own.
+fn watched_memory(tag: u64) -> (u32, Option<usize>) {
+    (tag as u32, ((tag >> 32) as usize).checked_sub(1))
+}
+
 /// Whether the run used windows at all.
 fn uses_windows(rec: &RunRecord) -> bool {
     !rec.watched.is_empty()
@@ -113,9 +121,11 @@ fn input(rec: &RunRecord) -> Input {
         }
     }
     for w in &rec.watched {
-        if let Ok(id) = u32::try_from(w.tag) {
-            members.entry(id).or_default().insert(w.rank);
-        }
+        let (id, owner) = watched_memory(w.tag);
+        members
+            .entry(id)
+            .or_default()
+            .extend([w.rank, owner.unwrap_or(w.rank)]);
     }
     let windows: Vec<u32> = members.keys().copied().collect();
     let dense: HashMap<u32, Win> = windows
@@ -226,13 +236,14 @@ fn input(rec: &RunRecord) -> Input {
                     break;
                 }
                 touches.next();
-                let Some(&win) = u32::try_from(w.tag).ok().and_then(|t| dense.get(&t)) else {
+                let (id, owner) = watched_memory(w.tag);
+                let Some(&win) = dense.get(&id) else {
                     continue;
                 };
                 for &(lo, hi) in &w.ranges {
                     let place = Place::Window {
                         win,
-                        rank: r,
+                        rank: owner.unwrap_or(r),
                         bytes: Bytes::new(lo, hi.saturating_sub(lo)),
                     };
                     events.push(if w.store {
@@ -618,6 +629,13 @@ pub fn same(a: &Finding, b: &Finding) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_watched_tag_names_the_window_and_whose_memory() {
+        assert_eq!(watched_memory(7), (7, None));
+        assert_eq!(watched_memory(7 | 1 << 32), (7, Some(0)));
+        assert_eq!(watched_memory(7 | 4 << 32), (7, Some(3)));
+    }
 
     #[test]
     fn acc_ops_keep_no_op_and_replace_and_name_the_rest_apart() {

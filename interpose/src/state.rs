@@ -150,6 +150,9 @@ pub struct Win {
     /// communication call not completed at the origin yet, its target and
     /// the id its buffer is owned under ([`crate::memory::own`]).
     pub origins: Vec<(i32, u32)>,
+    /// The tags other ranks' segments of a shared window are watched
+    /// under, once `MPI_Win_shared_query` handed them to the program.
+    pub segments: Vec<u64>,
 }
 
 /// The sites of the calls that opened a window's epochs ([`Win::opened`]).

@@ -209,6 +209,7 @@ unsafe fn create(
                 ..Opened::default()
             },
             origins: Vec::new(),
+            segments: Vec::new(),
         },
     );
     rc
@@ -298,6 +299,53 @@ pub unsafe extern "C" fn MPI_Win_detach(win: MPI_Win, base: *const c_void) -> c_
     PMPI_Win_detach(win, base)
 }
 
+/// Stops watching the rank's memory of `w` and the other ranks' segments
+/// it was handed.
+fn unwatch_all(w: &Win) {
+    crate::memory::unwatch(u64::from(w.id));
+    for &tag in &w.segments {
+        crate::memory::unwatch(tag);
+    }
+}
+
+/// The tag the segment of rank `rank` of the shared window `id` is watched
+/// under when another rank reaches it: the window's id, and the rank plus
+/// one above it (the rank's own memory of a window is watched under the
+/// window's id alone).
+pub fn segment_tag(id: u32, rank: c_int) -> u64 {
+    u64::from(id) | (rank as u64 + 1) << 32
+}
+
+/// `MPI_Win_shared_query`: hands the program another rank's segment of a
+/// shared window, which is then watched as that rank's window memory.
+#[no_mangle]
+pub unsafe extern "C" fn MPI_Win_shared_query(
+    win: MPI_Win,
+    rank: c_int,
+    size: *mut MPI_Aint,
+    disp_unit: *mut c_int,
+    baseptr: *mut c_void,
+) -> c_int {
+    let rc = PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    if rc != 0 || rank < 0 || !crate::memory::instrumented() {
+        return rc;
+    }
+    let mut group: MPI_Group = RSMPI_GROUP_EMPTY;
+    let mut me: c_int = -1;
+    PMPI_Win_get_group(win, &mut group);
+    PMPI_Group_rank(group, &mut me);
+    PMPI_Group_free(&mut group);
+    let mut l = lib();
+    let w = window(&mut l, win, "MPI_Win_shared_query");
+    let tag = segment_tag(w.id, rank);
+    let (base, len) = (*(baseptr as *mut *mut c_void), *size);
+    if rank != me && len > 0 && !base.is_null() && !w.segments.contains(&tag) {
+        w.segments.push(tag);
+        crate::memory::watch(base as usize, len as usize, tag);
+    }
+    rc
+}
+
 /// The epochs of `w` still open (a fence's not counted).
 fn open_epochs(w: &Win) -> Vec<Epoch> {
     let mut open = Vec::new();
@@ -362,8 +410,9 @@ pub unsafe extern "C" fn MPI_Win_free(win: *mut MPI_Win) -> c_int {
     l.wait_go();
     let key = bits(*win);
     let rc = PMPI_Win_free(win);
-    l.windows.remove(&key);
-    crate::memory::unwatch(u64::from(id));
+    if let Some(w) = l.windows.remove(&key) {
+        unwatch_all(&w);
+    }
     rc
 }
 
@@ -392,7 +441,7 @@ pub unsafe fn free_leaked(l: &mut Lib) {
         let mut win: MPI_Win = crate::handle::from_bits(b);
         PMPI_Win_free(&mut win);
         if let Some(w) = l.windows.remove(&b) {
-            crate::memory::unwatch(u64::from(w.id));
+            unwatch_all(&w);
         }
     }
 }

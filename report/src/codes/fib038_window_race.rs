@@ -102,9 +102,14 @@ fn describe(a: &RaceAccess) -> String {
     } else {
         format!("bytes {}..{}", a.offset, a.offset + a.len)
     };
+    let whose = if a.target == a.rank {
+        "its window".to_string()
+    } else {
+        format!("rank {}'s segment of the shared window", a.target)
+    };
     match a.what.as_str() {
-        "load" => format!("rank {}'s load of {bytes} of its window", a.rank),
-        "store" => format!("rank {}'s store to {bytes} of its window", a.rank),
+        "load" => format!("rank {}'s load of {bytes} of {whose}", a.rank),
+        "store" => format!("rank {}'s store to {bytes} of {whose}", a.rank),
         call => format!(
             "rank {}'s {call} to {bytes} of rank {}'s window",
             a.rank, a.target
