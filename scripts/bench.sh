@@ -21,6 +21,9 @@
 # bench/bandwidth.c (2 ranks, 500 rounds of seventeen 1 MiB messages) shows
 # what large messages cost: sent from the program's buffer, and with
 # FIB_COPY_SENDS=1 from a copy, as fib does once a run needs it.
+# bench/rma.c (2 ranks, 200 rounds of a fence epoch of four puts and two
+# lock epochs with an accumulate each) shows what one-sided communication
+# costs against native MPI.
 #
 # Further sections: launching under MPICH and Open MPI, --jobs 1 against
 # --jobs 2, one run for every order of a row of wildcard receives or of
@@ -28,7 +31,7 @@
 # alone, and its share of a check.
 #
 # Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS,
-# BANDWIDTH_ROUNDS override the defaults.
+# BANDWIDTH_ROUNDS, NONBLOCKING_ROUNDS, RMA_ROUNDS override the defaults.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -39,14 +42,14 @@ MPICC=mpicc.openmpi cargo build --release -p fib-interpose --target-dir target/o
 
 export HWLOC_COMPONENTS=-linuxio,-pci
 mkdir -p target/bench
-for src in bench/pingpong.c bench/barriers.c bench/server.c bench/bandwidth.c bench/nonblocking.c \
+for src in bench/pingpong.c bench/barriers.c bench/server.c bench/bandwidth.c bench/nonblocking.c bench/rma.c \
     tests/umpire/isend_irecv_ring.c \
     tests/umpire/any_src_three_senders_ok.c; do
     mpicc.mpich -O2 -o "target/bench/$(basename "$src" .c)" "$src"
 done
 
 python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${BARRIERS:-10000}" \
-    "${SERVER_REQUESTS:-2000}" "${BANDWIDTH_ROUNDS:-500}" "${NONBLOCKING_ROUNDS:-200}" <<'PY'
+    "${SERVER_REQUESTS:-2000}" "${BANDWIDTH_ROUNDS:-500}" "${NONBLOCKING_ROUNDS:-200}" "${RMA_ROUNDS:-200}" <<'PY'
 import json
 import os
 import subprocess
@@ -65,6 +68,8 @@ cases = [
     ("bench/bandwidth.c", 2, [sys.argv[5]], [], {"FIB_COPY_SENDS": "1"}),
     ("bench/nonblocking.c", 2, [sys.argv[6]], [], {}),
     ("bench/nonblocking.c", 2, [sys.argv[6]], [], {"FIB_MEMORY": "off"}),
+    ("bench/rma.c", 2, [sys.argv[7]], [], {}),
+    ("bench/rma.c", 2, [sys.argv[7]], [], {"FIB_MEMORY": "off"}),
     ("tests/umpire/isend_irecv_ring.c", 4, [], [], {}),
     ("tests/umpire/any_src_three_senders_ok.c", 4, [], [], {}),
 ]

@@ -243,3 +243,24 @@ fn a_failing_build_is_reported_with_its_output_and_leaves_nothing_behind() {
     assert_eq!(processes_with(&marker), Vec::<String>::new());
     copy.assert_clean();
 }
+
+#[test]
+fn a_build_whose_programs_use_sources_outside_dir_names_them() {
+    let copy = Copy::new("make");
+    // Checked from app/, the programs' library sources in lib/ are outside
+    // the tree: fib says which, and what DIR to give instead.
+    let out = copy.fib(&["check", "--build", "cd .. && make", "app"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the build command `cd .. && make` linked nothing fib can check (in app)"),
+        "{err}"
+    );
+    assert!(err.contains("app/race: not checked: its source "), "{err}");
+    assert!(err.contains("lib/stats.c is outside app"), "{err}");
+    assert!(
+        err.contains("give as DIR a directory that holds every source the build compiles"),
+        "{err}"
+    );
+    copy.assert_clean();
+}

@@ -355,6 +355,7 @@ pub(crate) fn programs(
             command,
             root,
             record.len(),
+            &notes,
         )));
     }
     programs.sort_by(|a, b| a.0.cmp(&b.0));
@@ -376,8 +377,25 @@ fn linked_note(root: &Path, exe: &Path, tree: &Tree, program: &Program) -> Strin
     note
 }
 
-/// Why a build that succeeded gave fib nothing to check.
-fn nothing_built(command: &str, root: &Path, recorded: usize) -> String {
+/// Why a build that succeeded gave fib nothing to check: with the notes
+/// on the executables it linked but fib cannot check (a source outside
+/// `root`, one gone), since those name what to change.
+fn nothing_built(command: &str, root: &Path, recorded: usize, notes: &[String]) -> String {
+    if !notes.is_empty() {
+        let outside = notes.iter().any(|n| n.contains(" is outside "));
+        let mut msg = format!(
+            "the build command `{command}` linked nothing fib can check (in {}): {}",
+            root.display(),
+            notes.join("; ")
+        );
+        if outside {
+            msg.push_str(
+                "; give as DIR a directory that holds every source the build compiles, and \
+                 run the build from there (`fib check --build \"make -C sub/dir\" DIR`)",
+            );
+        }
+        return msg;
+    }
     let what = if recorded == 0 {
         "ran no compiler through fib's wrappers"
     } else {
