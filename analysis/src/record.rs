@@ -122,6 +122,10 @@ pub struct HandleLeak {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OwnedAccess {
     pub rank: usize,
+    /// How many calls the rank had reported when this came: a load or
+    /// store was made after its call `calls - 1`, a new call's buffer is
+    /// that of its call `calls - 1`.
+    pub calls: u64,
     pub site: Site,
     pub access: fib_wire::Access,
     pub size: u64,

@@ -444,6 +444,31 @@ fn window_race_picture_in_the_html_report() {
 }
 
 #[test]
+fn buffer_in_use_picture_in_the_html_report() {
+    // The local race's picture: the MPI_Isend that owns the buffer, and the
+    // store drawn as its own mark before the call it preceded.
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args([
+            "check",
+            "tests/umpire/mem_isend_write.c",
+            "--format",
+            "html",
+        ])
+        .env("FIB_CACHE_DIR", cache.path())
+        .output()
+        .expect("running fib");
+    assert_eq!(out.status.code(), Some(1));
+    let html = String::from_utf8(out.stdout).unwrap();
+    assert!(html.contains(
+        "<g class=\"mark race\"><title>rank 0, call 1: MPI_Isend to 1 at tests/umpire/mem_isend_write.c:14 (racing access)</title>"
+    ), "{html}");
+    assert!(html.contains(
+        "<g class=\"mark race\"><title>rank 0, before call 2: store at tests/umpire/mem_isend_write.c:15 (racing access)</title>"
+    ));
+}
+
+#[test]
 fn null_status_fib033() {
     // Found before running: the call underlined; the run itself is ok.
     let cache = tempfile::tempdir().unwrap();

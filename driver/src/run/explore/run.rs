@@ -594,6 +594,7 @@ impl Loop {
                 call,
             } => self.owned.push(OwnedAccess {
                 rank: r,
+                calls: self.rank_calls.get(r).copied().unwrap_or(0),
                 site,
                 access,
                 size,
