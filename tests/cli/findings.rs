@@ -414,24 +414,24 @@ fn window_race_fib038() {
     });
 }
 
+/// The HTML report of checking `file`, which has errors (exit code 1).
+fn html_report_with_errors(file: &str) -> String {
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args(["check", file, "--format", "html"])
+        .env("FIB_CACHE_DIR", cache.path())
+        .output()
+        .expect("running fib");
+    assert_eq!(out.status.code(), Some(1));
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn window_race_picture_in_the_html_report() {
     // The race's picture: rank 0's load drawn as its own mark before the
     // call it preceded, rank 1's MPI_Put and the unlock that completes it
     // marked.
-    let cache = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_fib"))
-        .args([
-            "check",
-            "tests/umpire/rma_race_lock_put_load.c",
-            "--format",
-            "html",
-        ])
-        .env("FIB_CACHE_DIR", cache.path())
-        .output()
-        .expect("running fib");
-    assert_eq!(out.status.code(), Some(1));
-    let html = String::from_utf8(out.stdout).unwrap();
+    let html = html_report_with_errors("tests/umpire/rma_race_lock_put_load.c");
     assert!(html.contains(
         "<g class=\"mark race\"><title>rank 0, before call 2: load at tests/umpire/rma_race_lock_put_load.c:17 (racing access)</title>"
     ), "{html}");
@@ -447,19 +447,7 @@ fn window_race_picture_in_the_html_report() {
 fn buffer_in_use_picture_in_the_html_report() {
     // The local race's picture: the MPI_Isend that owns the buffer, and the
     // store drawn as its own mark before the call it preceded.
-    let cache = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_fib"))
-        .args([
-            "check",
-            "tests/umpire/mem_isend_write.c",
-            "--format",
-            "html",
-        ])
-        .env("FIB_CACHE_DIR", cache.path())
-        .output()
-        .expect("running fib");
-    assert_eq!(out.status.code(), Some(1));
-    let html = String::from_utf8(out.stdout).unwrap();
+    let html = html_report_with_errors("tests/umpire/mem_isend_write.c");
     assert!(html.contains(
         "<g class=\"mark race\"><title>rank 0, call 1: MPI_Isend to 1 at tests/umpire/mem_isend_write.c:14 (racing access)</title>"
     ), "{html}");
