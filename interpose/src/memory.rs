@@ -93,6 +93,9 @@ struct Watch {
     tag: u64,
     lo: usize,
     hi: usize,
+    /// The address offsets are counted from: `lo`, or 0 for memory
+    /// attached to a dynamic window, whose displacements are addresses.
+    zero: usize,
 }
 
 /// A record waiting for the rank's next MPI call.
@@ -237,6 +240,12 @@ pub fn release(id: u32) {
 /// Watches `len` bytes at `base` under `tag`: the program's accesses to
 /// them are recorded (see the module's documentation) until [`unwatch`].
 pub fn watch(base: usize, len: usize, tag: u64) {
+    watch_from(base, len, tag, base);
+}
+
+/// Like [`watch`], with the offsets of the records counted from `zero`
+/// instead of `base` (0 for the memory attached to a dynamic window).
+pub fn watch_from(base: usize, len: usize, tag: u64, zero: usize) {
     if !instrumented() || len == 0 {
         return;
     }
@@ -246,6 +255,7 @@ pub fn watch(base: usize, len: usize, tag: u64) {
         tag,
         lo: base,
         hi: base + len,
+        zero,
     });
     m.publish();
 }
@@ -255,6 +265,15 @@ pub fn unwatch(tag: u64) {
     let mut g = mem();
     if let Some(m) = g.as_mut() {
         m.watches.retain(|w| w.tag != tag);
+        m.publish();
+    }
+}
+
+/// Stops watching the range at `base` watched under `tag`.
+pub fn unwatch_at(tag: u64, base: usize) {
+    let mut g = mem();
+    if let Some(m) = g.as_mut() {
+        m.watches.retain(|w| w.tag != tag || w.lo != base);
         m.publish();
     }
 }
@@ -388,8 +407,8 @@ fn slow(addr: usize, size: usize, store: bool) {
         .map(|w| {
             (
                 w.tag,
-                (addr.max(w.lo) - w.lo) as u64,
-                (end.min(w.hi) - w.lo) as u64,
+                (addr.max(w.lo) - w.zero) as u64,
+                (end.min(w.hi) - w.zero) as u64,
             )
         })
         .collect();
@@ -852,6 +871,24 @@ mod tests {
         unwatch(7);
         __tsan_write8(base as *mut c_void);
         assert!(take().is_empty());
+        // Memory attached to a dynamic window: offsets are addresses, and
+        // detaching one region leaves the others watched.
+        watch_from(base, 64, 9, 0);
+        watch_from(base + 64, 64, 9, 0);
+        __tsan_write4((base + 4) as *mut c_void);
+        let got = take();
+        assert!(
+            got.iter()
+                .any(|m| matches!(m, Up::Watched { tag: 9, ranges, .. }
+                if ranges == &vec![(base as u64 + 4, base as u64 + 8)])),
+            "{got:?}"
+        );
+        unwatch_at(9, base);
+        __tsan_write4((base + 4) as *mut c_void);
+        assert!(take().is_empty());
+        __tsan_write4((base + 68) as *mut c_void);
+        assert_eq!(take().len(), 1);
+        unwatch(9);
         // Owned buffers: a store into a send's buffer, once per pair.
         own(
             Some(1),

@@ -289,13 +289,20 @@ pub unsafe extern "C" fn MPI_Win_attach(win: MPI_Win, base: *mut c_void, size: M
         );
     }
     memory_given(&mut l, "MPI_Win_attach", Some(id), base, size as i64);
-    PMPI_Win_attach(win, base, size)
+    let rc = PMPI_Win_attach(win, base, size);
+    if rc == 0 && size > 0 {
+        // Watched until detached, with the addresses as offsets: a
+        // dynamic window's displacements are the target's addresses.
+        crate::memory::watch_from(base as usize, size as usize, u64::from(id), 0);
+    }
+    rc
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Win_detach(win: MPI_Win, base: *const c_void) -> c_int {
     let mut l = lib();
-    window(&mut l, win, "MPI_Win_detach");
+    let id = window(&mut l, win, "MPI_Win_detach").id;
+    crate::memory::unwatch_at(u64::from(id), base as usize);
     PMPI_Win_detach(win, base)
 }
 

@@ -97,7 +97,10 @@ pub struct WindowRace {
 }
 
 fn describe(a: &RaceAccess) -> String {
-    let bytes = if a.len == 1 {
+    // A dynamic window's displacements are the target's addresses.
+    let bytes = if a.offset >= 1 << 40 {
+        format!("the {} bytes at address {:#x}", a.len, a.offset)
+    } else if a.len == 1 {
         format!("byte {}", a.offset)
     } else {
         format!("bytes {}..{}", a.offset, a.offset + a.len)
@@ -209,5 +212,22 @@ mod tests {
             vec![12, 13]
         );
         assert_eq!(f.severity(), Severity::Error);
+    }
+
+    #[test]
+    fn a_dynamic_windows_bytes_are_named_by_address() {
+        let a = RaceAccess {
+            rank: 0,
+            what: "store".into(),
+            target: 0,
+            offset: 0x7ffc_0000_1000,
+            len: 4,
+            place: Place::default(),
+            completed_by: None,
+        };
+        assert_eq!(
+            describe(&a),
+            "rank 0's store to the 4 bytes at address 0x7ffc00001000 of its window"
+        );
     }
 }
