@@ -56,8 +56,6 @@ enum From {
 struct Input {
     run: Run,
     from: Vec<Vec<From>>,
-    /// The engine's window ids, by the input's.
-    windows: Vec<u32>,
 }
 
 /// The window and the rank whose memory of it a watched tag names: the
@@ -474,7 +472,6 @@ fn input(rec: &RunRecord) -> Input {
                 .collect(),
         },
         from,
-        windows,
     }
 }
 
@@ -546,7 +543,6 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
             site,
         )
     };
-    let _ = &input.windows;
     let mut seen: BTreeSet<(Site, Site, String, String)> = BTreeSet::new();
     let mut out = Vec::new();
     for race in &races {

@@ -41,7 +41,7 @@ pub use ops::{
     HANDLE_MAKERS,
 };
 pub use site::{module_id, Site};
-pub use support::{support, Support, Why, INTERCEPTED, PASS_THROUGH, UNSUPPORTED};
+pub use support::{one_sided, support, Support, Why, INTERCEPTED, PASS_THROUGH, UNSUPPORTED};
 
 /// `MPI_ANY_SOURCE` or `MPI_ANY_TAG` on the wire.
 pub const ANY: i32 = -1;

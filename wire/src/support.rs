@@ -86,12 +86,18 @@ const DYNAMIC_PROCESSES: &[&str] = &[
     "MPI_Lookup_name",
 ];
 
+/// Whether `name` is a one-sided function: a window call (`MPI_Win_*`) or
+/// one of the communication calls (`MPI_Put`, ..., `MPI_Rget_accumulate`).
+pub fn one_sided(name: &str) -> bool {
+    name.starts_with("MPI_Win_") || ONE_SIDED.contains(&name)
+}
+
 /// Why fib does not model `name`, by its family: one-sided communication
 /// and dynamic process management are out of scope, the rest is not done
 /// yet. A large-count form (`MPI_Put_c`) is in its base function's family.
 fn why(name: &str) -> Why {
     let base = name.strip_suffix("_c").unwrap_or(name);
-    if base.starts_with("MPI_Win_") || ONE_SIDED.contains(&base) {
+    if one_sided(base) {
         Why::OneSided
     } else if base.starts_with("MPI_Comm_spawn") || DYNAMIC_PROCESSES.contains(&base) {
         Why::DynamicProcesses

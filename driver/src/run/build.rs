@@ -68,18 +68,6 @@ pub const MEMORY_FLAGS: [&str; 2] = [
 /// a nonblocking or persistent operation (not a probe), a nonblocking
 /// collective, a window or a one-sided communication call.
 pub fn owns_memory(callee: &str) -> bool {
-    const ONE_SIDED: [&str; 10] = [
-        "MPI_Put",
-        "MPI_Get",
-        "MPI_Accumulate",
-        "MPI_Get_accumulate",
-        "MPI_Fetch_and_op",
-        "MPI_Compare_and_swap",
-        "MPI_Rput",
-        "MPI_Rget",
-        "MPI_Raccumulate",
-        "MPI_Rget_accumulate",
-    ];
     let Some(rest) = callee.strip_prefix("MPI_") else {
         return false;
     };
@@ -94,8 +82,7 @@ pub fn owns_memory(callee: &str) -> bool {
     nonblocking
         || (rest.ends_with("_init") && rest != "Init")
         || matches!(rest, "Start" | "Startall")
-        || rest.starts_with("Win_")
-        || ONE_SIDED.contains(&callee)
+        || fib_wire::one_sided(callee)
 }
 
 /// Where one build of a program happens.
