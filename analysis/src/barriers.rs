@@ -3,7 +3,7 @@
 //! Fib pass on every interleaving with those groups, and gives each group
 //! its verdict and witness.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use fib::Node;
 use fib_report::codes::{
@@ -13,8 +13,10 @@ use fib_report::codes::{
 use fib_report::{BarrierReport, Finding, Verdict, Witness, WitnessOp};
 use poe::engine::{Fired, OpId};
 
+use crate::ordering::{self, MemoryFact, RunMemory, Shown};
 use crate::sites::Resolver;
 use crate::trace::{Instance, RunTrace};
+use fib::memory::{Access, Node as MemNode, Removed};
 
 /// A barrier match set's group in one run's Fib pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -50,6 +52,23 @@ struct Group {
     sites: Vec<u32>,
     instances: HashSet<Instance>,
     relevant: Option<(fib::Relevant, usize)>,
+    /// What the runs' memory could do without the group and did not do
+    /// with it in the run that showed it, each with the first run that
+    /// showed it, what showed it and the group's match sets and calls
+    /// there. Whether it is new to the program is known once every run
+    /// is in.
+    memory: BTreeMap<MemoryFact, Candidate>,
+    /// Conflicting accesses on both sides of the group that something
+    /// else orders: the run, the pair and the path without the group.
+    ordered: Option<(usize, Access, Access, Vec<MemNode>)>,
+}
+
+/// What shows a group relevant through memory in one run.
+struct Candidate {
+    run: usize,
+    shown: Shown,
+    removed: Removed,
+    calls: Vec<OpId>,
 }
 
 /// Union-find over site ids, the smaller id the root.
@@ -123,12 +142,15 @@ pub fn classify(sites: &Resolver, runs: &[RunTrace], interleavings: usize) -> Ve
         let root = sets.find(s);
         groups.entry(root).or_default().sites.push(s);
     }
+    // What the runs' memory did, over every run.
+    let mut seen: BTreeSet<MemoryFact> = BTreeSet::new();
     for (i, (run, per_set)) in runs.iter().zip(&per_run).enumerate() {
         run_pass(sites, &mut sets, &mut groups, i, run, per_set);
+        memory_pass(sites, &mut sets, &mut groups, i, run, per_set, &mut seen);
     }
     groups
         .into_values()
-        .filter_map(|g| verdict(sites, runs, g, interleavings))
+        .filter_map(|g| verdict(sites, runs, g, interleavings, &seen))
         .collect()
 }
 
@@ -171,13 +193,68 @@ fn run_pass(
     }
 }
 
+/// Adds one run's memory to the groups: for each group with a match set in
+/// the run and no relevance found yet, what the run's memory could do
+/// without the group ([`ordering`]).
+fn memory_pass(
+    sites: &Resolver,
+    sets: &mut Sets,
+    groups: &mut BTreeMap<u32, Group>,
+    index: usize,
+    run: &RunTrace,
+    per_set: &HashMap<usize, Vec<u32>>,
+    seen: &mut BTreeSet<MemoryFact>,
+) {
+    let Some(mem) = RunMemory::of(sites, run) else {
+        return;
+    };
+    seen.extend(mem.facts.iter().copied());
+    // Each group's match sets in the run, as the rules' input names them,
+    // and its calls.
+    let mut removed: BTreeMap<u32, (Removed, Vec<OpId>)> = BTreeMap::new();
+    for (k, ids) in per_set {
+        let (Some(&s), Fired::Collective { ops }) = (ids.first(), &run.fired[*k]) else {
+            continue;
+        };
+        let (r, calls) = removed.entry(sets.find(s)).or_default();
+        if let Some(&set) = mem.input().set_at.get(k) {
+            r.sets.insert(set);
+        }
+        if let Some(m) = mem.input().msgs_at.get(k) {
+            r.msgs.extend(m.iter().copied());
+        }
+        calls.extend(ops.iter().copied());
+    }
+    for (root, (r, calls)) in removed {
+        let Some(g) = groups.get_mut(&root) else {
+            continue;
+        };
+        if g.relevant.is_some() || r.is_empty() {
+            continue;
+        }
+        let w = mem.without(&r);
+        for (f, shown) in w.new {
+            g.memory.entry(f).or_insert_with(|| Candidate {
+                run: index,
+                shown,
+                removed: r.clone(),
+                calls: calls.clone(),
+            });
+        }
+        if g.ordered.is_none() {
+            g.ordered = w.ordered.map(|(a, b, p)| (index, a, b, p));
+        }
+    }
+}
+
 /// A finished group's verdict; `None` when none of its sites is in the
-/// site table.
+/// site table. `seen` is what the runs' memory did.
 fn verdict(
     sites: &Resolver,
     runs: &[RunTrace],
     g: Group,
     interleavings: usize,
+    seen: &BTreeSet<MemoryFact>,
 ) -> Option<GroupVerdict> {
     let group: Vec<_> = g
         .sites
@@ -202,22 +279,35 @@ fn verdict(
         .len();
     let instances = g.instances.len();
     let covered = instances > 0;
-    let (verdict, witness, timeline) = match &g.relevant {
-        Some((rel, i)) => (
+    // Something the program's memory could do without the group and does
+    // in no run with it.
+    let memory = g.memory.iter().find(|(f, _)| !seen.contains(f));
+    let (verdict, witness, timeline) = match (&g.relevant, memory) {
+        (Some((rel, i)), _) => (
             Verdict::Relevant,
             Some(relevant_witness(sites, &runs[*i], rel)),
             Some(crate::timeline::witness(sites, &runs[*i], rel)),
         ),
-        None if covered => (
+        (None, Some((_, c))) => {
+            match ordering::witness(sites, &runs[c.run], &c.shown, &c.removed, &c.calls) {
+                Some((w, t)) => (Verdict::Relevant, Some(w), Some(t)),
+                None => (Verdict::Relevant, None, None),
+            }
+        }
+        (None, None) if covered => (
             Verdict::Irrelevant,
             Some(Witness::Irrelevant {
                 interleavings,
                 ranks,
                 instances,
+                ordered_by: g
+                    .ordered
+                    .as_ref()
+                    .and_then(|(i, a, b, path)| ordering::ordered_by(sites, &runs[*i], a, b, path)),
             }),
             None,
         ),
-        None => (Verdict::NotCovered, None, None),
+        (None, None) => (Verdict::NotCovered, None, None),
     };
     Some(GroupVerdict {
         report: BarrierReport {

@@ -10,6 +10,7 @@ use fib_report::{Finding, Verdict, Witness};
 use poe::engine::{Fired, Kind, Peer};
 
 use crate::barriers::GroupVerdict;
+use crate::ordering::MemoryFact;
 use crate::sites::Resolver;
 use crate::trace::{Instance, RunTrace};
 
@@ -19,6 +20,9 @@ pub struct Signature {
     pub pairs: BTreeSet<(Instance, Instance)>,
     /// The codes of the errors its runs ended with.
     pub errors: BTreeSet<&'static str>,
+    /// Its races on window memory and the orders its conflicting lock
+    /// epochs were granted in.
+    pub memory: BTreeSet<MemoryFact>,
 }
 
 impl Signature {
@@ -49,6 +53,7 @@ impl Signature {
                 self.pairs.insert((r, s));
             }
         }
+        self.memory.extend(crate::ordering::facts(sites, run));
         // The orders of its exchangeable blocks that the run stands for.
         for (recv, send) in run.exchanges.iter().flat_map(|x| x.pairs()) {
             if let (Some(r), Some(s)) = (inst[recv.rank][recv.index], inst[send.rank][send.index]) {
@@ -58,16 +63,21 @@ impl Signature {
     }
 
     /// Whether `other` (the program without some barriers) shows something
-    /// this one does not: another wildcard pairing, or a new kind of error.
+    /// this one does not: another wildcard pairing, a new kind of error, a
+    /// new race on window memory or a new order of conflicting lock epochs.
     pub fn differs(&self, other: &Signature) -> bool {
-        self.pairs != other.pairs || !other.errors.is_subset(&self.errors)
+        self.pairs != other.pairs
+            || !other.errors.is_subset(&self.errors)
+            || !other.memory.is_subset(&self.memory)
     }
 
     /// Whether `other`, even if it is only part of an exploration, already
     /// shows a wildcard pairing or a kind of error this one does not: the
     /// whole exploration it is part of then [`Signature::differs`].
     pub fn lacks_some_of(&self, other: &Signature) -> bool {
-        !other.pairs.is_subset(&self.pairs) || !other.errors.is_subset(&self.errors)
+        !other.pairs.is_subset(&self.pairs)
+            || !other.errors.is_subset(&self.errors)
+            || !other.memory.is_subset(&self.memory)
     }
 }
 
@@ -115,6 +125,7 @@ pub fn settle(
                 interleavings,
                 ranks: g.ranks,
                 instances: g.instances,
+                ordered_by: None,
             }),
             _ => None,
         };

@@ -134,12 +134,14 @@ impl<'a> Exploration<'a> {
             }
         }
         if self.keep.traces || self.keep.signature {
+            let memory = crate::ordering::MemoryTrace::of(&rec);
             let trace = RunTrace {
                 token,
                 ops: rec.ops,
                 fired: rec.fired,
                 exchanges: rec.exchanges,
                 files: rec.files,
+                memory,
             };
             if self.keep.signature {
                 self.done.signature.add(self.sites, &trace, judged.code);

@@ -20,6 +20,7 @@ mod facts;
 mod leaks;
 mod memory;
 mod onesided;
+mod ordering;
 mod params;
 mod races;
 mod record;

@@ -44,8 +44,8 @@ use fib_report::timeline::Role;
 const MAX_PAIRS: usize = 100;
 
 /// Where an event of the rules' input came from.
-#[derive(Clone, Copy)]
-enum From {
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum From {
     /// The rank's call of this index.
     Call(usize),
     /// A load or store: the index in [`RunRecord::watched`].
@@ -53,9 +53,16 @@ enum From {
 }
 
 /// A run's record as the rules' input, with where each event came from.
-struct Input {
-    run: Run,
-    from: Vec<Vec<From>>,
+#[derive(Clone, Debug)]
+pub(crate) struct Input {
+    pub run: Run,
+    pub from: Vec<Vec<From>>,
+    /// The `Event::Collective` set of each blocking collective match set,
+    /// by its position in the fired list.
+    pub set_at: HashMap<usize, u32>,
+    /// The messages that stand for a nonblocking collective match set's
+    /// synchronisation, by its position in the fired list.
+    pub msgs_at: HashMap<usize, Vec<u32>>,
 }
 
 /// The window and the rank whose memory of it a watched tag names: the
@@ -67,7 +74,7 @@ fn watched_memory(tag: u64) -> (u32, Option<usize>) {
 }
 
 /// Whether the run used windows at all.
-fn uses_windows(rec: &RunRecord) -> bool {
+pub(crate) fn uses_windows(rec: &RunRecord) -> bool {
     !rec.watched.is_empty()
         || rec.ops.iter().any(|ops| {
             ops.iter()
@@ -95,7 +102,7 @@ fn basic_type(name: &str, names: &mut HashMap<String, u32>) -> BasicType {
 }
 
 /// Builds the rules' input from `rec`.
-fn input(rec: &RunRecord) -> Input {
+pub(crate) fn input(rec: &RunRecord) -> Input {
     let nranks = rec.ops.len();
     // The windows: every engine id a call or a watched access names, and
     // the ranks that name it.
@@ -160,7 +167,9 @@ fn input(rec: &RunRecord) -> Input {
     };
     let mut msgs = 0u32;
     let mut sets = 0u32;
-    for f in rec.fired.iter() {
+    let mut set_at: HashMap<usize, u32> = HashMap::new();
+    let mut msgs_at: HashMap<usize, Vec<u32>> = HashMap::new();
+    for (k, f) in rec.fired.iter().enumerate() {
         match f {
             Fired::SendRecv { send, recv, .. } => {
                 if let Some(at) = done_at(*recv) {
@@ -182,6 +191,7 @@ fn input(rec: &RunRecord) -> Input {
                             if let Some(at) = done_at(b) {
                                 sends.entry(a).or_default().push(msgs);
                                 receives.entry(at).or_default().push(msgs);
+                                msgs_at.entry(k).or_default().push(msgs);
                                 msgs += 1;
                             }
                         }
@@ -190,6 +200,7 @@ fn input(rec: &RunRecord) -> Input {
                     for &o in ops {
                         set_of.insert(o, sets);
                     }
+                    set_at.insert(k, sets);
                     sets += 1;
                 }
             }
@@ -472,6 +483,8 @@ fn input(rec: &RunRecord) -> Input {
                 .collect(),
         },
         from,
+        set_at,
+        msgs_at,
     }
 }
 

@@ -272,6 +272,44 @@ pub fn race(
     calls: &[(OpId, Role)],
     touches: &[Touched],
 ) -> Timeline {
+    memory(sites, files, ops, fired, calls, touches, &HashSet::new())
+}
+
+/// The picture of a barrier that orders memory: the two accesses (calls
+/// and loads or stores, as in [`race`]), the calls on the path between
+/// them with their roles, the match sets `sets` highlighted, and `path`,
+/// the calls of the ordering path in order.
+#[allow(clippy::too_many_arguments)]
+pub fn memory_witness(
+    sites: &Resolver,
+    files: &FileNames,
+    ops: &[Ops],
+    fired: &FiredList,
+    calls: &[(OpId, Role)],
+    touches: &[Touched],
+    sets: &HashSet<usize>,
+    path: &[OpId],
+) -> Timeline {
+    let mut t = memory(sites, files, ops, fired, calls, touches, sets);
+    t.path = path
+        .iter()
+        .map(|id| At {
+            rank: id.rank,
+            index: id.index,
+        })
+        .collect();
+    t
+}
+
+fn memory(
+    sites: &Resolver,
+    files: &FileNames,
+    ops: &[Ops],
+    fired: &FiredList,
+    calls: &[(OpId, Role)],
+    touches: &[Touched],
+    sets: &HashSet<usize>,
+) -> Timeline {
     let mut roles: HashMap<OpId, Role> = calls.iter().copied().collect();
     for t in touches {
         let n = ops.get(t.rank).map_or(0, |o| o.len());
@@ -290,7 +328,7 @@ pub fn race(
         }
     }
     let run = Run { ops, fired, files };
-    let mut picture = build(sites, &run, &roles, &HashSet::new(), None);
+    let mut picture = build(sites, &run, &roles, sets, None);
     for t in touches {
         let Some(lane) = picture.lanes.iter_mut().find(|l| l.rank == t.rank) else {
             continue;

@@ -4,6 +4,7 @@
 
 use poe::engine::{Exchange, FiredList, Ops};
 
+use crate::ordering::MemoryTrace;
 use crate::sites::{FileNames, Resolver};
 
 /// An operation instance across interleavings, the unit in which the proof
@@ -27,6 +28,8 @@ pub struct RunTrace {
     pub exchanges: Vec<Exchange>,
     /// File ids the ranks named.
     pub files: FileNames,
+    /// What the memory rules need, when the run used windows.
+    pub memory: Option<MemoryTrace>,
 }
 
 impl RunTrace {

@@ -224,7 +224,8 @@ fn a_barrier_after_all_the_traffic_is_irrelevant_over_every_interleaving() {
         Some(Witness::Irrelevant {
             interleavings: 2,
             ranks: 3,
-            instances: 3
+            instances: 3,
+            ordered_by: None,
         })
     );
     let found = barriers::findings(

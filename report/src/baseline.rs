@@ -192,6 +192,7 @@ mod tests {
             instances: 2,
             cut: false,
             note: None,
+            ordered_by: None,
         }
         .finding()
     }

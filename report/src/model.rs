@@ -282,6 +282,28 @@ pub struct WitnessOp {
     pub span: Option<(usize, usize)>,
 }
 
+/// A memory access named in a witness: who made it, what it is and the
+/// window memory it touches.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WitnessAccess {
+    pub file: Option<String>,
+    pub line: Option<u32>,
+    pub column: Option<u32>,
+    #[serde(skip)]
+    pub span: Option<(usize, usize)>,
+    pub rank: usize,
+    /// `load`, `store`, or the call (`MPI_Put`, `MPI_Win_lock`).
+    pub what: String,
+    /// The rank whose window memory it touches, and the bytes (offsets in
+    /// that rank's window).
+    pub target: usize,
+    pub offset: u64,
+    pub len: u64,
+    /// The call that completes it, such as `MPI_Win_unlock at a.c:41`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed_by: Option<String>,
+}
+
 /// Why a verdict holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
@@ -298,11 +320,28 @@ pub enum Witness {
         path: Vec<String>,
         replay: String,
     },
-    /// An irrelevant group: how much of the program the verdict covers.
+    /// An irrelevant group: how much of the program the verdict covers,
+    /// and when accesses on both sides of it conflict, what else orders
+    /// them (`ordered_by`).
     Irrelevant {
         interleavings: usize,
         ranks: usize,
         instances: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ordered_by: Option<String>,
+    },
+    /// A group relevant through memory: without it, the accesses `first`
+    /// and `second` would race (`lock_order` false), or the lock epochs
+    /// they are in (`first` and `second` then name the epochs' conflicting
+    /// accesses) could be granted the other way (`lock_order` true). `path`
+    /// is the order between them through the barrier, in the interleaving
+    /// `replay`.
+    Memory {
+        first: WitnessAccess,
+        second: WitnessAccess,
+        lock_order: bool,
+        path: Vec<String>,
+        replay: String,
     },
 }
 

@@ -96,6 +96,7 @@ fn sample() -> Report {
         instances: 3,
         cut: false,
         note: None,
+        ordered_by: None,
     }
     .finding();
     f14.message = "irrelevant barrier: its 2 sites can be deleted together".into();
@@ -144,6 +145,7 @@ fn sample() -> Report {
                 interleavings: 1,
                 ranks: 3,
                 instances: 3,
+                ordered_by: None,
             }),
             timeline: None,
         },

@@ -218,6 +218,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             instances: 2,
             cut: false,
             note: None,
+            ordered_by: None,
         },
         RelevantBarrier {
             group: vec![site(4)],

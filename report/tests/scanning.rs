@@ -184,6 +184,7 @@ fn barrier_findings() -> Vec<Finding> {
         instances: 3,
         cut: false,
         note: None,
+        ordered_by: None,
     }
     .finding();
     f14.message = "irrelevant barrier: its 2 sites can be deleted together".into();

@@ -25,12 +25,14 @@
 //! the crate, this is pure.
 
 mod effects;
+mod locks;
 mod order;
 mod record;
 mod sweep;
 
 pub use effects::{Access, AccessKind, Loc, Mode, Side};
-pub use order::{Node, Order};
+pub use locks::LockOrder;
+pub use order::{Node, Order, Removed};
 pub use record::{
     AccOp, BasicType, Bytes, Event, EventId, FlushTarget, Grants, InputError, Place, Rank, Rma,
     RmaKind, Run, Win,
@@ -46,6 +48,9 @@ pub struct Races {
     pub accesses: Vec<Access>,
     /// The races, each once, sorted by their accesses' `(event, side)`.
     pub races: Vec<Race>,
+    /// The pairs of conflicting lock epochs, in grant order
+    /// (`locks.rs`).
+    pub locks: Vec<LockOrder>,
 }
 
 impl Races {
@@ -67,12 +72,21 @@ impl Races {
 
 /// Finds the races of one run.
 pub fn races(run: &Run) -> Result<Races, InputError> {
-    let order = Order::build(run)?;
+    races_without(run, &Removed::default())
+}
+
+/// Finds the races of one run as if the match sets and messages of
+/// `removed` were not there (a barrier group deleted): the races of the
+/// same interleaving of the program without them.
+pub fn races_without(run: &Run, removed: &Removed) -> Result<Races, InputError> {
+    let order = Order::build_without(run, removed)?;
     let accesses = effects::accesses(run);
     let races = sweep::races(&order, &accesses);
+    let locks = locks::lock_orders(run, &order, &accesses);
     Ok(Races {
         order,
         accesses,
         races,
+        locks,
     })
 }

@@ -26,9 +26,26 @@
 //! nodes taken out, for the question whether a pair is ordered only through
 //! some match sets.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::record::{Event, EventId, InputError, Rank, Run, Win};
+
+/// Match sets and messages taken out of a run's order: what deleting a
+/// barrier group takes away (its blocking calls' match sets, and the
+/// messages that stand for a nonblocking barrier's synchronisation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Removed {
+    /// `Event::Collective` sets.
+    pub sets: HashSet<u32>,
+    /// `Event::Send`/`Event::Recv` messages.
+    pub msgs: HashSet<u32>,
+}
+
+impl Removed {
+    pub fn is_empty(&self) -> bool {
+        self.sets.is_empty() && self.msgs.is_empty()
+    }
+}
 
 /// A node of the order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -170,7 +187,7 @@ impl Builder {
 
 /// The lock epoch a `Lock` or `LockAll` opens: its unlock, if the rank made
 /// it.
-fn unlocks(run: &Run) -> HashMap<EventId, Option<EventId>> {
+pub(super) fn unlocks(run: &Run) -> HashMap<EventId, Option<EventId>> {
     let mut out = HashMap::new();
     for (rank, events) in run.ranks.iter().enumerate() {
         let mut open: HashMap<(Win, Option<Rank>), EventId> = HashMap::new();
@@ -216,6 +233,14 @@ fn next_where(run: &Run, rank: Rank, from: usize, is: impl Fn(&Event) -> bool) -
 impl Order {
     /// Builds the order of `run`, checking that every name in it resolves.
     pub fn build(run: &Run) -> Result<Order, InputError> {
+        Order::build_without(run, &Removed::default())
+    }
+
+    /// Builds the order of `run` as if the match sets and messages in
+    /// `removed` were not there: their events stay, in program order, but
+    /// order nothing across ranks. That is the order the same interleaving
+    /// has once a barrier group's calls are deleted.
+    pub fn build_without(run: &Run, removed: &Removed) -> Result<Order, InputError> {
         let mut offset = vec![0];
         for events in &run.ranks {
             offset.push(offset[offset.len() - 1] + events.len());
@@ -247,7 +272,9 @@ impl Order {
                     );
                 }
                 match e {
-                    Event::Collective { set } => b.join(run, at, Node::Collective(*set)),
+                    Event::Collective { set } if !removed.sets.contains(set) => {
+                        b.join(run, at, Node::Collective(*set))
+                    }
                     Event::Fence { win } => {
                         let nth = fences.entry(*win).or_insert(0);
                         b.join(
@@ -301,7 +328,9 @@ impl Order {
             if received.insert(msg, at).is_some() {
                 return Err(InputError::DuplicateMessage { at, msg });
             }
-            b.edge(send, at);
+            if !removed.msgs.contains(&msg) {
+                b.edge(send, at);
+            }
         }
         for (key, ps) in &posts {
             let Some(ss) = starts.get(key) else { continue };
@@ -482,6 +511,34 @@ impl Order {
             }
         }
         false
+    }
+
+    /// A shortest path from `a` to `b` (both included), if one leads there.
+    pub fn path(&self, a: Node, b: Node) -> Option<Vec<Node>> {
+        let (from, to) = (self.id(a)?, self.id(b)?);
+        let limit = self.position[to as usize];
+        let mut parent = vec![u32::MAX; self.len()];
+        let mut queue = VecDeque::from([from]);
+        parent[from as usize] = from;
+        while let Some(v) = queue.pop_front() {
+            if v == to {
+                let mut path = vec![self.node(v)];
+                let mut cur = v;
+                while cur != from {
+                    cur = parent[cur as usize];
+                    path.push(self.node(cur));
+                }
+                path.reverse();
+                return Some(path);
+            }
+            for &z in self.successors(v) {
+                if parent[z as usize] == u32::MAX && self.position[z as usize] <= limit {
+                    parent[z as usize] = v;
+                    queue.push_back(z);
+                }
+            }
+        }
+        None
     }
 
     /// The event's place in a topological order of the graph.

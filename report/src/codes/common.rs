@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{BarrierNotCovered, IrrelevantBarrier, RelevantBarrier, Rule};
+use super::{BarrierNotCovered, IrrelevantBarrier, RelevantBarrier, RelevantForMemory, Rule};
 use crate::finding::{Finding, Label, RankState};
 use crate::model::{BarrierReport, SiteRef, Verdict, Witness};
 
@@ -279,6 +279,7 @@ pub fn barrier_finding(
                 interleavings,
                 ranks,
                 instances,
+                ordered_by,
             }),
         ) => IrrelevantBarrier {
             group: r.group.clone(),
@@ -289,6 +290,27 @@ pub fn barrier_finding(
             cut,
             note,
             purposes: r.purposes.clone(),
+            ordered_by: ordered_by.clone(),
+        }
+        .finding(),
+        (
+            Verdict::Relevant,
+            Some(Witness::Memory {
+                first,
+                second,
+                lock_order,
+                path,
+                replay,
+            }),
+        ) => RelevantForMemory {
+            group: r.group.clone(),
+            inputs,
+            first: first.clone(),
+            second: second.clone(),
+            lock_order: *lock_order,
+            path: path.clone(),
+            replay: replay.clone(),
+            note,
         }
         .finding(),
         _ => BarrierNotCovered {
@@ -475,6 +497,7 @@ pub(crate) mod tests {
             interleavings: 1,
             ranks: 2,
             instances: 2,
+            ordered_by: None,
         };
         let reasons = ["`if (argc > 1)` reads `argc`".to_string()];
         let f = barrier_finding(

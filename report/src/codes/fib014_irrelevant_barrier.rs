@@ -76,6 +76,9 @@ pub struct IrrelevantBarrier {
     /// What the group may order besides messages: then the advice is to
     /// keep it if that needs it, not to delete it outright.
     pub purposes: Vec<Purpose>,
+    /// Accesses on both sides of the group conflict, and this already
+    /// orders them (a sentence).
+    pub ordered_by: Option<String>,
 }
 
 impl Rule for IrrelevantBarrier {
@@ -83,6 +86,9 @@ impl Rule for IrrelevantBarrier {
 
     fn finding(&self) -> Finding {
         let mut f = Finding::new(Self::CODE, "irrelevant barrier: deleting this barrier group changes nothing the program's messages can do");
+        if self.ordered_by.is_some() {
+            f.message = "irrelevant barrier: deleting this barrier group changes nothing the program's messages or memory can do".into();
+        }
         barrier_group(&mut f, &self.group);
         let (interleavings, ranks, instances) = (self.interleavings, self.ranks, self.instances);
         f.notes = vec![
@@ -94,6 +100,7 @@ impl Rule for IrrelevantBarrier {
                 if ranks == 1 { "" } else { "s" },
             ),
         ];
+        f.notes.extend(self.ordered_by.clone());
         f.notes.extend(self.note.clone());
         let delete = if self.group.len() == 1 {
             format!("delete {}", group_lines(&self.group))
@@ -146,6 +153,7 @@ mod tests {
             instances: 3,
             cut: false,
             note: None,
+            ordered_by: None,
         }
     }
 

@@ -2,8 +2,11 @@
 
 use super::common::{barrier_group, Inputs};
 use super::{Code, Rule};
+use crate::finding::Place;
 use crate::finding::{Finding, Label, Severity};
-use crate::model::{SiteRef, WitnessOp};
+use crate::model::{SiteRef, WitnessAccess, WitnessOp};
+
+use super::fib038_window_race::{describe, RaceAccess};
 
 /// The barrier group keeps a send away from a wildcard receive.
 pub const FIB015: Code = Code {
@@ -98,6 +101,113 @@ impl Rule for RelevantBarrier {
                     file: file.clone(),
                     line,
                     column,
+                    span: op.span,
+                    message: what,
+                });
+            }
+        }
+        f.notes = vec![
+            self.inputs.note(),
+            format!("ordering: {}", self.path.join(" → ")),
+        ];
+        f.replay = Some(self.replay.clone());
+        f.notes.extend(self.note.clone());
+        f
+    }
+}
+
+/// A barrier group that orders memory: without it two accesses would race,
+/// or two lock epochs whose accesses conflict could be granted the other
+/// way.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RelevantForMemory {
+    /// The group's sites; the first is the finding's place. At least one.
+    pub group: Vec<SiteRef>,
+    pub inputs: Inputs,
+    /// The two accesses (for a lock order, the conflicting accesses of the
+    /// epoch granted first and of the one granted after it).
+    pub first: WitnessAccess,
+    pub second: WitnessAccess,
+    pub lock_order: bool,
+    /// The order from the first to the second through the barrier.
+    pub path: Vec<String>,
+    /// The interleaving that shows it.
+    pub replay: String,
+    /// A note added last (e.g. that the program fails).
+    pub note: Option<String>,
+}
+
+fn race_access(a: &WitnessAccess) -> RaceAccess {
+    RaceAccess {
+        rank: a.rank,
+        what: a.what.clone(),
+        target: a.target,
+        offset: a.offset,
+        len: a.len,
+        place: Place {
+            file: a.file.clone(),
+            line: a.line,
+            column: a.column,
+            span: a.span,
+        },
+        completed_by: None,
+    }
+}
+
+impl Rule for RelevantForMemory {
+    const CODE: &'static Code = &FIB015;
+
+    fn finding(&self) -> Finding {
+        let (first, second) = (race_access(&self.first), race_access(&self.second));
+        let done = |a: &WitnessAccess| {
+            a.completed_by
+                .as_ref()
+                .map(|c| format!(" (completed by {c})"))
+                .unwrap_or_default()
+        };
+        let message = if self.lock_order {
+            format!(
+                "relevant barrier: it decides that rank {}'s lock epoch on rank {}'s window comes before rank {}'s, and their accesses conflict: {} and {}",
+                first.rank,
+                first.target,
+                second.rank,
+                describe(&first),
+                describe(&second)
+            )
+        } else {
+            format!(
+                "relevant barrier: it keeps {}{} from racing {}",
+                describe(&first),
+                done(&self.first),
+                describe(&second)
+            )
+        };
+        let mut f = Finding::new(Self::CODE, message);
+        barrier_group(&mut f, &self.group);
+        let (a, b) = if self.lock_order {
+            (
+                format!("in the lock epoch granted first (rank {})", first.rank),
+                format!(
+                    "in the lock epoch granted after it (rank {}); without the barrier it could go first",
+                    second.rank
+                ),
+            )
+        } else {
+            (
+                format!("{}{}", describe(&first), done(&self.first)),
+                format!(
+                    "{}{}, which would race without the barrier",
+                    describe(&second),
+                    done(&self.second)
+                ),
+            )
+        };
+        for (op, what) in [(&self.first, a), (&self.second, b)] {
+            if let (Some(file), Some(line)) = (&op.file, op.line) {
+                f.labels.push(Label {
+                    file: file.clone(),
+                    line,
+                    column: op.column.unwrap_or(1),
                     span: op.span,
                     message: what,
                 });

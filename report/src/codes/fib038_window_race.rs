@@ -96,7 +96,9 @@ pub struct WindowRace {
     pub replay: String,
 }
 
-fn describe(a: &RaceAccess) -> String {
+/// An access as a sentence names it: whose, what, which bytes of whose
+/// window.
+pub(crate) fn describe(a: &RaceAccess) -> String {
     // A dynamic window's displacements are the target's addresses.
     let bytes = if a.offset >= 1 << 40 {
         format!("the {} bytes at address {:#x}", a.len, a.offset)

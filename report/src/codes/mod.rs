@@ -64,7 +64,7 @@ pub use fib011_exploration_cut::{ExplorationCut, FIB011};
 pub use fib012_invalid_call::{InvalidCall, FIB012};
 pub use fib013_lost_track::{LostTrack, FIB013};
 pub use fib014_irrelevant_barrier::{IrrelevantBarrier, FIB014};
-pub use fib015_relevant_barrier::{RelevantBarrier, RelevantByRemoval, FIB015};
+pub use fib015_relevant_barrier::{RelevantBarrier, RelevantByRemoval, RelevantForMemory, FIB015};
 pub use fib016_barrier_not_covered::{
     BarrierNeverRuns, BarrierNotCovered, BarrierNotReached, BarrierUndecided, FIB016,
 };

@@ -187,11 +187,38 @@ fn barriers_table(out: &mut String, report: &Report) {
                     interleavings,
                     ranks,
                     instances,
+                    ordered_by,
+                }) => {
+                    let mut why = format!(
+                        "nothing changes without it over {}, {} on {}",
+                        plural(*interleavings as u64, "interleaving"),
+                        plural(*instances as u64, "barrier call"),
+                        plural(*ranks as u64, "rank"),
+                    );
+                    if let Some(by) = ordered_by {
+                        let _ = write!(why, "; {}", esc(by));
+                    }
+                    why
+                }
+                Some(Witness::Memory {
+                    first,
+                    second,
+                    lock_order,
+                    ..
                 }) => format!(
-                    "nothing changes without it over {}, {} on {}",
-                    plural(*interleavings as u64, "interleaving"),
-                    plural(*instances as u64, "barrier call"),
-                    plural(*ranks as u64, "rank"),
+                    "{} rank {}'s <code>{}</code> (line {}) and rank {}'s <code>{}</code> (line {}) on rank {}'s window",
+                    if *lock_order {
+                        "fixes the order of the lock epochs of"
+                    } else {
+                        "keeps from racing"
+                    },
+                    first.rank,
+                    esc(&first.what),
+                    opt(first.line),
+                    second.rank,
+                    esc(&second.what),
+                    opt(second.line),
+                    second.target,
                 ),
                 None if b.verdict == Verdict::NotCovered => "no site ran".to_string(),
                 None if b.verdict == Verdict::Undecided => {
