@@ -478,12 +478,7 @@ pub(crate) fn witness(
             (a, b, false, path)
         }
         Shown::LockOrder(l) => {
-            let before = EventId {
-                rank: l.second.rank,
-                index: l.second.index.checked_sub(1)?,
-            };
-            let mut path = with.order.path(Node::Event(l.first), Node::Event(before))?;
-            path.push(Node::Event(l.second));
+            let path = with.order.path_to_call(l.first, l.second)?;
             (l.accesses.0, l.accesses.1, true, path)
         }
     };

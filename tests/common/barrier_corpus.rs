@@ -5,11 +5,18 @@
 //! /* fib-barriers: nprocs=N outcome=OUTCOME interleavings=K
 //!  * also: nprocs=N2 interleavings=K2
 //!  * barrier L<line>: relevant|irrelevant|not-covered[ witness: recv L<l> rank R, send L<l> rank S]
+//!  * barrier L<line>: relevant memory: L<l> rank R, L<l> rank S
+//!  * barrier L<line>: irrelevant ordered-by: L<l>
 //! ```
 //!
 //! Each (program, process count) is checked for its outcome, its number of
 //! interleavings, the verdict of the group of every barrier line, the
-//! witness of relevant groups, and that the proof by removal agreed.
+//! witness of relevant groups (a wildcard receive and a send, or for a
+//! group relevant through memory its two accesses, each by line and rank),
+//! what else orders the accesses an irrelevant group lies between (the
+//! line of that synchronisation), and that the proof by removal agreed. An
+//! `also:` line may give a barrier line another verdict at its process
+//! count: `L<line>=<verdict>`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -24,12 +31,29 @@ struct Expect {
     line: u64,
     verdict: String,
     witness: Option<(u64, u64, u64, u64)>,
+    /// The witness names two memory accesses rather than a receive and a
+    /// send.
+    memory: bool,
+    /// The line of the synchronisation that already orders what an
+    /// irrelevant group lies between.
+    ordered_by: Option<u64>,
 }
 
 struct Case {
     nprocs: u64,
     outcome: String,
     interleavings: u64,
+    /// Barrier lines whose verdict differs at this process count.
+    overrides: Vec<(u64, String)>,
+}
+
+fn overrides(text: &str) -> Vec<(u64, String)> {
+    text.split_whitespace()
+        .filter_map(|w| {
+            let (l, v) = w.strip_prefix('L')?.split_once('=')?;
+            Some((l.parse().ok()?, v.to_string()))
+        })
+        .collect()
 }
 
 fn field<'a>(text: &'a str, key: &str) -> Option<&'a str> {
@@ -45,6 +69,7 @@ fn parse(text: &str) -> (Vec<Case>, Vec<Expect>) {
         nprocs: field(first, "nprocs=").unwrap().parse().unwrap(),
         outcome: outcome.clone(),
         interleavings: field(first, "interleavings=").unwrap().parse().unwrap(),
+        overrides: Vec::new(),
     }];
     let mut expects = Vec::new();
     for l in text
@@ -57,6 +82,7 @@ fn parse(text: &str) -> (Vec<Case>, Vec<Expect>) {
                 nprocs: field(rest, "nprocs=").unwrap().parse().unwrap(),
                 outcome: outcome.clone(),
                 interleavings: field(rest, "interleavings=").unwrap().parse().unwrap(),
+                overrides: overrides(rest),
             });
         } else if let Some(rest) = l.strip_prefix(" * barrier L") {
             let (line, rest) = rest.split_once(':').unwrap();
@@ -71,6 +97,8 @@ fn parse(text: &str) -> (Vec<Case>, Vec<Expect>) {
                 line: line.parse().unwrap(),
                 verdict,
                 witness: (nums.len() == 4).then(|| (nums[0], nums[1], nums[2], nums[3])),
+                memory: rest.contains("memory:"),
+                ordered_by: (rest.contains("ordered-by:") && nums.len() == 1).then(|| nums[0]),
             });
         }
     }
@@ -132,11 +160,25 @@ fn check_case(path: &Path, case: &Case, expects: &[Expect], cache: &Path) -> Vec
             bad.push(format!("{at}: no barrier group has line {}", e.line));
             continue;
         };
-        if g["verdict"] != e.verdict.as_str() {
+        let overridden = case.overrides.iter().find(|(l, _)| *l == e.line);
+        let verdict = overridden.map_or(e.verdict.as_str(), |(_, v)| v.as_str());
+        if g["verdict"] != verdict {
             bad.push(format!(
-                "{at}: barrier L{} is {} (expected {})",
-                e.line, g["verdict"], e.verdict
+                "{at}: barrier L{} is {} (expected {verdict})",
+                e.line, g["verdict"]
             ));
+        }
+        if overridden.is_some() {
+            continue;
+        }
+        if let Some(l) = e.ordered_by {
+            let by = g["witness"]["ordered_by"].as_str().unwrap_or("");
+            if !by.contains(&format!("{name}:{l} ")) {
+                bad.push(format!(
+                    "{at}: barrier L{}: ordered by {by:?} (expected the call at line {l})",
+                    e.line
+                ));
+            }
         }
         if confirm && e.verdict != "not-covered" && g["confirmed"] != true {
             bad.push(format!(
@@ -146,12 +188,12 @@ fn check_case(path: &Path, case: &Case, expects: &[Expect], cache: &Path) -> Vec
         }
         if let Some((rl, rr, sl, sr)) = e.witness {
             let w = &g["witness"];
-            let got = (
-                &w["recv"]["line"],
-                &w["recv"]["rank"],
-                &w["send"]["line"],
-                &w["send"]["rank"],
-            );
+            let (a, b) = if e.memory {
+                ("first", "second")
+            } else {
+                ("recv", "send")
+            };
+            let got = (&w[a]["line"], &w[a]["rank"], &w[b]["line"], &w[b]["rank"]);
             if got
                 != (
                     &Value::from(rl),
@@ -160,7 +202,7 @@ fn check_case(path: &Path, case: &Case, expects: &[Expect], cache: &Path) -> Vec
                     &Value::from(sr),
                 )
             {
-                bad.push(format!("{at}: barrier L{} witness {w} (expected recv L{rl} rank {rr}, send L{sl} rank {sr})", e.line));
+                bad.push(format!("{at}: barrier L{} witness {w} (expected {a} L{rl} rank {rr}, {b} L{sl} rank {sr})", e.line));
             }
         }
     }

@@ -1,9 +1,9 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=FIB014 */
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=FIB015 */
 /* A window made by MPI_Win_create_dynamic: each rank attaches an array,
  * sends its address to the other, which puts into it under a lock (the
  * displacement is the address); then each detaches and frees. The barrier
- * orders only the puts before the reads, which barrier verdicts do not
- * weigh yet: FIB014. */
+ * orders the puts before the reads: without it they would race, so it is
+ * relevant (FIB015). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

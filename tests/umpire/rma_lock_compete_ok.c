@@ -1,7 +1,9 @@
-/* fib-test: nprocs=3 outcome=ok interleavings=2 codes=FIB014 */
+/* fib-test: nprocs=3 outcome=ok interleavings=2 codes=FIB015 */
 /* Ranks 1 and 2 compete for an exclusive lock on rank 0 and each adds to
  * its counter with MPI_Fetch_and_op; rank 0 waits in the last fence. Which
- * lock is granted first is a choice: exactly 2 interleavings. */
+ * lock is granted first is a choice: exactly 2 interleavings. The barrier
+ * keeps rank 0's store of 0 to its counter away from the adds: relevant
+ * (FIB015). */
 #include <mpi.h>
 
 int main(int argc, char **argv)

@@ -8,7 +8,8 @@
 //!
 //! An order is *forced* in a run when the first epoch's lock was granted
 //! before the second one's rank asked for its lock (the grant is ordered
-//! before the event that precedes the second `Lock`): then no run with the
+//! before the call of the second `Lock`, [`Order::before_call`]): then no
+//! run with the
 //! same order of everything else grants them the other way. An order that
 //! is not forced is a choice the engine explores both ways.
 
@@ -99,14 +100,7 @@ pub fn lock_orders(run: &Run, order: &Order, accesses: &[Access]) -> Vec<LockOrd
                 let Some(pair) = conflict(accesses, &a.accesses, &b.accesses) else {
                     continue;
                 };
-                let forced = b.lock.index > 0
-                    && order.ordered(
-                        a.lock,
-                        EventId {
-                            rank: b.lock.rank,
-                            index: b.lock.index - 1,
-                        },
-                    );
+                let forced = order.before_call(a.lock, b.lock);
                 out.push(LockOrder {
                     first: a.lock,
                     second: b.lock,

@@ -73,8 +73,8 @@ pub struct Order {
     succ: Vec<u32>,
     /// Each node's place in a topological order.
     position: Vec<u32>,
-    /// Per event node, per rank: one more than the index of the latest
-    /// event of that rank ordered before it or equal to it (0: none).
+    /// Per node, per rank: one more than the index of the latest event of
+    /// that rank ordered before it or equal to it (0: none).
     clocks: Vec<u32>,
 }
 
@@ -467,7 +467,6 @@ impl Order {
                 }
             }
         }
-        clocks.truncate(self.events() * r);
         self.clocks = clocks;
         Ok(())
     }
@@ -478,6 +477,51 @@ impl Order {
         let r = self.ranks();
         let v = self.offset[b.rank] + b.index;
         self.clocks[v * r + a.rank] > a.index as u32
+    }
+
+    /// What `b` waits for other than lock grants: the event before it, and
+    /// the match set that event joins (its return), as nodes.
+    fn waits_for(&self, b: EventId) -> Vec<u32> {
+        if b.index == 0 {
+            return Vec::new();
+        }
+        let pre = (self.offset[b.rank] + b.index - 1) as u32;
+        let mut out = vec![pre];
+        out.extend(
+            self.successors(pre)
+                .iter()
+                .copied()
+                .filter(|&z| z as usize >= self.events()),
+        );
+        out
+    }
+
+    /// Whether `a` is ordered before `b` was called: before the event
+    /// that precedes `b` in its rank, or before the match set that event
+    /// joins returns. For a `Lock`, whether `a` comes before the lock is
+    /// asked for, whatever the grants.
+    pub fn before_call(&self, a: EventId, b: EventId) -> bool {
+        let r = self.ranks();
+        self.waits_for(b)
+            .into_iter()
+            .any(|v| self.clocks[v as usize * r + a.rank] > a.index as u32)
+    }
+
+    /// A shortest path from `a` to the call of `b` (see
+    /// [`Order::before_call`]), ending with `b`.
+    pub fn path_to_call(&self, a: EventId, b: EventId) -> Option<Vec<Node>> {
+        let from = Node::Event(a);
+        let mut best: Option<Vec<Node>> = None;
+        for v in self.waits_for(b) {
+            if let Some(p) = self.path(from, self.node(v)) {
+                if best.as_ref().is_none_or(|q| p.len() < q.len()) {
+                    best = Some(p);
+                }
+            }
+        }
+        let mut path = best?;
+        path.push(Node::Event(b));
+        Some(path)
     }
 
     /// Whether a path leads from `a` to `b` that passes through none of the
