@@ -414,7 +414,24 @@ fn steps(
     let mut out: Vec<String> = Vec::new();
     let mut calls: Vec<OpId> = Vec::new();
     let mut last: Option<OpId> = None;
+    let mut after_set = false;
     for n in path {
+        // The path leaves a match set on the rank of the event after it:
+        // that rank's call of the set comes first.
+        if let (Node::Event(e), true) = (*n, after_set) {
+            if let Some(member) = e.index.checked_sub(1).and_then(|index| {
+                op_of(
+                    input,
+                    EventId {
+                        rank: e.rank,
+                        index,
+                    },
+                )
+            }) {
+                calls.push(member);
+            }
+        }
+        after_set = !matches!(n, Node::Event(_));
         let step = match *n {
             Node::Event(e) => match input.from[e.rank][e.index] {
                 From::Call(i) => {

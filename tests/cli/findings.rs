@@ -729,3 +729,40 @@ fn leaked_window_fib037() {
         );
     });
 }
+
+#[test]
+fn memory_barrier_picture_in_the_html_report() {
+    // A barrier relevant through memory: rank 1's MPI_Put and rank 0's
+    // load marked as the two accesses, the unlock that completes the put,
+    // both ranks' barrier calls, and the ordering path from the unlock
+    // through the barrier; the table says what the barrier keeps apart.
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args([
+            "check",
+            "tests/barriers/mem_lock_put_read.c",
+            "-n",
+            "2",
+            "--format",
+            "html",
+        ])
+        .env("FIB_CACHE_DIR", cache.path())
+        .output()
+        .expect("running fib");
+    assert_eq!(out.status.code(), Some(0));
+    let html = String::from_utf8(out.stdout).unwrap();
+    for mark in [
+        "<g class=\"mark race\"><title>rank 1, call 3: MPI_Put at tests/barriers/mem_lock_put_read.c:24 (racing access)</title>",
+        "<g class=\"mark race\"><title>rank 0, before call 3: load at tests/barriers/mem_lock_put_read.c:29 (racing access)</title>",
+        "<g class=\"mark completes\"><title>rank 1, call 4: MPI_Win_unlock at tests/barriers/mem_lock_put_read.c:25 (completes it)</title>",
+        "<g class=\"mark w-barrier\"><title>rank 0, call 2: MPI_Barrier at tests/barriers/mem_lock_put_read.c:27 (the barrier)</title>",
+        "<g class=\"mark w-barrier\"><title>rank 1, call 5: MPI_Barrier at tests/barriers/mem_lock_put_read.c:27 (the barrier)</title>",
+        "keeps from racing rank 1's <code>MPI_Put</code> (line 24) and rank 0's <code>load</code> (line 29) on rank 0's window",
+    ] {
+        assert!(html.contains(mark), "{mark}\n{html}");
+    }
+    assert!(
+        html.contains("<polyline class=\"path\""),
+        "the ordering path is drawn"
+    );
+}

@@ -160,3 +160,41 @@ fn github_examples() {
         );
     });
 }
+
+#[test]
+fn sarif_memory_barrier() {
+    // A barrier relevant through memory: a note on the barrier whose
+    // related locations are the put (with the unlock that completes it)
+    // and the load it keeps apart.
+    let cache = tempfile::tempdir().unwrap();
+    let (log, code) = sarif_of(
+        cache.path(),
+        &[
+            "tests/barriers/mem_lock_put_read.c",
+            "-n",
+            "2",
+            "--format",
+            "sarif",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert_eq!(schema_errors(&log), Vec::<String>::new());
+    let relevant = result(&log, "FIB015");
+    assert_eq!(relevant["level"], "note");
+    let related: Vec<&str> = relevant["relatedLocations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["message"]["text"].as_str().unwrap())
+        .collect();
+    assert!(
+        related.contains(
+            &"rank 0's load of bytes 12..16 of its window, which would race without the barrier"
+        ),
+        "{related:?}"
+    );
+    insta::assert_snapshot!(
+        "sarif_memory_barrier",
+        serde_json::to_string_pretty(&rules_elided(log)).unwrap()
+    );
+}
