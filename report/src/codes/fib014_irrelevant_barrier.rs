@@ -20,9 +20,14 @@ each other in some run (one site in every rank for aligned code, several for
 barriers called from different branches). In every interleaving fib
 explored, no wildcard receive or probe relied on the group to keep out a send
 that could otherwise match it, so the program's messages can match in exactly
-the same ways without it. The notes say how many interleavings and ranks the
-verdict covers, and whether it holds for every input or only for the one
-tested (when a branch on input decides whether a site is reached).
+the same ways without it. In a program with one-sided windows, deleting it
+also lets no two accesses to window memory race and no two lock epochs with
+conflicting accesses go in another order. The notes say how many
+interleavings and ranks the verdict covers, whether it holds for every
+input or only for the one tested (when a branch on input decides whether a
+site is reached), and, when conflicting accesses of two ranks lie on both
+sides of it, which other synchronisation (a fence, a message, a lock)
+already orders them.
 
 ## Why it matters
 

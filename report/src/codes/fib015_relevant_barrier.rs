@@ -14,7 +14,7 @@ pub const FIB015: Code = Code {
     name: "relevant-barrier",
     severity: Severity::Note,
     tool_failure: false,
-    summary: "This barrier orders a wildcard receive before a send that could otherwise match it; keep it.",
+    summary: "This barrier orders a wildcard receive before a send that could otherwise match it, or two accesses to window memory; keep it.",
     explanation: "\
 ## What it means
 
@@ -26,10 +26,18 @@ differently. The finding labels the barrier, the wildcard receive and the
 send, its notes give the ordering path, and its replay token names the
 interleaving that shows it.
 
+In a program with one-sided windows the barrier can also be what orders
+two accesses to window memory: a `MPI_Put` completed before the barrier
+and a load of the same bytes after it on the target. Without the group the
+two would race. Or it decides which of two lock epochs on one target goes
+first when their accesses conflict (a put in one, a get of the same
+element in the other). The finding then names the two accesses (with the
+call that completes a one-sided one) and the path between them.
+
 ## Why it matters
 
 The barrier is part of the program's logic: it decides which message a
-wildcard receive takes. Deleting it, or moving one of its sites, changes
+wildcard receive takes, or what a rank reads from its window. Deleting it, or moving one of its sites, changes
 what the program computes or lets it deadlock.
 
 ## Example
