@@ -232,7 +232,8 @@ fn the_witness_path_goes_through_the_barrier() {
     let r = put_then_read(0);
     let with = races(&r).unwrap();
     assert_eq!(
-        with.order.path(Node::Event(at(1, 2)), Node::Event(at(0, 1))),
+        with.order
+            .path(Node::Event(at(1, 2)), Node::Event(at(0, 1))),
         Some(vec![
             Node::Event(at(1, 2)),
             Node::Event(at(1, 3)),

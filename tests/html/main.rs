@@ -445,3 +445,42 @@ fn output_file_takes_any_format_and_keeps_the_exit_code() {
     assert!(String::from_utf8_lossy(&o.stderr)
         .contains("writing the report to /nonexistent/dir/r.html"));
 }
+
+#[test]
+fn memory_barrier_report_in_chromium() {
+    // A barrier relevant through window memory: the table says which two
+    // accesses it keeps from racing, and the witness's picture marks both
+    // (the load as a mark of its own), the unlock that completes the put,
+    // both ranks' barrier calls and the path between them.
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let page = dir.path().join("memory.html");
+    let (code, _) = fib_html(
+        &cache,
+        &["tests/barriers/mem_lock_put_read.c", "-n", "2"],
+        &page,
+    );
+    assert_eq!(code, 0);
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_self_contained(&html);
+    let dom = rendered_dom(&page);
+    assert!(dom.contains(
+        "keeps from racing rank 1's <code>MPI_Put</code> (line 24) and rank 0's <code>load</code> (line 29) on rank 0's window"
+    ), "{dom}");
+    let pics = pictures(&dom);
+    assert_eq!(pics.len(), 1);
+    let p = pics[0];
+    assert_eq!(p.matches("<g class=\"lane\">").count(), 2);
+    for title in [
+        "<title>rank 1, call 3: MPI_Put at tests/barriers/mem_lock_put_read.c:24 (racing access)</title>",
+        "<title>rank 0, before call 3: load at tests/barriers/mem_lock_put_read.c:29 (racing access)</title>",
+        "<title>rank 1, call 4: MPI_Win_unlock at tests/barriers/mem_lock_put_read.c:25 (completes it)</title>",
+        "<title>rank 0, call 2: MPI_Barrier at tests/barriers/mem_lock_put_read.c:27 (the barrier)</title>",
+        "<title>rank 1, call 5: MPI_Barrier at tests/barriers/mem_lock_put_read.c:27 (the barrier)</title>",
+    ] {
+        assert!(p.contains(title), "{title}\n{p}");
+    }
+    assert_eq!(p.matches("<polyline class=\"path\"").count(), 1);
+    check_screenshot(&page, &dir.path().join("memory.png"));
+    redacted(&cache).bind(|| insta::assert_snapshot!("memory_barrier", html));
+}
