@@ -207,7 +207,7 @@ impl<'a> RunMemory<'a> {
         for r in &with.races {
             facts.extend(namer.race(&r.first, &r.second));
         }
-        for l in &with.locks {
+        for l in &with.lock_orders(&mem.input.run) {
             facts.extend(namer.lock(l, false));
         }
         Some(RunMemory { namer, with, facts })
@@ -234,7 +234,11 @@ impl<'a> RunMemory<'a> {
                 }
             }
         }
-        for l in w.locks.iter().filter(|l| !l.forced) {
+        for l in w
+            .lock_orders(&self.input().run)
+            .iter()
+            .filter(|l| !l.forced)
+        {
             if let Some(f) = self.namer.lock(l, true) {
                 out.new.push((f, Shown::LockOrder(*l)));
             }

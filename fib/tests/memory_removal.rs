@@ -194,29 +194,29 @@ fn a_barrier_forces_the_order_of_two_conflicting_lock_epochs() {
     let r = two_epochs(0);
     let with = races(&r).unwrap();
     assert_eq!(with.races, vec![]);
-    assert_eq!(with.locks.len(), 1);
-    let l = with.locks[0];
+    assert_eq!(with.lock_orders(&r).len(), 1);
+    let l = with.lock_orders(&r)[0];
     assert_eq!((l.first, l.second, l.target), (at(1, 0), at(2, 1), 0));
     assert!(l.forced, "rank 2 asks for its lock after the barrier");
     assert!(with.order.before_call(at(1, 0), at(2, 1)));
     // Without the barrier the order is a choice, and still no race.
     let without = races_without(&r, &sets(&[0])).unwrap();
     assert_eq!(without.races, vec![]);
-    assert!(!without.locks[0].forced);
+    assert!(!without.lock_orders(&r)[0].forced);
     assert!(!without.order.before_call(at(1, 0), at(2, 1)));
 }
 
 #[test]
 fn epochs_whose_accesses_do_not_conflict_have_no_order_that_matters() {
     let r = two_epochs(8);
-    assert!(races(&r).unwrap().locks.is_empty());
+    assert!(races(&r).unwrap().lock_orders(&r).is_empty());
     // Two shared epochs are not serialised at all: their conflict is a
     // race, not an order.
     let mut r = two_epochs(0);
     r.ranks[1][0] = lock(0, false);
     r.ranks[2][1] = lock(0, false);
     let without = races_without(&r, &sets(&[0])).unwrap();
-    assert!(without.locks.is_empty());
+    assert!(without.lock_orders(&r).is_empty());
     assert_eq!(without.races.len(), 1);
 }
 

@@ -7,7 +7,8 @@
 //! the rules stay near-linear, so this runs in a moment.
 
 use fib::memory::{
-    races, Bytes, Event, EventId, Grants, Node, Place, RaceRule, Rma, RmaKind, Run, Side, Win,
+    races, races_without, Bytes, Event, EventId, Grants, Node, Place, RaceRule, Removed, Rma,
+    RmaKind, Run, Side, Win,
 };
 
 const W: Win = Win(0);
@@ -130,4 +131,38 @@ fn a_hundred_thousand_events_are_checked() {
     assert_eq!(count(&out, RaceRule::Window), window);
     assert_eq!(count(&out, RaceRule::OriginBuffer), buffer);
     assert_eq!(out.races.len(), window + buffer);
+}
+
+#[test]
+fn deleting_one_barrier_of_a_long_run_is_one_more_pass() {
+    // What the barrier verdicts ask of each run: the order without a
+    // group's match sets, its races, and its conflicting lock epochs. The
+    // epochs here put into disjoint slots: none conflict, whatever the
+    // 16 800 grants.
+    let rounds = 2_400;
+    let r = run(rounds);
+    let with = races(&r).unwrap();
+    assert_eq!(with.lock_orders(&r), vec![]);
+    // Round 5's first barrier (set 10) is all that orders its puts before
+    // its loads: without it, its seven loads race with its seven puts.
+    let removed = Removed {
+        sets: [10].into_iter().collect(),
+        ..Removed::default()
+    };
+    let without = races_without(&r, &removed).unwrap();
+    let (window, buffer) = expected(rounds);
+    assert_eq!(count(&without, RaceRule::Window), window + RANKS - 1);
+    assert_eq!(count(&without, RaceRule::OriginBuffer), buffer);
+    // Round 9 leaves its first barrier out; its second one (set 19) is
+    // then all that orders its loads before round 10's puts: without it,
+    // seven more races (the lock epochs order the puts only among
+    // themselves).
+    let removed = Removed {
+        sets: [19].into_iter().collect(),
+        ..Removed::default()
+    };
+    assert_eq!(
+        count(&races_without(&r, &removed).unwrap(), RaceRule::Window),
+        window + RANKS - 1
+    );
 }

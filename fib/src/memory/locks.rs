@@ -13,6 +13,8 @@
 //! same order of everything else grants them the other way. An order that
 //! is not forced is a choice the engine explores both ways.
 
+use std::collections::{BTreeMap, HashMap};
+
 use super::effects::{Access, Loc, Side};
 use super::order::{unlocks, Order};
 use super::record::{Event, EventId, Rank, Run, Win};
@@ -36,13 +38,17 @@ pub struct LockOrder {
 struct Epoch {
     lock: EventId,
     exclusive: bool,
-    /// The accesses of the epoch to the target's window memory.
-    accesses: Vec<usize>,
 }
 
 /// Every pair of conflicting lock epochs of `run` in grant order, with
 /// whether `order` forces it. `accesses` are the run's accesses, rank by
 /// rank in program order.
+///
+/// The epochs' accesses to the target are swept by their first byte, each
+/// compared only with the accesses of other ranks' epochs still open at
+/// that byte: disjoint accesses and one rank's own epochs cost nothing, so
+/// the work is the number of accesses (times a logarithm) plus the pairs
+/// that overlap.
 pub fn lock_orders(run: &Run, order: &Order, accesses: &[Access]) -> Vec<LockOrder> {
     if run.grants.is_empty() {
         return Vec::new();
@@ -58,70 +64,80 @@ pub fn lock_orders(run: &Run, order: &Order, accesses: &[Access]) -> Vec<LockOrd
     }
     let mut out = Vec::new();
     for g in &run.grants {
-        let epochs: Vec<Epoch> = g
-            .order
-            .iter()
-            .map(|&l| {
-                let exclusive = matches!(
-                    run.event(l),
-                    Event::Lock {
-                        exclusive: true,
-                        ..
-                    }
-                );
-                let end = unlock
-                    .get(&l)
-                    .copied()
-                    .flatten()
-                    .map_or(usize::MAX, |u| u.index);
-                let mine = &accesses[first_of[l.rank]..first_of[l.rank + 1]];
-                let from = mine.partition_point(|a| a.event.index <= l.index);
-                let to = mine.partition_point(|a| a.event.index < end);
-                let accesses = (from..to)
-                    .map(|k| first_of[l.rank] + k)
-                    .filter(|&k| {
-                        let a = &accesses[k];
-                        a.loc == Loc::Window(g.win, g.target)
-                            && matches!(a.side, Side::Target | Side::Program)
-                    })
-                    .collect();
-                Epoch {
-                    lock: l,
-                    exclusive,
-                    accesses,
+        let mut epochs: Vec<Epoch> = Vec::with_capacity(g.order.len());
+        // (epoch, access) for every access of an epoch to the target.
+        let mut items: Vec<(usize, usize)> = Vec::new();
+        for (e, &l) in g.order.iter().enumerate() {
+            let exclusive = matches!(
+                run.event(l),
+                Event::Lock {
+                    exclusive: true,
+                    ..
                 }
-            })
-            .collect();
-        for (i, a) in epochs.iter().enumerate() {
-            for b in &epochs[i + 1..] {
-                if a.lock.rank == b.lock.rank || !(a.exclusive || b.exclusive) {
-                    continue;
+            );
+            epochs.push(Epoch { lock: l, exclusive });
+            let end = unlock
+                .get(&l)
+                .copied()
+                .flatten()
+                .map_or(usize::MAX, |u| u.index);
+            let (lo, hi) = (first_of[l.rank], first_of[l.rank + 1]);
+            let mine = &accesses[lo..hi];
+            let from = mine.partition_point(|a| a.event.index <= l.index);
+            let to = mine.partition_point(|a| a.event.index < end);
+            for k in lo + from..lo + to {
+                let a = &accesses[k];
+                if a.loc == Loc::Window(g.win, g.target)
+                    && matches!(a.side, Side::Target | Side::Program)
+                    && a.bytes.len > 0
+                {
+                    items.push((e, k));
                 }
-                let Some(pair) = conflict(accesses, &a.accesses, &b.accesses) else {
-                    continue;
-                };
-                let forced = order.before_call(a.lock, b.lock);
-                out.push(LockOrder {
-                    first: a.lock,
-                    second: b.lock,
-                    win: g.win,
-                    target: g.target,
-                    forced,
-                    accesses: pair,
-                });
             }
+        }
+        items.sort_by_key(|&(e, k)| (accesses[k].bytes.offset, e));
+        // Per rank, the items whose bytes reach past the current offset.
+        let mut open: HashMap<Rank, Vec<(usize, usize)>> = HashMap::new();
+        let mut pairs: BTreeMap<(usize, usize), (usize, usize)> = BTreeMap::new();
+        for &(e, k) in &items {
+            let b = &accesses[k];
+            let rank = epochs[e].lock.rank;
+            for (&r, list) in open.iter_mut() {
+                list.retain(|&(_, j)| {
+                    accesses[j]
+                        .bytes
+                        .offset
+                        .saturating_add(accesses[j].bytes.len)
+                        > b.bytes.offset
+                });
+                if r == rank {
+                    continue;
+                }
+                for &(f, j) in list.iter() {
+                    if !(epochs[e].exclusive || epochs[f].exclusive) {
+                        continue;
+                    }
+                    let a = &accesses[j];
+                    if a.mode.conflicts(b.mode) {
+                        let key = if f < e { (f, e) } else { (e, f) };
+                        let pair = if f < e { (j, k) } else { (k, j) };
+                        pairs.entry(key).or_insert(pair);
+                    }
+                }
+            }
+            open.entry(rank).or_default().push((e, k));
+        }
+        for ((f, e), (j, k)) in pairs {
+            let (a, b) = (&epochs[f], &epochs[e]);
+            out.push(LockOrder {
+                first: a.lock,
+                second: b.lock,
+                win: g.win,
+                target: g.target,
+                forced: order.before_call(a.lock, b.lock),
+                accesses: (accesses[j], accesses[k]),
+            });
         }
     }
     out
-}
-
-/// A pair of conflicting accesses of two epochs, if they have one.
-fn conflict(accesses: &[Access], a: &[usize], b: &[usize]) -> Option<(Access, Access)> {
-    a.iter().find_map(|&i| {
-        let x = &accesses[i];
-        b.iter().find_map(|&j| {
-            let y = &accesses[j];
-            (x.bytes.overlaps(y.bytes) && x.mode.conflicts(y.mode)).then_some((*x, *y))
-        })
-    })
 }

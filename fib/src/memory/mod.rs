@@ -48,9 +48,6 @@ pub struct Races {
     pub accesses: Vec<Access>,
     /// The races, each once, sorted by their accesses' `(event, side)`.
     pub races: Vec<Race>,
-    /// The pairs of conflicting lock epochs, in grant order
-    /// (`locks.rs`).
-    pub locks: Vec<LockOrder>,
 }
 
 impl Races {
@@ -58,6 +55,13 @@ impl Races {
     /// ordered before `b`'s start.
     pub fn before(&self, a: &Access, b: &Access) -> bool {
         sweep::before(&self.order, a, b)
+    }
+
+    /// The pairs of conflicting lock epochs of `run` (the run these races
+    /// were found in), in grant order, each with whether this order forces
+    /// it (`locks.rs`).
+    pub fn lock_orders(&self, run: &Run) -> Vec<LockOrder> {
+        locks::lock_orders(run, &self.order, &self.accesses)
     }
 
     /// Whether `a` happens before `b` through a path that avoids every node
@@ -82,11 +86,9 @@ pub fn races_without(run: &Run, removed: &Removed) -> Result<Races, InputError> 
     let order = Order::build_without(run, removed)?;
     let accesses = effects::accesses(run);
     let races = sweep::races(&order, &accesses);
-    let locks = locks::lock_orders(run, &order, &accesses);
     Ok(Races {
         order,
         accesses,
         races,
-        locks,
     })
 }
