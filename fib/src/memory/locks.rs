@@ -85,8 +85,7 @@ pub fn lock_orders(run: &Run, order: &Order, accesses: &[Access]) -> Vec<LockOrd
             let mine = &accesses[lo..hi];
             let from = mine.partition_point(|a| a.event.index <= l.index);
             let to = mine.partition_point(|a| a.event.index < end);
-            for k in lo + from..lo + to {
-                let a = &accesses[k];
+            for (k, a) in accesses.iter().enumerate().take(lo + to).skip(lo + from) {
                 if a.loc == Loc::Window(g.win, g.target)
                     && matches!(a.side, Side::Target | Side::Program)
                     && a.bytes.len > 0
