@@ -307,6 +307,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
                 len: 4,
                 place: place(),
                 completed_by: None,
+                buffer: None,
             },
             second: RaceAccess {
                 rank: 1,
@@ -316,6 +317,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
                 len: 4,
                 place: place(),
                 completed_by: None,
+                buffer: None,
             },
             same_origin: false,
             replay: replay(),
