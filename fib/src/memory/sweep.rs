@@ -12,6 +12,11 @@
 //! classes it can conflict with, so each comparison either retires an entry
 //! or finds an unordered pair; only unordered pairs of disjoint bytes cost
 //! without being reported.
+//!
+//! A rank's message buffer is never reported against its own loads,
+//! stores and message buffers: such a pair is unordered only while the
+//! buffer is pending, which the rank's run-time check of the memory MPI
+//! owns reports whatever the timing (FIB034).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -22,9 +27,10 @@ use super::order::Order;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RaceRule {
     /// Two accesses to window memory that nothing orders: RMA calls of
-    /// different origins, an RMA call and a load or store, or a message
-    /// buffer (MPI's use of it while its call is pending) and either, or a
-    /// load or store of another rank.
+    /// different origins, an RMA call and a load or store, loads and stores
+    /// of different ranks (a shared-memory window), or a message buffer
+    /// (MPI's use of it while its call is pending) and an RMA call or
+    /// another rank's load, store or message buffer.
     Window,
     /// Two RMA calls of one origin to one target that no completion
     /// separates (MPI orders only accumulates).
