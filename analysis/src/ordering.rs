@@ -390,6 +390,10 @@ fn witness_access(
         offset: a.bytes.offset,
         len: a.bytes.len,
         completed_by,
+        buffer: match a.kind {
+            memory::AccessKind::Message { write } => Some(write),
+            _ => None,
+        },
     }
 }
 

@@ -22,7 +22,12 @@
 //!   receive completed (the receive itself, or the wait or test that
 //!   completed it);
 //! - the loads and stores a rank made of its window memory sit between the
-//!   calls it made before and after them.
+//!   calls it made before and after them;
+//! - the buffer of a send, a receive or a nonblocking collective that lies
+//!   in window memory ([`WatchedAccesses::lent`]) is a `Buffer` event at
+//!   its call (a send's before its message, a blocking receive's after
+//!   it), MPI's until the `WaitReq` of its request at the wait or test
+//!   that completed it (a nonblocking call) or during the call only.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -222,10 +227,23 @@ pub(crate) fn input(rec: &RunRecord) -> Input {
     }
     let granted_set: BTreeSet<OpId> = granted.iter().copied().collect();
 
-    // Each rank's events.
+    // Each rank's events. The program's loads and stores by rank; the
+    // buffers of calls that lie in window memory by call.
     let mut watched: Vec<Vec<usize>> = vec![Vec::new(); nranks];
+    let mut lent: HashMap<OpId, Vec<usize>> = HashMap::new();
     for (i, w) in rec.watched.iter().enumerate() {
-        if w.rank < nranks {
+        if w.rank >= nranks {
+            continue;
+        }
+        if w.lent {
+            let index = usize::try_from(w.calls).unwrap_or(usize::MAX);
+            lent.entry(OpId {
+                rank: w.rank,
+                index,
+            })
+            .or_default()
+            .push(i);
+        } else {
             watched[w.rank].push(i);
         }
     }
@@ -273,6 +291,45 @@ pub(crate) fn input(rec: &RunRecord) -> Input {
                 events.push(e);
                 places.push(From::Call(index));
             };
+            // The call's buffer where it lies in window memory: MPI's from
+            // the call to the completion of its request (`until`), or
+            // during the call only.
+            let buffers = |until: Option<u32>| -> Vec<Event> {
+                let mut out = Vec::new();
+                for &i in lent.get(&id).into_iter().flatten() {
+                    let w = &rec.watched[i];
+                    let (wid, owner) = watched_memory(w.tag);
+                    let Some(&win) = dense.get(&wid) else {
+                        continue;
+                    };
+                    for &(lo, hi) in &w.ranges {
+                        out.push(Event::Buffer {
+                            place: Place::Window {
+                                win,
+                                rank: owner.unwrap_or(r),
+                                bytes: Bytes::new(lo, hi.saturating_sub(lo)),
+                            },
+                            write: w.store,
+                            until,
+                        });
+                    }
+                }
+                out
+            };
+            // A send's buffer is read from the call on, before its message
+            // leaves; a nonblocking call's is MPI's until its wait.
+            match o.kind {
+                Kind::Send { req, .. } => buffers(req).into_iter().for_each(|e| push(e, events)),
+                Kind::Recv {
+                    req,
+                    blocking: false,
+                    ..
+                }
+                | Kind::Coll { req: Some(req), .. } => {
+                    buffers(Some(req)).into_iter().for_each(|e| push(e, events));
+                }
+                _ => {}
+            }
             match &o.kind {
                 Kind::Rma(a) => {
                     let Some(&win) = dense.get(&a.win) else {
@@ -433,16 +490,37 @@ pub(crate) fn input(rec: &RunRecord) -> Input {
             for &msg in receives.get(&id).into_iter().flatten() {
                 push(Event::Recv { msg }, events);
             }
+            // A blocking receive writes its buffer once its message came.
+            if let Kind::Recv { blocking: true, .. } = o.kind {
+                if o.complete {
+                    buffers(None).into_iter().for_each(|e| push(e, events));
+                }
+            }
             if let Kind::Wait { ops: done, .. } = &o.kind {
                 for &c in done {
                     let cid = OpId { rank: r, index: c };
                     if completed_at.get(&cid) != Some(&id) {
                         continue;
                     }
-                    if let Kind::Rma(a) = &ops[c].kind {
-                        if let Some(req) = a.req {
-                            push(Event::WaitReq { req }, events);
+                    // The requests of the rank's one-sided calls and of its
+                    // other calls come from one counter: they never collide.
+                    let req = match &ops[c].kind {
+                        Kind::Rma(a) => a.req,
+                        Kind::Send { req: Some(req), .. }
+                        | Kind::Recv {
+                            req,
+                            blocking: false,
+                            ..
                         }
+                        | Kind::Coll { req: Some(req), .. }
+                            if lent.contains_key(&cid) =>
+                        {
+                            Some(*req)
+                        }
+                        _ => None,
+                    };
+                    if let Some(req) = req {
+                        push(Event::WaitReq { req }, events);
                     }
                 }
             }
@@ -531,16 +609,18 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
             }
         };
         let completed_by = match (a.side, a.end) {
-            (Side::Target, Some(end)) => match input.from[end.rank][end.index] {
-                From::Call(i) => {
-                    let o = &rec.ops[end.rank][i];
-                    Some((
-                        sites.call_name(o.site, o.name, &rec.files),
-                        sites.place(o.site, o.name, &rec.files),
-                    ))
+            (Side::Target, Some(end)) | (Side::Message, Some(end)) if end != a.event => {
+                match input.from[end.rank][end.index] {
+                    From::Call(i) => {
+                        let o = &rec.ops[end.rank][i];
+                        Some((
+                            sites.call_name(o.site, o.name, &rec.files),
+                            sites.place(o.site, o.name, &rec.files),
+                        ))
+                    }
+                    From::Touch(_) => None,
                 }
-                From::Touch(_) => None,
-            },
+            }
             _ => None,
         };
         (
@@ -552,6 +632,10 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                 len: a.bytes.len,
                 place: sites.place(site, callee, &rec.files),
                 completed_by,
+                buffer: match a.kind {
+                    AccessKind::Message { write } => Some(write),
+                    _ => None,
+                },
             },
             site,
         )
@@ -594,7 +678,11 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                     line: facts.place.line,
                 }),
             }
-            if let (Side::Target, Some(end)) = (acc.side, acc.end) {
+            if let (Side::Target | Side::Message, Some(end)) = (acc.side, acc.end) {
+                // A blocking call's buffer is over at the call itself.
+                if end == acc.event {
+                    continue;
+                }
                 if let From::Call(i) = input.from[end.rank][end.index] {
                     calls.push((
                         OpId {

@@ -139,6 +139,11 @@ pub struct OwnedAccess {
 /// the watched range's base. Their place in the rank's program order:
 /// after its first `calls` calls (the calls it reported before them) and
 /// before the next one.
+///
+/// With `lent`, these bytes are instead the buffer of the rank's call of
+/// index `calls` (made at `site`), which MPI writes (`store`) or reads
+/// ([`fib_wire::Up::Lent`]): a consumer that reads `watched` as the
+/// program's loads and stores skips these.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WatchedAccesses {
     pub rank: usize,
@@ -147,6 +152,7 @@ pub struct WatchedAccesses {
     pub site: Site,
     pub store: bool,
     pub ranges: Vec<(u64, u64)>,
+    pub lent: bool,
 }
 
 /// Everything one run produced.

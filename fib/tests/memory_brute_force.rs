@@ -13,11 +13,16 @@
 //! the order they were called; a lock is granted when no other rank holds a
 //! conflicting one on that target; a barrier or fence returns once every
 //! member has called it; a start once its target has posted; a wait once
-//! every origin has completed; a receive once its send was made. Two memory
+//! every origin has completed; a receive once its send was made. The buffer
+//! of a blocking message call is touched at its event, like a load or
+//! store; a nonblocking call's buffer is an effect left pending by the call
+//! that the wait of its request cannot pass. Two memory
 //! accesses race when some reachable state has both ready to run at once
 //! (a load or store at its rank's program counter, a pending effect) and
 //! they conflict: overlapping bytes of one memory, one writes, and not two
-//! accumulates of one type with the same operation or one `MPI_NO_OP`.
+//! accumulates of one type with the same operation or one `MPI_NO_OP`, and
+//! not a rank's message buffer and its own load, store or message buffer
+//! (those are the run-time check's, FIB034).
 //!
 //! The rules run on the record of each complete execution (its lock grant
 //! order: the calls are otherwise matched alike in every execution) and
@@ -69,6 +74,9 @@ struct Gen {
     messages: u32,
     sets: u32,
     requests: u32,
+    /// Events that complete a message or collective call made earlier
+    /// (its receive, its wait), appended to their rank at a later step.
+    later: Vec<(usize, Vec<Event>)>,
 }
 
 impl Gen {
@@ -102,6 +110,116 @@ impl Gen {
             Event::Load(place)
         } else {
             Event::Store(place)
+        }
+    }
+
+    /// The buffer of a message or collective call of `rank`: mostly in its
+    /// own window segment, sometimes in another rank's (a shared-memory
+    /// window) or in its buffer memory.
+    fn lent(&mut self, rank: usize, write: bool, until: Option<u32>) -> Event {
+        let place = match self.rng.below(10) {
+            0 | 1 => Place::Buffer(self.bytes()),
+            2 => Place::Window {
+                win: self.win(),
+                rank: self.rng.below(self.nranks),
+                bytes: self.bytes(),
+            },
+            _ => Place::Window {
+                win: self.win(),
+                rank,
+                bytes: self.bytes(),
+            },
+        };
+        Event::Buffer {
+            place,
+            write,
+            until,
+        }
+    }
+
+    /// A request for a nonblocking message call, or `None` for a blocking
+    /// one.
+    fn request(&mut self) -> Option<u32> {
+        self.rng.chance(60).then(|| {
+            self.requests += 1;
+            self.requests - 1
+        })
+    }
+
+    /// A send and its receive, or a nonblocking collective, with buffers
+    /// in memory the rules see, blocking or not; what completes a
+    /// nonblocking call comes at a later step.
+    fn message(&mut self) {
+        let n = self.nranks;
+        if self.rng.chance(25) {
+            // A nonblocking collective: every member's call sends to every
+            // other member's completion.
+            let first = self.messages;
+            self.messages += (n * n) as u32;
+            let msg = |from: usize, to: usize| first + (from * n + to) as u32;
+            for r in 0..n {
+                let req = self.requests;
+                self.requests += 1;
+                if self.rng.chance(80) {
+                    let write = self.rng.chance(50);
+                    let e = self.lent(r, write, Some(req));
+                    self.ranks[r].push(e);
+                }
+                for q in (0..n).filter(|&q| q != r) {
+                    self.ranks[r].push(Event::Send { msg: msg(r, q) });
+                }
+                let mut done: Vec<Event> = (0..n)
+                    .filter(|&q| q != r)
+                    .map(|q| Event::Recv { msg: msg(q, r) })
+                    .collect();
+                done.push(Event::WaitReq { req });
+                self.later.push((r, done));
+            }
+            return;
+        }
+        let s = self.rng.below(n);
+        let d = (s + 1 + self.rng.below(n - 1)) % n;
+        let msg = self.messages;
+        self.messages += 1;
+        let req = self.request();
+        if self.rng.chance(80) {
+            let e = self.lent(s, false, req);
+            self.ranks[s].push(e);
+        }
+        self.ranks[s].push(Event::Send { msg });
+        if let Some(req) = req {
+            self.later.push((s, vec![Event::WaitReq { req }]));
+        }
+        let buffer = self.rng.chance(80);
+        match self.request() {
+            Some(req) => {
+                if buffer {
+                    let e = self.lent(d, true, Some(req));
+                    self.ranks[d].push(e);
+                }
+                self.later
+                    .push((d, vec![Event::Recv { msg }, Event::WaitReq { req }]));
+            }
+            None => {
+                self.ranks[d].push(Event::Recv { msg });
+                if buffer {
+                    let e = self.lent(d, true, None);
+                    self.ranks[d].push(e);
+                }
+            }
+        }
+    }
+
+    /// Appends some of the completions left for later (all with `all`).
+    fn complete_later(&mut self, all: bool) {
+        let mut i = 0;
+        while i < self.later.len() {
+            if all || self.rng.chance(40) {
+                let (r, events) = self.later.remove(i);
+                self.ranks[r].extend(events);
+            } else {
+                i += 1;
+            }
         }
     }
 
@@ -180,7 +298,9 @@ impl Gen {
 
     fn step(&mut self) {
         let n = self.nranks;
-        match self.rng.below(9) {
+        self.complete_later(false);
+        match self.rng.below(11) {
+            9 | 10 => self.message(),
             0 => {
                 let r = self.rng.below(n);
                 let e = self.access(r);
@@ -279,10 +399,12 @@ fn program(seed: u64) -> (Vec<Vec<Event>>, usize) {
         messages: 0,
         sets: 0,
         requests: 0,
+        later: Vec::new(),
     };
     for _ in 0..steps {
         g.step();
     }
+    g.complete_later(true);
     (g.ranks, nwins)
 }
 
@@ -307,13 +429,55 @@ fn conflict(a: &Touch, b: &Touch) -> bool {
         }
         _ => false,
     };
-    a.mem == b.mem && a.bytes.overlaps(b.bytes) && (a.writes || b.writes) && !compatible
+    // A rank's message buffer and its own loads, stores and message
+    // buffers are the run-time check's.
+    let mine = |t: &Touch| matches!(t.key.1, Side::Message | Side::Program);
+    let own = a.key.0.rank == b.key.0.rank
+        && (a.key.1 == Side::Message || b.key.1 == Side::Message)
+        && mine(a)
+        && mine(b);
+    a.mem == b.mem && a.bytes.overlaps(b.bytes) && (a.writes || b.writes) && !compatible && !own
 }
 
-/// An effect an RMA call leaves pending.
+/// Where a load, store or message buffer is, as a touch's memory.
+fn located(place: Place, rank: usize) -> ((Option<Win>, usize), Bytes) {
+    match place {
+        Place::Window { win, rank, bytes } => ((Some(win), rank), bytes),
+        Place::Buffer(bytes) => ((None, rank), bytes),
+    }
+}
+
+/// The touch a rank's event makes at the event itself: a load, a store, a
+/// blocking call's buffer.
+fn at_event(e: &Event, at: EventId) -> Option<Touch> {
+    let (place, writes, side) = match e {
+        Event::Load(p) => (*p, false, Side::Program),
+        Event::Store(p) => (*p, true, Side::Program),
+        Event::Buffer {
+            place,
+            write,
+            until: None,
+        } => (*place, *write, Side::Message),
+        _ => return None,
+    };
+    let (mem, bytes) = located(place, at.rank);
+    Some(Touch {
+        key: (at, side),
+        mem,
+        bytes,
+        writes,
+        atomic: None,
+    })
+}
+
+/// An effect an RMA call, or a nonblocking message or collective call,
+/// leaves pending.
 #[derive(Clone, Copy, Debug)]
 struct Effect {
     call: EventId,
+    /// The request of a message or collective call whose buffer this is
+    /// (`None` for an RMA call's effects).
+    lent: Option<u32>,
     win: Win,
     target: usize,
     /// The target access (else a buffer of the origin).
@@ -350,6 +514,7 @@ impl Prog {
                         let mut add = |side, at_target, mem, bytes, writes, atomic| {
                             effects.push(Effect {
                                 call,
+                                lent: None,
                                 win: r.win,
                                 target: r.target,
                                 at_target,
@@ -377,6 +542,28 @@ impl Prog {
                         if let Some(b) = r.result {
                             add(Side::Result, false, (None, rank), b, true, None);
                         }
+                    }
+                    Event::Buffer {
+                        place,
+                        write,
+                        until: Some(req),
+                    } => {
+                        let (mem, bytes) = located(*place, rank);
+                        effects.push(Effect {
+                            call,
+                            lent: Some(*req),
+                            win: Win(u32::MAX),
+                            target: usize::MAX,
+                            at_target: false,
+                            fetches: false,
+                            touch: Touch {
+                                key: (call, Side::Message),
+                                mem,
+                                bytes,
+                                writes: *write,
+                                atomic: None,
+                            },
+                        });
                     }
                     Event::Lock { win, target, .. } => {
                         u[index] = (index + 1..events.len()).find(|&j| {
@@ -457,6 +644,7 @@ impl Prog {
     ) -> bool {
         self.effects.iter().enumerate().all(|(i, e)| {
             !(e.call.rank == rank
+                && e.lent.is_none()
                 && e.win == win
                 && target.is_none_or(|t| t == e.target)
                 && which(e)
@@ -519,6 +707,7 @@ impl Prog {
             match e {
                 Event::Load(_)
                 | Event::Store(_)
+                | Event::Buffer { .. }
                 | Event::Rma(_)
                 | Event::Send { .. }
                 | Event::Post { .. }
@@ -526,9 +715,12 @@ impl Prog {
                 Event::WaitReq { req } => {
                     // Its call's buffers are MPI's until now, and a call
                     // that fetches is over at the target too.
+                    // A message or collective call's buffer is MPI's until
+                    // now too.
                     let ok = self.effects.iter().enumerate().all(|(i, e)| {
                         !(e.call.rank == r
-                            && matches!(self.ranks[r][e.call.index], Event::Rma(x) if x.request == Some(*req))
+                            && (matches!(self.ranks[r][e.call.index], Event::Rma(x) if x.request == Some(*req))
+                                || e.lent == Some(*req))
                             && (!e.at_target || e.fetches)
                             && self.pending(s, i))
                     });
@@ -561,8 +753,11 @@ impl Prog {
                             && self.ranks[q][..s.pc[q]].iter().filter(|x| same(x)).count() == k
                     });
                     let effects_done = match e {
-                        Event::Fence { win } => (0..self.effects.len())
-                            .all(|i| !(self.effects[i].win == *win && self.pending(s, i))),
+                        Event::Fence { win } => (0..self.effects.len()).all(|i| {
+                            !(self.effects[i].lent.is_none()
+                                && self.effects[i].win == *win
+                                && self.pending(s, i))
+                        }),
                         _ => true,
                     };
                     if all_there && effects_done {
@@ -686,22 +881,9 @@ impl Prog {
                 rank: r,
                 index: s.pc[r],
             };
-            let (place, writes) = match events.get(s.pc[r]) {
-                Some(Event::Load(p)) => (*p, false),
-                Some(Event::Store(p)) => (*p, true),
-                _ => continue,
-            };
-            let (mem, bytes) = match place {
-                Place::Window { win, rank, bytes } => ((Some(win), rank), bytes),
-                Place::Buffer(bytes) => ((None, r), bytes),
-            };
-            out.push(Touch {
-                key: (at, Side::Program),
-                mem,
-                bytes,
-                writes,
-                atomic: None,
-            });
+            if let Some(t) = events.get(s.pc[r]).and_then(|e| at_event(e, at)) {
+                out.push(t);
+            }
         }
         for (i, e) in self.effects.iter().enumerate() {
             if self.ready(s, i) {
@@ -828,6 +1010,9 @@ fn seeds() -> u64 {
 #[test]
 fn the_race_rules_find_exactly_the_races_of_every_execution() {
     let (mut compared, mut deadlocks, mut states, mut racing, mut pairs) = (0, 0, 0, 0, 0);
+    // The same for pairs of which one is a message buffer.
+    let (mut racing_lent, mut pairs_lent) = (0, 0);
+    let lent = |a: &Key, b: &Key| a.1 == Side::Message || b.1 == Side::Message;
     let mut failures = Vec::new();
     for seed in 0..seeds() {
         let (ranks, nwins) = program(seed);
@@ -845,31 +1030,21 @@ fn the_race_rules_find_exactly_the_races_of_every_execution() {
             .iter()
             .enumerate()
             .flat_map(|(r, events)| {
-                events.iter().enumerate().filter_map(move |(i, e)| {
-                    let (place, writes) = match e {
-                        Event::Load(p) => (*p, false),
-                        Event::Store(p) => (*p, true),
-                        _ => return None,
-                    };
-                    let (mem, bytes) = match place {
-                        Place::Window { win, rank, bytes } => ((Some(win), rank), bytes),
-                        Place::Buffer(bytes) => ((None, r), bytes),
-                    };
-                    Some(Touch {
-                        key: (EventId { rank: r, index: i }, Side::Program),
-                        mem,
-                        bytes,
-                        writes,
-                        atomic: None,
-                    })
-                })
+                events
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(i, e)| at_event(e, EventId { rank: r, index: i }))
             })
             .chain(p.effects.iter().map(|e| e.touch))
             .collect();
-        pairs += (0..all.len())
-            .map(|i| all[i + 1..].iter().filter(|b| conflict(&all[i], b)).count())
-            .sum::<usize>();
+        for (i, x) in all.iter().enumerate() {
+            for y in all[i + 1..].iter().filter(|y| conflict(x, y)) {
+                pairs += 1;
+                pairs_lent += usize::from(lent(&x.key, &y.key));
+            }
+        }
         racing += b.races.len();
+        racing_lent += b.races.iter().filter(|(x, y)| lent(x, y)).count();
         match by_rules(&p, &b.grants) {
             Ok(got) if got == b.races => {}
             Ok(got) => failures.push(format!(
@@ -883,7 +1058,8 @@ fn the_race_rules_find_exactly_the_races_of_every_execution() {
     }
     println!(
         "{} programs: {compared} compared ({deadlocks} can deadlock), {states} states, \
-         {pairs} conflicting pairs of which {racing} race",
+         {pairs} conflicting pairs of which {racing} race; with a message buffer, \
+         {pairs_lent} of which {racing_lent} race",
         seeds()
     );
     assert!(
@@ -896,4 +1072,8 @@ fn the_race_rules_find_exactly_the_races_of_every_execution() {
     // both races and ordered conflicting pairs are common.
     assert!(compared * 10 >= seeds() as usize * 9, "{compared} compared");
     assert!(racing > 0 && pairs > racing * 2, "{racing} of {pairs}");
+    assert!(
+        racing_lent > 0 && pairs_lent > racing_lent * 2,
+        "{racing_lent} of {pairs_lent}"
+    );
 }

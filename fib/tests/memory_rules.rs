@@ -542,3 +542,225 @@ fn records_the_rules_cannot_read_are_named() {
         InputError::NotALock { at: at(1, 1) }
     );
 }
+
+fn lent(place: Place, write: bool, until: Option<u32>) -> Event {
+    Event::Buffer {
+        place,
+        write,
+        until,
+    }
+}
+
+/// Rank 0 receives into its window bytes 0..8 with `MPI_Irecv` (request 5)
+/// and waits for it; rank 1 sends the message, and before (or after) puts
+/// into those bytes in an exclusive epoch.
+fn irecv_into_window(rank0_barrier: bool, rank1_barrier: bool) -> Run {
+    let mut zero = vec![
+        lent(win(0, 0, 8), true, Some(5)),
+        Event::Recv { msg: 0 },
+        Event::WaitReq { req: 5 },
+    ];
+    if rank0_barrier {
+        zero.push(barrier(0));
+    }
+    let mut one = vec![Event::Send { msg: 0 }];
+    if rank1_barrier {
+        one.push(barrier(0));
+    }
+    let lock_at = one.len();
+    one.extend([lock(0, true), put(0, 4, 4), unlock(0)]);
+    run(vec![zero, one], vec![(0, vec![at(1, lock_at)])])
+}
+
+#[test]
+fn a_put_into_a_pending_receive_buffer_races_with_it() {
+    let r = irecv_into_window(false, false);
+    assert_eq!(
+        found(&r),
+        vec![(
+            (0, 0, Side::Message),
+            (1, 2, Side::Target),
+            RaceRule::Window
+        )]
+    );
+    let out = races(&r).unwrap();
+    let buffer = out
+        .accesses
+        .iter()
+        .find(|a| a.side == Side::Message)
+        .unwrap();
+    // MPI's use of the buffer lasts from the call to its request's wait.
+    assert_eq!(buffer.kind, AccessKind::Message { write: true });
+    assert_eq!((buffer.start, buffer.end), (at(0, 0), Some(at(0, 2))));
+}
+
+#[test]
+fn a_barrier_after_the_wait_orders_the_receive_buffer_before_the_put() {
+    let r = irecv_into_window(true, true);
+    assert_eq!(found(&r), vec![]);
+    // Through the barrier's match set only: without it, the race is back.
+    let out = races(&r).unwrap();
+    let buffer = out
+        .accesses
+        .iter()
+        .find(|a| a.side == Side::Message)
+        .unwrap();
+    let put = out
+        .accesses
+        .iter()
+        .find(|a| a.side == Side::Target)
+        .unwrap();
+    assert!(out.before(buffer, put));
+    assert!(!out.before_without(buffer, put, &[Node::Collective(0)]));
+    // A barrier before the wait orders nothing: the buffer is still MPI's.
+    let mut early = irecv_into_window(false, true);
+    early.ranks[0].insert(1, barrier(0));
+    assert_eq!(
+        found(&early),
+        vec![(
+            (0, 0, Side::Message),
+            (1, 3, Side::Target),
+            RaceRule::Window
+        )]
+    );
+}
+
+#[test]
+fn a_receive_never_completed_owns_its_buffer_to_the_end() {
+    let r = run(
+        vec![
+            vec![lent(win(0, 0, 4), true, Some(1)), barrier(0)],
+            vec![barrier(0), lock(0, false), put(0, 0, 4), unlock(0)],
+        ],
+        vec![(0, vec![at(1, 1)])],
+    );
+    assert_eq!(
+        found(&r),
+        vec![(
+            (0, 0, Side::Message),
+            (1, 2, Side::Target),
+            RaceRule::Window
+        )]
+    );
+}
+
+#[test]
+fn a_send_buffer_is_read_so_a_get_does_not_race_with_it_and_a_put_does() {
+    let send = |e: Event| {
+        run(
+            vec![
+                vec![
+                    lent(win(0, 0, 8), false, Some(2)),
+                    Event::Send { msg: 0 },
+                    Event::WaitReq { req: 2 },
+                ],
+                vec![Event::Recv { msg: 0 }, lock(0, true), e, unlock(0)],
+            ],
+            vec![(0, vec![at(1, 1)])],
+        )
+    };
+    assert_eq!(
+        found(&send(put(0, 0, 4))),
+        vec![(
+            (0, 0, Side::Message),
+            (1, 2, Side::Target),
+            RaceRule::Window
+        )]
+    );
+    assert_eq!(found(&send(Event::Rma(rma(RmaKind::Get, 0, 0, 4)))), vec![]);
+    // Disjoint bytes do not race.
+    assert_eq!(found(&send(put(0, 8, 4))), vec![]);
+}
+
+#[test]
+fn a_blocking_calls_buffer_is_mpis_during_the_call_only() {
+    // A blocking receive's buffer, written after the message arrived: a
+    // put of the sender made before its send is ordered before it, one
+    // made after races.
+    let recv = |before: bool| {
+        let mut one = vec![lock(0, true), put(0, 0, 4), unlock(0)];
+        let (send_at, lock_at) = if before { (3, 0) } else { (0, 1) };
+        one.insert(send_at, Event::Send { msg: 0 });
+        run(
+            vec![
+                vec![Event::Recv { msg: 0 }, lent(win(0, 0, 4), true, None)],
+                one,
+            ],
+            vec![(0, vec![at(1, lock_at)])],
+        )
+    };
+    assert_eq!(found(&recv(true)), vec![]);
+    assert_eq!(
+        found(&recv(false)),
+        vec![(
+            (0, 1, Side::Message),
+            (1, 2, Side::Target),
+            RaceRule::Window
+        )]
+    );
+}
+
+#[test]
+fn a_ranks_own_loads_stores_and_buffers_are_left_to_the_run_time_check() {
+    // A store into the pending receive buffer and a second receive into it
+    // are the rank's own business (FIB034); a peer's store into a shared
+    // segment's pending buffer races.
+    let r = run(
+        vec![
+            vec![
+                lent(win(0, 0, 8), true, Some(1)),
+                Event::Store(win(0, 0, 4)),
+                lent(win(0, 4, 4), true, Some(2)),
+                Event::WaitReq { req: 1 },
+                Event::WaitReq { req: 2 },
+            ],
+            vec![Event::Store(win(0, 4, 1))],
+        ],
+        vec![],
+    );
+    assert_eq!(
+        found(&r),
+        vec![
+            (
+                (0, 0, Side::Message),
+                (1, 0, Side::Program),
+                RaceRule::Window
+            ),
+            (
+                (0, 2, Side::Message),
+                (1, 0, Side::Program),
+                RaceRule::Window
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_message_buffer_in_buffer_memory_races_with_a_pending_rma_buffer() {
+    let get_into = |bytes: Bytes| {
+        Event::Rma(Rma {
+            result: Some(bytes),
+            ..rma(RmaKind::Get, 1, 0, 4)
+        })
+    };
+    let r = run(
+        vec![
+            vec![
+                lock(1, false),
+                get_into(Bytes::new(0, 4)),
+                lent(Place::Buffer(Bytes::new(2, 4)), false, None),
+                unlock(1),
+            ],
+            vec![],
+        ],
+        vec![(1, vec![at(0, 0)])],
+    );
+    assert_eq!(
+        found(&r),
+        vec![(
+            (0, 1, Side::Result),
+            (0, 2, Side::Message),
+            RaceRule::PendingBuffers
+        )]
+    );
+}

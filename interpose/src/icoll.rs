@@ -93,12 +93,14 @@ unsafe fn icoll(
     if crate::memory::instrumented() {
         let (n, me, role) = owned::group(comm, root);
         if role != Role::Idle {
-            crate::memory::own(
+            for m in crate::memory::own(
                 Some(id),
                 kind.mpi_name(),
                 crate::site::for_call(),
                 &bufs(n, me, role),
-            );
+            ) {
+                l.push(m);
+            }
         }
     }
     l.event(Op::Icoll {

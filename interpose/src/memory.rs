@@ -20,7 +20,9 @@
 //! go to the scheduler as [`Up::Owned`] at the rank's next MPI call.
 //! [`watch`] and [`unwatch`] name other ranges (a window's memory) whose
 //! accesses are recorded as coalesced offset ranges per (tag, site, kind)
-//! and sent as [`Up::Watched`] the same way.
+//! and sent as [`Up::Watched`] the same way. A buffer handed to MPI that
+//! lies in watched memory is named by [`own`]'s answer, [`Up::Lent`] per
+//! (tag, read or written), which the caller sends just before its call.
 //!
 //! When nothing is owned or watched, a hook returns after one relaxed
 //! atomic load. Accesses made while the thread is inside the library (a
@@ -31,6 +33,7 @@
 //! This module uses only `site` (to place an access by its return address).
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -173,13 +176,19 @@ pub struct Buf {
 /// MPI owns `bufs` for the operation `id`, made by `call` at `site`, until
 /// [`release`]; with no `id` (a blocking call), only while the call runs.
 /// A buffer that conflicts with a pending operation's (one of them written
-/// by MPI) is recorded against it.
-pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) {
+/// by MPI) is recorded against it. Returns, for the bytes of `bufs` that
+/// lie in watched memory, one [`Up::Lent`] per (tag, written or read): a
+/// message or collective call sends them just before its [`Up::Op`], so
+/// that their place in the rank's program order is that call's (a
+/// one-sided call's origin buffers are its own accesses, and it drops
+/// them).
+pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) -> Vec<Up> {
     if !instrumented() || bufs.iter().all(|b| b.len == 0) {
-        return;
+        return Vec::new();
     }
     let mut g = mem();
     let m = g.get_or_insert_with(Mem::default);
+    let lent = lent(&m.watches, bufs);
     let (file, line) = site.to_raw();
     let key = u64::from(file) << 32 | u64::from(line);
     for b in bufs.iter().filter(|b| b.len > 0) {
@@ -223,6 +232,33 @@ pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) {
         });
     }
     m.publish();
+    lent
+}
+
+/// The bytes of `bufs` in the ranges `watches` names, as offsets the way
+/// [`Up::Watched`] gives them: one [`Up::Lent`] per (tag, written or read),
+/// in that order.
+fn lent(watches: &[Watch], bufs: &[Buf]) -> Vec<Up> {
+    if watches.is_empty() {
+        return Vec::new();
+    }
+    let mut found: BTreeMap<(u64, bool), Vec<(u64, u64)>> = BTreeMap::new();
+    for b in bufs.iter().filter(|b| b.len > 0) {
+        let (lo, hi) = (b.addr, b.addr.saturating_add(b.len));
+        for w in watches.iter().filter(|w| w.lo < hi && lo < w.hi) {
+            let a = (lo.max(w.lo) - w.zero) as u64;
+            let z = (hi.min(w.hi) - w.zero) as u64;
+            add_range(found.entry((w.tag, b.writes)).or_default(), a, z);
+        }
+    }
+    found
+        .into_iter()
+        .map(|((tag, writes), ranges)| Up::Lent {
+            tag,
+            writes,
+            ranges,
+        })
+        .collect()
 }
 
 /// The operation `id` has completed: MPI hands its buffers back.
@@ -889,6 +925,59 @@ mod tests {
         __tsan_write4((base + 68) as *mut c_void);
         assert_eq!(take().len(), 1);
         unwatch(9);
+        // A buffer handed to MPI in watched memory is named for the call,
+        // by tag and by whether MPI writes it; one outside is not.
+        watch(base + 32, 64, 11);
+        let lent = own(
+            None,
+            "MPI_Sendrecv",
+            Site::Table(5),
+            &[
+                Buf {
+                    addr: base + 24,
+                    len: 16,
+                    writes: false,
+                },
+                Buf {
+                    addr: base + 88,
+                    len: 16,
+                    writes: true,
+                },
+                Buf {
+                    addr: base + 100,
+                    len: 8,
+                    writes: true,
+                },
+            ],
+        );
+        assert_eq!(
+            lent,
+            vec![
+                Up::Lent {
+                    tag: 11,
+                    writes: false,
+                    ranges: vec![(0, 8)],
+                },
+                Up::Lent {
+                    tag: 11,
+                    writes: true,
+                    ranges: vec![(56, 64)],
+                },
+            ]
+        );
+        unwatch(11);
+        assert!(own(
+            None,
+            "MPI_Send",
+            Site::Table(5),
+            &[Buf {
+                addr: base,
+                len: 8,
+                writes: false,
+            }],
+        )
+        .is_empty());
+        assert!(take().is_empty());
         // Owned buffers: a store into a send's buffer, once per pair.
         own(
             Some(1),

@@ -89,14 +89,16 @@ unsafe fn send(
         let (id, h) = l.new_req(kind);
         (Some(id), Some(h))
     };
-    if crate::memory::instrumented() {
+    let lent = if crate::memory::instrumented() {
         crate::memory::own(
             req,
             call,
             crate::site::for_call(),
             &crate::owned::data(buf, count, dtype, false),
-        );
-    }
+        )
+    } else {
+        Vec::new()
+    };
     let op = Op::Send {
         mode,
         dest: rank_to_wire(dest),
@@ -105,6 +107,9 @@ unsafe fn send(
         req,
     };
     let reply = op.expects_reply(l.zero_buffer);
+    for m in lent {
+        l.push(m);
+    }
     l.event(op);
     if blocking {
         if reply {
@@ -157,7 +162,7 @@ unsafe fn recv(
         cancelled: false,
         real,
     }));
-    if crate::memory::instrumented() {
+    let lent = if crate::memory::instrumented() {
         let call = match (blocking, starting) {
             (_, true) => "MPI_Start",
             (true, _) => "MPI_Recv",
@@ -168,7 +173,12 @@ unsafe fn recv(
             call,
             crate::site::for_call(),
             &crate::owned::data(buf, count, dtype, true),
-        );
+        )
+    } else {
+        Vec::new()
+    };
+    for m in lent {
+        l.push(m);
     }
     let settled = blocking && posted;
     if posted {
@@ -651,12 +661,14 @@ unsafe fn mrecv(
         real: Some(Real::new(req)),
     }));
     if crate::memory::instrumented() {
-        crate::memory::own(
+        for m in crate::memory::own(
             (!blocking).then_some(id),
             if blocking { "MPI_Mrecv" } else { "MPI_Imrecv" },
             crate::site::for_call(),
             &crate::owned::data(buf, count, dtype, true),
-        );
+        ) {
+            l.push(m);
+        }
     }
     l.event(Op::Mrecv {
         req: id,

@@ -302,6 +302,11 @@ pub struct WitnessAccess {
     /// The call that completes it, such as `MPI_Win_unlock at a.c:41`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completed_by: Option<String>,
+    /// When the access is MPI's use of the buffer of the call `what` (a
+    /// message or collective call): whether MPI writes it (a receive
+    /// buffer) or only reads it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<bool>,
 }
 
 /// Why a verdict holds.

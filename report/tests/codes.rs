@@ -308,6 +308,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
                 len: 4,
                 place: place(),
                 completed_by: None,
+                buffer: None,
             },
             second: RaceAccess {
                 rank: 1,
@@ -317,6 +318,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
                 len: 4,
                 place: place(),
                 completed_by: None,
+                buffer: None,
             },
             same_origin: false,
             replay: replay(),

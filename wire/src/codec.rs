@@ -791,6 +791,20 @@ impl Up {
                 w.site(*made);
                 encode_fault(&mut w, fault);
             }
+            Up::Lent {
+                tag,
+                writes,
+                ranges,
+            } => {
+                w.u8(41);
+                w.u64(*tag);
+                w.u8(u8::from(*writes));
+                w.u32(ranges.len() as u32);
+                for (a, b) in ranges {
+                    w.u64(*a);
+                    w.u64(*b);
+                }
+            }
         }
         end(out, at);
     }
@@ -902,6 +916,22 @@ impl Up {
                 Up::Ahead {
                     posted: bits & 1 != 0,
                     settled: bits & 2 != 0,
+                }
+            }
+            41 => {
+                let tag = r.u64()?;
+                let writes = r.bool()?;
+                let n = r.u32()? as usize;
+                if n > r.buf.len() {
+                    return Err(WireError(format!("list of {n} ranges in a short body")));
+                }
+                let ranges = (0..n)
+                    .map(|_| Ok((r.u64()?, r.u64()?)))
+                    .collect::<Result<_, WireError>>()?;
+                Up::Lent {
+                    tag,
+                    writes,
+                    ranges,
                 }
             }
             t => return Err(WireError(format!("message tag {t}"))),
@@ -1587,6 +1617,27 @@ mod tests {
         let mut bad = vec![40];
         bad.extend([0; 21]);
         bad.push(99);
+        assert!(Up::decode(&bad).is_err());
+    }
+
+    #[test]
+    fn lent_buffers_round_trip() {
+        for writes in [false, true] {
+            round_up(Up::Lent {
+                tag: 3 | 2 << 32,
+                writes,
+                ranges: vec![(0, 8), (24, 1 << 40)],
+            });
+        }
+        round_up(Up::Lent {
+            tag: u64::MAX,
+            writes: true,
+            ranges: vec![],
+        });
+        // A list longer than its body is refused, not allocated.
+        let mut bad = vec![41];
+        bad.extend([0; 9]);
+        bad.extend(u32::MAX.to_le_bytes());
         assert!(Up::decode(&bad).is_err());
     }
 

@@ -104,6 +104,17 @@ pub enum Up {
         made: Site,
         fault: RmaFault,
     },
+    /// The buffer of the call the rank reports next (a send, a receive, a
+    /// nonblocking collective) lies in memory watched under `tag` (a
+    /// window's, say), at these byte ranges `[start, end)` from the watched
+    /// range's base; MPI writes them (`writes`: a receive buffer) or only
+    /// reads them. Sent just before that call's [`Up::Op`], so that its
+    /// place in the rank's program order is the index of that call.
+    Lent {
+        tag: u64,
+        writes: bool,
+        ranges: Vec<(u64, u64)>,
+    },
 }
 
 /// What touched memory MPI owned ([`Up::Owned`]).

@@ -21,6 +21,11 @@
 //!   of one is over no later than that of any later accumulate of the same
 //!   origin to the same target on the same window.
 //!
+//! A message or collective call's buffer (`Event::Buffer`) is MPI's from
+//! the call to the wait or test that completes its request (a nonblocking
+//! call), or during the call only (a blocking one): one access, reading or
+//! writing, over that interval.
+//!
 //! A call never completed is open to the end of the run.
 
 use std::collections::{BTreeMap, HashMap};
@@ -42,6 +47,8 @@ pub enum Side {
     Compare,
     /// MPI writing an RMA call's result buffer (a get's origin buffer).
     Result,
+    /// MPI reading or writing the buffer of a message or collective call.
+    Message,
 }
 
 /// The memory an access is in.
@@ -95,6 +102,11 @@ pub enum AccessKind {
     Load,
     Store,
     Rma(RmaKind),
+    /// The buffer of a send, a receive or a nonblocking collective, which
+    /// MPI writes (`write`) or only reads.
+    Message {
+        write: bool,
+    },
 }
 
 /// One access and when it may happen: after `start` returns, before `end`
@@ -228,11 +240,15 @@ fn ends(events: &[Event]) -> HashMap<usize, Ends> {
     ends
 }
 
-fn program(at: EventId, kind: AccessKind, place: Place, mode: Mode) -> Access {
-    let (loc, bytes) = match place {
+fn located(at: EventId, place: Place) -> (Loc, Bytes) {
+    match place {
         Place::Window { win, rank, bytes } => (Loc::Window(win, rank), bytes),
         Place::Buffer(bytes) => (Loc::Buffer(at.rank), bytes),
-    };
+    }
+}
+
+fn program(at: EventId, kind: AccessKind, place: Place, mode: Mode) -> Access {
+    let (loc, bytes) = located(at, place);
     Access {
         event: at,
         side: Side::Program,
@@ -243,6 +259,42 @@ fn program(at: EventId, kind: AccessKind, place: Place, mode: Mode) -> Access {
         start: at,
         end: Some(at),
     }
+}
+
+/// A message or collective call's buffer at `at`, MPI's until `end`.
+fn message(at: EventId, place: Place, write: bool, end: Option<EventId>) -> Access {
+    let (loc, bytes) = located(at, place);
+    Access {
+        event: at,
+        side: Side::Message,
+        kind: AccessKind::Message { write },
+        loc,
+        bytes,
+        mode: if write { Mode::Write } else { Mode::Read },
+        start: at,
+        end,
+    }
+}
+
+/// Where each nonblocking call's buffer of one rank is handed back: the
+/// first `WaitReq` of its request after it, by the `Buffer` event's index.
+fn handed_back(events: &[Event]) -> HashMap<usize, usize> {
+    let mut pending: HashMap<u32, Vec<usize>> = HashMap::new();
+    let mut out = HashMap::new();
+    for (i, e) in events.iter().enumerate() {
+        match *e {
+            Event::Buffer {
+                until: Some(req), ..
+            } => pending.entry(req).or_default().push(i),
+            Event::WaitReq { req } => {
+                for b in pending.remove(&req).unwrap_or_default() {
+                    out.insert(b, i);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn rma(at: EventId, r: &Rma, ends: Ends, out: &mut Vec<Access>) {
@@ -297,12 +349,29 @@ pub fn accesses(run: &Run) -> Vec<Access> {
     let mut out = Vec::new();
     for (rank, events) in run.ranks.iter().enumerate() {
         let ends = ends(events);
+        let back = handed_back(events);
         for (index, e) in events.iter().enumerate() {
             let at = EventId { rank, index };
             match e {
                 Event::Load(p) => out.push(program(at, AccessKind::Load, *p, Mode::Read)),
                 Event::Store(p) => out.push(program(at, AccessKind::Store, *p, Mode::Write)),
                 Event::Rma(r) => rma(at, r, ends[&index], &mut out),
+                Event::Buffer {
+                    place,
+                    write,
+                    until,
+                } => {
+                    let end = match until {
+                        None => Some(index),
+                        Some(_) => back.get(&index).copied(),
+                    };
+                    out.push(message(
+                        at,
+                        *place,
+                        *write,
+                        end.map(|index| EventId { rank, index }),
+                    ));
+                }
                 _ => {}
             }
         }

@@ -97,7 +97,7 @@ fn check_win(run: &Run, at: EventId, win: Win) -> Result<(), InputError> {
 /// Checks every window and rank an event names.
 fn check_event(run: &Run, at: EventId, e: &Event) -> Result<(), InputError> {
     match e {
-        Event::Load(p) | Event::Store(p) => {
+        Event::Load(p) | Event::Store(p) | Event::Buffer { place: p, .. } => {
             if let super::record::Place::Window { win, rank, .. } = *p {
                 check_win(run, at, win)?;
                 check_rank(run, at, rank)?;

@@ -8,7 +8,8 @@
 //! byte range of the rank's own address space that is not window memory: the
 //! origin and result buffers of RMA calls and the program's loads and stores
 //! of them. Whoever builds a [`Run`] reports memory that lies in a window as
-//! window memory.
+//! window memory; so too the buffer of a send, a receive or a nonblocking
+//! collective ([`Event::Buffer`]) that lies in window memory.
 
 use std::fmt;
 
@@ -208,8 +209,21 @@ pub enum Event {
     },
     /// `MPI_Win_sync`.
     WinSync { win: Win },
-    /// The wait or test that completed the request of an RMA call.
+    /// The wait or test that completed the request `req`: of an RMA call,
+    /// or of a message or nonblocking collective call (see
+    /// [`Event::Buffer`]).
     WaitReq { req: u32 },
+    /// MPI reads (or, with `write`, writes) these bytes for a message or
+    /// collective call whose buffer they are: from this event to the
+    /// [`Event::WaitReq`] of `until` (a nonblocking call, whose buffer is
+    /// MPI's until its request completes), or at this event only (`None`,
+    /// a blocking call). A nonblocking call never completed owns them to
+    /// the end of the run.
+    Buffer {
+        place: Place,
+        write: bool,
+        until: Option<u32>,
+    },
 }
 
 /// The order in which the lock epochs on one target were granted: the

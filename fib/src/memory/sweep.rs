@@ -12,6 +12,11 @@
 //! classes it can conflict with, so each comparison either retires an entry
 //! or finds an unordered pair; only unordered pairs of disjoint bytes cost
 //! without being reported.
+//!
+//! A rank's message buffer is never reported against its own loads,
+//! stores and message buffers: such a pair is unordered only while the
+//! buffer is pending, which the rank's run-time check of the memory MPI
+//! owns reports whatever the timing (FIB034).
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -22,14 +27,18 @@ use super::order::Order;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RaceRule {
     /// Two accesses to window memory that nothing orders: RMA calls of
-    /// different origins, or an RMA call and a load or store.
+    /// different origins, an RMA call and a load or store, loads and stores
+    /// of different ranks (a shared-memory window), or a message buffer
+    /// (MPI's use of it while its call is pending) and an RMA call or
+    /// another rank's load, store or message buffer.
     Window,
     /// Two RMA calls of one origin to one target that no completion
     /// separates (MPI orders only accumulates).
     SameOrigin,
     /// A load or store of a buffer an RMA call still owns.
     OriginBuffer,
-    /// Two pending RMA calls' buffers overlap (one written by MPI).
+    /// Two pending RMA calls' buffers overlap (one written by MPI), or an
+    /// RMA call's buffer and a message buffer do.
     PendingBuffers,
 }
 
@@ -61,6 +70,18 @@ fn rule(a: &Access, b: &Access) -> RaceRule {
     }
 }
 
+/// Whether `a` and `b` are a rank's pending message buffer and its own
+/// load, store or other message buffer: program order leaves such a pair
+/// unordered only while the buffer is pending, which the rank's run-time
+/// check of the memory MPI owns reports whatever the timing (FIB034).
+fn own_pending(a: &Access, b: &Access) -> bool {
+    let mine = |x: &Access| matches!(x.side, Side::Message | Side::Program);
+    a.start.rank == b.start.rank
+        && (a.side == Side::Message || b.side == Side::Message)
+        && mine(a)
+        && mine(b)
+}
+
 /// Whether two unordered accesses of one group race.
 fn conflict(a: &Access, b: &Access) -> bool {
     a.bytes.overlaps(b.bytes)
@@ -70,6 +91,7 @@ fn conflict(a: &Access, b: &Access) -> bool {
             && matches!(a.mode, Mode::Atomic(..))
             && matches!(b.mode, Mode::Atomic(..))
             && a.start.rank == b.start.rank)
+        && !own_pending(a, b)
 }
 
 /// Whether `a` happens before `b` whatever the timing.

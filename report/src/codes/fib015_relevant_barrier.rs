@@ -159,6 +159,7 @@ fn race_access(a: &WitnessAccess) -> RaceAccess {
             span: a.span,
         },
         completed_by: None,
+        buffer: a.buffer,
     }
 }
 
@@ -167,11 +168,18 @@ impl Rule for RelevantForMemory {
 
     fn finding(&self) -> Finding {
         let (first, second) = (race_access(&self.first), race_access(&self.second));
+        // An access and the call that completes it: "MPI_Put ... (completed
+        // by MPI_Win_unlock at ...)", "MPI_Irecv ... (its receive buffer,
+        // completed by MPI_Wait at ...)".
         let done = |a: &WitnessAccess| {
-            a.completed_by
-                .as_ref()
-                .map(|c| format!(" (completed by {c})"))
-                .unwrap_or_default()
+            let text = describe(&race_access(a));
+            match &a.completed_by {
+                Some(c) => match text.strip_suffix(')') {
+                    Some(open) if a.buffer.is_some() => format!("{open}, completed by {c})"),
+                    _ => format!("{text} (completed by {c})"),
+                },
+                None => text,
+            }
         };
         let message = if self.lock_order {
             format!(
@@ -184,8 +192,7 @@ impl Rule for RelevantForMemory {
             )
         } else {
             format!(
-                "relevant barrier: it keeps {}{} from racing {}",
-                describe(&first),
+                "relevant barrier: it keeps {} from racing {}",
                 done(&self.first),
                 describe(&second)
             )
@@ -202,10 +209,9 @@ impl Rule for RelevantForMemory {
             )
         } else {
             (
-                format!("{}{}", describe(&first), done(&self.first)),
+                done(&self.first),
                 format!(
-                    "{}{}, which would race without the barrier",
-                    describe(&second),
+                    "{}, which would race without the barrier",
                     done(&self.second)
                 ),
             )

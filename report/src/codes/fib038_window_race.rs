@@ -24,7 +24,11 @@ MPI_Compare_and_swap and their request forms). A one-sided call's effect
 may happen at any time between the call and the synchronisation that
 completes it at the target: the unlock or flush of its passive-target
 epoch, the MPI_Win_complete of its access epoch, or the next
-MPI_Win_fence.
+MPI_Win_fence. The buffer of a send, a receive or a nonblocking
+collective that lies in window memory is an access too: MPI reads a send
+buffer and writes a receive buffer at any time during a blocking call,
+and between a nonblocking call and the wait or test that completes its
+request.
 
 The orders fib knows are MPI's: program order within a rank; collectives
 and fences (everything before any member's call comes before everything
@@ -80,8 +84,14 @@ pub struct RaceAccess {
     pub len: u64,
     pub place: Place,
     /// For a one-sided call: the call that completes it at the target, if
-    /// it came, such as `MPI_Win_unlock`, and where.
+    /// it came, such as `MPI_Win_unlock`, and where. For the buffer of a
+    /// nonblocking message or collective call: the wait or test that
+    /// completed its request, if one did.
     pub completed_by: Option<(String, Place)>,
+    /// When the access is MPI's use of the buffer of the call `what` (a
+    /// send, a receive, a collective) that lies in window memory: whether
+    /// MPI writes it (a receive buffer) or only reads it (a send buffer).
+    pub buffer: Option<bool>,
 }
 
 /// A race on window memory: `first` is where the finding points.
@@ -112,10 +122,18 @@ pub(crate) fn describe(a: &RaceAccess) -> String {
     } else {
         format!("rank {}'s segment of the shared window", a.target)
     };
-    match a.what.as_str() {
-        "load" => format!("rank {}'s load of {bytes} of {whose}", a.rank),
-        "store" => format!("rank {}'s store to {bytes} of {whose}", a.rank),
-        call => format!(
+    match (a.what.as_str(), a.buffer) {
+        (call, Some(true)) => format!(
+            "rank {}'s {call} receiving into {bytes} of {whose} (its receive buffer)",
+            a.rank
+        ),
+        (call, Some(false)) => format!(
+            "rank {}'s {call} sending from {bytes} of {whose} (its send buffer)",
+            a.rank
+        ),
+        ("load", None) => format!("rank {}'s load of {bytes} of {whose}", a.rank),
+        ("store", None) => format!("rank {}'s store to {bytes} of {whose}", a.rank),
+        (call, None) => format!(
             "rank {}'s {call} to {bytes} of rank {}'s window",
             a.rank, a.target
         ),
@@ -151,17 +169,25 @@ impl Rule for WindowRace {
         );
         for a in [&self.first, &self.second] {
             if let Some((call, p)) = &a.completed_by {
-                label(
-                    p,
+                let message = if a.buffer.is_some() {
+                    format!(
+                        "the {call} that completes rank {}'s {}: its buffer is MPI's until then",
+                        a.rank, a.what
+                    )
+                } else {
                     format!(
                         "the {call} that completes rank {}'s {} at the target",
                         a.rank, a.what
-                    ),
-                );
+                    )
+                };
+                label(p, message);
             }
         }
+        let lent = self.first.buffer.is_some() || self.second.buffer.is_some();
         f.help = Some(if self.same_origin {
             "MPI does not order two one-sided calls of one epoch unless both are accumulates: separate them with MPI_Win_flush, or make them touch different bytes".to_string()
+        } else if lent {
+            "order the two accesses with a synchronisation MPI guarantees (a barrier or message between the wait that hands the call's buffer back and the other access, or after the epoch that completes a one-sided call), or make them touch different bytes".to_string()
         } else {
             "order the two accesses with a synchronisation MPI guarantees (a barrier or message after the epoch that completes the one-sided call, a fence, or PSCW), or make them touch different bytes".to_string()
         });
@@ -190,6 +216,7 @@ mod tests {
                 len: 4,
                 place: at(20),
                 completed_by: None,
+                buffer: None,
             },
             second: RaceAccess {
                 rank: 1,
@@ -199,6 +226,7 @@ mod tests {
                 len: 4,
                 place: at(12),
                 completed_by: Some(("MPI_Win_unlock".into(), at(13))),
+                buffer: None,
             },
             same_origin: false,
             replay: "0".into(),
@@ -226,10 +254,77 @@ mod tests {
             len: 4,
             place: Place::default(),
             completed_by: None,
+            buffer: None,
         };
         assert_eq!(
             describe(&a),
             "rank 0's store to the 4 bytes at address 0x7ffc00001000 of its window"
+        );
+    }
+
+    #[test]
+    fn a_message_buffer_is_named_by_its_call_and_labels_its_completion() {
+        let at = |line| Place {
+            file: Some("x.c".into()),
+            line: Some(line),
+            column: Some(5),
+            span: None,
+        };
+        let f = WindowRace {
+            first: RaceAccess {
+                rank: 0,
+                what: "MPI_Irecv".into(),
+                target: 0,
+                offset: 0,
+                len: 8,
+                place: at(12),
+                completed_by: Some(("MPI_Wait".into(), at(15))),
+                buffer: Some(true),
+            },
+            second: RaceAccess {
+                rank: 1,
+                what: "MPI_Put".into(),
+                target: 0,
+                offset: 4,
+                len: 4,
+                place: at(30),
+                completed_by: Some(("MPI_Win_unlock".into(), at(31))),
+                buffer: None,
+            },
+            same_origin: false,
+            replay: "0".into(),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "rank 0's MPI_Irecv receiving into bytes 0..8 of its window (its receive buffer) races rank 1's MPI_Put to bytes 4..8 of rank 0's window: no MPI synchronisation orders them"
+        );
+        let labels: Vec<_> = f
+            .labels
+            .iter()
+            .map(|l| (l.line, l.message.as_str()))
+            .collect();
+        assert_eq!(
+            labels,
+            vec![
+                (30, "the other access: rank 1's MPI_Put to bytes 4..8 of rank 0's window"),
+                (15, "the MPI_Wait that completes rank 0's MPI_Irecv: its buffer is MPI's until then"),
+                (31, "the MPI_Win_unlock that completes rank 1's MPI_Put at the target"),
+            ]
+        );
+        let send = RaceAccess {
+            rank: 0,
+            what: "MPI_Isend".into(),
+            target: 1,
+            offset: 2,
+            len: 1,
+            place: Place::default(),
+            completed_by: None,
+            buffer: Some(false),
+        };
+        assert_eq!(
+            describe(&send),
+            "rank 0's MPI_Isend sending from byte 2 of rank 1's segment of the shared window (its send buffer)"
         );
     }
 }

@@ -158,6 +158,7 @@ fn run_once(
         owned: Vec::new(),
         watched: Vec::new(),
         rank_calls: vec![0; spec.nprocs],
+        lent: vec![Vec::new(); spec.nprocs],
         endings: Endings::new(spec.nprocs),
         rerun: (log_calls && !spec.zero_buffer).then(|| Rerun::start(spec.nprocs)),
         buf: vec![0u8; 64 * 1024],
@@ -249,6 +250,9 @@ struct Loop {
     /// How many calls each rank has reported (the place of its watched
     /// accesses in its program order).
     rank_calls: Vec<u64>,
+    /// Per rank, the entries of `watched` that name the buffer of its next
+    /// call ([`Up::Lent`]), whose site that call gives.
+    lent: Vec<Vec<usize>>,
     endings: Endings,
     /// Every rank's calls, kept for the check without buffering while
     /// their sequence cannot depend on timing (see
@@ -559,6 +563,9 @@ impl Loop {
             Up::Op { site, op } => {
                 // A call's arguments ride ahead of it; they are no call.
                 if !matches!(op, fib_wire::Op::Args { .. }) {
+                    for i in self.lent.get_mut(r).map(std::mem::take).unwrap_or_default() {
+                        self.watched[i].site = site;
+                    }
                     self.calls += 1;
                     if let Some(n) = self.rank_calls.get_mut(r) {
                         *n += 1;
@@ -614,7 +621,26 @@ impl Loop {
                 site,
                 store,
                 ranges,
+                lent: false,
             }),
+            Up::Lent {
+                tag,
+                writes,
+                ranges,
+            } => {
+                if let Some(open) = self.lent.get_mut(r) {
+                    open.push(self.watched.len());
+                }
+                self.watched.push(WatchedAccesses {
+                    rank: r,
+                    calls: self.rank_calls.get(r).copied().unwrap_or(0),
+                    tag,
+                    site: fib_wire::Site::default(),
+                    store: writes,
+                    ranges,
+                    lent: true,
+                });
+            }
             Up::OneSided {
                 site,
                 call,
