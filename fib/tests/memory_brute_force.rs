@@ -29,12 +29,20 @@
 //! their races, over all grant orders, must be exactly the brute force's.
 //! Programs that can deadlock are skipped and counted. A failure names the
 //! seed and prints the program.
+//!
+//! The barrier verdicts are held to the same enumeration: for every
+//! barrier of every program, the fast method (the order of each record
+//! with the barrier's match set taken out: a race, or the other order of a
+//! pair of conflicting lock epochs it no longer forces, that no execution
+//! of the program has) must say "relevant" exactly when the brute force of
+//! the program without the barrier finds a race or a lock order the
+//! program with it never has.
 
 use std::collections::{BTreeSet, HashSet};
 
 use fib::memory::{
-    races, AccOp, BasicType, Bytes, Event, EventId, FlushTarget, Grants, Place, RmaKind, Run, Side,
-    Win,
+    races, races_without, AccOp, BasicType, Bytes, Event, EventId, FlushTarget, Grants, Place,
+    RmaKind, Run, Side, Win,
 };
 
 /// A tiny xorshift generator, so that seeds mean the same thing everywhere.
@@ -950,6 +958,34 @@ fn brute_force(p: &Prog) -> Brute {
     out
 }
 
+/// The record of `p`'s execution with this grant order.
+fn record(p: &Prog, order: &[EventId]) -> Run {
+    let n = p.ranks.len();
+    let mut grants = Vec::new();
+    for w in 0..p.nwins {
+        let win = Win(w as u32);
+        for target in 0..n {
+            let order: Vec<EventId> = order
+                .iter()
+                .copied()
+                .filter(|l| match p.ranks[l.rank][l.index] {
+                    Event::Lock {
+                        win: x, target: t, ..
+                    } => x == win && t == target,
+                    Event::LockAll { win: x } => x == win,
+                    _ => false,
+                })
+                .collect();
+            grants.push(Grants { win, target, order });
+        }
+    }
+    Run {
+        ranks: p.ranks.clone(),
+        windows: vec![(0..n).collect(); p.nwins],
+        grants,
+    }
+}
+
 /// The rules' races over the records of every grant order.
 fn by_rules(
     p: &Prog,
@@ -1075,5 +1111,137 @@ fn the_race_rules_find_exactly_the_races_of_every_execution() {
     assert!(
         racing_lent > 0 && pairs_lent > racing_lent * 2,
         "{racing_lent} of {pairs_lent}"
+    );
+}
+
+/// A program's memory facts over its executions: its races, and the
+/// orders in which its conflicting lock epochs were granted (first lock,
+/// second lock), each event named by `name`.
+type Facts = (BTreeSet<(Key, Key)>, BTreeSet<(EventId, EventId)>);
+
+fn facts(p: &Prog, b: &Brute, name: &dyn Fn(EventId) -> EventId) -> Facts {
+    let key = |k: Key| (name(k.0), k.1);
+    let pairs = b.races.iter().map(|&(x, y)| {
+        let (x, y) = (key(x), key(y));
+        (x.min(y), x.max(y))
+    });
+    let mut locks = BTreeSet::new();
+    for order in &b.grants {
+        let run = record(p, order);
+        let found = races(&run).expect("a well-formed record");
+        for l in found.lock_orders(&run) {
+            locks.insert((name(l.first), name(l.second)));
+        }
+    }
+    (pairs.collect(), locks)
+}
+
+/// `p` without the collective match set `set`: its program, and the index
+/// each remaining event had in `p`.
+fn without_set(p: &Prog, set: u32) -> (Prog, Vec<Vec<usize>>) {
+    let mut ranks = Vec::new();
+    let mut index = Vec::new();
+    for events in &p.ranks {
+        let keep: Vec<usize> = (0..events.len())
+            .filter(|&i| events[i] != Event::Collective { set })
+            .collect();
+        ranks.push(keep.iter().map(|&i| events[i].clone()).collect());
+        index.push(keep);
+    }
+    (Prog::new(ranks, p.nwins), index)
+}
+
+/// The barrier verdicts' fast method, on the records of every grant order
+/// of `p`: what the order of each record without `set` has that no record
+/// of `p` has (a race, or the other order of a conflicting pair of lock
+/// epochs it no longer forces).
+fn fast_new(p: &Prog, b: &Brute, with: &Facts, set: u32) -> Result<bool, String> {
+    let removed = fib::memory::Removed {
+        sets: [set].into_iter().collect(),
+        ..Default::default()
+    };
+    for order in &b.grants {
+        let run = record(p, order);
+        let w = races_without(&run, &removed).map_err(|e| e.to_string())?;
+        for r in &w.races {
+            if !with.0.contains(&(r.first.key(), r.second.key())) {
+                return Ok(true);
+            }
+        }
+        for l in w.lock_orders(&run) {
+            if !l.forced && !with.1.contains(&(l.second, l.first)) {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
+#[test]
+fn deleting_a_barrier_in_the_order_is_deleting_it_in_the_program() {
+    // For every barrier of every generated program: the fast method's
+    // answer (does some record's order without the barrier have a race or
+    // a lock order the program's executions never have?) against the
+    // brute force of the program without the barrier (does it have a race
+    // or a lock order the program with it never has?).
+    let (mut compared, mut relevant, mut skipped) = (0, 0, 0);
+    let mut failures = Vec::new();
+    for seed in 0..seeds() {
+        let (ranks, nwins) = program(seed);
+        let p = Prog::new(ranks, nwins);
+        let b = brute_force(&p);
+        if b.deadlock {
+            continue;
+        }
+        let sets: BTreeSet<u32> = p
+            .ranks
+            .iter()
+            .flatten()
+            .filter_map(|e| match e {
+                Event::Collective { set } => Some(*set),
+                _ => None,
+            })
+            .collect();
+        let with = facts(&p, &b, &|e| e);
+        for set in sets {
+            let (q, index) = without_set(&p, set);
+            let bq = brute_force(&q);
+            if bq.deadlock {
+                skipped += 1;
+                continue;
+            }
+            let back = |e: EventId| EventId {
+                rank: e.rank,
+                index: index[e.rank][e.index],
+            };
+            let without = facts(&q, &bq, &back);
+            let brute = !without.0.is_subset(&with.0) || !without.1.is_subset(&with.1);
+            compared += 1;
+            relevant += usize::from(brute);
+            match fast_new(&p, &b, &with, set) {
+                Ok(fast) if fast == brute => {}
+                Ok(fast) => failures.push(format!(
+                    "seed {seed}, set {set}: fast {fast}, brute force {brute}\n{}\
+                     new races without it: {:?}\nnew lock orders: {:?}",
+                    show(&p),
+                    without.0.difference(&with.0).collect::<Vec<_>>(),
+                    without.1.difference(&with.1).collect::<Vec<_>>()
+                )),
+                Err(e) => failures.push(format!("seed {seed}, set {set}: {e}\n{}", show(&p))),
+            }
+        }
+    }
+    println!(
+        "{compared} barriers compared ({relevant} relevant through memory), {skipped} whose removal can deadlock"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} barriers differ; first:\n{}",
+        failures.len(),
+        failures[0]
+    );
+    assert!(
+        relevant > 0 && compared > relevant * 2,
+        "{relevant} of {compared}"
     );
 }
