@@ -408,7 +408,7 @@ const MEMORY_FORBIDDEN: [&str; 5] = ["FIB034", "FIB035", "FIB036", "FIB037", "FI
 
 /// About two and a half minutes of a debug build on two cores with
 /// `--confirm`.
-const MEMORY_COUNT: u64 = 60;
+const MEMORY_COUNT: u64 = 40;
 
 #[test]
 fn memory_fast_method_and_removal_agree() {
