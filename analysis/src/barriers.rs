@@ -372,7 +372,7 @@ fn path(sites: &Resolver, run: &RunTrace, nodes: &[Node]) -> Vec<String> {
 }
 
 /// An operation of a run as a witness names it.
-fn witness_op(sites: &Resolver, run: &RunTrace, id: OpId) -> WitnessOp {
+pub(crate) fn witness_op(sites: &Resolver, run: &RunTrace, id: OpId) -> WitnessOp {
     let op = &run.ops[id.rank][id.index];
     let p = sites
         .call_site(op.site, op.name, &run.files)

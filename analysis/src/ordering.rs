@@ -28,9 +28,9 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use fib::memory::{self, Access, Event, EventId, LockOrder, Node, Races, Removed, Side};
+use fib::memory::{self, Access, Event, EventId, Handoff, LockOrder, Node, Races, Removed, Side};
 use fib_report::timeline::{Role, Timeline};
-use fib_report::{Witness, WitnessAccess};
+use fib_report::{MemoryWitness, Witness, WitnessAccess, WitnessLocks};
 use fib_wire::Site;
 use poe::engine::{CollWhat, Kind, OpId, OpRec, Ops};
 
@@ -88,6 +88,8 @@ pub enum MemoryFact {
 pub enum Shown {
     Race(Access, Access),
     LockOrder(LockOrder),
+    /// A race of the run with the handoff's epochs granted the other way.
+    Flip(Handoff, Access, Access),
 }
 
 /// Whether a call is a barrier or only completes nonblocking barriers (a
@@ -194,6 +196,8 @@ pub(crate) struct RunMemory<'a> {
     /// What the run did: its races and the orders its conflicting lock
     /// epochs were granted in.
     pub facts: BTreeSet<MemoryFact>,
+    /// The handoffs of its grant orders that its order forces.
+    forced: BTreeSet<(EventId, EventId)>,
 }
 
 impl<'a> RunMemory<'a> {
@@ -210,7 +214,17 @@ impl<'a> RunMemory<'a> {
         for l in &with.lock_orders(&mem.input.run) {
             facts.extend(namer.lock(l, false));
         }
-        Some(RunMemory { namer, with, facts })
+        let forced = memory::handoffs(&mem.input.run, &with.order)
+            .into_iter()
+            .filter(|h| h.forced)
+            .map(|h| (h.first, h.second))
+            .collect();
+        Some(RunMemory {
+            namer,
+            with,
+            facts,
+            forced,
+        })
     }
 
     pub(crate) fn input(&self) -> &Input {
@@ -241,6 +255,44 @@ impl<'a> RunMemory<'a> {
         {
             if let Some(f) = self.namer.lock(l, true) {
                 out.new.push((f, Shown::LockOrder(*l)));
+            }
+        }
+        // A handoff the run forces and the order without the group does
+        // not: the run with those two epochs granted the other way is one
+        // the program without the group can make, and its races count.
+        let run = &self.input().run;
+        for h in memory::handoffs(run, &w.order) {
+            if h.forced || !self.forced.contains(&(h.first, h.second)) {
+                continue;
+            }
+            let Some(flipped) = memory::swapped(run, &w.order, &h) else {
+                continue;
+            };
+            let Ok(other) = memory::races_without(&flipped, removed) else {
+                continue;
+            };
+            for r in &other.races {
+                if let Some(f) = self.namer.race(&r.first, &r.second) {
+                    if !self.facts.contains(&f) {
+                        out.new.push((f, Shown::Flip(h, r.first, r.second)));
+                    }
+                }
+            }
+            // Its conflicting lock epochs, as granted there and, when that
+            // order does not force them, the other way.
+            for l in other.lock_orders(&flipped) {
+                let (a, b) = l.accesses;
+                for f in [
+                    self.namer.lock(&l, false),
+                    (!l.forced).then(|| self.namer.lock(&l, true)).flatten(),
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    if !self.facts.contains(&f) {
+                        out.new.push((f, Shown::Flip(h, a, b)));
+                    }
+                }
             }
         }
         if out.new.is_empty() {
@@ -495,18 +547,45 @@ pub(crate) fn witness(
     let mem = trace.memory.as_ref()?;
     let with = memory::races(&mem.input.run).ok()?;
     let input = &mem.input;
-    let (a, b, lock_order, path) = match *shown {
+    let (a, b, kind, locks, path) = match *shown {
         Shown::Race(a, b) => {
             // The pair's order in this run, whichever way it goes.
             let (a, b) = if with.before(&a, &b) { (a, b) } else { (b, a) };
             let path = with.order.path(Node::Event(a.end?), Node::Event(b.start))?;
-            (a, b, false, path)
+            (a, b, MemoryWitness::Race, None, path)
         }
         Shown::LockOrder(l) => {
             let path = with.order.path_to_call(l.first, l.second)?;
-            (l.accesses.0, l.accesses.1, true, path)
+            let locks = (l.first, l.second, l.target);
+            (
+                l.accesses.0,
+                l.accesses.1,
+                MemoryWitness::LockOrder,
+                Some(locks),
+                path,
+            )
+        }
+        Shown::Flip(h, a, b) => {
+            let path = with.order.path_to_call(h.first, h.second)?;
+            // The access of the first epoch's rank first.
+            let (a, b) = if a.event.rank == h.first.rank {
+                (a, b)
+            } else {
+                (b, a)
+            };
+            let locks = (h.first, h.second, h.target);
+            (a, b, MemoryWitness::RaceInOtherOrder, Some(locks), path)
         }
     };
+    let locks = locks.and_then(|(x, y, target)| {
+        let op =
+            |e: EventId| op_of(input, e).map(|id| crate::barriers::witness_op(sites, trace, id));
+        Some(WitnessLocks {
+            first: op(x)?,
+            second: op(y)?,
+            target,
+        })
+    });
     let (path, on_path) = steps(sites, trace, mem, &removed.sets, &path);
     let first = witness_access(sites, trace, input, &mem.watched, &a);
     let second = witness_access(sites, trace, input, &mem.watched, &b);
@@ -569,9 +648,10 @@ pub(crate) fn witness(
     );
     Some((
         Witness::Memory {
+            kind,
             first,
             second,
-            lock_order,
+            locks,
             path,
             replay: trace.token.clone(),
         },

@@ -33,16 +33,17 @@
 //! The barrier verdicts are held to the same enumeration: for every
 //! barrier of every program, the fast method (the order of each record
 //! with the barrier's match set taken out: a race, or the other order of a
-//! pair of conflicting lock epochs it no longer forces, that no execution
-//! of the program has) must say "relevant" exactly when the brute force of
-//! the program without the barrier finds a race or a lock order the
-//! program with it never has.
+//! pair of conflicting lock epochs it no longer forces, or a race of the
+//! record with two epochs whose handoff it no longer forces granted the
+//! other way, that no execution of the program has) must say "relevant"
+//! exactly when the brute force of the program without the barrier finds a
+//! race or a lock order the program with it never has.
 
 use std::collections::{BTreeSet, HashSet};
 
 use fib::memory::{
-    races, races_without, AccOp, BasicType, Bytes, Event, EventId, FlushTarget, Grants, Place,
-    RmaKind, Run, Side, Win,
+    handoffs, races, races_without, swapped, AccOp, BasicType, Bytes, Event, EventId, FlushTarget,
+    Grants, Place, RmaKind, Run, Side, Win,
 };
 
 /// A tiny xorshift generator, so that seeds mean the same thing everywhere.
@@ -1171,6 +1172,40 @@ fn fast_new(p: &Prog, b: &Brute, with: &Facts, set: u32) -> Result<bool, String>
         for l in w.lock_orders(&run) {
             if !l.forced && !with.1.contains(&(l.second, l.first)) {
                 return Ok(true);
+            }
+        }
+        // The handoffs the record forces and the order without the barrier
+        // does not: the races of the record with them granted the other way.
+        let forced: Vec<(EventId, EventId)> = handoffs(&run, &races(&run).unwrap().order)
+            .into_iter()
+            .filter(|h| h.forced)
+            .map(|h| (h.first, h.second))
+            .collect();
+        for h in handoffs(&run, &w.order) {
+            if h.forced || !forced.contains(&(h.first, h.second)) {
+                continue;
+            }
+            let Some(flipped) = swapped(&run, &w.order, &h) else {
+                continue;
+            };
+            let Ok(other) = races_without(&flipped, &removed) else {
+                continue;
+            };
+            if other
+                .races
+                .iter()
+                .any(|r| !with.0.contains(&(r.first.key(), r.second.key())))
+            {
+                return Ok(true);
+            }
+            // Its lock orders, as granted and, when not forced, the other
+            // way.
+            for l in other.lock_orders(&flipped) {
+                if !with.1.contains(&(l.first, l.second))
+                    || (!l.forced && !with.1.contains(&(l.second, l.first)))
+                {
+                    return Ok(true);
+                }
             }
         }
     }

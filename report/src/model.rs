@@ -309,6 +309,29 @@ pub struct WitnessAccess {
     pub buffer: Option<bool>,
 }
 
+/// What a barrier relevant through memory keeps from happening.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MemoryWitness {
+    /// Without it the two accesses race.
+    Race,
+    /// It decides which of two lock epochs goes first, and the accesses
+    /// (one in each) conflict.
+    LockOrder,
+    /// It decides which of two lock epochs goes first, and in the other
+    /// order the two accesses race.
+    RaceInOtherOrder,
+}
+
+/// The two lock epochs of a memory witness on the window of `target`:
+/// the lock of the epoch granted first and of the one granted after it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WitnessLocks {
+    pub first: WitnessOp,
+    pub second: WitnessOp,
+    pub target: usize,
+}
+
 /// Why a verdict holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
@@ -335,16 +358,17 @@ pub enum Witness {
         #[serde(skip_serializing_if = "Option::is_none")]
         ordered_by: Option<String>,
     },
-    /// A group relevant through memory: without it, the accesses `first`
-    /// and `second` would race (`lock_order` false), or the lock epochs
-    /// they are in (`first` and `second` then name the epochs' conflicting
-    /// accesses) could be granted the other way (`lock_order` true). `path`
-    /// is the order between them through the barrier, in the interleaving
-    /// `replay`.
+    /// A group relevant through memory, as `kind` says, with the two
+    /// accesses `first` and `second`, the lock epochs whose order it fixes
+    /// (`locks`, for the kinds about lock orders), and `path`, the order
+    /// through the barrier (between the accesses, or from the first lock's
+    /// grant to the second lock's call), in the interleaving `replay`.
     Memory {
+        kind: MemoryWitness,
         first: WitnessAccess,
         second: WitnessAccess,
-        lock_order: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        locks: Option<WitnessLocks>,
         path: Vec<String>,
         replay: String,
     },

@@ -140,3 +140,84 @@ pub fn lock_orders(run: &Run, order: &Order, accesses: &[Access]) -> Vec<LockOrd
     }
     out
 }
+
+/// One lock epoch's grant handed to the next on a target: the second
+/// waits for the first's unlock in this grant order (the edges `order.rs`
+/// draws), of two different ranks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Handoff {
+    pub first: EventId,
+    pub second: EventId,
+    pub win: Win,
+    pub target: Rank,
+    /// The first was granted before the second was asked for.
+    pub forced: bool,
+}
+
+/// Every handoff of `run`'s grant orders, with whether `order` forces it.
+pub fn handoffs(run: &Run, order: &Order) -> Vec<Handoff> {
+    let unlock = unlocks(run);
+    let mut out = Vec::new();
+    for g in &run.grants {
+        let mut shared: Vec<EventId> = Vec::new();
+        let mut exclusive: Option<EventId> = None;
+        for &l in &g.order {
+            let is_exclusive = matches!(
+                run.event(l),
+                Event::Lock {
+                    exclusive: true,
+                    ..
+                }
+            );
+            let from: Vec<EventId> = if is_exclusive && !shared.is_empty() {
+                shared.clone()
+            } else {
+                exclusive.into_iter().collect()
+            };
+            for a in from {
+                if a.rank != l.rank && unlock.get(&a).copied().flatten().is_some() {
+                    out.push(Handoff {
+                        first: a,
+                        second: l,
+                        win: g.win,
+                        target: g.target,
+                        forced: order.before_call(a, l),
+                    });
+                }
+            }
+            if is_exclusive {
+                shared.clear();
+                exclusive = Some(l);
+            } else {
+                shared.push(l);
+            }
+        }
+    }
+    out
+}
+
+/// `run` with the handoff's second epoch granted before its first: the
+/// other order of a handoff that `order` (the run's order, perhaps without
+/// some match sets) does not force. The second lock moves up each grant
+/// order it is in (every target's, for `MPI_Win_lock_all`) past every
+/// epoch not granted before it was asked for, as it is when its request
+/// comes first; `None` when that does not take it past the first epoch.
+pub fn swapped(run: &Run, order: &Order, h: &Handoff) -> Option<Run> {
+    let mut out = run.clone();
+    for g in out.grants.iter_mut() {
+        let Some(mut at) = g.order.iter().position(|&l| l == h.second) else {
+            continue;
+        };
+        while at > 0 && !order.before_call(g.order[at - 1], h.second) {
+            g.order.swap(at - 1, at);
+            at -= 1;
+        }
+        if g.win == h.win && g.target == h.target {
+            let first = g.order.iter().position(|&l| l == h.first)?;
+            if first < at {
+                return None;
+            }
+        }
+    }
+    Some(out)
+}

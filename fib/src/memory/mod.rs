@@ -31,7 +31,7 @@ mod record;
 mod sweep;
 
 pub use effects::{Access, AccessKind, Loc, Mode, Side};
-pub use locks::LockOrder;
+pub use locks::{handoffs, swapped, Handoff, LockOrder};
 pub use order::{Node, Order, Removed};
 pub use record::{
     AccOp, BasicType, Bytes, Event, EventId, FlushTarget, Grants, InputError, Place, Rank, Rma,

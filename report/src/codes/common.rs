@@ -296,18 +296,20 @@ pub fn barrier_finding(
         (
             Verdict::Relevant,
             Some(Witness::Memory {
+                kind,
                 first,
                 second,
-                lock_order,
+                locks,
                 path,
                 replay,
             }),
         ) => RelevantForMemory {
             group: r.group.clone(),
             inputs,
+            kind: *kind,
             first: first.clone(),
             second: second.clone(),
-            lock_order: *lock_order,
+            locks: locks.clone(),
             path: path.clone(),
             replay: replay.clone(),
             note,

@@ -4,7 +4,7 @@ use super::common::{barrier_group, Inputs};
 use super::{Code, Rule};
 use crate::finding::Place;
 use crate::finding::{Finding, Label, Severity};
-use crate::model::{SiteRef, WitnessAccess, WitnessOp};
+use crate::model::{MemoryWitness, SiteRef, WitnessAccess, WitnessLocks, WitnessOp};
 
 use super::fib038_window_race::{describe, RaceAccess};
 
@@ -134,9 +134,11 @@ pub struct RelevantForMemory {
     pub inputs: Inputs,
     /// The two accesses (for a lock order, the conflicting accesses of the
     /// epoch granted first and of the one granted after it).
+    pub kind: MemoryWitness,
     pub first: WitnessAccess,
     pub second: WitnessAccess,
-    pub lock_order: bool,
+    /// The lock epochs whose order it fixes, for the lock-order kinds.
+    pub locks: Option<WitnessLocks>,
     /// The order from the first to the second through the barrier.
     pub path: Vec<String>,
     /// The interleaving that shows it.
@@ -181,41 +183,73 @@ impl Rule for RelevantForMemory {
                 None => text,
             }
         };
-        let message = if self.lock_order {
+        // The epochs: "rank 0's lock epoch on rank 1's window comes before
+        // rank 2's".
+        let epochs = |l: &WitnessLocks| {
             format!(
-                "relevant barrier: it decides that rank {}'s lock epoch on rank {}'s window comes before rank {}'s, and their accesses conflict: {} and {}",
-                first.rank,
-                first.target,
-                second.rank,
+                "it makes rank {}'s lock epoch on rank {}'s window come before rank {}'s",
+                l.first.rank, l.target, l.second.rank
+            )
+        };
+        let message = match (self.kind, &self.locks) {
+            (MemoryWitness::LockOrder, Some(l)) => format!(
+                "relevant barrier: {}, and their accesses conflict: {} and {}",
+                epochs(l),
                 describe(&first),
                 describe(&second)
-            )
-        } else {
-            format!(
+            ),
+            (MemoryWitness::RaceInOtherOrder, Some(l)) => format!(
+                "relevant barrier: {}; in the other order {} would race {}",
+                epochs(l),
+                done(&self.first),
+                describe(&second)
+            ),
+            _ => format!(
                 "relevant barrier: it keeps {} from racing {}",
                 done(&self.first),
                 describe(&second)
-            )
+            ),
         };
         let mut f = Finding::new(Self::CODE, message);
         barrier_group(&mut f, &self.group);
-        let (a, b) = if self.lock_order {
-            (
+        let (a, b) = match self.kind {
+            MemoryWitness::LockOrder => (
                 format!("in the lock epoch granted first (rank {})", first.rank),
                 format!(
                     "in the lock epoch granted after it (rank {}); without the barrier it could go first",
                     second.rank
                 ),
-            )
-        } else {
-            (
+            ),
+            MemoryWitness::RaceInOtherOrder => (
                 done(&self.first),
                 format!(
-                    "{}, which would race without the barrier",
+                    "{}, which would race if the other epoch went first",
                     done(&self.second)
                 ),
-            )
+            ),
+            MemoryWitness::Race => (
+                done(&self.first),
+                format!("{}, which would race without the barrier", done(&self.second)),
+            ),
         };
+        if self.kind == MemoryWitness::RaceInOtherOrder {
+            if let Some(l) = &self.locks {
+                for (op, what) in [
+                    (&l.first, "the lock epoch granted first"),
+                    (&l.second, "the lock epoch the barrier makes wait for it"),
+                ] {
+                    if let (Some(file), Some(line), Some(column)) = (&op.file, op.line, op.column) {
+                        f.labels.push(Label {
+                            file: file.clone(),
+                            line,
+                            column,
+                            span: op.span,
+                            message: format!("{what} (rank {})", op.rank),
+                        });
+                    }
+                }
+            }
+        }
         for (op, what) in [(&self.first, a), (&self.second, b)] {
             if let (Some(file), Some(line)) = (&op.file, op.line) {
                 f.labels.push(Label {

@@ -15,7 +15,9 @@ use super::human::{barrier_summary, label_line, plural, totals};
 use super::{location, rank_state, Sources};
 use crate::codes;
 use crate::finding::{Finding, Severity};
-use crate::model::{BarrierReport, Buffering, Outcome, ProgramReport, Report, Verdict, Witness};
+use crate::model::{
+    BarrierReport, Buffering, MemoryWitness, Outcome, ProgramReport, Report, Verdict, Witness,
+};
 use picture::timeline_figure;
 
 /// The report as an HTML page. The source lines of the files the findings
@@ -201,16 +203,17 @@ fn barriers_table(out: &mut String, report: &Report) {
                     why
                 }
                 Some(Witness::Memory {
+                    kind,
                     first,
                     second,
-                    lock_order,
                     ..
                 }) => format!(
                     "{} rank {}'s <code>{}</code> (line {}) and rank {}'s <code>{}</code> (line {}) on rank {}'s window",
-                    if *lock_order {
-                        "fixes the order of the lock epochs of"
-                    } else {
-                        "keeps from racing"
+                    match kind {
+                        MemoryWitness::Race => "keeps from racing",
+                        MemoryWitness::LockOrder => "fixes the order of the lock epochs of",
+                        MemoryWitness::RaceInOtherOrder =>
+                            "fixes the order of two lock epochs, without which these race:",
                     },
                     first.rank,
                     esc(&first.what),
