@@ -22,6 +22,7 @@ unsafe fn start() {
     PMPI_Comm_rank(RSMPI_COMM_WORLD, &mut rank);
     PMPI_Comm_size(RSMPI_COMM_WORLD, &mut size);
     RANK.store(rank, Ordering::Relaxed);
+    crate::progress::make_progress_comm(size);
     let Ok(path) = std::env::var(SOCKET_ENV) else {
         log(&format!(
             "{SOCKET_ENV} is not set; run this program with fib check"
@@ -79,6 +80,7 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     l.wait_go();
     crate::windows::free_leaked(&mut l);
     l.finish_background();
+    crate::progress::free_progress_comm();
     let rc = PMPI_Finalize();
     l.conn.release();
     state::uninstall();

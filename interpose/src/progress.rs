@@ -478,10 +478,51 @@ unsafe fn cancel_send(req: &mut MPI_Request) -> bool {
     false
 }
 
+/// The communicator the library probes to let MPI's progress engine run:
+/// a duplicate of `MPI_COMM_WORLD` made at `MPI_Init`, on which nothing is
+/// ever sent. A probe that finds a message returns without making progress
+/// (MPICH does), so probing the program's communicators would stall a
+/// peer's one-sided call whenever a message waited for this rank; and a
+/// probe of a one-rank communicator (`MPI_COMM_SELF`) makes none at all.
+struct ProgressComm(MPI_Comm);
+
+// SAFETY: a communicator handle is a plain value (an int or a pointer to
+// an object MPI owns), used only by the thread that holds the library.
+unsafe impl Send for ProgressComm {}
+unsafe impl Sync for ProgressComm {}
+
+static PROGRESS_COMM: std::sync::Mutex<Option<ProgressComm>> = std::sync::Mutex::new(None);
+
+/// Makes the communicator [`poke_progress`] probes (collective over
+/// `MPI_COMM_WORLD`: every rank calls it from its `MPI_Init`). A world of
+/// one rank needs none.
+pub fn make_progress_comm(size: c_int) {
+    if size < 2 {
+        return;
+    }
+    // SAFETY: a handle to fill, after MPI_Init.
+    let mut comm: MPI_Comm = unsafe { std::mem::zeroed() };
+    // SAFETY: MPI is initialized; every rank makes this call.
+    if unsafe { PMPI_Comm_dup(RSMPI_COMM_WORLD, &mut comm) } == 0 {
+        *PROGRESS_COMM.lock().unwrap_or_else(|e| e.into_inner()) = Some(ProgressComm(comm));
+    }
+}
+
+/// Frees the communicator [`poke_progress`] probes, before `MPI_Finalize`.
+pub fn free_progress_comm() {
+    if let Some(mut c) = PROGRESS_COMM
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take()
+    {
+        // SAFETY: the handle is ours and still valid.
+        unsafe { PMPI_Comm_free(&mut c.0) };
+    }
+}
+
 /// Lets MPI's progress engine run once, without touching any of the
-/// program's messages: a probe on `MPI_COMM_SELF` matches nothing the
-/// program sends elsewhere, and consumes nothing. Not once MPI is
-/// finalized.
+/// program's messages: a probe of the library's own communicator matches
+/// nothing and consumes nothing. Not once MPI is finalized.
 fn poke_progress() {
     let mut done: c_int = 0;
     // SAFETY: MPI_Finalized may be called at any time.
@@ -489,13 +530,18 @@ fn poke_progress() {
     if done != 0 {
         return;
     }
+    let comm = match &*PROGRESS_COMM.lock().unwrap_or_else(|e| e.into_inner()) {
+        Some(c) => c.0,
+        // SAFETY: reading a constant.
+        None => unsafe { RSMPI_COMM_WORLD },
+    };
     let mut flag: c_int = 0;
     // SAFETY: a probe with valid arguments, after MPI_Init.
     unsafe {
         PMPI_Iprobe(
             RSMPI_ANY_SOURCE,
             RSMPI_ANY_TAG,
-            RSMPI_COMM_WORLD,
+            comm,
             &mut flag,
             RSMPI_STATUS_IGNORE,
         )

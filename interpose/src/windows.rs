@@ -912,7 +912,12 @@ unsafe fn rma(l: &mut Lib, c: &Call, win: MPI_Win, req: Option<u32>) {
             RmaFault::NoAccessEpoch { target: c.target },
         );
     }
-    if w.fence {
+    // A call inside a lock or PSCW epoch belongs to that epoch, not to the
+    // fence epoch a fence without MPI_MODE_NOSUCCEED left open.
+    let in_other = w.lock_all
+        || w.locks.contains(&c.target)
+        || w.access.as_ref().is_some_and(|a| a.contains(&c.target));
+    if w.fence && !in_other {
         w.fence_used = true;
     }
     let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
