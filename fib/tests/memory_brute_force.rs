@@ -992,32 +992,9 @@ fn by_rules(
     p: &Prog,
     grant_orders: &BTreeSet<Vec<EventId>>,
 ) -> Result<BTreeSet<(Key, Key)>, String> {
-    let n = p.ranks.len();
     let mut out = BTreeSet::new();
     for order in grant_orders {
-        let mut grants = Vec::new();
-        for w in 0..p.nwins {
-            let win = Win(w as u32);
-            for target in 0..n {
-                let order: Vec<EventId> = order
-                    .iter()
-                    .copied()
-                    .filter(|l| match p.ranks[l.rank][l.index] {
-                        Event::Lock {
-                            win: x, target: t, ..
-                        } => x == win && t == target,
-                        Event::LockAll { win: x } => x == win,
-                        _ => false,
-                    })
-                    .collect();
-                grants.push(Grants { win, target, order });
-            }
-        }
-        let run = Run {
-            ranks: p.ranks.clone(),
-            windows: vec![(0..n).collect(); p.nwins],
-            grants,
-        };
+        let run = record(p, order);
         let found = races(&run).map_err(|e| format!("the rules refused the record: {e}"))?;
         for r in &found.races {
             out.insert((r.first.key(), r.second.key()));

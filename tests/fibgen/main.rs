@@ -405,11 +405,9 @@ fn generated_programs_exercise_both_verdicts() {
 /// windows and buffers are right by construction.
 const MEMORY_FORBIDDEN: [&str; 5] = ["FIB034", "FIB035", "FIB036", "FIB037", "FIB012"];
 
-/// About 45 seconds of a debug build on two cores with `--confirm` (100
-/// programs take 113 s). Seed 64 is the first on which the two methods
-/// disagree (a lock order the barrier forces, which the fast method keeps
-/// without it); raise this to 120 once that is fixed.
-const MEMORY_COUNT: u64 = 40;
+/// About four minutes of a debug build on two cores with `--confirm` (100
+/// programs take 113 s).
+const MEMORY_COUNT: u64 = 200;
 
 #[test]
 fn memory_fast_method_and_removal_agree() {
