@@ -30,9 +30,11 @@ In a program with one-sided windows the barrier can also be what orders
 two accesses to window memory: a `MPI_Put` completed before the barrier
 and a load of the same bytes after it on the target. Without the group the
 two would race. Or it decides which of two lock epochs on one target goes
-first when their accesses conflict (a put in one, a get of the same
-element in the other). The finding then names the two accesses (with the
-call that completes a one-sided one) and the path between them.
+first, when their accesses conflict (a put in one, a get of the same
+element in the other) or when in the other order an access of one would
+race an access the other rank makes later. The finding then names the two
+accesses (with the call that completes a one-sided one), the lock epochs
+when it is about their order, and the path between them.
 
 ## Why it matters
 
