@@ -776,7 +776,11 @@ fn barrier_verdicts_render_on_the_source() {
             "mem_lock_put_read",
         ),
         ("tests/barriers/mem_lock_order.c", "3", "mem_lock_order"),
-        ("tests/barriers/mem_lock_order_race.c", "2", "mem_lock_order_race"),
+        (
+            "tests/barriers/mem_lock_order_race.c",
+            "2",
+            "mem_lock_order_race",
+        ),
         ("tests/barriers/mem_fence_orders.c", "2", "mem_fence_orders"),
     ] {
         let human = run(file, n, false);

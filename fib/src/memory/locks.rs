@@ -102,6 +102,11 @@ pub fn lock_orders(run: &Run, order: &Order, accesses: &[Access]) -> Vec<LockOrd
             let b = &accesses[k];
             let rank = epochs[e].lock.rank;
             for (&r, list) in open.iter_mut() {
+                // A rank's own epochs are never compared with it: its list
+                // is pruned when another rank's access walks it.
+                if r == rank {
+                    continue;
+                }
                 list.retain(|&(_, j)| {
                     accesses[j]
                         .bytes
@@ -109,9 +114,6 @@ pub fn lock_orders(run: &Run, order: &Order, accesses: &[Access]) -> Vec<LockOrd
                         .saturating_add(accesses[j].bytes.len)
                         > b.bytes.offset
                 });
-                if r == rank {
-                    continue;
-                }
                 for &(f, j) in list.iter() {
                     if !(epochs[e].exclusive || epochs[f].exclusive) {
                         continue;
