@@ -10,7 +10,7 @@ use fib_report::codes::{
     barrier_finding, BarrierNeverRuns, BarrierNotReached, BarrierUndecided, Inputs,
     RelevantByRemoval, Rule,
 };
-use fib_report::{BarrierReport, Finding, Verdict, Witness, WitnessOp};
+use fib_report::{BarrierReport, Finding, Verdict, Witness};
 use poe::engine::{Fired, OpId};
 
 use crate::ordering::{self, MemoryFact, RunMemory, Shown};
@@ -350,8 +350,8 @@ fn purposes(sites: &Resolver, group: &[u32]) -> Vec<fib_report::Purpose> {
 
 fn relevant_witness(sites: &Resolver, run: &RunTrace, rel: &fib::Relevant) -> Witness {
     Witness::Relevant {
-        recv: witness_op(sites, run, rel.recv),
-        send: witness_op(sites, run, rel.send),
+        recv: run.witness_op(sites, rel.recv),
+        send: run.witness_op(sites, rel.send),
         path: path(sites, run, &rel.path),
         replay: run.token.clone(),
     }
@@ -371,29 +371,12 @@ fn path(sites: &Resolver, run: &RunTrace, nodes: &[Node]) -> Vec<String> {
     steps
 }
 
-/// An operation of a run as a witness names it.
-pub(crate) fn witness_op(sites: &Resolver, run: &RunTrace, id: OpId) -> WitnessOp {
-    let op = &run.ops[id.rank][id.index];
-    let p = sites
-        .call_site(op.site, op.name, &run.files)
-        .map(|s| sites.placed(&s))
-        .unwrap_or_default();
-    WitnessOp {
-        file: p.file,
-        line: p.line,
-        column: p.column,
-        span: p.span,
-        rank: id.rank,
-        call: sites.call_name(op.site, op.name, &run.files),
-    }
-}
-
 /// One step of a witness's ordering path.
 fn describe(sites: &Resolver, run: &RunTrace, n: Node) -> String {
     match n {
         Node::Collective(_) => "all ranks meet in the barrier".to_string(),
         Node::Op(id) => {
-            let w = witness_op(sites, run, id);
+            let w = run.witness_op(sites, id);
             match (w.file, w.line) {
                 (Some(f), Some(l)) => format!("rank {} {} at {f}:{l}", w.rank, w.call),
                 _ => format!("rank {} {}", w.rank, w.call),

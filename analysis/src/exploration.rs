@@ -134,7 +134,7 @@ impl<'a> Exploration<'a> {
             }
         }
         if self.keep.traces || self.keep.signature {
-            let memory = crate::ordering::MemoryTrace::of(&rec);
+            let memory = crate::memrun::MemoryTrace::of(&rec);
             let trace = RunTrace {
                 token,
                 ops: rec.ops,

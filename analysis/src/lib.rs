@@ -19,6 +19,7 @@ mod exploration;
 mod facts;
 mod leaks;
 mod memory;
+mod memrun;
 mod onesided;
 mod ordering;
 mod params;

@@ -36,27 +36,10 @@ use poe::engine::{CollWhat, Kind, OpId, OpRec, Ops};
 
 use crate::timeline::Touched;
 
-use crate::races::{From, Input};
-use crate::record::{RunRecord, WatchedAccesses};
+use crate::memrun::{From, Input, MemoryTrace};
+use crate::record::WatchedAccesses;
 use crate::sites::Resolver;
 use crate::trace::{Instance, RunTrace};
-
-/// What the memory rules need of a run, kept with its trace.
-#[derive(Clone, Debug)]
-pub struct MemoryTrace {
-    pub(crate) input: Input,
-    pub(crate) watched: Vec<WatchedAccesses>,
-}
-
-impl MemoryTrace {
-    /// `None` when the run used no window.
-    pub fn of(rec: &RunRecord) -> Option<MemoryTrace> {
-        crate::races::uses_windows(rec).then(|| MemoryTrace {
-            input: crate::races::input(rec),
-            watched: rec.watched.clone(),
-        })
-    }
-}
 
 /// An access, named across runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -578,8 +561,7 @@ pub(crate) fn witness(
         }
     };
     let locks = locks.and_then(|(x, y, target)| {
-        let op =
-            |e: EventId| op_of(input, e).map(|id| crate::barriers::witness_op(sites, trace, id));
+        let op = |e: EventId| op_of(input, e).map(|id| trace.witness_op(sites, id));
         Some(WitnessLocks {
             first: op(x)?,
             second: op(y)?,

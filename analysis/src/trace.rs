@@ -2,9 +2,10 @@
 //! by removal, and how a run's operations map to instances of the
 //! program's sites.
 
-use poe::engine::{Exchange, FiredList, Ops};
+use fib_report::WitnessOp;
+use poe::engine::{Exchange, FiredList, OpId, Ops};
 
-use crate::ordering::MemoryTrace;
+use crate::memrun::MemoryTrace;
 use crate::sites::{FileNames, Resolver};
 
 /// An operation instance across interleavings, the unit in which the proof
@@ -33,6 +34,23 @@ pub struct RunTrace {
 }
 
 impl RunTrace {
+    /// An operation of the run as a witness names it.
+    pub(crate) fn witness_op(&self, sites: &Resolver, id: OpId) -> WitnessOp {
+        let op = &self.ops[id.rank][id.index];
+        let p = sites
+            .call_site(op.site, op.name, &self.files)
+            .map(|s| sites.placed(&s))
+            .unwrap_or_default();
+        WitnessOp {
+            file: p.file,
+            line: p.line,
+            column: p.column,
+            span: p.span,
+            rank: id.rank,
+            call: sites.call_name(op.site, op.name, &self.files),
+        }
+    }
+
     /// Every operation's instance (`None` when it cannot be placed).
     pub fn instances(&self, sites: &Resolver) -> Vec<Vec<Option<Instance>>> {
         self.ops
