@@ -328,7 +328,9 @@ impl Causality {
                 Alternative::Grant(a) => *a,
                 _ => continue,
             };
-            if granted != request && !dep.contains(k) && conflicts(granted) {
+            // A grant of the request's own rank is one it follows in
+            // program order (`dep` holds it): skipped before any lookup.
+            if granted.rank != request.rank && !dep.contains(k) && conflicts(granted) {
                 wake(choices, k, dep);
             }
         }
@@ -353,7 +355,10 @@ impl Causality {
                 Alternative::Grant(a) => *a,
                 _ => continue,
             };
-            if granted == request || !conflicts(granted) {
+            // A grant of the request's own rank came before it in program
+            // order, which the request's dependencies hold: no race, and no
+            // copy of them to find that out.
+            if granted.rank == request.rank || !conflicts(granted) {
                 continue;
             }
             let mut dep = Deps::clone(&self.op_dep[request.rank][request.index]);
