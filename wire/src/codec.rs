@@ -56,6 +56,14 @@ impl W<'_> {
     fn u64(&mut self, v: u64) {
         self.0.extend_from_slice(&v.to_le_bytes());
     }
+    /// Byte ranges `[start, end)`: their count, then each pair.
+    fn ranges(&mut self, v: &[(u64, u64)]) {
+        self.u32(v.len() as u32);
+        for (a, b) in v {
+            self.u64(*a);
+            self.u64(*b);
+        }
+    }
     fn str(&mut self, s: &str) {
         self.u32(s.len() as u32);
         self.0.extend_from_slice(s.as_bytes());
@@ -99,6 +107,13 @@ impl<'a> R<'a> {
     fn site(&mut self) -> Result<Site, WireError> {
         let file = self.u32()?;
         Ok(Site::from_raw(file, self.u32()?))
+    }
+    fn ranges(&mut self) -> Result<Vec<(u64, u64)>, WireError> {
+        let n = self.u32()? as usize;
+        if n > self.buf.len() {
+            return Err(WireError(format!("list of {n} ranges in a short body")));
+        }
+        (0..n).map(|_| Ok((self.u64()?, self.u64()?))).collect()
     }
     fn list(&mut self) -> Result<Vec<u32>, WireError> {
         let n = self.u32()? as usize;
@@ -770,11 +785,7 @@ impl Up {
                 w.u64(*tag);
                 w.site(*site);
                 w.u8(u8::from(*store));
-                w.u32(ranges.len() as u32);
-                for (a, b) in ranges {
-                    w.u64(*a);
-                    w.u64(*b);
-                }
+                w.ranges(ranges);
             }
             Up::OneSided {
                 site,
@@ -799,11 +810,7 @@ impl Up {
                 w.u8(41);
                 w.u64(*tag);
                 w.u8(u8::from(*writes));
-                w.u32(ranges.len() as u32);
-                for (a, b) in ranges {
-                    w.u64(*a);
-                    w.u64(*b);
-                }
+                w.ranges(ranges);
             }
         }
         end(out, at);
@@ -881,13 +888,7 @@ impl Up {
                 let tag = r.u64()?;
                 let site = r.site()?;
                 let store = r.bool()?;
-                let n = r.u32()? as usize;
-                if n > r.buf.len() {
-                    return Err(WireError(format!("list of {n} ranges in a short body")));
-                }
-                let ranges = (0..n)
-                    .map(|_| Ok((r.u64()?, r.u64()?)))
-                    .collect::<Result<_, WireError>>()?;
+                let ranges = r.ranges()?;
                 Up::Watched {
                     tag,
                     site,
@@ -921,13 +922,7 @@ impl Up {
             41 => {
                 let tag = r.u64()?;
                 let writes = r.bool()?;
-                let n = r.u32()? as usize;
-                if n > r.buf.len() {
-                    return Err(WireError(format!("list of {n} ranges in a short body")));
-                }
-                let ranges = (0..n)
-                    .map(|_| Ok((r.u64()?, r.u64()?)))
-                    .collect::<Result<_, WireError>>()?;
+                let ranges = r.ranges()?;
                 Up::Lent {
                     tag,
                     writes,
