@@ -101,7 +101,7 @@ impl<'a> Exploration<'a> {
 
     /// Adds one run whose replay token is `token`, made to follow a plan of
     /// `planned` choices. Returns whether exploration must stop.
-    pub fn add(&mut self, rec: RunRecord, token: String, planned: usize) -> bool {
+    pub fn add(&mut self, mut rec: RunRecord, token: String, planned: usize) -> bool {
         // A run that ends before a choice its plan names did not behave as
         // the run the plan came from.
         let short = rec.choices.len() < planned;
@@ -125,8 +125,13 @@ impl<'a> Exploration<'a> {
         for f in crate::memory::findings(self.sites, &rec, &token) {
             self.push_once(f, crate::memory::same);
         }
-        for f in crate::races::findings(self.sites, &rec, &token) {
-            self.push_once(f, crate::races::same);
+        // The race rules' input, for FIB038 and, kept with the trace, for
+        // the barrier verdicts.
+        let input = crate::memrun::uses_windows(&rec).then(|| crate::memrun::input(&rec));
+        if let Some(input) = &input {
+            for f in crate::races::findings(self.sites, &rec, input, &token) {
+                self.push_once(f, crate::races::same);
+            }
         }
         if let Some(rerun) = &rec.unbuffered {
             if let Some(f) = runs::without_buffering(self.sites, &rec.files, rerun, &token) {
@@ -134,7 +139,10 @@ impl<'a> Exploration<'a> {
             }
         }
         if self.keep.traces || self.keep.signature {
-            let memory = crate::memrun::MemoryTrace::of(&rec);
+            let memory = input.map(|input| crate::memrun::MemoryTrace {
+                input,
+                watched: std::mem::take(&mut rec.watched),
+            });
             let trace = RunTrace {
                 token,
                 ops: rec.ops,

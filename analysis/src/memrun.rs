@@ -563,16 +563,6 @@ pub struct MemoryTrace {
     pub(crate) watched: Vec<WatchedAccesses>,
 }
 
-impl MemoryTrace {
-    /// `None` when the run used no window.
-    pub fn of(rec: &RunRecord) -> Option<MemoryTrace> {
-        uses_windows(rec).then(|| MemoryTrace {
-            input: input(rec),
-            watched: rec.watched.clone(),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

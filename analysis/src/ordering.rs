@@ -371,7 +371,8 @@ pub(crate) fn facts(sites: &Resolver, trace: &RunTrace) -> BTreeSet<MemoryFact> 
         .unwrap_or_default()
 }
 
-/// A memory access as a witness names it.
+/// A memory access as a witness names it: as a race finding does, with
+/// the call that completes it as a sentence.
 fn witness_access(
     sites: &Resolver,
     trace: &RunTrace,
@@ -379,56 +380,22 @@ fn witness_access(
     watched: &[WatchedAccesses],
     a: &Access,
 ) -> WitnessAccess {
-    let r = a.event.rank;
-    let target = match a.loc {
-        memory::Loc::Window(_, t) | memory::Loc::Buffer(t) => t,
-    };
-    let (what, place) = match input.from[r][a.event.index] {
-        From::Call(i) => {
-            let o = &trace.ops[r][i];
-            (
-                sites.call_name(o.site, o.name, &trace.files),
-                sites.place(o.site, o.name, &trace.files),
-            )
-        }
-        From::Touch(i) => {
-            let w = &watched[i];
-            let what = if w.store { "store" } else { "load" };
-            (what.to_string(), sites.place(w.site, "", &trace.files))
-        }
-    };
-    let completed_by = match a.end {
-        Some(end) if a.side != Side::Program && end != a.event => {
-            match input.from[end.rank][end.index] {
-                From::Call(i) => {
-                    let o = &trace.ops[end.rank][i];
-                    let p = sites.place(o.site, o.name, &trace.files);
-                    let name = sites.call_name(o.site, o.name, &trace.files);
-                    Some(match (p.file, p.line) {
-                        (Some(f), Some(l)) => format!("{name} at {f}:{l}"),
-                        _ => name,
-                    })
-                }
-                From::Touch(_) => None,
-            }
-        }
-        _ => None,
-    };
+    let (r, _) = crate::races::access(sites, &trace.files, &trace.ops, input, watched, a);
     WitnessAccess {
-        file: place.file,
-        line: place.line,
-        column: place.column,
-        span: place.span,
-        rank: r,
-        what,
-        target,
-        offset: a.bytes.offset,
-        len: a.bytes.len,
-        completed_by,
-        buffer: match a.kind {
-            memory::AccessKind::Message { write } => Some(write),
-            _ => None,
-        },
+        file: r.place.file,
+        line: r.place.line,
+        column: r.place.column,
+        span: r.place.span,
+        rank: r.rank,
+        what: r.what,
+        target: r.target,
+        offset: r.offset,
+        len: r.len,
+        completed_by: r.completed_by.map(|(name, p)| match (p.file, p.line) {
+            (Some(f), Some(l)) => format!("{name} at {f}:{l}"),
+            _ => name,
+        }),
+        buffer: r.buffer,
     }
 }
 

@@ -4,95 +4,93 @@
 
 use std::collections::BTreeSet;
 
-use fib::memory::{self, AccessKind, Loc, Race, RaceRule, Side};
+use fib::memory::{self, AccessKind, Loc, RaceRule, Side};
 use fib_report::codes::{RaceAccess, Rule, WindowRace};
 use fib_report::Finding;
 use fib_wire::Site;
-use poe::engine::OpId;
+use poe::engine::{OpId, Ops};
 
-use crate::memrun::{input, uses_windows, From, Input};
-use crate::record::RunRecord;
-use crate::sites::Resolver;
+use crate::memrun::{From, Input};
+use crate::record::{RunRecord, WatchedAccesses};
+use crate::sites::{FileNames, Resolver};
 use crate::timeline::{self, Touched};
 use fib_report::timeline::Role;
 
 /// How many pairs of sites one run reports at most.
 const MAX_PAIRS: usize = 100;
 
-/// The races the rules find in `rec`, with the input they read; `None`
-/// when the run used no window. The rules refuse only an input that
-/// contradicts itself, which the engine's record never is: that is an
-/// error of this translation, shown as `Err`.
-fn races(rec: &RunRecord) -> Option<Result<(Input, Vec<Race>), memory::InputError>> {
-    if !uses_windows(rec) {
-        return None;
-    }
-    let input = input(rec);
-    Some(memory::races(&input.run).map(|r| {
-        let races = r.races;
-        (input, races)
-    }))
+/// One access of a race as the findings name it, with the site that made
+/// it: `ops`, `files` and `watched` are its run's, `input` the rules' input
+/// built from them.
+pub(crate) fn access(
+    sites: &Resolver,
+    files: &FileNames,
+    ops: &[Ops],
+    input: &Input,
+    watched: &[WatchedAccesses],
+    a: &memory::Access,
+) -> (RaceAccess, Site) {
+    let r = a.event.rank;
+    let target = match a.loc {
+        Loc::Window(_, t) | Loc::Buffer(t) => t,
+    };
+    let (site, what, callee): (Site, String, &str) = match input.from[r][a.event.index] {
+        From::Call(i) => {
+            let o = &ops[r][i];
+            (o.site, sites.call_name(o.site, o.name, files), o.name)
+        }
+        From::Touch(i) => {
+            let w = &watched[i];
+            let what = if matches!(a.kind, AccessKind::Store) {
+                "store"
+            } else {
+                "load"
+            };
+            (w.site, what.to_string(), "")
+        }
+    };
+    let completed_by = match (a.side, a.end) {
+        (Side::Target, Some(end)) | (Side::Message, Some(end)) if end != a.event => {
+            match input.from[end.rank][end.index] {
+                From::Call(i) => {
+                    let o = &ops[end.rank][i];
+                    Some((
+                        sites.call_name(o.site, o.name, files),
+                        sites.place(o.site, o.name, files),
+                    ))
+                }
+                From::Touch(_) => None,
+            }
+        }
+        _ => None,
+    };
+    (
+        RaceAccess {
+            rank: r,
+            what,
+            target,
+            offset: a.bytes.offset,
+            len: a.bytes.len,
+            place: sites.place(site, callee, files),
+            completed_by,
+            buffer: match a.kind {
+                AccessKind::Message { write } => Some(write),
+                _ => None,
+            },
+        },
+        site,
+    )
 }
 
-/// The findings for the races on window memory in `rec`; `token` is its
-/// replay token.
-pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> {
-    let Some(Ok((input, races))) = races(rec) else {
+/// The findings for the races on window memory in `rec`, whose input to
+/// the rules is `input` ([`crate::memrun::input`]); `token` is its replay
+/// token. The rules refuse only an input that contradicts itself, which the
+/// engine's record never is: such a run has no findings here.
+pub fn findings(sites: &Resolver, rec: &RunRecord, input: &Input, token: &str) -> Vec<Finding> {
+    let Ok(races) = memory::races(&input.run).map(|r| r.races) else {
         return Vec::new();
     };
-    let access = |a: &memory::Access| -> (RaceAccess, Site) {
-        let r = a.event.rank;
-        let target = match a.loc {
-            Loc::Window(_, t) => t,
-            Loc::Buffer(t) => t,
-        };
-        let (site, what, callee): (Site, String, &str) = match input.from[r][a.event.index] {
-            From::Call(i) => {
-                let o = &rec.ops[r][i];
-                (o.site, sites.call_name(o.site, o.name, &rec.files), o.name)
-            }
-            From::Touch(i) => {
-                let w = &rec.watched[i];
-                let what = if matches!(a.kind, AccessKind::Store) {
-                    "store"
-                } else {
-                    "load"
-                };
-                (w.site, what.to_string(), "")
-            }
-        };
-        let completed_by = match (a.side, a.end) {
-            (Side::Target, Some(end)) | (Side::Message, Some(end)) if end != a.event => {
-                match input.from[end.rank][end.index] {
-                    From::Call(i) => {
-                        let o = &rec.ops[end.rank][i];
-                        Some((
-                            sites.call_name(o.site, o.name, &rec.files),
-                            sites.place(o.site, o.name, &rec.files),
-                        ))
-                    }
-                    From::Touch(_) => None,
-                }
-            }
-            _ => None,
-        };
-        (
-            RaceAccess {
-                rank: r,
-                what,
-                target,
-                offset: a.bytes.offset,
-                len: a.bytes.len,
-                place: sites.place(site, callee, &rec.files),
-                completed_by,
-                buffer: match a.kind {
-                    AccessKind::Message { write } => Some(write),
-                    _ => None,
-                },
-            },
-            site,
-        )
-    };
+    let access = |a: &memory::Access| access(sites, &rec.files, &rec.ops, input, &rec.watched, a);
     let mut seen: BTreeSet<(Site, Site, String, String)> = BTreeSet::new();
     let mut out = Vec::new();
     for race in &races {
