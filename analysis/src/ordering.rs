@@ -187,16 +187,8 @@ impl<'a> RunMemory<'a> {
     /// `None` when the run used no window, or the rules refuse its input
     /// (which the engine's record never makes them do).
     pub(crate) fn of(sites: &Resolver, trace: &'a RunTrace) -> Option<RunMemory<'a>> {
-        let mem = trace.memory.as_ref()?;
-        let with = memory::races(&mem.input.run).ok()?;
-        let namer = Namer::new(sites, trace, mem);
-        let mut facts = BTreeSet::new();
-        for r in &with.races {
-            facts.extend(namer.race(&r.first, &r.second));
-        }
-        for l in &with.lock_orders(&mem.input.run) {
-            facts.extend(namer.lock(l, false));
-        }
+        let (namer, with, facts) = observed(sites, trace)?;
+        let mem = namer.mem;
         let forced = memory::handoffs(&mem.input.run, &with.order)
             .into_iter()
             .filter(|h| h.forced)
@@ -364,10 +356,29 @@ pub(crate) struct Without {
     pub ordered: Option<(Access, Access, Vec<Node>)>,
 }
 
+/// A run's races and the orders its conflicting lock epochs were granted
+/// in, with what named them.
+fn observed<'a>(
+    sites: &Resolver,
+    trace: &'a RunTrace,
+) -> Option<(Namer<'a>, Races, BTreeSet<MemoryFact>)> {
+    let mem = trace.memory.as_ref()?;
+    let with = memory::races(&mem.input.run).ok()?;
+    let namer = Namer::new(sites, trace, mem);
+    let mut facts = BTreeSet::new();
+    for r in &with.races {
+        facts.extend(namer.race(&r.first, &r.second));
+    }
+    for l in &with.lock_orders(&mem.input.run) {
+        facts.extend(namer.lock(l, false));
+    }
+    Some((namer, with, facts))
+}
+
 /// What a run's memory did, for the proof by removal's signature.
 pub(crate) fn facts(sites: &Resolver, trace: &RunTrace) -> BTreeSet<MemoryFact> {
-    RunMemory::of(sites, trace)
-        .map(|m| m.facts)
+    observed(sites, trace)
+        .map(|(_, _, facts)| facts)
         .unwrap_or_default()
 }
 
