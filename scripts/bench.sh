@@ -27,11 +27,16 @@
 #
 # Further sections: launching under MPICH and Open MPI, --jobs 1 against
 # --jobs 2, one run for every order of a row of wildcard receives or of
-# MPI_Waitany against --exhaustive, the static analysis, the Fib pass
-# alone, and its share of a check.
+# MPI_Waitany against --exhaustive, rows whose statuses only steer data
+# (bench/diffusion_frames.c and the programs of tests/choices) against
+# --exhaustive, the static analysis, the Fib pass alone, and its share of
+# a check.
 #
 # Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS,
-# BANDWIDTH_ROUNDS, NONBLOCKING_ROUNDS, RMA_ROUNDS override the defaults.
+# BANDWIDTH_ROUNDS, NONBLOCKING_ROUNDS, RMA_ROUNDS override the defaults;
+# CHOICES_LIMIT (default 100) is the interleaving limit of the 8-rank
+# diffusion_frames.c rows. BENCH_SECTION=choices runs only the section on
+# rows whose statuses only steer data (after the build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -41,6 +46,75 @@ cargo build --release --workspace
 MPICC=mpicc.openmpi cargo build --release -p fib-interpose --target-dir target/openmpi
 
 export HWLOC_COMPONENTS=-linuxio,-pci
+
+# Rows whose statuses only steer data: the diffusion solver that writes a
+# frame at every step through status-computed file positions
+# (bench/diffusion_frames.c, 8 ranks on a 2x4 grid, 50 steps: 5040^50
+# orders) and every program of tests/choices at its header's process
+# count (frame writer, probe dispatch, Waitany row, near-misses), each
+# with the default exploration and with --exhaustive, side by side. A run
+# stopped by its interleaving limit prints "limit reached"; the verdicts
+# (barrier groups, findings by code and line) of the two runs are compared
+# when neither was stopped.
+choices_section() {
+    python3 - "${CHOICES_LIMIT:-100}" <<'PY'
+import glob
+import json
+import subprocess
+import sys
+import time
+
+limit = int(sys.argv[1])
+# (program, ranks, arguments, interleaving limit)
+cases = [("bench/diffusion_frames.c", 8, ["50"], limit)]
+for path in sorted(glob.glob("tests/choices/*.c")):
+    with open(path) as f:
+        header = f.readline()
+    n = int(header.split("nprocs=")[1].split()[0])
+    cases.append((path, n, [], 1000))
+
+
+def check(path, n, args, cap, flags):
+    start = time.perf_counter()
+    out = subprocess.run(
+        ["target/release/fib", "check", path, "-n", str(n), "--max-interleavings", str(cap),
+         *flags, "--format", "json", "--", *args], capture_output=True, text=True)
+    took = time.perf_counter() - start
+    p = json.loads(out.stdout)["programs"][0]
+    verdicts = sorted((tuple(sorted(s["line"] for s in b["group"])), b["verdict"])
+                      for b in p["barriers"])
+    findings = sorted((f["code"], f.get("line")) for f in p["findings"])
+    il = p["interleavings"]
+    shown = f"{il} limit reached" if il >= cap else str(il)
+    return shown, il >= cap, took, p["outcome"], (verdicts, findings)
+
+
+header = ("program", "ranks", "arg", "outcome", "il", "s", "--exhaustive il", "--exhaustive s",
+          "same verdicts")
+rows = []
+for path, n, args, cap in cases:
+    il, stopped, took, outcome, seen = check(path, n, args, cap, [])
+    il2, stopped2, took2, outcome2, seen2 = check(path, n, args, cap, ["--exhaustive"])
+    if stopped or stopped2:
+        same = "-"
+    else:
+        same = "yes" if (outcome, seen) == (outcome2, seen2) else "NO"
+    rows.append((path.split("/")[-1], str(n), " ".join(args) or "-", outcome, il, f"{took:.2f}",
+                 il2, f"{took2:.2f}", same))
+widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+for row in [header] + rows:
+    print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+print(f"il = interleavings run (at most {limit} for diffusion_frames.c at 8 ranks, 1000 for the")
+print("programs of tests/choices); arg = steps; same verdicts: outcome, barrier verdicts and findings")
+print("(code, line) of the two runs, compared when neither reached its limit")
+PY
+}
+
+if [[ "${BENCH_SECTION:-}" == choices ]]; then
+    choices_section
+    exit 0
+fi
+
 mkdir -p target/bench
 for src in bench/pingpong.c bench/barriers.c bench/server.c bench/bandwidth.c bench/nonblocking.c bench/rma.c \
     tests/umpire/isend_irecv_ring.c \
@@ -294,6 +368,9 @@ for row in [header] + rows:
 print("il = interleavings run; arg = steps (diffusion) or messages (waitany); orders = those of")
 print("the wildcard rows (diffusion), or matchings * Waitany orders (waitany), a full exploration runs")
 PY
+
+echo
+choices_section
 
 # The static half: libclang analysis and rewriting of a generated program
 # of about 20 000 lines.

@@ -5,10 +5,14 @@
 //! `--exhaustive`:
 //!
 //! ```text
-//! /* fib-choices: nprocs=N outcome=ok|deadlock|crash interleavings=K exhaustive=E */
+//! /* fib-choices: nprocs=N outcome=ok|deadlock|crash interleavings=K exhaustive=E [steering=L1,L2] */
 //! /*
 //!  * barrier L<line>: relevant|irrelevant|not-covered
 //! ```
+//!
+//! `steering=` (for programs whose rows must not reduce) lists lines of
+//! the program of which `static.steering`, what kept the rows from one run
+//! for every order, must name at least one (as `FILE:LINE`).
 //!
 //! Every program is checked twice with the real `fib` binary, `fib check
 //! FILE -n N --format json` and the same with `--exhaustive`, from a scratch
@@ -53,6 +57,8 @@ struct Expect {
     exhaustive: u64,
     /// Barrier lines and their verdicts.
     barriers: Vec<(u64, String)>,
+    /// Lines one of which `static.steering` must name.
+    steering: Vec<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -69,6 +75,7 @@ fn parse_header(text: &str) -> Result<Expect, String> {
         .and_then(|r| r.strip_suffix("*/"))
         .ok_or_else(|| format!("first line is not a `{HEADER_PREFIX} ... */` header"))?;
     let (mut nprocs, mut outcome, mut interleavings, mut exhaustive) = (None, None, None, None);
+    let mut steering = Vec::new();
     for token in body.split_whitespace() {
         let (key, value) = token
             .split_once('=')
@@ -82,6 +89,11 @@ fn parse_header(text: &str) -> Result<Expect, String> {
             "nprocs" => nprocs = Some(number()?),
             "interleavings" => interleavings = Some(number()?),
             "exhaustive" => exhaustive = Some(number()?),
+            "steering" => {
+                for l in value.split(',') {
+                    steering.push(l.parse().map_err(|_| format!("bad steering line {l:?}"))?);
+                }
+            }
             "outcome" => match value {
                 "ok" | "deadlock" | "crash" => outcome = Some(value.to_string()),
                 _ => return Err(format!("bad outcome {value:?}")),
@@ -115,6 +127,7 @@ fn parse_header(text: &str) -> Result<Expect, String> {
         interleavings: interleavings.ok_or("header lacks interleavings=")?,
         exhaustive: exhaustive.ok_or("header lacks exhaustive=")?,
         barriers,
+        steering,
     })
 }
 
@@ -320,6 +333,27 @@ fn check_program(program: &Program) -> (Vec<String>, String) {
                 )),
                 None => bad.push(format!("{at}{mode}: no barrier group has line {line}")),
             }
+        }
+    }
+    if !exp.steering.is_empty() {
+        let reasons: Vec<&str> = reduced.static_facts["steering"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let named = |l: &u64| {
+            let place = format!("{}:{l}", program.name);
+            reasons.iter().any(|r| {
+                r.match_indices(&place)
+                    .any(|(i, _)| !r[i + place.len()..].starts_with(|c: char| c.is_ascii_digit()))
+            })
+        };
+        if !exp.steering.iter().any(named) {
+            bad.push(format!(
+                "{at}: static.steering names none of lines {:?}: {reasons:?}",
+                exp.steering
+            ));
         }
     }
     if reduced.code != full.code {

@@ -1,4 +1,4 @@
-/* fib-choices: nprocs=4 outcome=ok interleavings=2 exhaustive=2 */
+/* fib-choices: nprocs=4 outcome=ok interleavings=2 exhaustive=2 steering=33 */
 /*
  * barrier L49: irrelevant
  *

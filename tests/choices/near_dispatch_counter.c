@@ -1,4 +1,4 @@
-/* fib-choices: nprocs=3 outcome=ok interleavings=4 exhaustive=4 */
+/* fib-choices: nprocs=3 outcome=ok interleavings=4 exhaustive=4 steering=46 */
 /*
  * barrier L65: relevant
  *

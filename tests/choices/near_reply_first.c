@@ -1,4 +1,4 @@
-/* fib-choices: nprocs=3 outcome=ok interleavings=2 exhaustive=2 */
+/* fib-choices: nprocs=3 outcome=ok interleavings=2 exhaustive=2 steering=35 */
 /*
  * barrier L43: irrelevant
  *

@@ -1,4 +1,4 @@
-/* fib-choices: nprocs=3 outcome=crash interleavings=4 exhaustive=4 */
+/* fib-choices: nprocs=3 outcome=crash interleavings=4 exhaustive=4 steering=31 */
 /*
  * A near-miss of the Waitany row: rank 0 posts two
  * MPI_Irecv(MPI_ANY_SOURCE) and takes them with two MPI_Waitany, and
