@@ -5,7 +5,7 @@
 //! `--exhaustive`:
 //!
 //! ```text
-//! /* fib-choices: nprocs=N outcome=ok|deadlock|crash interleavings=K exhaustive=E [steering=L1,L2] */
+//! /* fib-choices: nprocs=N outcome=ok|deadlock|crash interleavings=K exhaustive=E [steering=N1,N2] */
 //! /*
 //!  * barrier L<line>: relevant|irrelevant|not-covered
 //! ```
