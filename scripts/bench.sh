@@ -34,8 +34,8 @@
 #
 # Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS,
 # BANDWIDTH_ROUNDS, NONBLOCKING_ROUNDS, RMA_ROUNDS override the defaults;
-# CHOICES_LIMIT (default 100) is the interleaving limit of the 8-rank
-# diffusion_frames.c rows. BENCH_SECTION=choices runs only the section on
+# CHOICES_LIMIT (default 50) is the interleaving limit of each run of the
+# section on rows whose statuses only steer data. BENCH_SECTION=choices runs only the section on
 # rows whose statuses only steer data (after the build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,7 +57,7 @@ export HWLOC_COMPONENTS=-linuxio,-pci
 # (barrier groups, findings by code and line) of the two runs are compared
 # when neither was stopped.
 choices_section() {
-    python3 - "${CHOICES_LIMIT:-100}" <<'PY'
+    python3 - "${CHOICES_LIMIT:-50}" <<'PY'
 import glob
 import json
 import subprocess
@@ -71,7 +71,7 @@ for path in sorted(glob.glob("tests/choices/*.c")):
     with open(path) as f:
         header = f.readline()
     n = int(header.split("nprocs=")[1].split()[0])
-    cases.append((path, n, [], 1000))
+    cases.append((path, n, [], limit))
 
 
 def check(path, n, args, cap, flags):
@@ -104,9 +104,9 @@ for path, n, args, cap in cases:
 widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
 for row in [header] + rows:
     print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
-print(f"il = interleavings run (at most {limit} for diffusion_frames.c at 8 ranks, 1000 for the")
-print("programs of tests/choices); arg = steps; same verdicts: outcome, barrier verdicts and findings")
-print("(code, line) of the two runs, compared when neither reached its limit")
+print(f"il = interleavings run (at most {limit}, CHOICES_LIMIT); arg = steps; same verdicts: outcome,")
+print("barrier verdicts and findings (code, line) of the two runs, compared when neither reached")
+print("its limit (cargo test --test choices runs every order of the programs of tests/choices)")
 PY
 }
 
