@@ -11,6 +11,7 @@
 //! a clean argument. Where fib cannot see (an unknown function's result, a
 //! variable passed by address to one), it assumes data.
 
+use crate::flow::{Flow, Nodes, Use, FILES};
 use crate::ir::{CallInfo, Def, Expr, Guard, Ir, SiteKey};
 use crate::{Dependence, Facts, Wildcard};
 use std::collections::{HashMap, HashSet};
@@ -20,7 +21,7 @@ use std::collections::{HashMap, HashSet};
 pub(crate) const COMMAND_LINE: &str = "the command line (`argc`/`argv`)";
 
 /// Library functions whose results are data from outside the program.
-const SOURCES: &[&str] = &[
+pub(crate) const SOURCES: &[&str] = &[
     "rand",
     "random",
     "rand_r",
@@ -88,7 +89,7 @@ const OUTPUTS: &[&str] = &[
 ];
 
 /// Functions whose result depends only on their arguments.
-const PURE: &[&str] = &[
+pub(crate) const PURE: &[&str] = &[
     "atoi", "atol", "atoll", "atof", "strtol", "strtoul", "strtoll", "strtoull", "strtod",
     "strtof", "abs", "labs", "llabs", "fabs", "sqrt", "pow", "floor", "ceil", "log", "log2",
     "log10", "exp", "fmin", "fmax", "round", "lround", "sin", "cos", "tan", "strlen", "strcmp",
@@ -97,7 +98,7 @@ const PURE: &[&str] = &[
 
 /// Library functions that hand out memory: what they return is a new place,
 /// whatever size was asked for, and they write nothing the program had.
-const ALLOCATORS: &[&str] = &["malloc", "calloc", "realloc", "aligned_alloc"];
+pub(crate) const ALLOCATORS: &[&str] = &["malloc", "calloc", "realloc", "aligned_alloc"];
 
 /// Library functions that read from outside into the places they are given.
 const READERS: &[&str] = &[
@@ -130,9 +131,38 @@ const NO_WRITE: &[&str] = &[
     "abort",
 ];
 
+/// Library functions that write to a stream or a file, or move its
+/// position, and nothing the program holds: what they are given reaches the
+/// file ([`FILES`]) and no further, unless the program reads it back.
+const FILE_WRITERS: &[&str] = &[
+    "fprintf",
+    "vfprintf",
+    "fputs",
+    "fputc",
+    "putc",
+    "fwrite",
+    "write",
+    "pwrite",
+    "fseek",
+    "fseeko",
+    "fsetpos",
+    "rewind",
+    "lseek",
+    "ftruncate",
+    "fflush",
+    "fclose",
+    "fopen",
+    "close",
+];
+
+/// Library functions that read a file into the places they are given.
+const FILE_READERS: &[&str] = &[
+    "fscanf", "fread", "fgets", "read", "getline", "pread", "fgetpos",
+];
+
 /// MPI outputs that hold data another rank sent or the run's timing:
 /// (function, argument index, what it is).
-const MPI_DATA_OUT: &[(&str, usize, &str)] = &[
+pub(crate) const MPI_DATA_OUT: &[(&str, usize, &str)] = &[
     ("MPI_Recv", 0, "filled by"),
     ("MPI_Recv", 6, "the status of"),
     ("MPI_Irecv", 0, "filled by"),
@@ -192,7 +222,7 @@ const MPI_DATA_OUT: &[(&str, usize, &str)] = &[
 
 /// MPI calls that only read a status: what they write carries what the
 /// status (their first argument) does, as well as being data itself.
-const STATUS_READERS: &[&str] = &[
+pub(crate) const STATUS_READERS: &[&str] = &[
     "MPI_Get_count",
     "MPI_Get_elements",
     "MPI_Get_elements_x",
@@ -201,7 +231,7 @@ const STATUS_READERS: &[&str] = &[
 
 /// MPI calls that are no operation of another rank's concern: they
 /// answer from the calling process alone (so do the [`STATUS_READERS`]).
-const LOCAL_MPI: &[&str] = &[
+pub(crate) const LOCAL_MPI: &[&str] = &[
     "MPI_Wtime",
     "MPI_Wtick",
     "MPI_Comm_rank",
@@ -215,7 +245,7 @@ const LOCAL_MPI: &[&str] = &[
 ];
 
 /// The root a [`MPI_DATA_OUT`] output is tainted with.
-fn data_out_root(what: &str, callee: &str, at: &str) -> String {
+pub(crate) fn data_out_root(what: &str, callee: &str, at: &str) -> String {
     format!("{what} {callee} at {at}")
 }
 
@@ -292,7 +322,7 @@ const STEERING_ARGS: &[(&str, &[usize])] = &[
 ];
 
 /// Calls that end the process: the conditions around them steer the run.
-const EXITS: &[&str] = &[
+pub(crate) const EXITS: &[&str] = &[
     "exit",
     "_exit",
     "abort",
@@ -324,6 +354,18 @@ pub(crate) fn apply_calls(ir: &mut Ir) {
         }
     }
     for c in &calls {
+        // What the program writes into a file it may read back.
+        if FILE_WRITERS.contains(&c.callee.as_str()) && !to_terminal(c) {
+            let mut e = Expr {
+                text: format!("what {}() at {} writes into a file", c.callee, c.at),
+                ..Expr::default()
+            };
+            for a in &c.args {
+                e.reads.extend(a.reads.iter().cloned());
+                e.calls.extend(a.calls.iter().cloned());
+            }
+            ir.def(FILES, "the files the program writes", Def::Expr(e));
+        }
         let user = c.callee_usr.as_ref().and_then(|u| ir.funcs.get(u)).cloned();
         if let Some(f) = &user {
             let usr = c.callee_usr.clone().unwrap_or_default();
@@ -393,6 +435,16 @@ pub(crate) fn apply_calls(ir: &mut Ir) {
                     ir.def(k, "", def.clone());
                 }
             }
+            if FILE_READERS.contains(&c.callee.as_str()) {
+                let read = Expr {
+                    text: format!("what {}() at {} reads from a file", c.callee, c.at),
+                    reads: vec![FILES.to_string()],
+                    ..Expr::default()
+                };
+                for k in keys {
+                    ir.def(k, "", Def::Expr(read.clone()));
+                }
+            }
             if STATUS_READERS.contains(&c.callee.as_str()) {
                 if let Some(status) = c.args.first() {
                     for k in keys {
@@ -423,6 +475,20 @@ pub(crate) fn apply_calls(ir: &mut Ir) {
     ir.calls = calls;
 }
 
+/// Whether a call writes to the standard output or error, which the
+/// program does not read back.
+fn to_terminal(c: &CallInfo) -> bool {
+    c.args.iter().any(|a| {
+        matches!(
+            a.text.as_str(),
+            "stdout" | "stderr" | "STDOUT_FILENO" | "STDERR_FILENO"
+        )
+    }) || matches!(c.callee.as_str(), "write" | "pwrite")
+        && c.args
+            .first()
+            .is_some_and(|a| matches!(a.value, Some(1 | 2)))
+}
+
 /// Why something is data-dependent: the root source, and whether the
 /// variable is that source itself.
 #[derive(Clone, Debug)]
@@ -438,42 +504,32 @@ struct Clean<'a> {
     funcs: HashMap<&'a str, String>,
     /// The command line and the environment count as clean.
     fixed_input: bool,
-    /// `Some`: only these taints are roots (what one call's outputs
-    /// reach), and a function fib cannot see returns what its arguments
-    /// carry; `None`: every taint and outside source is.
-    only: Option<&'a HashSet<String>>,
 }
 
 impl<'a> Clean<'a> {
     /// `fixed_input`: the command line counts as clean (it is the same in
     /// every run of a check).
     fn compute(ir: &'a Ir, fixed_input: bool) -> Clean<'a> {
-        Clean::with_roots(ir, fixed_input, None)
-    }
-
-    /// What the taints `roots` alone reach.
-    fn from_roots(ir: &'a Ir, roots: &'a HashSet<String>) -> Clean<'a> {
-        Clean::with_roots(ir, true, Some(roots))
-    }
-
-    fn with_roots(ir: &'a Ir, fixed_input: bool, only: Option<&'a HashSet<String>>) -> Clean<'a> {
         let mut c = Clean {
             ir,
             vars: HashMap::new(),
             funcs: HashMap::new(),
             fixed_input,
-            only,
         };
+        // In a fixed order, so that the reasons are the same every time.
+        let mut vars: Vec<(&String, &crate::ir::Var)> = ir.vars.iter().collect();
+        vars.sort_unstable_by_key(|(k, _)| *k);
+        let mut funcs: Vec<(&String, &crate::ir::Func)> = ir.funcs.iter().collect();
+        funcs.sort_unstable_by_key(|(k, _)| *k);
         loop {
             let mut changed = false;
-            for (k, v) in &ir.vars {
+            for &(k, v) in &vars {
                 if c.vars.contains_key(k.as_str()) {
                     continue;
                 }
                 for d in &v.defs {
                     let dirt = match d {
                         Def::Clean => None,
-                        Def::Taint(why) if only.is_some_and(|r| !r.contains(why)) => None,
                         Def::Taint(why) if fixed_input && why == COMMAND_LINE => None,
                         Def::Taint(why) => Some(Dirt {
                             root: format!("`{}`, {why}", v.name),
@@ -491,7 +547,7 @@ impl<'a> Clean<'a> {
                     }
                 }
             }
-            for (k, f) in &ir.funcs {
+            for &(k, f) in &funcs {
                 if c.funcs.contains_key(k.as_str()) {
                     continue;
                 }
@@ -526,7 +582,7 @@ impl<'a> Clean<'a> {
             let what = format!("the result of {}() at {}", call.name, call.at);
             if SOURCES.contains(&call.name.as_str()) {
                 let environment = matches!(call.name.as_str(), "getenv" | "secure_getenv");
-                if self.only.is_some() || self.fixed_input && environment {
+                if self.fixed_input && environment {
                     continue;
                 }
                 return Some((format!("uses {what}"), what));
@@ -535,10 +591,6 @@ impl<'a> Clean<'a> {
                 continue;
             }
             let mpi = call.name.starts_with("MPI_") || call.name.starts_with("PMPI_");
-            if mpi && self.only.is_some() {
-                // An MPI function's result is its error code.
-                continue;
-            }
             if mpi || PURE.contains(&call.name.as_str()) {
                 if let Some(x) = call.args.iter().find_map(|a| self.expr(a)) {
                     return Some(x);
@@ -552,11 +604,6 @@ impl<'a> Clean<'a> {
                             format!("uses {what}, which depends on {root}"),
                             root.clone(),
                         ));
-                    }
-                }
-                None if self.only.is_some() => {
-                    if let Some(x) = call.args.iter().find_map(|a| self.expr(a)) {
-                        return Some(x);
                     }
                 }
                 None => {
@@ -636,7 +683,7 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
     }
     f.purposes = purposes(ir, ids, &f.barriers);
     f.steering = steering(ir, &by_callee, &Clean::compute(ir, true), &live);
-    let free = Free::new(ir, &by_callee, live);
+    let free = Free::new(ir, ids, live);
     f.free_waits = free.sites(&by_site, by_site.keys(), &["MPI_Waitany"], &HashSet::new());
     // What a wait or test says of a nonblocking receive it completes.
     let statuses = out_roots(
@@ -741,12 +788,15 @@ fn is_member(usr: &str) -> bool {
 /// Sites whose outputs, followed alone, reach nothing MPI sees.
 struct Free<'a> {
     ir: &'a Ir,
-    by_callee: &'a HashMap<&'a str, Vec<usize>>,
-    /// Every datum another rank can send: what a value sent may become.
-    received: HashSet<String>,
+    flow: Flow<'a>,
+    /// Each MPI call's site id, by its index in [`Ir::calls`].
+    site_of: Vec<Option<u32>>,
     /// The functions `main` calls, directly or not, and those the program
     /// takes the address of (and what they call).
     live: HashSet<&'a str>,
+    /// The variables that hold one value through a run, computed from the
+    /// rank, the size and constants ([`fixed_vars`]).
+    fixed: HashSet<&'a str>,
 }
 
 /// The functions that may run: `main`, those the program takes the address
@@ -780,17 +830,22 @@ fn live_functions(ir: &Ir) -> HashSet<&str> {
 }
 
 impl<'a> Free<'a> {
-    fn new(
-        ir: &'a Ir,
-        by_callee: &'a HashMap<&'a str, Vec<usize>>,
-        live: HashSet<&'a str>,
-    ) -> Free<'a> {
-        let received = out_roots(&ir.calls, |what| what == "filled by");
+    fn new(ir: &'a Ir, ids: &HashMap<SiteKey, u32>, live: HashSet<&'a str>) -> Free<'a> {
+        let flow = Flow::new(ir, &|c| {
+            c.caller.as_deref().is_none_or(|f| live.contains(f))
+        });
+        let site_of = ir
+            .calls
+            .iter()
+            .map(|c| c.site.as_ref().and_then(|k| ids.get(k)).copied())
+            .collect();
+        let fixed = fixed_vars(ir);
         Free {
             ir,
-            by_callee,
-            received,
+            flow,
+            site_of,
             live,
+            fixed,
         }
     }
 
@@ -804,14 +859,21 @@ impl<'a> Free<'a> {
         callees: &[&str],
         more: &HashSet<String>,
     ) -> Vec<u32> {
+        // What the sites share is looked at once.
+        let more = self.flow.roots(more);
+        let shared = self.flow.summary(&more);
         let mut out: Vec<u32> = ids
             .into_iter()
             .filter_map(|id| by_site.get_key_value(id))
             .filter(|(_, calls)| calls.iter().all(|c| callees.contains(&c.callee.as_str())))
             .filter(|(_, calls)| {
-                let mut roots = out_roots(calls.iter().copied(), |_| true);
-                roots.extend(more.iter().cloned());
-                self.reaches_nothing(roots)
+                let roots = self.flow.roots(&out_roots(calls.iter().copied(), |_| true));
+                let s = self.flow.summary(&roots) | shared;
+                if !s.hits[0] {
+                    return true;
+                }
+                let filled = self.flow.filled(self.flow.closure(s.feeds));
+                !(s.hits[1] || self.flow.summary(&filled).hits[1])
             })
             .map(|(&id, _)| id)
             .collect();
@@ -819,93 +881,192 @@ impl<'a> Free<'a> {
         out
     }
 
-    /// Whether the taints `roots` reach nothing MPI sees: not directly, nor
-    /// through a value sent, followed on through all data the program
-    /// receives.
-    fn reaches_nothing(&self, roots: HashSet<String>) -> bool {
-        self.reaches_nothing_but(roots, &|_, _| false)
-    }
-
-    /// [`Free::reaches_nothing`], but for the arguments `exempt(call, i)`
-    /// accepts.
+    /// Whether the taints `roots` reach nothing MPI sees but the places
+    /// `exempt` takes: not directly, nor through a value sent, followed on
+    /// through the data it becomes where it is received.
     fn reaches_nothing_but(
         &self,
-        mut roots: HashSet<String>,
-        exempt: &dyn Fn(&CallInfo, usize) -> bool,
+        roots: &HashSet<String>,
+        exempt: Option<&dyn Fn(Use) -> bool>,
     ) -> bool {
-        let (ir, by_callee, live) = (self.ir, self.by_callee, &self.live);
-        let clean = Clean::from_roots(ir, &roots);
-        if !reaches_mpi(ir, by_callee, &clean, false, live, exempt) {
-            return true;
-        }
-        roots.extend(self.received.iter().cloned());
-        let clean = Clean::from_roots(ir, &roots);
-        !reaches_mpi(ir, by_callee, &clean, true, live, exempt)
+        !self.flow.escapes(&self.flow.roots(roots), exempt)
+    }
+
+    /// The calls at index `ci` of [`Ir::calls`].
+    fn call(&self, ci: usize) -> &'a CallInfo {
+        &self.ir.calls[ci]
     }
 }
 
-/// The one receive site whose calls all read a probe's status at one
-/// argument ([`status_reader`]).
-struct StatusReader<'a> {
-    recv: u32,
-    rcalls: &'a [&'a CallInfo],
+/// The variables that hold the same value wherever a run reads them (once
+/// set): each has one definition, which reads only constants and such
+/// variables, through functions whose result depends only on their
+/// arguments, or is the rank or size from MPI.
+/// `int left = (rank + size - 1) % size;` is one; a loop counter, a
+/// variable assigned in two places, and anything a call writes are not.
+fn fixed_vars(ir: &Ir) -> HashSet<&str> {
+    fn fixed_expr(e: &Expr, fixed: &HashSet<&str>) -> bool {
+        e.reads.iter().all(|r| fixed.contains(r.as_str()))
+            && e.calls.iter().all(|c| {
+                PURE.contains(&c.name.as_str()) && c.args.iter().all(|a| fixed_expr(a, fixed))
+            })
+    }
+    let mut fixed: HashSet<&str> = HashSet::new();
+    loop {
+        let before = fixed.len();
+        for (k, v) in &ir.vars {
+            if fixed.contains(k.as_str()) || v.defs.len() != 1 {
+                continue;
+            }
+            let ok = match &v.defs[0] {
+                Def::Clean => true,
+                Def::Expr(e) => fixed_expr(e, &fixed),
+                Def::Taint(_) => false,
+            };
+            if ok {
+                fixed.insert(k);
+            }
+        }
+        if fixed.len() == before {
+            return fixed;
+        }
+    }
+}
+
+/// The receive sites whose calls all read a probe's status at one argument
+/// ([`status_readers`]).
+struct StatusReaders<'a> {
+    /// The sites, sorted, and their calls.
+    recvs: Vec<(u32, Vec<&'a CallInfo>)>,
     /// What the probe's status reaches.
-    status: Clean<'a>,
+    status: Nodes,
     /// The status's taints: the probe's outputs (`roots`), and what
     /// `MPI_Get_count` and the like read from it.
     taints: HashSet<String>,
 }
 
-impl StatusReader<'_> {
+impl<'a> StatusReaders<'a> {
     /// Whether argument `i` of `c` reads the probe's status.
-    fn reads(&self, c: &CallInfo, i: usize) -> bool {
-        c.args.get(i).is_some_and(|a| self.status.expr(a).is_some())
+    fn reads(&self, free: &Free<'a>, c: &'a CallInfo, i: usize) -> bool {
+        c.args
+            .get(i)
+            .is_some_and(|a| free.flow.reads(a, &self.status))
+    }
+
+    /// Whether `c` is a call of one of the sites.
+    fn has(&self, c: &CallInfo) -> bool {
+        self.recvs
+            .iter()
+            .any(|(_, calls)| calls.iter().any(|rc| std::ptr::eq(*rc, c)))
     }
 }
 
-/// The one site of calls to `recv` whose argument `arg` reads the status
-/// a probe's outputs `roots` make, in every call of the site; `None` when
-/// no site or several do.
-fn status_reader<'a>(
-    ir: &'a Ir,
-    by_site: &'a HashMap<u32, Vec<&'a CallInfo>>,
-    roots: &'a HashSet<String>,
+/// The sites of calls to `recv` whose argument `arg` reads the status a
+/// probe's outputs `roots` make, in every call of the site; `None` when
+/// none does, or one does in some of its calls only.
+fn status_readers<'a>(
+    free: &Free<'a>,
+    by_site: &HashMap<u32, Vec<&'a CallInfo>>,
+    roots: &HashSet<String>,
     recv: &str,
     arg: usize,
-) -> Option<StatusReader<'a>> {
-    let status = Clean::from_roots(ir, roots);
-    let reads = |c: &CallInfo, i: usize| c.args.get(i).is_some_and(|a| status.expr(a).is_some());
-    let mut recvs = by_site.iter().filter(|(_, calls)| {
-        calls.iter().all(|c| c.callee == recv) && calls.iter().any(|c| reads(c, arg))
-    });
-    let (Some((&site, rcalls)), None) = (recvs.next(), recvs.next()) else {
-        return None;
-    };
-    if !rcalls.iter().all(|c| reads(c, arg)) {
+) -> Option<StatusReaders<'a>> {
+    let status = free.flow.reach(roots);
+    let mut ids: Vec<u32> = Vec::new();
+    let mut readers: Vec<&CallInfo> = Vec::new();
+    for u in free.flow.uses_of(&status) {
+        let Use::Arg(ci, i) = u else { continue };
+        let c = free.call(ci);
+        if c.callee == recv && i == arg {
+            ids.extend(free.site_of[ci]);
+        } else if i == 0 && STATUS_READERS.contains(&c.callee.as_str()) {
+            readers.push(c);
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() {
         return None;
     }
-    let readers = ir
-        .calls
-        .iter()
-        .filter(|c| STATUS_READERS.contains(&c.callee.as_str()) && reads(c, 0));
-    let taints = roots
-        .iter()
-        .cloned()
-        .chain(out_roots(readers, |_| true))
-        .collect();
-    Some(StatusReader {
-        recv: site,
-        rcalls,
+    let mut found = StatusReaders {
+        recvs: Vec::new(),
         status,
-        taints,
-    })
+        taints: roots
+            .iter()
+            .cloned()
+            .chain(out_roots(readers, |_| true))
+            .collect(),
+    };
+    for id in ids {
+        let calls = by_site.get(&id)?;
+        if !calls.iter().all(|c| c.callee == recv) {
+            return None;
+        }
+        found.recvs.push((id, calls.clone()));
+    }
+    if !found
+        .recvs
+        .iter()
+        .all(|(_, calls)| calls.iter().all(|c| found.reads(free, c, arg)))
+    {
+        return None;
+    }
+    Some(found)
+}
+
+/// The innermost loop around `c` in its function, if any.
+fn innermost_loop(c: &CallInfo) -> Option<&Guard> {
+    c.guards.iter().rev().find(|g| is_loop(g))
+}
+
+/// The conditions that dispatch a probe's message (`if (st.MPI_SOURCE ==
+/// left && st.MPI_TAG == TAG_R)`): those around calls in the probe's
+/// function, inside its innermost loop but not around the probe, that read
+/// the status and otherwise only constants, [`fixed_vars`] and what nothing
+/// defines (the fields of the status, which its variable stands for). Which of
+/// them hold is then a function of the message alone, the same whichever
+/// probe of the row finds it.
+fn dispatching(free: &Free<'_>, probe: &CallInfo, status: &Nodes, u: Use) -> bool {
+    let Use::Guard(ci, gi) = u else {
+        return false;
+    };
+    let c = free.call(ci);
+    let g = &c.guards[gi];
+    let Some(head) = innermost_loop(probe) else {
+        return false;
+    };
+    if c.caller != probe.caller || !inside(c, head) {
+        return false;
+    }
+    if probe
+        .guards
+        .iter()
+        .any(|p| p.at == g.at && p.text == g.text)
+    {
+        return false;
+    }
+    fn only_pure(e: &Expr) -> bool {
+        e.calls
+            .iter()
+            .all(|c| PURE.contains(&c.name.as_str()) && c.args.iter().all(only_pure))
+    }
+    let mut atoms = Vec::new();
+    free.flow.atoms(&g.expr, &mut atoms);
+    only_pure(&g.expr)
+        && atoms.iter().any(|a| free.flow.has(status, a))
+        && atoms.iter().all(|a| {
+            free.flow.has(status, a)
+                || free.fixed.contains(a)
+                || free.ir.vars.get(*a).is_none_or(|v| v.defs.is_empty())
+        })
 }
 
 /// The probes among the sites `any` (with `MPI_ANY_SOURCE`) whose status
-/// reaches only the source, count and tag of one `MPI_Recv` site, which
-/// takes the probed message in a row of probes ([`crate::ProbeRow`]); what
-/// that receive gets (its data and status) must reach nothing MPI sees, and
-/// its source, count and tag nothing received but the probe's status.
+/// reaches only the source, count and tag of the `MPI_Recv` sites that take
+/// the probed message in a row of probes ([`crate::ProbeRow`]), and the
+/// conditions that pick one of them ([`dispatching`]); what those receives
+/// get (their data and status) must reach nothing MPI sees, and their
+/// source, count and tag nothing received but the probe's status.
 fn free_probes(
     ir: &Ir,
     free: &Free<'_>,
@@ -928,37 +1089,62 @@ fn free_probes(
         .collect();
     probes.sort_unstable();
     for p in probes {
-        let roots = out_roots(by_site[&p].iter().copied(), |_| true);
-        let Some(found) = status_reader(ir, by_site, &roots, "MPI_Recv", SOURCE) else {
+        let pcalls = &by_site[&p];
+        let roots = out_roots(pcalls.iter().copied(), |_| true);
+        let Some(found) = status_readers(free, by_site, &roots, "MPI_Recv", SOURCE) else {
             continue;
         };
-        let (r, rcalls) = (found.recv, found.rcalls);
-        // Nothing else received decides the receive's source, count or tag.
+        // Nothing else received decides a receive's source, count or tag.
+        let rcalls = || {
+            found
+                .recvs
+                .iter()
+                .flat_map(|(_, calls)| calls.iter().copied())
+        };
         let mine: HashSet<String> = found
             .taints
             .iter()
             .cloned()
-            .chain(out_roots(rcalls.iter().copied(), |_| true))
+            .chain(out_roots(rcalls(), |_| true))
             .collect();
-        let others: HashSet<String> = all_outs.difference(&mine).cloned().collect();
-        let elsewhere = Clean::from_roots(ir, &others);
-        let steered = rcalls.iter().any(|c| {
-            [COUNT, SOURCE, TAG]
-                .iter()
-                .any(|&i| c.args.get(i).is_some_and(|a| elsewhere.expr(a).is_some()))
+        let steered = rcalls().any(|c| {
+            [COUNT, SOURCE, TAG].iter().any(|&i| {
+                c.args.get(i).is_some_and(|a| {
+                    free.flow
+                        .sources(a)
+                        .iter()
+                        .any(|s| all_outs.contains(*s) && !mine.contains(*s))
+                })
+            })
         });
-        let exempt = |c: &CallInfo, i: usize| {
-            [COUNT, SOURCE, TAG].contains(&i) && rcalls.iter().any(|rc| std::ptr::eq(*rc, c))
-        };
-        if steered || !free.reaches_nothing_but(mine, &exempt) {
+        if steered {
             continue;
         }
-        rows.push(crate::ProbeRow {
-            probe: p,
-            recv: r,
-            sized: rcalls.iter().all(|c| found.reads(c, COUNT)),
-            tagged: rcalls.iter().all(|c| found.reads(c, TAG)),
-        });
+        // Several receives, or conditions on the status: a dispatch, from
+        // one probe site in a loop.
+        let single = pcalls.len() == 1;
+        let dispatch = |u: Use| single && dispatching(free, pcalls[0], &found.status, u);
+        let exempt = |u: Use| match u {
+            Use::Arg(ci, i) => [COUNT, SOURCE, TAG].contains(&i) && found.has(free.call(ci)),
+            Use::Guard(..) => dispatch(u),
+        };
+        if !free.reaches_nothing_but(&mine, Some(&exempt)) {
+            continue;
+        }
+        let guarded = free
+            .flow
+            .uses_of(&found.status)
+            .any(|u| matches!(u, Use::Guard(..)) && free.flow.matters(u, false));
+        let several = found.recvs.len() > 1 || guarded;
+        for (r, calls) in &found.recvs {
+            rows.push(crate::ProbeRow {
+                probe: p,
+                recv: *r,
+                sized: calls.iter().all(|c| found.reads(free, c, COUNT)),
+                tagged: calls.iter().all(|c| found.reads(free, c, TAG)),
+                dispatch: several,
+            });
+        }
     }
     rows
 }
@@ -988,37 +1174,34 @@ fn sized_mprobes(
             continue;
         }
         let roots = out_roots(pcalls.iter().copied(), |_| true);
-        let Some(StatusReader {
-            recv: r,
-            rcalls,
-            taints: status_roots,
-            ..
-        }) = status_reader(ir, by_site, &roots, "MPI_Mrecv", COUNT)
-        else {
+        let Some(found) = status_readers(free, by_site, &roots, "MPI_Mrecv", COUNT) else {
             continue;
         };
+        if found.recvs.len() != 1 {
+            continue;
+        }
+        let (r, rcalls) = &found.recvs[0];
         // The count is made from the probe's status alone.
-        let others: HashSet<String> = all_outs.difference(&status_roots).cloned().collect();
-        let elsewhere = Clean::from_roots(ir, &others);
         let steered = rcalls.iter().any(|c| {
-            c.args
-                .get(COUNT)
-                .is_some_and(|a| elsewhere.expr(a).is_some())
+            c.args.get(COUNT).is_some_and(|a| {
+                free.flow
+                    .sources(a)
+                    .iter()
+                    .any(|s| all_outs.contains(*s) && !found.taints.contains(*s))
+            })
         });
         let exempt =
-            |c: &CallInfo, i: usize| i == COUNT && rcalls.iter().any(|rc| std::ptr::eq(*rc, c));
-        let mine: HashSet<String> = status_roots
-            .into_iter()
-            .chain(mrecvs.iter().cloned())
-            .collect();
-        if steered || !free.reaches_nothing_but(mine, &exempt) {
+            |u: Use| matches!(u, Use::Arg(ci, i) if i == COUNT && found.has(free.call(ci)));
+        let mine: HashSet<String> = found.taints.iter().chain(mrecvs).cloned().collect();
+        if steered || !free.reaches_nothing_but(&mine, Some(&exempt)) {
             continue;
         }
         rows.push(crate::ProbeRow {
             probe: p,
-            recv: r,
+            recv: *r,
             sized: true,
             tagged: false,
+            dispatch: false,
         });
     }
     rows
@@ -1026,7 +1209,7 @@ fn sized_mprobes(
 
 /// Whether an MPI function's first argument is data it sends (a send's or
 /// a collective's buffer).
-fn sends_data(name: &str) -> bool {
+pub(crate) fn sends_data(name: &str) -> bool {
     name.starts_with("MPI_Sendrecv")
         || ![
             "Wait", "Test", "Cancel", "Request", "Start", "Probe", "probe", "Comm", "Type",
@@ -1036,53 +1219,16 @@ fn sends_data(name: &str) -> bool {
         .any(|k| name.contains(k))
 }
 
-/// Whether what `clean` holds dirty reaches what another rank can see: a
-/// condition on the way to an MPI operation or an exit, an MPI operation's
-/// argument other than the places it writes (and, with `data`, other than
-/// the data it sends), or a function fib cannot see (which could keep it
-/// for later). Only the functions in `live` are looked into: those `main`
-/// calls, directly or not, and those the program takes the address of
-/// (which a call through a pointer may run). Code that nothing names is
-/// never run.
-fn reaches_mpi(
-    ir: &Ir,
-    by_callee: &HashMap<&str, Vec<usize>>,
-    clean: &Clean<'_>,
-    data: bool,
-    live: &HashSet<&str>,
-    exempt: &dyn Fn(&CallInfo, usize) -> bool,
-) -> bool {
-    let called = |c: &CallInfo| c.caller.as_deref().is_none_or(|f| live.contains(f));
-    ir.calls.iter().filter(|c| called(c)).any(|c| {
-        let name = c.callee.strip_prefix('P').unwrap_or(&c.callee);
-        let mpi = name.starts_with("MPI_");
-        if mpi && (LOCAL_MPI.contains(&name) || STATUS_READERS.contains(&name)) {
-            return false;
-        }
-        if mpi || EXITS.contains(&name) {
-            let mut why = Vec::new();
-            dependence(ir, by_callee, clean, c, &mut HashSet::new(), &mut why);
-            let skip = |i: usize| {
-                MPI_DATA_OUT.iter().any(|(n, k, _)| *n == name && *k == i)
-                    || data && i == 0 && sends_data(name)
-                    || exempt(c, i)
-            };
-            return !why.is_empty()
-                || mpi
-                    && c.args
-                        .iter()
-                        .enumerate()
-                        .any(|(i, a)| !skip(i) && clean.expr(a).is_some());
-        }
-        let seen = c
-            .callee_usr
-            .as_ref()
-            .is_some_and(|u| ir.funcs.contains_key(u))
-            || [PURE, NO_WRITE, COPIERS, READERS, ALLOCATORS]
-                .iter()
-                .any(|l| l.contains(&name));
-        !seen && c.args.iter().any(|a| clean.expr(a).is_some())
-    })
+/// Whether fib knows what a call of a function other than MPI does with
+/// its arguments: the program's own, or a library function it lists.
+pub(crate) fn seen_function(ir: &Ir, c: &CallInfo) -> bool {
+    let name = c.callee.as_str();
+    c.callee_usr
+        .as_ref()
+        .is_some_and(|u| ir.funcs.contains_key(u))
+        || [PURE, NO_WRITE, COPIERS, READERS, ALLOCATORS, FILE_WRITERS]
+            .iter()
+            .any(|l| l.contains(&name))
 }
 
 /// Whether a call reads a clock or writes output: itself, or (up to
@@ -1253,7 +1399,7 @@ fn dependence(
         .get(caller.as_str())
         .map(|v| v.iter().map(|&i| &ir.calls[i]).collect())
         .unwrap_or_default();
-    if callers.is_empty() && clean.only.is_none() {
+    if callers.is_empty() {
         let name = ir.funcs.get(caller).map_or("?", |f| f.name.as_str());
         reasons.push(format!(
             "`{name}` has no visible caller, so fib cannot tell what decides whether it runs"

@@ -13,6 +13,7 @@ mod buffers;
 mod extract;
 mod facts;
 mod flags;
+mod flow;
 mod header;
 mod ir;
 mod rewrite;

@@ -353,18 +353,21 @@ fn a_probe_whose_status_only_names_its_receives_source_count_and_tag_is_free() {
                 recv: row(18, "MPI_Recv"),
                 sized: true,
                 tagged: false,
+                dispatch: false,
             },
             instrument::ProbeRow {
                 probe: row(24, "MPI_Probe"),
                 recv: row(25, "MPI_Recv"),
                 sized: false,
                 tagged: false,
+                dispatch: false,
             },
             instrument::ProbeRow {
                 probe: row(35, "MPI_Probe"),
                 recv: row(36, "MPI_Recv"),
                 sized: false,
                 tagged: true,
+                dispatch: false,
             },
         ]
     );
@@ -385,6 +388,7 @@ fn matched_probes_whose_mrecv_is_sized_from_the_status_are_rows() {
             recv: row(19, "MPI_Mrecv"),
             sized: true,
             tagged: false,
+            dispatch: false,
         }]
     );
     assert_eq!(a.facts.free_receives, Vec::<u32>::new());

@@ -328,6 +328,7 @@ impl Sim {
                 Some(crate::engine::Vouched {
                     sized: true,
                     tagged: tagged.contains(&recv),
+                    dispatch: false,
                 })
             },
         });

@@ -218,6 +218,12 @@ pub struct ProbeRow {
     /// a probe with `MPI_ANY_TAG`).
     #[serde(default)]
     pub tagged: bool,
+    /// The probe's status picks one of several receives (this one among
+    /// the rows of the same probe), through conditions that compare it
+    /// with values fixed for the run: which receive takes a message is a
+    /// function of the message, and the row must be of this probe alone.
+    #[serde(default)]
+    pub dispatch: bool,
 }
 
 /// What is known about a program without running it.

@@ -112,6 +112,10 @@ pub struct Exchange {
     /// status (the caller's word), so that it fits whichever message the
     /// probe finds.
     pub sized: bool,
+    /// For a row of probes: the caller says the probe's status picks the
+    /// receive that takes the message among several (a dispatch), so the
+    /// receives need only take their messages alike site by site.
+    pub dispatch: bool,
 }
 
 impl Exchange {
@@ -123,6 +127,7 @@ impl Exchange {
             choices: Vec::new(),
             takers: Vec::new(),
             sized,
+            dispatch: false,
         }
     }
 
@@ -196,18 +201,27 @@ pub(crate) fn blocks(m: &Matching, c: &Causality, p: &Path, caller: &Vouch) -> V
                 // The row: the pairs from `i` on with its key that the
                 // caller vouches for (a pair it does not ends the row).
                 let vouched = |k: usize| vouched(caller, ops, k, key.1);
-                let mut sized = vouched(i);
+                let first = vouched(i);
+                let mut sized = first.map(|v| v.sized);
+                let mut dispatch = first.is_some_and(|v| v.dispatch);
                 let mut j = i + 2;
                 if sized.is_some() {
                     while probe_pair(ops, j) == Some(key) {
-                        let Some(s) = vouched(j) else { break };
-                        sized = sized.map(|t| t && s);
+                        let Some(v) = vouched(j) else { break };
+                        // A dispatch is a function of the message for
+                        // its own probe site only.
+                        if (dispatch || v.dispatch) && ops[j].site != ops[i].site {
+                            break;
+                        }
+                        sized = sized.map(|t| t && v.sized);
+                        dispatch |= v.dispatch;
                         j += 2;
                     }
                 }
                 let before = latest.get(&key.0).copied();
                 if let (true, Some(sized)) = (j - i >= 4, sized) {
-                    if let Some(x) = run.check_probes(rank, i..j, key, before, sized) {
+                    if let Some(mut x) = run.check_probes(rank, i..j, key, before, sized) {
+                        x.dispatch = dispatch;
                         out.push(x);
                     }
                 }
@@ -299,6 +313,11 @@ pub struct Vouched {
     pub sized: bool,
     /// The receive's tag is the probe's status's.
     pub tagged: bool,
+    /// The probe's status picks this receive among several, through
+    /// conditions that make the pick a function of the message: a row of
+    /// such pairs must be of one probe site, and each receive site must
+    /// take its messages alike (the engine checks both).
+    pub dispatch: bool,
 }
 
 /// Whether the rank's calls at `i` and `i + 1` are a blocking probe with
@@ -330,11 +349,11 @@ fn probe_pair(ops: &super::model::Ops, i: usize) -> Option<(u32, i32)> {
 /// Whether the caller vouches for the probe at `k` and the receive after
 /// it, a probe with the tag filter `tag`, and the receive takes the probed
 /// message in every order: it names the same tag filter, or the tag the
-/// probe found. `Some(sized)`: whether its count is made from the status.
-fn vouched(caller: &Vouch, ops: &super::model::Ops, k: usize, tag: i32) -> Option<bool> {
+/// probe found: what the caller says of the pair.
+fn vouched(caller: &Vouch, ops: &super::model::Ops, k: usize, tag: i32) -> Option<Vouched> {
     let v = (caller.probes)(ops[k].site, ops[k + 1].site)?;
     match ops[k + 1].kind {
-        Kind::Recv { tag: t, .. } if t == tag || v.tagged => Some(v.sized),
+        Kind::Recv { tag: t, .. } if t == tag || v.tagged => Some(v),
         _ => None,
     }
 }

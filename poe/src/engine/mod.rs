@@ -112,6 +112,18 @@ impl Engine {
         self.end.as_ref()
     }
 
+    /// Whether the receives `recvs` take their messages alike site by site:
+    /// the receives made at one site all ask for the same count of the same
+    /// datatype (a dispatch, where each message goes to the site its
+    /// status picks whatever the order).
+    fn alike_by_site(&self, recvs: &[OpId]) -> bool {
+        let mut by_site: rustc_hash::FxHashMap<Site, Vec<OpId>> = Default::default();
+        for &r in recvs {
+            by_site.entry(self.matching.op(r).site).or_default().push(r);
+        }
+        by_site.values().all(|rs| self.params.alike(rs))
+    }
+
     /// Once the run has ended: its exchangeable blocks and its rows of
     /// `MPI_Waitany` (none unless [`Config::exchange`]), whose choices'
     /// other alternatives it marks [`Choice::predicted`]: this run stands
@@ -144,7 +156,9 @@ impl Engine {
             } else {
                 &x.takers
             };
-            self.params.alike(recvs) || x.sized && self.params.fitted(recvs)
+            self.params.alike(recvs)
+                || x.sized && self.params.fitted(recvs)
+                || x.dispatch && self.alike_by_site(recvs)
         });
         if self.waitanys {
             self.rows = rows::rows(&self.matching, caller.free);

@@ -453,6 +453,7 @@ impl Loop {
                     .map(|i| poe::engine::Vouched {
                         sized: probes[i].sized,
                         tagged: probes[i].tagged,
+                        dispatch: probes[i].dispatch,
                     }),
                 _ => None,
             },
