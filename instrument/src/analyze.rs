@@ -6,7 +6,7 @@ use crate::ir::SiteKey;
 use crate::{Analysis, InstrumentError, SiteTable, Unit};
 use clang::diagnostic::Severity;
 use clang::TranslationUnit;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -76,7 +76,7 @@ pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis
         (&a.file, a.span.0, &a.callee, a.span.1).cmp(&(&b.file, b.span.0, &b.callee, b.span.1))
     });
     sites.dedup_by(|a, b| a.file == b.file && a.span == b.span && a.callee == b.callee);
-    let mut ids: HashMap<SiteKey, u32> = HashMap::new();
+    let mut ids: HashMap<SiteKey, u32> = HashMap::default();
     for (i, site) in sites.iter_mut().enumerate() {
         site.id = i as u32;
         ids.insert(
@@ -120,7 +120,7 @@ pub(crate) fn files_read(tu: &TranslationUnit, source: &Path) -> Option<Vec<Path
         return None;
     }
     let first = tu.get_file(source)?;
-    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut seen: HashSet<PathBuf> = HashSet::default();
     let mut todo = vec![first];
     let mut out = Vec::new();
     while let Some(file) = todo.pop() {

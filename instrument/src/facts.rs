@@ -14,7 +14,7 @@
 use crate::flow::{Flow, Nodes, Use, FILES};
 use crate::ir::{CallInfo, Def, Expr, Guard, Ir, SiteKey};
 use crate::{Dependence, Facts, Wildcard};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What `main`'s parameters hold: data for the facts about inputs, but the
 /// same in every run of one check, so they steer no run differently.
@@ -339,12 +339,12 @@ const STEERING_REASONS: usize = 5;
 /// what each parameter receives.
 pub(crate) fn apply_calls(ir: &mut Ir) {
     let calls = std::mem::take(&mut ir.calls);
-    let mut called: HashSet<String> = HashSet::new();
+    let mut called: HashSet<String> = HashSet::default();
     // A call of a member function may run any override of it (a virtual
     // call names the base's): what it passes reaches every member function
     // of that name and number of parameters.
     let unqualified = |name: &str| name.rsplit("::").next().unwrap_or(name).to_string();
-    let mut members: HashMap<(String, usize), Vec<String>> = HashMap::new();
+    let mut members: HashMap<(String, usize), Vec<String>> = HashMap::default();
     for (u, f) in &ir.funcs {
         if is_member(u) {
             members
@@ -512,8 +512,8 @@ impl<'a> Clean<'a> {
     fn compute(ir: &'a Ir, fixed_input: bool) -> Clean<'a> {
         let mut c = Clean {
             ir,
-            vars: HashMap::new(),
-            funcs: HashMap::new(),
+            vars: HashMap::default(),
+            funcs: HashMap::default(),
             fixed_input,
         };
         // In a fixed order, so that the reasons are the same every time.
@@ -619,7 +619,7 @@ impl<'a> Clean<'a> {
 /// Computes the facts for the sites, given each site's id by key.
 pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
     let clean = Clean::compute(ir, false);
-    let mut by_site: HashMap<u32, Vec<&CallInfo>> = HashMap::new();
+    let mut by_site: HashMap<u32, Vec<&CallInfo>> = HashMap::default();
     for c in &ir.calls {
         if let Some(id) = c.site.as_ref().and_then(|k| ids.get(k)) {
             by_site.entry(*id).or_default().push(c);
@@ -629,7 +629,7 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
     // a call runs is looked for among the calls of live functions only.
     let live = live_functions(ir);
     let runs = |c: &CallInfo| c.caller.as_deref().is_none_or(|f| live.contains(f));
-    let mut by_callee: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_callee: HashMap<&str, Vec<usize>> = HashMap::default();
     for (i, c) in ir.calls.iter().enumerate() {
         if let Some(u) = c.callee_usr.as_ref().filter(|_| runs(c)) {
             by_callee.entry(u.as_str()).or_default().push(i);
@@ -669,9 +669,16 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
         if interesting {
             let mut reasons = Vec::new();
             for c in calls {
-                dependence(ir, &by_callee, &clean, c, &mut HashSet::new(), &mut reasons);
+                dependence(
+                    ir,
+                    &by_callee,
+                    &clean,
+                    c,
+                    &mut HashSet::default(),
+                    &mut reasons,
+                );
             }
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             reasons.retain(|r| seen.insert(r.clone()));
             let dep = if reasons.is_empty() {
                 Dependence::InputIndependent
@@ -684,7 +691,12 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
     f.purposes = purposes(ir, ids, &f.barriers);
     f.steering = steering(ir, &by_callee, &Clean::compute(ir, true), &live);
     let free = Free::new(ir, ids, live);
-    f.free_waits = free.sites(&by_site, by_site.keys(), &["MPI_Waitany"], &HashSet::new());
+    f.free_waits = free.sites(
+        &by_site,
+        by_site.keys(),
+        &["MPI_Waitany"],
+        &HashSet::default(),
+    );
     // What a wait or test says of a nonblocking receive it completes.
     let statuses = out_roots(
         ir.calls
@@ -699,7 +711,7 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
         .filter(|w| w.any_source)
         .map(|w| w.site)
         .collect();
-    f.free_receives = free.sites(&by_site, &any, &["MPI_Recv"], &HashSet::new());
+    f.free_receives = free.sites(&by_site, &any, &["MPI_Recv"], &HashSet::default());
     f.free_receives
         .extend(free.sites(&by_site, &any, &["MPI_Irecv"], &statuses));
     // A matched probe takes its message for the `MPI_Mrecv` that receives
@@ -737,7 +749,7 @@ fn steering(
     live: &HashSet<&str>,
 ) -> Vec<String> {
     let mut reasons = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     for c in &ir.calls {
         if reasons.len() >= STEERING_REASONS {
             break;
@@ -751,7 +763,7 @@ fn steering(
             continue;
         }
         let mut why = Vec::new();
-        dependence(ir, by_callee, clean, c, &mut HashSet::new(), &mut why);
+        dependence(ir, by_callee, clean, c, &mut HashSet::default(), &mut why);
         let name = c.callee.trim_start_matches('P');
         if let Some((_, args)) = STEERING_ARGS.iter().find(|(n, _)| *n == name) {
             for &i in *args {
@@ -805,7 +817,7 @@ struct Free<'a> {
 /// end of a scope, neither named by a call), and what they call, directly
 /// or not. Code outside them is never run.
 fn live_functions(ir: &Ir) -> HashSet<&str> {
-    let mut calls_of: HashMap<&str, Vec<&str>> = HashMap::new();
+    let mut calls_of: HashMap<&str, Vec<&str>> = HashMap::default();
     for c in &ir.calls {
         if let (Some(f), Some(u)) = (c.caller.as_deref(), c.callee_usr.as_deref()) {
             calls_of.entry(f).or_default().push(u);
@@ -911,7 +923,7 @@ fn fixed_vars(ir: &Ir) -> HashSet<&str> {
                 PURE.contains(&c.name.as_str()) && c.args.iter().all(|a| fixed_expr(a, fixed))
             })
     }
-    let mut fixed: HashSet<&str> = HashSet::new();
+    let mut fixed: HashSet<&str> = HashSet::default();
     loop {
         let before = fixed.len();
         for (k, v) in &ir.vars {

@@ -21,9 +21,7 @@
 //! library function reads from a file carries what the program wrote into
 //! files ([`FILES`]).
 
-use std::collections::{HashMap, HashSet};
-
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::facts::{ALLOCATORS, EXITS, LOCAL_MPI, MPI_DATA_OUT, SOURCES, STATUS_READERS};
 use crate::ir::{CallInfo, Expr, Ir};
@@ -50,18 +48,18 @@ pub(crate) enum Use {
 pub(crate) type Node = u32;
 
 /// A set of nodes ([`Flow::reach`]).
-pub(crate) type Nodes = FxHashSet<Node>;
+pub(crate) type Nodes = HashSet<Node>;
 
 /// The def-use graph of a program model, and where each node is read.
 pub(crate) struct Flow<'a> {
     pub ir: &'a Ir,
-    ids: FxHashMap<&'a str, Node>,
+    ids: HashMap<&'a str, Node>,
     /// Node → the nodes it defines (part of).
     next: Vec<Vec<Node>>,
     /// Node → the nodes its definitions read.
     prev: Vec<Vec<Node>>,
     /// Taint → the variables it defines.
-    tainted: FxHashMap<&'a str, Vec<Node>>,
+    tainted: HashMap<&'a str, Vec<Node>>,
     /// Node → the taints that define it.
     taints: Vec<Vec<&'a str>>,
     /// Node → where the calls of live functions read it.
@@ -174,10 +172,10 @@ impl<'a> Flow<'a> {
     pub(crate) fn new(ir: &'a Ir, live: &dyn Fn(&CallInfo) -> bool) -> Flow<'a> {
         let mut f = Flow {
             ir,
-            ids: FxHashMap::default(),
+            ids: HashMap::default(),
             next: Vec::new(),
             prev: Vec::new(),
-            tainted: FxHashMap::default(),
+            tainted: HashMap::default(),
             taints: Vec::new(),
             uses: Vec::new(),
             steers: Vec::new(),
@@ -458,7 +456,7 @@ impl<'a> Flow<'a> {
     pub(crate) fn sources(&self, e: &'a Expr) -> HashSet<&'a str> {
         let mut todo = self.nodes_of(e);
         let mut seen: Nodes = todo.iter().copied().collect();
-        let mut out = HashSet::new();
+        let mut out = HashSet::default();
         while let Some(n) = todo.pop() {
             out.extend(self.taints[n as usize].iter().copied());
             for &m in &self.prev[n as usize] {
@@ -498,7 +496,7 @@ impl<'a> Flow<'a> {
                 .any(|&n| below[self.comp[n as usize] as usize]);
         };
         let mut todo: Vec<u32> = starts.iter().map(|&n| self.comp[n as usize]).collect();
-        let mut seen: FxHashSet<u32> = todo.iter().copied().collect();
+        let mut seen: HashSet<u32> = todo.iter().copied().collect();
         while let Some(c) = todo.pop() {
             if !below[c as usize] {
                 continue;
@@ -625,8 +623,8 @@ fn steering_calls(ir: &Ir, live: &dyn Fn(&CallInfo) -> bool) -> Vec<bool> {
         mpi || EXITS.contains(&name)
     };
     // The functions that make such a call, found from the calls up.
-    let mut callers_of: HashMap<&str, Vec<&str>> = HashMap::new();
-    let mut makes: HashSet<&str> = HashSet::new();
+    let mut callers_of: HashMap<&str, Vec<&str>> = HashMap::default();
+    let mut makes: HashSet<&str> = HashSet::default();
     let mut todo: Vec<&str> = Vec::new();
     for c in ir.calls.iter().filter(|c| live(c)) {
         let Some(f) = c.caller.as_deref() else {

@@ -405,3 +405,47 @@ fn a_matched_probe_whose_messages_reach_nothing_mpi_sees_is_free() {
     assert_ne!(mprobe, steers);
     assert_eq!(a.facts.free_receives, vec![mprobe]);
 }
+
+#[path = "../examples/common/program.rs"]
+mod program;
+
+/// The static analysis of a large generated program (the benchmark's,
+/// `examples/time_analysis.rs`) finds every site and fact: one barrier and
+/// one wildcard receive per function, and every row whose statuses and
+/// data only go into an array and a file free, while the receives whose
+/// data steer a barrier are not.
+#[test]
+fn a_large_program_gets_every_fact() {
+    let p = program::program(30_000);
+    let dir = std::env::temp_dir().join(format!("fib-facts-large-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("gen.c");
+    std::fs::write(&path, &p.text).unwrap();
+    let a = instrument::analyze(&dir, &[(path, common::flags())]).expect("analyze");
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Per function: a send, a receive, a barrier, an allreduce; per row:
+    // a send and a receive; and main's four calls.
+    assert_eq!(a.sites.sites.len(), 4 * p.functions + 2 * p.rows + 4);
+    assert_eq!(a.facts.barriers.len(), p.functions);
+    assert_eq!(a.facts.wildcards.len(), p.functions + p.rows);
+    let rows: Vec<u32> = a
+        .sites
+        .sites
+        .iter()
+        .filter(|s| {
+            s.callee == "MPI_Recv"
+                && s.function
+                    .as_deref()
+                    .is_some_and(|f| f.starts_with("frame"))
+        })
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(rows.len(), p.rows);
+    assert_eq!(a.facts.free_receives, rows);
+    assert!(!a.facts.steering.is_empty());
+    let text: Vec<&instrument::CallSite> = a.sites.sites.iter().collect();
+    assert_eq!(
+        instrument::rewrite(&p.text, &text).lines().count(),
+        p.text.lines().count()
+    );
+}
