@@ -35,8 +35,10 @@
 # Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS,
 # BANDWIDTH_ROUNDS, NONBLOCKING_ROUNDS, RMA_ROUNDS override the defaults;
 # CHOICES_LIMIT (default 50) is the interleaving limit of each run of the
-# section on rows whose statuses only steer data. BENCH_SECTION=choices runs only the section on
-# rows whose statuses only steer data (after the build).
+# section on rows whose statuses only steer data; STATIC_LINES (default
+# "10000 100000 1000000") the sizes of the static analysis's programs.
+# BENCH_SECTION=choices or BENCH_SECTION=static runs only that section
+# (after the build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -60,8 +62,10 @@ choices_section() {
     python3 - "${CHOICES_LIMIT:-50}" <<'PY'
 import glob
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 
 limit = int(sys.argv[1])
@@ -75,10 +79,13 @@ for path in sorted(glob.glob("tests/choices/*.c")):
 
 
 def check(path, n, args, cap, flags):
+    # In a directory of its own: some programs write files.
     start = time.perf_counter()
-    out = subprocess.run(
-        ["target/release/fib", "check", path, "-n", str(n), "--max-interleavings", str(cap),
-         *flags, "--format", "json", "--", *args], capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        out = subprocess.run(
+            [os.path.abspath("target/release/fib"), "check", os.path.abspath(path), "-n", str(n),
+             "--max-interleavings", str(cap), *flags, "--format", "json", "--", *args],
+            capture_output=True, text=True, cwd=scratch)
     took = time.perf_counter() - start
     p = json.loads(out.stdout)["programs"][0]
     verdicts = sorted((tuple(sorted(s["line"] for s in b["group"])), b["verdict"])
@@ -110,10 +117,17 @@ print("its limit (cargo test --test choices runs every order of the programs of 
 PY
 }
 
-if [[ "${BENCH_SECTION:-}" == choices ]]; then
-    choices_section
-    exit 0
-fi
+# The static half: libclang analysis and rewriting of generated programs
+# of about 10 000, 100 000 and 1 000 000 lines (STATIC_LINES).
+static_section() {
+    # shellcheck disable=SC2086
+    cargo run -q --release -p instrument --example time_analysis ${STATIC_LINES:-10000 100000 1000000}
+}
+
+case "${BENCH_SECTION:-}" in
+    choices) choices_section; exit 0 ;;
+    static) static_section; exit 0 ;;
+esac
 
 mkdir -p target/bench
 for src in bench/pingpong.c bench/barriers.c bench/server.c bench/bandwidth.c bench/nonblocking.c bench/rma.c \
@@ -372,10 +386,8 @@ PY
 echo
 choices_section
 
-# The static half: libclang analysis and rewriting of a generated program
-# of about 20 000 lines.
 echo
-cargo run -q --release -p instrument --example time_analysis
+static_section
 
 # The Fib pass alone on generated traces of 10 000 to 1 000 000 calls.
 echo

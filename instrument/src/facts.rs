@@ -884,8 +884,7 @@ impl<'a> Free<'a> {
                 if !s.hits[0] {
                     return true;
                 }
-                let filled = self.flow.filled(self.flow.closure(s.feeds));
-                !(s.hits[1] || self.flow.summary(&filled).hits[1])
+                !(s.hits[1] || self.flow.filled_hits(self.flow.closure(s.feeds)))
             })
             .map(|(&id, _)| id)
             .collect();

@@ -83,6 +83,8 @@ pub(crate) struct Flow<'a> {
     feeds_below: Vec<u64>,
     /// Channel → the variables that what is sent on it fills.
     channel_roots: Vec<Vec<Node>>,
+    /// Channel → what those variables reach.
+    channel_sums: Vec<Summary>,
 }
 
 /// What a set of starting nodes reaches ([`Flow::summary`]); the summary of
@@ -186,6 +188,7 @@ impl<'a> Flow<'a> {
             channels: Vec::new(),
             feeds_below: Vec::new(),
             channel_roots: Vec::new(),
+            channel_sums: Vec::new(),
         };
         let mut atoms = Vec::new();
         for (k, v) in &ir.vars {
@@ -267,6 +270,7 @@ impl<'a> Flow<'a> {
         }
         f.channel_roots = roots;
         f.condense();
+        f.channel_sums = f.channel_roots.iter().map(|r| f.summary(r)).collect();
         f
     }
 
@@ -549,11 +553,9 @@ impl<'a> Flow<'a> {
     /// sent on in turn, and so on.
     pub(crate) fn closure(&self, mut feeds: u64) -> u64 {
         loop {
-            let more = (0..self.channels.len().min(64))
-                .filter(|k| feeds & (1 << k) != 0)
-                .fold(feeds, |acc, k| {
-                    acc | self.summary(&self.channel_roots[k]).feeds
-                });
+            let more = self
+                .channels_in(feeds)
+                .fold(feeds, |acc, k| acc | self.channel_sums[k].feeds);
             if more == feeds {
                 return feeds;
             }
@@ -561,10 +563,20 @@ impl<'a> Flow<'a> {
         }
     }
 
+    /// The channels of the bits `feeds`.
+    fn channels_in(&self, feeds: u64) -> impl Iterator<Item = usize> {
+        (0..self.channels.len().min(64)).filter(move |k| feeds & (1 << k) != 0)
+    }
+
+    /// Whether what data sent on the channels `feeds` may fill reaches
+    /// another rank, with the data sent counting as harmless.
+    pub(crate) fn filled_hits(&self, feeds: u64) -> bool {
+        self.channels_in(feeds).any(|k| self.channel_sums[k].hits[1])
+    }
+
     /// The variables that data sent on the channels `feeds` may fill.
     pub(crate) fn filled(&self, feeds: u64) -> Vec<Node> {
-        (0..self.channels.len().min(64))
-            .filter(|k| feeds & (1 << k) != 0)
+        self.channels_in(feeds)
             .flat_map(|k| self.channel_roots[k].iter().copied())
             .collect()
     }
@@ -577,11 +589,11 @@ impl<'a> Flow<'a> {
         if !self.hits(starts, false, exempt) {
             return false;
         }
-        let filled = self.filled(self.closure(self.summary(starts).feeds));
+        let feeds = self.closure(self.summary(starts).feeds);
         match exempt {
-            None => self.hits(starts, true, None) || self.hits(&filled, true, None),
+            None => self.hits(starts, true, None) || self.filled_hits(feeds),
             Some(_) => {
-                let all: Vec<Node> = starts.iter().chain(&filled).copied().collect();
+                let all: Vec<Node> = starts.iter().chain(&self.filled(feeds)).copied().collect();
                 self.hits(&all, true, exempt)
             }
         }

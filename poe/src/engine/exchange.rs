@@ -84,6 +84,23 @@
 //! vouch for each pair (`probes`) when the `MPI_Mrecv`'s count is made
 //! from the probe's status and nothing else the status or the message
 //! reaches matters.
+//!
+//! A row of probes may also be a dispatch: the probe's status picks which
+//! of several receives takes the message (`if (st.MPI_SOURCE == left &&
+//! st.MPI_TAG == T_L) MPI_Recv(ghost_l, ...) else if ... else
+//! MPI_Abort(...)`), and the caller vouches (`Vouched::dispatch`) that the
+//! pick is a function of the message alone: the conditions compare the
+//! status with values that are the same for the whole run. The row must
+//! then be of one probe site (another site's conditions could pick
+//! differently), every receive must still have got its probe's message,
+//! and receives made at one site must take their messages alike (the same
+//! count of the same datatype). In any order every message of the row is
+//! found by some probe of the row (condition 4), goes to the receive its
+//! status picks, which is the one it went to in this run, and is taken
+//! there alike: the rank's calls differ between orders only in which
+//! probe found which message and in the order of the receives' sites, no
+//! message reaches a branch this run did not show it reaching (the
+//! `else`), and what the receives get steers nothing.
 
 use fib_wire::Site;
 use rustc_hash::FxHashMap;
