@@ -813,6 +813,7 @@ fn rows_generator_is_deterministic_and_varied() {
         Sink::Abort,
         Sink::Comparand,
         Sink::FileBack,
+        Sink::WildBranch,
     ];
     let with_sink: Vec<(&str, usize)> = sinks
         .iter()
@@ -854,8 +855,9 @@ fn rows_generator_is_deterministic_and_varied() {
     for n in of_kind {
         assert!(n >= 30, "{summary}");
     }
+    // The rarest (a near-miss's variant) are about 7 in 200.
     for (_, n) in with_sink.iter().chain(&counts) {
-        assert!(*n >= 8, "{summary}");
+        assert!(*n >= 5, "{summary}");
     }
     assert!(harmless >= 60 && near >= 60, "{summary}");
     for g in &corpus {

@@ -4,8 +4,8 @@
 //!
 //! A program has 3 or 4 ranks and a few phases, in random order:
 //!
-//! - **rows** (one or two per program): one receiver takes 2 to 4 messages
-//!   from 1 to 3 senders in a row of
+//! - **rows** (one or two per program): one receiver takes 2 or 3 messages
+//!   (2 in a loop of time steps) from 2 or 3 senders in a row of
 //!   - blocking `MPI_Recv(MPI_ANY_SOURCE, tag or MPI_ANY_TAG)`, in a loop
 //!     or written out one after the other,
 //!   - `MPI_Irecv(MPI_ANY_SOURCE, ...)` completed by a loop of
@@ -33,7 +33,7 @@
 //! indexed by source and tag, a counter printed after the row, `printf`,
 //! `fseek` to a position computed from source and tag then `fprintf` of the
 //! data to a file (`tmpfile()`), and a sum of the data checked after the
-//! row with `printf` only. Near-misses, of which one row in two has one,
+//! row with `printf` only. Near-misses, of which three rows in five have one,
 //! let the order reach an MPI call or an exit:
 //!
 //! - `dest`: the sources, in arrival order, are the destinations of
@@ -46,11 +46,19 @@
 //!   or between two tags, of a message after the row;
 //! - `abort`: `MPI_Abort` or `exit` under a check of the data or status
 //!   (never true);
-//! - `comparand` (dispatch rows only): a branch compares the source with a
-//!   variable its own body changes, so that which buffer takes a sender's
-//!   second message depends on the order;
+//! - `comparand` (dispatch rows only): the chain's first branch compares
+//!   the source with a variable set inside the loop to the first source
+//!   probed, and receives every message of that sender into a buffer of its
+//!   own with a count of its own: which sender that is depends on the
+//!   order;
 //! - `file`: the source is written to the file at a position computed from
-//!   the tag, read back after the row and used as a tag.
+//!   the tag, read back after the row and used as a tag;
+//! - `wild-branch`: the last source decides whether the receiver then takes
+//!   a message of another rank `q` from `MPI_ANY_SOURCE` or from `q`; a
+//!   third rank sends it a message of that tag after the row's barrier,
+//!   which the wildcard could take without the barrier: the barrier is
+//!   relevant in some orders only, and a reduction that skipped them would
+//!   show in its verdict.
 //!
 //! Every program is free of deadlocks and errors in every order and runs
 //! natively under `mpiexec`: every message sent is received, the dispatch
@@ -94,6 +102,7 @@ pub enum Sink {
     Abort,
     Comparand,
     FileBack,
+    WildBranch,
 }
 
 impl Sink {
@@ -117,6 +126,7 @@ impl Sink {
             Sink::Abort => "abort",
             Sink::Comparand => "comparand",
             Sink::FileBack => "file-back",
+            Sink::WildBranch => "wild-branch",
         }
     }
 }
@@ -132,13 +142,14 @@ const HARMLESS: [Sink; 6] = [
 
 /// The near-misses every kind of row can have (dispatch rows also
 /// [`Sink::Comparand`]).
-const NEAR: [Sink; 6] = [
+const NEAR: [Sink; 7] = [
     Sink::Dest,
     Sink::Tag,
     Sink::Count,
     Sink::Branch,
     Sink::Abort,
     Sink::FileBack,
+    Sink::WildBranch,
 ];
 
 #[derive(Clone, Debug)]
@@ -270,8 +281,9 @@ fn row(rng: &mut Rng, nprocs: usize) -> Row {
     for i in (1..others.len()).rev() {
         others.swap(i, rng.below(i + 1));
     }
-    let nsenders = 1 + rng.below(others.len());
-    let mut msgs = Vec::new();
+    // At least two senders, so that the row has more than one order.
+    let nsenders = 2 + rng.below(others.len() - 1);
+    let (mut msgs, mut seconds) = (Vec::new(), Vec::new());
     for &s in &others[..nsenders] {
         let two = rng.chance(1, 3);
         let first = tag.unwrap_or_else(|| rng.below(2));
@@ -279,20 +291,12 @@ fn row(rng: &mut Rng, nprocs: usize) -> Row {
         if two {
             // Dispatch rows tell a sender's messages apart by tag.
             let second = if tag.is_none() { 1 - first } else { first };
-            msgs.push((s, second));
+            seconds.push((s, second));
         }
     }
+    // Second messages are the first to go when the row is too long.
+    msgs.extend(seconds);
     msgs.truncate(max);
-    if msgs.len() < 2 {
-        // A row has at least two messages, from two senders when it can.
-        let s = others[nsenders % others.len()];
-        let t = if s == msgs[0].0 && tag.is_none() {
-            1 - msgs[0].1
-        } else {
-            tag.unwrap_or_else(|| rng.below(2))
-        };
-        msgs.push((s, t));
-    }
     let mut sinks = Vec::new();
     for _ in 0..1 + rng.below(3) {
         let s = HARMLESS[rng.below(HARMLESS.len())];
@@ -300,7 +304,7 @@ fn row(rng: &mut Rng, nprocs: usize) -> Row {
             sinks.push(s);
         }
     }
-    if rng.chance(1, 2) {
+    if rng.chance(3, 5) {
         // Dispatch rows also have the comparand near-miss, one in three.
         if kind == RowKind::Dispatch && rng.chance(1, 3) {
             sinks.push(Sink::Comparand);
@@ -310,7 +314,12 @@ fn row(rng: &mut Rng, nprocs: usize) -> Row {
     }
     sinks.sort();
     let senders: Vec<usize> = msgs.iter().map(|m| m.0).collect();
-    let late = if rng.chance(1, 3) {
+    let q = others[rng.below(others.len())];
+    let late = if sinks.contains(&Sink::WildBranch) {
+        // The late message of the wildcard the order decides on.
+        let ls: Vec<usize> = others.iter().copied().filter(|&o| o != q).collect();
+        Some((ls[rng.below(ls.len())], 40))
+    } else if rng.chance(1, 3) {
         let from = others[rng.below(others.len())];
         // From a sender of the row, the late message must have a tag of
         // its own there, or the row would only ever take the earlier one.
@@ -328,7 +337,7 @@ fn row(rng: &mut Rng, nprocs: usize) -> Row {
         kind,
         tag,
         isend: rng.chance(1, 2),
-        q: others[rng.below(others.len())],
+        q,
         p: senders[rng.below(senders.len())],
         count_by_data: rng.chance(1, 2),
         branch_tag: rng.chance(1, 2),
@@ -544,9 +553,15 @@ fn render_row(w: &mut Writer, r: &Row, k: usize) {
     let sinks = &r.sinks;
     let has = |s: Sink| sinks.contains(&s);
     // The rank that receives a near-miss's message after the row.
-    let q_gets = [Sink::Tag, Sink::Count, Sink::Branch, Sink::FileBack]
-        .into_iter()
-        .any(has);
+    let q_gets = [
+        Sink::Tag,
+        Sink::Count,
+        Sink::Branch,
+        Sink::FileBack,
+        Sink::WildBranch,
+    ]
+    .into_iter()
+    .any(has);
     w.open(&format!("if (rank == {}) {{", r.recv));
     render_receiver(w, r, k);
     let mut others: Vec<usize> = senders.clone();
@@ -586,7 +601,16 @@ fn render_row(w: &mut Writer, r: &Row, k: usize) {
             }
         }
         if q_gets && o == r.q {
-            let call = if has(Sink::Count) {
+            let call = if has(Sink::WildBranch) {
+                w.line(&format!(
+                    "MPI_Recv(&x, 1, MPI_INT, {}, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE);",
+                    r.recv
+                ));
+                format!(
+                    "MPI_Send(&out, 1, MPI_INT, {}, 40, MPI_COMM_WORLD);",
+                    r.recv
+                )
+            } else if has(Sink::Count) {
                 format!(
                     "MPI_Recv(two, 2, MPI_INT, {}, 70, MPI_COMM_WORLD, MPI_STATUS_IGNORE);",
                     r.recv
@@ -672,19 +696,21 @@ fn render_receiver(w: &mut Writer, r: &Row, k: usize) {
                 w.line(&format!("int p{k}_{j} = (rank + {d}) % size;"));
             }
             if has(Sink::Comparand) {
-                let j = senders.iter().position(|&s| s == r.p).unwrap();
-                w.line(&format!("int want{k} = p{k}_{j};"));
+                w.line(&format!("int want{k} = -1;"));
             }
             w.open(&format!("for (int i = 0; i < {n}; i++) {{"));
             w.line("MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);");
             let mut kw = "if";
             if has(Sink::Comparand) {
+                // The first sender's messages all go to one buffer with a
+                // count of one: which sender that is depends on the order.
+                w.line(&format!("if (want{k} < 0)"));
+                w.line(&format!("    want{k} = st.MPI_SOURCE;"));
                 w.open(&format!("if (st.MPI_SOURCE == want{k}) {{"));
                 w.line(
                     "MPI_Recv(&in[12], 1, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);",
                 );
                 w.line("slot = 12;");
-                w.line(&format!("want{k} = -1;"));
                 w.indent -= 1;
                 kw = "} else if";
             }
@@ -770,6 +796,21 @@ fn render_receiver(w: &mut Writer, r: &Row, k: usize) {
             ));
         }
     }
+    if has(Sink::WildBranch) {
+        w.line(&format!(
+            "MPI_Send(&out, 1, MPI_INT, {}, 41, MPI_COMM_WORLD);",
+            r.q
+        ));
+        w.line(&format!("if (last == {})", r.p));
+        w.line(
+            "    MPI_Recv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE);",
+        );
+        w.line("else");
+        w.line(&format!(
+            "    MPI_Recv(&x, 1, MPI_INT, {}, 40, MPI_COMM_WORLD, MPI_STATUS_IGNORE);",
+            r.q
+        ));
+    }
     if has(Sink::FileBack) {
         w.line("fflush(fp);");
         w.line("fseek(fp, 0, SEEK_SET);");
@@ -811,7 +852,7 @@ fn sinks(w: &mut Writer, r: &Row, e: &Exprs) {
             }
             Sink::Sum => w.line(&format!("sum += {d};")),
             Sink::Dest => w.line(&format!("order[n_order++] = {s};")),
-            Sink::Tag | Sink::Branch => w.line(&format!("last = {s};")),
+            Sink::Tag | Sink::Branch | Sink::WildBranch => w.line(&format!("last = {s};")),
             Sink::Count => {
                 if r.count_by_data {
                     w.line(&format!("last = {d};"));
