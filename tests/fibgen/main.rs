@@ -34,9 +34,42 @@
 //! ```sh
 //! FIB_GEN_MEMORY_COUNT=2000 cargo test --release --test fibgen memory -- --nocapture
 //! ```
+//!
+//! `rows_reduced_and_exhaustive_agree` checks that one run standing for
+//! every order of a row of wildcard receives, probes or `MPI_Waitany` calls
+//! is exact, on programs built around such rows (`rowgen.rs`): rows whose
+//! statuses, indices and data only reach memory, files and output, probe
+//! dispatch chains, and near-misses where they reach an MPI call's
+//! arguments, a branch around one, an exit or an abort. `FIB_GEN_ROWS_COUNT`
+//! (default [`ROWS_COUNT`]) programs from `FIB_GEN_SEED` on (with
+//! `FIB_GEN_KEEP`) are checked twice by the real `fib check --format json`,
+//! without and with `--exhaustive`. Each program must end `ok` both times
+//! (every order of every program is free of errors by construction), with
+//! the same outcome, the same verdict for each barrier group, the same
+//! findings (code and line), and no more interleavings reduced than
+//! exhaustive. The JSON report does not list the (wildcard receive, send)
+//! pairs; the barrier verdicts are what shows them: a near-miss
+//! (`wild-branch`) makes a barrier relevant in some orders only. A third
+//! check, exhaustive but with `--max-interleavings 1`, counts the programs
+//! whose verdicts need more than one order (at least one among 20 or more
+//! programs, or the comparison would prove little). The summary line gives
+//! the programs, the interleavings reduced and exhaustive (all programs,
+//! those whose rows are all harmless and whose MPI calls nothing received
+//! steers, those with a near-miss), how many have a harmless row, a
+//! near-miss or the `MPI_Allreduce` loop steered by received data. The
+//! long run:
+//!
+//! ```sh
+//! FIB_GEN_ROWS_COUNT=200 cargo test --release --test fibgen rows -- --nocapture
+//! ```
+//!
+//! `rows_run_natively` builds `FIB_GEN_ROWS_NATIVE` (default
+//! [`NATIVE_COUNT`]) of those programs with `mpicc.mpich` and runs them
+//! under `mpiexec.mpich`, without fib: each must end with status 0.
 
 mod gen;
 mod memgen;
+mod rowgen;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -47,6 +80,7 @@ use serde_json::Value;
 
 use gen::{generate, BarrierStyle, Generated};
 use memgen::MemGenerated;
+use rowgen::RowGenerated;
 
 fn env_u64(name: &str, default: u64) -> u64 {
     match std::env::var(name) {
@@ -68,6 +102,10 @@ fn memory_file_name(seed: u64) -> String {
     format!("mem_{seed:06}.c")
 }
 
+fn rows_file_name(seed: u64) -> String {
+    format!("rows_{seed:06}.c")
+}
+
 /// What [`judge`] needs to know of a generated program.
 struct Subject<'a> {
     /// The file's name.
@@ -87,6 +125,15 @@ impl Subject<'_> {
             nprocs: g.nprocs,
             barrier_lines: &g.barrier_lines,
             relevant_needs_wildcards: g.wildcard_sites == 0,
+        }
+    }
+
+    fn of_rows(g: &RowGenerated) -> Subject<'_> {
+        Subject {
+            name: rows_file_name(g.seed),
+            nprocs: g.nprocs,
+            barrier_lines: &g.barrier_lines,
+            relevant_needs_wildcards: false,
         }
     }
 
@@ -175,6 +222,17 @@ struct Checked {
 
 /// Runs the real `fib check` on every program in `dir`, as JSON.
 fn check_corpus(dir: &Path, cache: &Path, confirm: bool, exhaustive: bool) -> Checked {
+    check_corpus_with(dir, cache, confirm, exhaustive, &[])
+}
+
+/// [`check_corpus`] with more arguments for `fib check`.
+fn check_corpus_with(
+    dir: &Path,
+    cache: &Path,
+    confirm: bool,
+    exhaustive: bool,
+    more: &[&str],
+) -> Checked {
     let start = Instant::now();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_fib"));
     cmd.arg("check").arg(dir);
@@ -185,6 +243,7 @@ fn check_corpus(dir: &Path, cache: &Path, confirm: bool, exhaustive: bool) -> Ch
         cmd.arg("--exhaustive");
     }
     let out = cmd
+        .args(more)
         .args(["--format", "json", "--timeout", "30"])
         .env("FIB_CACHE_DIR", cache)
         .output()
@@ -572,4 +631,361 @@ fn memory_generator_is_deterministic_and_varied() {
 
 fn with_count(source: &str, s: &str) -> usize {
     source.matches(s).count()
+}
+
+/// About two and a half minutes of a debug build on two cores, both runs
+/// together.
+const ROWS_COUNT: u64 = 30;
+
+/// What the comparison of the two runs reads of one program's report: the
+/// outcome, each barrier group's verdict (by the group's lines in the
+/// program's file), and the findings (code and line).
+#[derive(Debug, PartialEq)]
+struct Observed {
+    outcome: String,
+    verdicts: BTreeSet<(Vec<u64>, String)>,
+    findings: Vec<(String, u64)>,
+}
+
+impl Observed {
+    fn of(p: &Value, name: &str) -> Observed {
+        let verdicts = p["barriers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|b| {
+                let mut lines: Vec<u64> = b["group"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter(|s| s["file"].as_str().is_some_and(|f| f.ends_with(name)))
+                    .filter_map(|s| s["line"].as_u64())
+                    .collect();
+                lines.sort_unstable();
+                (lines, b["verdict"].as_str().unwrap_or("?").to_string())
+            })
+            .collect();
+        let mut findings: Vec<(String, u64)> = p["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| {
+                (
+                    f["code"].as_str().unwrap_or("?").to_string(),
+                    f["line"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect();
+        findings.sort();
+        Observed {
+            outcome: p["outcome"].as_str().unwrap_or("?").to_string(),
+            verdicts,
+            findings,
+        }
+    }
+}
+
+#[test]
+fn rows_reduced_and_exhaustive_agree() {
+    let count = env_u64("FIB_GEN_ROWS_COUNT", ROWS_COUNT);
+    let first = env_u64("FIB_GEN_SEED", 1);
+    if count == 0 {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = corpus_dir(&tmp);
+    let programs: Vec<RowGenerated> = (first..first + count).map(rowgen::generate).collect();
+    for g in &programs {
+        std::fs::write(dir.join(rows_file_name(g.seed)), &g.source).unwrap();
+    }
+    // One cache: the second check finds every program built.
+    let cache = tmp.path().join("cache");
+    let reduced = check_corpus_with(&dir, &cache, false, false, &["--no-progress"]);
+    let exhaustive = check_corpus_with(&dir, &cache, false, true, &["--no-progress"]);
+    let one = check_corpus_with(
+        &dir,
+        &cache,
+        false,
+        true,
+        &["--no-progress", "--max-interleavings", "1"],
+    );
+    // Programs whose verdicts one interleaving does not give.
+    let mut order_dependent = 0;
+
+    // Interleavings, reduced and exhaustive: all programs, those whose rows
+    // are all harmless (and nothing steers them), those with a near-miss.
+    let (mut all, mut clean, mut near) = ([0u64; 2], [0u64; 2], [0u64; 2]);
+    let (mut fewer, mut static_free) = (0, 0);
+    let mut tally = [0u64; 3];
+    let mut failures = String::new();
+    let mut failing = Vec::new();
+    for g in &programs {
+        let name = rows_file_name(g.seed);
+        let (r, e) = (
+            reported_as(&reduced.programs, &name),
+            reported_as(&exhaustive.programs, &name),
+        );
+        let why = match (r, e) {
+            (Some(r), Some(e)) => {
+                let mut why = judge(&Subject::of_rows(g), r, false, &mut tally);
+                let mut unused = [0u64; 3];
+                why.extend(
+                    judge(&Subject::of_rows(g), e, false, &mut unused)
+                        .into_iter()
+                        .map(|w| format!("exhaustive: {w}")),
+                );
+                let (or, oe) = (Observed::of(r, &name), Observed::of(e, &name));
+                if or.outcome != "ok" {
+                    why.push(format!("outcome {} (every order ends ok)", or.outcome));
+                }
+                if or != oe {
+                    why.push(format!("reduced {or:?}, exhaustive {oe:?}"));
+                }
+                if let Some(o) = reported_as(&one.programs, &name) {
+                    order_dependent += u64::from(Observed::of(o, &name).verdicts != oe.verdicts);
+                }
+                let n = |p: &Value| p["interleavings"].as_u64().unwrap_or(0);
+                let (nr, ne) = (n(r), n(e));
+                if nr > ne {
+                    why.push(format!("{nr} interleavings reduced, {ne} exhaustive"));
+                }
+                fewer += u64::from(nr < ne);
+                static_free += u64::from(r["static"]["steering"].is_null());
+                for (acc, yes) in [
+                    (&mut all, true),
+                    (&mut clean, !g.near_miss() && !g.steered),
+                    (&mut near, g.near_miss()),
+                ] {
+                    if yes {
+                        acc[0] += nr;
+                        acc[1] += ne;
+                    }
+                }
+                why
+            }
+            _ => vec!["fib did not report it in both runs".into()],
+        };
+        if why.is_empty() {
+            continue;
+        }
+        failing.push(g.seed);
+        failures.push_str(&format!(
+            "\n=== seed {} ({name}): {}\n",
+            g.seed,
+            why.join("; ")
+        ));
+        if failing.len() <= MAX_DETAILED {
+            failures.push_str(&g.source);
+        }
+    }
+    let harmless = programs.iter().filter(|g| g.harmless()).count();
+    let near_miss = programs.iter().filter(|g| g.near_miss()).count();
+    let steered = programs.iter().filter(|g| g.steered).count();
+    let clean_n = programs
+        .iter()
+        .filter(|g| !g.near_miss() && !g.steered)
+        .count();
+    println!(
+        "fibgen rows: {} programs, {} interleavings reduced vs {} exhaustive ({fewer} programs \
+         with fewer; {static_free} without steering facts); {harmless} with a harmless row, \
+         {near_miss} with a near-miss, {steered} steered by received data; the {clean_n} with \
+         harmless rows only: {} vs {}; the {near_miss} with a near-miss: {} vs {}; {} relevant, \
+         {} irrelevant, {} not covered; {order_dependent} whose verdicts need more than one \
+         interleaving; {:.1} s reduced, {:.1} s exhaustive",
+        programs.len(),
+        all[0],
+        all[1],
+        clean[0],
+        clean[1],
+        near[0],
+        near[1],
+        tally[0],
+        tally[1],
+        tally[2],
+        reduced.seconds,
+        exhaustive.seconds
+    );
+    assert!(
+        count < 20 || order_dependent > 0,
+        "no program among {count} whose verdicts need more than one interleaving"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} generated row programs where one run per order and full exploration \
+         disagree (seeds {failing:?}; rerun one with FIB_GEN_SEED=N FIB_GEN_ROWS_COUNT=1):\
+         {failures}\nfib's stderr (reduced):\n{}\nfib's stderr (exhaustive):\n{}",
+        failing.len(),
+        programs.len(),
+        reduced.stderr,
+        exhaustive.stderr
+    );
+}
+
+#[test]
+fn rows_generator_is_deterministic_and_varied() {
+    use rowgen::{RowKind, Sink};
+    for seed in [1, 2, 17, 1000, u64::MAX] {
+        let (a, b) = (rowgen::generate(seed), rowgen::generate(seed));
+        assert_eq!(a.source, b.source, "seed {seed}");
+        assert_eq!(a.barrier_lines, b.barrier_lines, "seed {seed}");
+        assert_ne!(a.source, generate(seed).source, "seed {seed}");
+    }
+    let corpus: Vec<RowGenerated> = (1..=200).map(rowgen::generate).collect();
+    let distinct: BTreeSet<&str> = corpus.iter().map(|g| g.source.as_str()).collect();
+    assert!(distinct.len() >= 195, "{} distinct of 200", distinct.len());
+    let kinds = [
+        RowKind::RecvLoop,
+        RowKind::RecvUnrolled,
+        RowKind::Waitany,
+        RowKind::Dispatch,
+    ];
+    let of_kind: Vec<usize> = kinds
+        .iter()
+        .map(|k| {
+            corpus
+                .iter()
+                .filter(|g| g.rows.iter().any(|(rk, _)| rk == k))
+                .count()
+        })
+        .collect();
+    let sinks = [
+        Sink::Hist,
+        Sink::Slot,
+        Sink::Counter,
+        Sink::Print,
+        Sink::File,
+        Sink::Sum,
+        Sink::Dest,
+        Sink::Tag,
+        Sink::Count,
+        Sink::Branch,
+        Sink::Abort,
+        Sink::Comparand,
+        Sink::FileBack,
+        Sink::WildBranch,
+    ];
+    let with_sink: Vec<(&str, usize)> = sinks
+        .iter()
+        .map(|s| {
+            let n = corpus
+                .iter()
+                .filter(|g| g.rows.iter().any(|(_, ss)| ss.contains(s)))
+                .count();
+            (s.name(), n)
+        })
+        .collect();
+    let with = |s: &str| corpus.iter().filter(|g| g.source.contains(s)).count();
+    let features = [
+        "MPI_ANY_TAG",
+        "MPI_ANY_SOURCE, 0,",
+        "MPI_ANY_SOURCE, 1,",
+        "for (int step",
+        "MPI_Allreduce(",
+        "MPI_Isend(",
+        "MPI_Ssend(",
+        "exit(3)",
+        "MPI_Abort(MPI_COMM_WORLD, 2)",
+        "fseek(",
+        "MPI_Recv(&in[0], 2,",
+    ];
+    let counts: Vec<(&str, usize)> = features.iter().map(|f| (*f, with(f))).collect();
+    let harmless = corpus.iter().filter(|g| g.harmless()).count();
+    let near = corpus.iter().filter(|g| g.near_miss()).count();
+    let late = corpus
+        .iter()
+        .filter(|g| g.barrier_lines.len() > g.rows.len())
+        .count();
+    let summary = format!(
+        "of 200 row programs: by kind {of_kind:?}, by sink {with_sink:?}, with {counts:?}; \
+         {harmless} with a harmless row, {near} with a near-miss, {late} with more barriers \
+         than rows"
+    );
+    println!("{summary}");
+    for n in of_kind {
+        assert!(n >= 30, "{summary}");
+    }
+    // The rarest (a near-miss's variant) are about 7 in 200.
+    for (_, n) in with_sink.iter().chain(&counts) {
+        assert!(*n >= 5, "{summary}");
+    }
+    assert!(harmless >= 60 && near >= 60, "{summary}");
+    for g in &corpus {
+        assert!((3..=4).contains(&g.nprocs));
+        assert!(g.source.contains("MPI_Finalize();"));
+        assert!(!g.rows.is_empty());
+        for &l in &g.barrier_lines {
+            let text = g.source.lines().nth(l - 1).unwrap();
+            assert!(
+                text.contains("MPI_Barrier("),
+                "seed {} line {l}: {text}",
+                g.seed
+            );
+        }
+    }
+}
+
+/// How many generated row programs [`rows_run_natively`] runs.
+const NATIVE_COUNT: u64 = 8;
+
+/// The generated row programs are plain MPI programs: built with
+/// `mpicc.mpich` and run under `mpiexec.mpich` (no fib), each ends with
+/// status 0. `FIB_GEN_ROWS_NATIVE` programs from `FIB_GEN_SEED` on.
+#[test]
+fn rows_run_natively() {
+    use wait_timeout::ChildExt;
+    let count = env_u64("FIB_GEN_ROWS_NATIVE", NATIVE_COUNT);
+    let first = env_u64("FIB_GEN_SEED", 1);
+    let tmp = tempfile::tempdir().unwrap();
+    for seed in first..first + count {
+        let g = rowgen::generate(seed);
+        let src = tmp.path().join(rows_file_name(seed));
+        let exe = tmp.path().join(format!("rows_{seed}"));
+        std::fs::write(&src, &g.source).unwrap();
+        let built = Command::new("mpicc.mpich")
+            .arg("-o")
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .expect("running mpicc.mpich");
+        assert!(
+            built.status.success(),
+            "seed {seed} does not build:\n{}\n{}",
+            String::from_utf8_lossy(&built.stderr),
+            g.source
+        );
+        let mut child = Command::new("mpiexec.mpich")
+            .arg("-n")
+            .arg(g.nprocs.to_string())
+            .arg(&exe)
+            .current_dir(tmp.path())
+            .env("HWLOC_COMPONENTS", "-linuxio,-pci")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("running mpiexec.mpich");
+        let status = match child
+            .wait_timeout(std::time::Duration::from_secs(60))
+            .unwrap()
+        {
+            Some(s) => s,
+            None => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "seed {seed} did not end within 60 s natively:\n{}",
+                    g.source
+                );
+            }
+        };
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            use std::io::Read;
+            let _ = e.read_to_string(&mut err);
+        }
+        assert!(
+            status.success(),
+            "seed {seed} ended with {status} natively:\n{err}\n{}",
+            g.source
+        );
+    }
 }
