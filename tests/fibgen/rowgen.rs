@@ -32,9 +32,11 @@
 //! to three: a histogram element indexed by the source, an array element
 //! indexed by source and tag, a counter printed after the row, `printf`,
 //! `fseek` to a position computed from source and tag then `fprintf` of the
-//! data to a file (`tmpfile()`), and a sum of the data checked after the
-//! row with `printf` only. Near-misses, of which three rows in five have one,
-//! let the order reach an MPI call or an exit:
+//! data to a file (`tmpfile()`, or `rows_SEED_RANK.out` in the working
+//! directory, which `FIB_GEN_KEEP` leaves beside the program), and a sum
+//! of the data checked after the row with `printf` only. Near-misses, of
+//! which three rows in five have one, let the order reach an MPI call or an
+//! exit:
 //!
 //! - `dest`: the sources, in arrival order, are the destinations of
 //!   replies after the row (each sender receives one per message);
