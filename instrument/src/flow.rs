@@ -571,7 +571,8 @@ impl<'a> Flow<'a> {
     /// Whether what data sent on the channels `feeds` may fill reaches
     /// another rank, with the data sent counting as harmless.
     pub(crate) fn filled_hits(&self, feeds: u64) -> bool {
-        self.channels_in(feeds).any(|k| self.channel_sums[k].hits[1])
+        self.channels_in(feeds)
+            .any(|k| self.channel_sums[k].hits[1])
     }
 
     /// The variables that data sent on the channels `feeds` may fill.
