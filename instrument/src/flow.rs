@@ -12,8 +12,7 @@
 //! walks only what the site's outputs reach ([`Flow::reach`]), and looks only
 //! at the places those nodes are read ([`Flow::hits`]).
 //!
-//! The graph is the one [`crate::facts`]'s `Clean::from_roots` computes a
-//! fixpoint over: an expression reads the variables it names, the results
+//! The graph is the one [`crate::facts`]'s cleanliness is a fixpoint over: an expression reads the variables it names, the results
 //! of the program's functions it calls, and what it passes to a function
 //! whose result depends only on its arguments or that fib cannot see; the
 //! results of MPI calls (error codes), of allocators, and of library
@@ -23,8 +22,11 @@
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use crate::facts::{ALLOCATORS, EXITS, LOCAL_MPI, MPI_DATA_OUT, SOURCES, STATUS_READERS};
 use crate::ir::{CallInfo, Expr, Ir};
+use crate::library::{
+    data_out_root, seen_function, sends_data, ALLOCATORS, EXITS, LOCAL_MPI, MPI_DATA_OUT, SOURCES,
+    STATUS_READERS,
+};
 
 /// The pseudo-variable that stands for the contents of every file the
 /// program writes: what it writes into a file (not to the standard output
@@ -264,7 +266,7 @@ impl<'a> Flow<'a> {
                 .iter()
                 .filter(|(n, _, w)| *n == c.callee && *w == "filled by")
             {
-                let why = crate::facts::data_out_root(what, n, &c.at);
+                let why = data_out_root(what, n, &c.at);
                 roots[k].extend(f.tainted.get(why.as_str()).into_iter().flatten().copied());
             }
         }
@@ -529,7 +531,7 @@ impl<'a> Flow<'a> {
             .callee
             .strip_prefix('P')
             .unwrap_or(&self.ir.calls[ci].callee);
-        if !crate::facts::sends_data(name) {
+        if !sends_data(name) {
             return 0;
         }
         channel(name)
@@ -616,7 +618,7 @@ impl<'a> Flow<'a> {
                 } else if EXITS.contains(&name) {
                     false
                 } else {
-                    !crate::facts::seen_function(self.ir, c)
+                    !seen_function(self.ir, c)
                 }
             }
         }

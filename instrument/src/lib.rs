@@ -16,6 +16,7 @@ mod flags;
 mod flow;
 mod header;
 mod ir;
+mod library;
 mod rewrite;
 mod symbols;
 mod text;
