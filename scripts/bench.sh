@@ -28,7 +28,7 @@
 # Further sections: launching under MPICH and Open MPI, --jobs 1 against
 # --jobs 2, one run for every order of a row of wildcard receives or of
 # MPI_Waitany against --exhaustive, rows whose statuses only steer data
-# (bench/diffusion_frames.c and the programs of tests/choices) against
+# (the programs of tests/choices, and tests/choices/diffusion_frames.c at 8 ranks and 50 steps) against
 # --exhaustive, the static analysis, the Fib pass alone, and its share of
 # a check.
 #
@@ -51,7 +51,7 @@ export HWLOC_COMPONENTS=-linuxio,-pci
 
 # Rows whose statuses only steer data: the diffusion solver that writes a
 # frame at every step through status-computed file positions
-# (bench/diffusion_frames.c, 8 ranks on a 2x4 grid, 50 steps: 5040^50
+# (tests/choices/diffusion_frames.c, 8 ranks on a 2x4 grid, 50 steps: 5040^50
 # orders) and every program of tests/choices at its header's process
 # count (frame writer, probe dispatch, Waitany row, near-misses), each
 # with the default exploration and with --exhaustive, side by side. A run
@@ -70,7 +70,7 @@ import time
 
 limit = int(sys.argv[1])
 # (program, ranks, arguments, interleaving limit)
-cases = [("bench/diffusion_frames.c", 8, ["50"], limit)]
+cases = [("tests/choices/diffusion_frames.c", 8, ["50"], limit)]
 for path in sorted(glob.glob("tests/choices/*.c")):
     with open(path) as f:
         header = f.readline()

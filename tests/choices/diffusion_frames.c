@@ -2,13 +2,13 @@
 /*
  * barrier L157: relevant
  *
- * bench/diffusion_frames.c at 4 ranks (a 2 x 2 grid) and 3 steps: each
+ * At 4 ranks (a 2 x 2 grid) and 3 steps: each
  * step's row of 3 wildcard receives can take its rows in 3! orders, 6^3 = 216
  * in all, for which one run stands.
  *
  * The 2-D heat solver on a px x py process grid (2 x 4 at 8 ranks, 2 x 2
- * at 4), NSTEPS time steps (3 here, 50 in bench/diffusion_frames.c, or
- * the first argument), that writes a frame of the run to a file at every
+ * at 4), NSTEPS time steps (3, or the first argument: 50 in
+ * scripts/bench.sh), that writes a frame of the run to a file at every
  * step.
  *
  * Each step exchanges the halo with named sources (MPI_Irecv/MPI_Isend
