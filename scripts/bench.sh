@@ -36,7 +36,7 @@
 # BANDWIDTH_ROUNDS, NONBLOCKING_ROUNDS, RMA_ROUNDS override the defaults;
 # CHOICES_LIMIT (default 50) is the interleaving limit of each run of the
 # section on rows whose statuses only steer data; STATIC_LINES (default
-# "10000 100000 1000000") the sizes of the static analysis's programs.
+# "10000 100000 200000 1000000") the sizes of the static analysis's programs.
 # BENCH_SECTION=choices or BENCH_SECTION=static runs only that section
 # (after the build).
 set -euo pipefail
@@ -118,10 +118,10 @@ PY
 }
 
 # The static half: libclang analysis and rewriting of generated programs
-# of about 10 000, 100 000 and 1 000 000 lines (STATIC_LINES).
+# of about 10 000, 100 000, 200 000 and 1 000 000 lines (STATIC_LINES).
 static_section() {
     # shellcheck disable=SC2086
-    cargo run -q --release -p instrument --example time_analysis ${STATIC_LINES:-10000 100000 1000000}
+    cargo run -q --release -p instrument --example time_analysis ${STATIC_LINES:-10000 100000 200000 1000000}
 }
 
 case "${BENCH_SECTION:-}" in

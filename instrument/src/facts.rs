@@ -677,11 +677,7 @@ impl<'a> Free<'a> {
             .filter(|(_, calls)| calls.iter().all(|c| callees.contains(&c.callee.as_str())))
             .filter(|(_, calls)| {
                 let roots = self.flow.roots(&out_roots(calls.iter().copied(), |_| true));
-                let s = self.flow.summary(&roots) | shared;
-                if !s.hits[0] {
-                    return true;
-                }
-                !(s.hits[1] || self.flow.filled_hits(self.flow.closure(s.feeds)))
+                !self.flow.escapes(self.flow.summary(&roots) | shared)
             })
             .map(|(&id, _)| id)
             .collect();
@@ -692,12 +688,8 @@ impl<'a> Free<'a> {
     /// Whether the taints `roots` reach nothing MPI sees but the places
     /// `exempt` takes: not directly, nor through a value sent, followed on
     /// through the data it becomes where it is received.
-    fn reaches_nothing_but(
-        &self,
-        roots: &HashSet<String>,
-        exempt: Option<&dyn Fn(Use) -> bool>,
-    ) -> bool {
-        !self.flow.escapes(&self.flow.roots(roots), exempt)
+    fn reaches_nothing_but(&self, roots: &HashSet<String>, exempt: &dyn Fn(Use) -> bool) -> bool {
+        !self.flow.escapes_but(&self.flow.roots(roots), exempt)
     }
 
     /// The calls at index `ci` of [`Ir::calls`].
@@ -936,7 +928,7 @@ fn free_probes(
             Use::Arg(ci, i) => [COUNT, SOURCE, TAG].contains(&i) && found.has(free.call(ci)),
             Use::Guard(..) => dispatch(u),
         };
-        if !free.reaches_nothing_but(&mine, Some(&exempt)) {
+        if !free.reaches_nothing_but(&mine, &exempt) {
             continue;
         }
         let guarded = free
@@ -1001,7 +993,7 @@ fn sized_mprobes(
         let exempt =
             |u: Use| matches!(u, Use::Arg(ci, i) if i == COUNT && found.has(free.call(ci)));
         let mine: HashSet<String> = found.taints.iter().chain(mrecvs).cloned().collect();
-        if steered || !free.reaches_nothing_but(&mine, Some(&exempt)) {
+        if steered || !free.reaches_nothing_but(&mine, &exempt) {
             continue;
         }
         rows.push(crate::ProbeRow {

@@ -87,6 +87,9 @@ pub(crate) struct Flow<'a> {
     channel_roots: Vec<Vec<Node>>,
     /// Channel → what those variables reach.
     channel_sums: Vec<Summary>,
+    /// Call → the channel (as a bit) its first argument's data is sent
+    /// on, when it sends data on one fib follows.
+    call_feeds: Vec<u64>,
 }
 
 /// What a set of starting nodes reaches ([`Flow::summary`]); the summary of
@@ -191,6 +194,7 @@ impl<'a> Flow<'a> {
             feeds_below: Vec::new(),
             channel_roots: Vec::new(),
             channel_sums: Vec::new(),
+            call_feeds: Vec::new(),
         };
         let mut atoms = Vec::new();
         for (k, v) in &ir.vars {
@@ -250,8 +254,9 @@ impl<'a> Flow<'a> {
         f.steers = steering_calls(ir, live);
         // The channels, and what is sent on each may fill.
         let mut roots: Vec<Vec<Node>> = Vec::new();
-        for c in &ir.calls {
-            let Some(ch) = channel(&c.callee) else {
+        let name = |c: &'a CallInfo| c.callee.strip_prefix('P').unwrap_or(&c.callee);
+        for c in ir.calls.iter().filter(|c| name(c).starts_with("MPI_")) {
+            let Some(ch) = channel(name(c)) else {
                 continue;
             };
             let k = match f.channels.iter().position(|x| *x == ch) {
@@ -271,6 +276,18 @@ impl<'a> Flow<'a> {
             }
         }
         f.channel_roots = roots;
+        f.call_feeds = ir
+            .calls
+            .iter()
+            .map(|c| {
+                let sends = name(c).starts_with("MPI_") && sends_data(name(c));
+                let k = sends
+                    .then(|| channel(name(c)))
+                    .flatten()
+                    .and_then(|ch| f.channels.iter().position(|x| *x == ch));
+                k.filter(|&k| k < 64).map_or(0, |k| 1 << k)
+            })
+            .collect();
         f.condense();
         f.channel_sums = f.channel_roots.iter().map(|r| f.summary(r)).collect();
         f
@@ -481,26 +498,15 @@ impl<'a> Flow<'a> {
             .flat_map(|&n| self.uses[n as usize].iter().copied())
     }
 
-    /// Whether what the taints `roots` hold reaches what another rank can
+    /// Whether what the nodes `starts` hold reaches what another rank can
     /// see: a condition on the way to an MPI operation or an exit, an MPI
     /// operation's argument other than the places it writes (and, with
     /// `data`, other than the data it sends), or an argument of a function
-    /// fib cannot see; but for the places `exempt` takes. Without `exempt`
-    /// the answer is the roots' components' summary; with it, a walk of
-    /// the components that reach anything, which stops at the first place
-    /// it does not take.
-    pub(crate) fn hits(
-        &self,
-        starts: &[Node],
-        data: bool,
-        exempt: Option<&dyn Fn(Use) -> bool>,
-    ) -> bool {
+    /// fib cannot see; but for the places `exempt` takes. A walk of the
+    /// components that reach anything ([`Flow::summary`] answers without
+    /// exemptions), which stops at the first place `exempt` does not take.
+    pub(crate) fn hits(&self, starts: &[Node], data: bool, exempt: &dyn Fn(Use) -> bool) -> bool {
         let below = &self.hits_below[data as usize];
-        let Some(exempt) = exempt else {
-            return starts
-                .iter()
-                .any(|&n| below[self.comp[n as usize] as usize]);
-        };
         let mut todo: Vec<u32> = starts.iter().map(|&n| self.comp[n as usize]).collect();
         let mut seen: HashSet<u32> = todo.iter().copied().collect();
         while let Some(c) = todo.pop() {
@@ -526,18 +532,10 @@ impl<'a> Flow<'a> {
     /// The channel (as a bit) a read at `u` sends data on: the first
     /// argument of an MPI call that sends it, when fib follows the channel.
     fn feed(&self, u: Use) -> u64 {
-        let Use::Arg(ci, 0) = u else { return 0 };
-        let name = self.ir.calls[ci]
-            .callee
-            .strip_prefix('P')
-            .unwrap_or(&self.ir.calls[ci].callee);
-        if !sends_data(name) {
-            return 0;
+        match u {
+            Use::Arg(ci, 0) => self.call_feeds[ci],
+            _ => 0,
         }
-        channel(name)
-            .and_then(|ch| self.channels.iter().position(|x| *x == ch))
-            .filter(|&k| k < 64)
-            .map_or(0, |k| 1 << k)
     }
 
     /// What the nodes `starts` reach, from their components' summaries.
@@ -584,22 +582,23 @@ impl<'a> Flow<'a> {
             .collect()
     }
 
-    /// Whether what the nodes `starts` hold, and the data it becomes on
-    /// other ranks once sent, reaches what another rank can see but the
-    /// places `exempt` takes (see [`Flow::hits`]); a value no MPI call
-    /// sends stops being followed where it is sent.
-    pub(crate) fn escapes(&self, starts: &[Node], exempt: Option<&dyn Fn(Use) -> bool>) -> bool {
+    /// Whether what a [`Summary`] stands for, and the data it becomes on
+    /// other ranks once sent, reaches what another rank can see (see
+    /// [`Flow::hits`]); a value no MPI call sends stops being followed
+    /// where it is sent.
+    pub(crate) fn escapes(&self, s: Summary) -> bool {
+        s.hits[0] && (s.hits[1] || self.filled_hits(self.closure(s.feeds)))
+    }
+
+    /// [`Flow::escapes`] for what the nodes `starts` hold, but for the
+    /// places `exempt` takes.
+    pub(crate) fn escapes_but(&self, starts: &[Node], exempt: &dyn Fn(Use) -> bool) -> bool {
         if !self.hits(starts, false, exempt) {
             return false;
         }
-        let feeds = self.closure(self.summary(starts).feeds);
-        match exempt {
-            None => self.hits(starts, true, None) || self.filled_hits(feeds),
-            Some(_) => {
-                let all: Vec<Node> = starts.iter().chain(&self.filled(feeds)).copied().collect();
-                self.hits(&all, true, exempt)
-            }
-        }
+        let filled = self.filled(self.closure(self.summary(starts).feeds));
+        let all: Vec<Node> = starts.iter().chain(&filled).copied().collect();
+        self.hits(&all, true, exempt)
     }
 
     /// Whether a read at `u` is seen by another rank (see [`Flow::hits`]).
