@@ -121,6 +121,13 @@ impl<'a> Exploration<'a> {
                 self.push_once(f, crate::leaks::same_leak);
             }
         }
+        // Calls another input would have the ranks disagree on, in a run
+        // that passed (a failing one has its failure to show).
+        if judged.outcome == Outcome::Ok && !short {
+            for f in crate::inputs::findings(self.sites, &rec, &token) {
+                self.push_once(f, crate::inputs::same);
+            }
+        }
         // An access to owned memory counts whatever became of the run.
         for f in crate::memory::findings(self.sites, &rec, &token) {
             self.push_once(f, crate::memory::same);

@@ -17,6 +17,7 @@ pub mod confirm;
 mod ending;
 mod exploration;
 mod facts;
+mod inputs;
 mod leaks;
 mod memory;
 mod memrun;

@@ -245,6 +245,35 @@ impl<'a> Resolver<'a> {
         }
     }
 
+    /// Line `line` of the tree's file `rel`, from its first character that
+    /// is not blank to its end, as shown to the user (a condition the
+    /// static facts name by line).
+    pub fn line_place(&self, rel: &Path, line: u32) -> Place {
+        let mut place = Place {
+            file: Some(self.show(rel)),
+            line: Some(line),
+            column: None,
+            span: None,
+        };
+        let Some((_, text)) = self.analysis.files.iter().find(|(p, _)| p == rel) else {
+            return place;
+        };
+        let mut start = 0;
+        for (i, l) in text.split_inclusive('\n').enumerate() {
+            if i + 1 == line as usize {
+                let body = l.trim_end();
+                let lead = body.len() - body.trim_start().len();
+                if lead < body.len() {
+                    place.column = Some(lead as u32 + 1);
+                    place.span = Some((start + lead, start + body.len()));
+                }
+                break;
+            }
+            start += l.len();
+        }
+        place
+    }
+
     /// A site as shown to the user.
     pub fn placed(&self, s: &CallSite) -> Place {
         if let Some(k) = (s.id as usize).checked_sub(self.analysis.sites.sites.len()) {
@@ -386,6 +415,7 @@ mod tests {
                 free_receives: Vec::new(),
                 free_probes: Vec::new(),
                 dead: Vec::new(),
+                inputs: Vec::new(),
                 purposes: Vec::new(),
                 barriers: Vec::new(),
                 wildcards: Vec::new(),

@@ -107,6 +107,7 @@ mod tests {
                 free_receives: Vec::new(),
                 free_probes: Vec::new(),
                 dead: Vec::new(),
+                inputs: Vec::new(),
                 purposes: Vec::new(),
                 barriers: Vec::new(),
                 wildcards: Vec::new(),

@@ -108,6 +108,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             free_receives: Vec::new(),
             free_probes: Vec::new(),
             dead: Vec::new(),
+            inputs: Vec::new(),
         },
         units: Vec::new(),
         files: Vec::new(),

@@ -85,7 +85,8 @@ pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis
         );
     }
     crate::facts::apply_calls(&mut g.ir);
-    let facts = crate::facts::facts(&g.ir, &ids);
+    let mut facts = crate::facts::facts(&g.ir, &ids);
+    facts.inputs = crate::inputs::inputs(&g.ir, &ids);
     let mut files: Vec<(PathBuf, String)> = g
         .files
         .iter()

@@ -613,7 +613,7 @@ struct Free<'a> {
 /// (a virtual override runs through its base's name, a destructor at the
 /// end of a scope, neither named by a call), and what they call, directly
 /// or not. Code outside them is never run.
-fn live_functions(ir: &Ir) -> HashSet<&str> {
+pub(crate) fn live_functions(ir: &Ir) -> HashSet<&str> {
     let mut calls_of: HashMap<&str, Vec<&str>> = HashMap::default();
     for c in &ir.calls {
         if let (Some(f), Some(u)) = (c.caller.as_deref(), c.callee_usr.as_deref()) {

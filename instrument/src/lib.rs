@@ -15,6 +15,7 @@ mod facts;
 mod flags;
 mod flow;
 mod header;
+mod inputs;
 mod ir;
 mod library;
 mod rewrite;
@@ -31,8 +32,8 @@ pub use text::read_source;
 // The plain data the analysis produces, defined in `fib-sites` so that the
 // crates that only read it need no libclang.
 pub use fib_sites::{
-    buffer_args, Analysis, ArgPlace, BufferArg, CallSite, Dependence, Element, Facts, ProbeRow,
-    Purpose, PurposeKind, SiteTable, Unit, Wildcard,
+    buffer_args, Analysis, ArgPlace, BufferArg, CallSite, Dependence, Element, Facts, Input,
+    InputGuards, InputReason, ProbeRow, Purpose, PurposeKind, SiteTable, Unit, Wildcard,
 };
 
 use std::path::PathBuf;

@@ -449,3 +449,37 @@ fn a_large_program_gets_every_fact() {
         p.text.lines().count()
     );
 }
+
+#[test]
+fn calls_that_run_for_some_inputs_name_the_condition_and_the_input() {
+    use instrument::Input;
+    let a = common::analyze("facts", &["inputs.c"]);
+    let guards = |line: u32, callee: &str| a.input_guards(site(&a, "inputs.c", line, callee));
+    // Run whatever the input: the broadcast itself, the wildcard receive.
+    assert_eq!(guards(20, "MPI_Bcast"), None);
+    assert_eq!(guards(25, "MPI_Recv"), None);
+    // The loop bound comes from the command line through a function's
+    // result (on rank 0; the broadcast's data is open, not an input).
+    let looped = guards(22, "MPI_Barrier").expect("loop is input-dependent");
+    assert_eq!(looped.reasons.len(), 1);
+    assert_eq!(looped.reasons[0].input, Input::Arguments);
+    assert_eq!(looped.reasons[0].condition, "for (int i = 0; i < n; i++)");
+    assert_eq!(looped.reasons[0].line, 21);
+    assert!(looped.open, "n is also filled by MPI_Bcast");
+    // A function called under an environment test: its calls inherit the
+    // caller's condition, next to their own rank test.
+    for (line, callee) in [(9, "MPI_Send"), (11, "MPI_Recv")] {
+        let g = guards(line, callee).expect("called under getenv");
+        assert_eq!(g.reasons.len(), 1, "{g:?}");
+        assert_eq!(g.reasons[0].input, Input::Environment);
+        assert_eq!(g.reasons[0].condition, "if (getenv(\"VERBOSE\"))");
+        assert!(g.reasons[0]
+            .source
+            .starts_with("the result of getenv() at inputs.c:23"));
+        assert!(!g.open);
+    }
+    // Received data decides: open, no input named.
+    let received = guards(27, "MPI_Barrier").expect("received data is open");
+    assert!(received.open);
+    assert!(received.reasons.is_empty());
+}

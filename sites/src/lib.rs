@@ -278,6 +278,74 @@ pub struct Facts {
     /// it does there. Sorted ([`Analysis::is_dead`] searches it).
     #[serde(default)]
     pub dead: Vec<u32>,
+    /// MPI communication sites (point-to-point and collective calls, not
+    /// the local ones such as `MPI_Comm_rank`) whose running depends on
+    /// the program's input, or may: the conditions on the way from `main`
+    /// that read the command line, the environment, a file, the clock, a
+    /// random number or the process id, and whether one reads what fib
+    /// cannot place (data from another rank, a function it cannot see).
+    /// A site missing here runs whatever the input. Sorted by site.
+    #[serde(default)]
+    pub inputs: Vec<InputGuards>,
+}
+
+/// Where a run's values come from that the program does not fix itself
+/// ([`Facts::inputs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Input {
+    /// `argc` and `argv`.
+    Arguments,
+    /// `getenv`.
+    Environment,
+    /// What the program reads from a file or its standard input, and
+    /// whether a file opens.
+    File,
+    /// A clock: `time`, `gettimeofday`, `MPI_Wtime`, ...
+    Clock,
+    /// `rand` and its kin.
+    Random,
+    /// `getpid`.
+    ProcessId,
+}
+
+impl Input {
+    /// How a reader names it: "the command line".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Input::Arguments => "the command line",
+            Input::Environment => "the environment",
+            Input::File => "what it reads from a file",
+            Input::Clock => "the clock",
+            Input::Random => "a random number",
+            Input::ProcessId => "the process id",
+        }
+    }
+}
+
+/// The conditions that decide, from the input, whether one MPI call site
+/// runs ([`Facts::inputs`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputGuards {
+    pub site: u32,
+    /// Each condition on the way that reads an input, once per input.
+    pub reasons: Vec<InputReason>,
+    /// Some condition on the way reads what may carry any input: data
+    /// another rank sent, or what a function fib cannot see returns.
+    pub open: bool,
+}
+
+/// A condition that reads an input.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InputReason {
+    pub input: Input,
+    /// The condition as written: `if (atoi(argv[1]) % 2)`.
+    pub condition: String,
+    /// Where it is: the file relative to the tree's root, and the line.
+    pub file: PathBuf,
+    pub line: u32,
+    /// Where the input enters: `the command line (`argc`/`argv`)`, `the
+    /// result of getenv() at a.c:5`.
+    pub source: String,
 }
 
 /// What a barrier may be there for besides messages: the first call after
@@ -338,5 +406,15 @@ impl Analysis {
     /// what the checks made before running look at.
     pub fn live_sites(&self) -> impl Iterator<Item = &CallSite> {
         self.sites.sites.iter().filter(|s| !self.is_dead(s.id))
+    }
+
+    /// What decides, from the input, whether site `id` runs
+    /// ([`Facts::inputs`], kept sorted); `None` when nothing does.
+    pub fn input_guards(&self, id: u32) -> Option<&InputGuards> {
+        self.facts
+            .inputs
+            .binary_search_by_key(&id, |g| g.site)
+            .ok()
+            .map(|i| &self.facts.inputs[i])
     }
 }

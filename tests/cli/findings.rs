@@ -478,6 +478,30 @@ fn null_status_fib033() {
 }
 
 #[test]
+fn input_dependent_call_fib040() {
+    // The run passes with an odd argument; the warning names the condition,
+    // the command line and the ranks that always broadcast.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "input_dependent_call_fib040",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/input_bcast_odd.c",
+                    "-n",
+                    "3",
+                    "--color",
+                    "never",
+                    "--",
+                    "3"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn collective_arguments_fib031() {
     let cache = tempfile::tempdir().unwrap();
     redacted(cache.path()).bind(|| {
