@@ -77,6 +77,8 @@ pub struct Resolver<'a> {
     analysis: &'a Analysis,
     /// How the checked tree's root is shown to the user (see [`Self::show`]).
     shown_root: &'a Path,
+    /// The current directory, absolute (empty when not given).
+    cwd: &'a Path,
     /// Site-table ids of (file id, line, callee) already looked up.
     cache: RefCell<HashMap<(u32, u32, String), Option<u32>>>,
     /// The modules' symbols, for sites by return address.
@@ -91,6 +93,7 @@ impl<'a> Resolver<'a> {
         Resolver {
             analysis,
             shown_root,
+            cwd: Path::new(""),
             cache: RefCell::new(HashMap::new()),
             symbols: None,
             addrs: RefCell::default(),
@@ -104,6 +107,14 @@ impl<'a> Resolver<'a> {
         self
     }
 
+    /// The same resolver, showing paths as seen from the current
+    /// directory `cwd` (absolute, symlinks resolved): see
+    /// [`crate::shown_path`].
+    pub fn seen_from(mut self, cwd: &'a Path) -> Resolver<'a> {
+        self.cwd = cwd;
+        self
+    }
+
     /// The program's static analysis.
     pub fn analysis(&self) -> &'a Analysis {
         self.analysis
@@ -111,7 +122,9 @@ impl<'a> Resolver<'a> {
 
     /// How a path of the tree (relative to its root) is shown to the user.
     pub fn show(&self, rel: &Path) -> String {
-        self.shown_root.join(rel).display().to_string()
+        crate::shown_path(self.shown_root, rel, self.cwd)
+            .display()
+            .to_string()
     }
 
     /// The site with id `id`: a site-table entry, or a site met by return

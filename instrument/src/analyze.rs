@@ -5,7 +5,7 @@ use crate::extract::{Global, Unit as Walker};
 use crate::ir::SiteKey;
 use crate::{Analysis, InstrumentError, SiteTable, Unit};
 use clang::diagnostic::Severity;
-use clang::TranslationUnit;
+use clang::{EntityKind, EntityVisitResult, TranslationUnit};
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -30,6 +30,28 @@ pub(crate) fn is_cxx(path: &Path) -> bool {
 /// the macro's outermost use there); calls attributed elsewhere are not
 /// sites. Site ids follow the order file, byte offset, callee.
 pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis, InstrumentError> {
+    analyze_with_errors(root, units).map(|(a, _)| a)
+}
+
+/// An error libclang reported while parsing, where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// The file, by its canonical path (`None` when libclang names none).
+    pub file: Option<PathBuf>,
+    pub line: u32,
+    pub column: u32,
+    pub message: String,
+}
+
+/// [`analyze`], with the errors libclang reported in the units' parses,
+/// each once (a header's comes once however many units include it), in
+/// the order they were met. libclang parses on past an error, and a
+/// compiler may accept what libclang rejects (a redeclared builtin, an
+/// extension): the caller decides what they mean.
+pub fn analyze_with_errors(
+    root: &Path,
+    units: &[(PathBuf, Vec<String>)],
+) -> Result<(Analysis, Vec<ParseError>), InstrumentError> {
     let root = std::fs::canonicalize(root).map_err(|e| InstrumentError::Io(root.into(), e))?;
     let _lock = CLANG.lock().unwrap_or_else(|p| p.into_inner());
     let clang = clang::Clang::new().map_err(not_loaded)?;
@@ -37,6 +59,7 @@ pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis
     let mut g = Global::new(root.clone());
     let mut out_units = Vec::new();
     let mut read: Option<Vec<PathBuf>> = Some(Vec::new());
+    let mut errors: Vec<ParseError> = Vec::new();
     for (path, flags) in units {
         let abs = std::fs::canonicalize(path).map_err(|e| InstrumentError::Io(path.clone(), e))?;
         let mut args: Vec<String> = Vec::new();
@@ -51,6 +74,11 @@ pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis
             .keep_going(true)
             .parse()
             .map_err(|e| InstrumentError::Clang(format!("{}: {e}", abs.display())))?;
+        for e in errors_of(&tu) {
+            if !errors.contains(&e) {
+                errors.push(e);
+            }
+        }
         match (files_read(&tu, &abs), read.as_mut()) {
             (Some(files), Some(all)) => all.extend(files),
             _ => read = None,
@@ -99,25 +127,73 @@ pub fn analyze(root: &Path, units: &[(PathBuf, Vec<String>)]) -> Result<Analysis
         all.sort();
         all.dedup();
     }
-    Ok(Analysis {
+    let analysis = Analysis {
         sites: SiteTable { sites },
         facts,
         units: out_units,
         files,
         read,
-    })
+    };
+    Ok((analysis, errors))
+}
+
+/// Whether an inclusion directive of `tu` names a file libclang did not
+/// find (the preprocessing record's inclusions are its top-level
+/// entities).
+fn includes_a_missing_file(tu: &TranslationUnit) -> bool {
+    let mut missing = false;
+    tu.get_entity().visit_children(|e, _| {
+        if e.get_kind() == EntityKind::InclusionDirective && e.get_file().is_none() {
+            missing = true;
+            return EntityVisitResult::Break;
+        }
+        EntityVisitResult::Continue
+    });
+    missing
+}
+
+/// The errors (and fatal errors) libclang reported in `tu`.
+fn errors_of(tu: &TranslationUnit) -> Vec<ParseError> {
+    tu.get_diagnostics()
+        .iter()
+        .filter(|d| d.get_severity() >= Severity::Error)
+        .map(|d| {
+            let at = d.get_location().get_file_location();
+            let file = at.file.map(|f| {
+                let path = f.get_path();
+                std::fs::canonicalize(&path).unwrap_or(path)
+            });
+            ParseError {
+                file,
+                line: at.line,
+                column: at.column,
+                message: d.get_text(),
+            }
+        })
+        .collect()
 }
 
 /// Every file the parse of `source` into `tu` read: the source and each
 /// header it included, directly or through another, by their canonical
-/// paths. `None` when libclang reported an error: what such a parse gives
-/// may hang on a file that does not exist yet, such as a header not found.
+/// paths. `None` when an `#include` named a file libclang did not find
+/// (or a fatal error stopped it): what such a parse gives hangs on a file
+/// that may exist next time. A parse with other errors (a builtin the code
+/// redeclares, which GCC accepts) read what it read, and is what the next
+/// parse of the same files would be.
 pub(crate) fn files_read(tu: &TranslationUnit, source: &Path) -> Option<Vec<PathBuf>> {
-    if tu
+    let errors: Vec<Severity> = tu
         .get_diagnostics()
         .iter()
-        .any(|d| d.get_severity() >= Severity::Error)
-    {
+        .map(|d| d.get_severity())
+        .filter(|s| *s >= Severity::Error)
+        .collect();
+    if errors.contains(&Severity::Fatal) {
+        return None;
+    }
+    // (libclang, told to keep going, reports a header not found as an
+    // error: the inclusions themselves say which were not found. Only a
+    // parse with errors can have one.)
+    if !errors.is_empty() && includes_a_missing_file(tu) {
         return None;
     }
     let first = tu.get_file(source)?;

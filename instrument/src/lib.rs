@@ -22,7 +22,7 @@ mod rewrite;
 mod symbols;
 mod text;
 
-pub use analyze::{analyze, libclang_version, point_at_libclang};
+pub use analyze::{analyze, analyze_with_errors, libclang_version, point_at_libclang, ParseError};
 pub use flags::{compile_db, mpi_flags, wrapper_show, CompileCommand};
 pub use header::{site_header, HEADER_NAME};
 pub use rewrite::rewrite;

@@ -390,8 +390,9 @@ pub struct Analysis {
     pub files: Vec<(PathBuf, String)>,
     /// Every file the parses read, system headers included, by canonical
     /// path: what the result depends on besides the flags, so that it can
-    /// be kept until one of them changes. `None` when libclang reported an
-    /// error (the result may then depend on a file that does not exist).
+    /// be kept until one of them changes. `None` when libclang reported a
+    /// fatal error, such as a header not found (the result may then depend
+    /// on a file that does not exist).
     pub read: Option<Vec<PathBuf>>,
 }
 

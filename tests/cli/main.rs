@@ -12,6 +12,7 @@ mod findings;
 mod formats;
 mod linking;
 mod memory;
+mod parses;
 mod prebuilt;
 mod unsupported;
 mod workflow;
@@ -627,7 +628,7 @@ fn a_header_missing_at_one_check_is_found_once_it_exists() {
         "build-failed",
         "{first}"
     );
-    // A parse with errors is not kept.
+    // A parse that did not find a header is not kept.
     assert_eq!(parse_entries(cache.path()), vec![]);
     std::fs::write(tree.path().join("generated.h"), "#define STATUS 0\n").unwrap();
     let second = check();

@@ -281,7 +281,7 @@ fn assemble(
     };
     let direct: Vec<bool> = units.iter().map(|u| u.2).collect();
     let linked = pull(&syms, &direct, main);
-    let analysis = super::parses::analyze(root, &parse(&linked))?;
+    let (analysis, parse_errors) = super::parses::analyze(root, &parse(&linked))?;
     let sources: Vec<PathBuf> = linked.iter().map(|&i| units[i].0.clone()).collect();
     let mut link_flags = r.link_flags.clone();
     if r.cxx && !sources.iter().any(|s| discover::is_cxx(s)) {
@@ -296,6 +296,7 @@ fn assemble(
         } else {
             root.to_path_buf()
         },
+        cwd: discover::current_dir(),
         flags: linked
             .iter()
             .map(|&i| (units[i].0.clone(), units[i].1.clone()))
@@ -311,6 +312,7 @@ fn assemble(
         directive_nprocs: discover::directive_nprocs(&text),
         link: link_flags,
         analysis,
+        parse_errors,
     };
     Ok(Ok(Some((tree, program))))
 }

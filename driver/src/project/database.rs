@@ -62,31 +62,10 @@ pub fn enclosing(dir: &Path) -> Option<(PathBuf, PathBuf)> {
         up.push("..");
         if top.join(NAME).is_file() || top.join("build").join(NAME).is_file() {
             let rel = abs.strip_prefix(top).ok()?.to_path_buf();
-            return Some((lexical(&up), rel));
+            return Some((fib_analysis::lexical(&up), rel));
         }
     }
     None
-}
-
-/// `path` with `.` and `name/..` taken out (`.` when nothing is left).
-fn lexical(path: &Path) -> PathBuf {
-    use std::path::Component;
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir
-                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
-            {
-                out.pop();
-            }
-            c => out.push(c),
-        }
-    }
-    if out.as_os_str().is_empty() {
-        out.push(".");
-    }
-    out
 }
 
 impl Database {
@@ -263,14 +242,6 @@ mod tests {
         ];
         assert_eq!(archive_link(0, &units), vec![0, 1]);
         assert_eq!(archive_link(2, &units), vec![2, 3]);
-    }
-
-    #[test]
-    fn a_path_up_is_written_as_short_as_it_goes() {
-        assert_eq!(lexical(Path::new("app/..")), Path::new("."));
-        assert_eq!(lexical(Path::new("./..")), Path::new(".."));
-        assert_eq!(lexical(Path::new("../p/app/..")), Path::new("../p"));
-        assert_eq!(lexical(Path::new("/t/p/a/b/../..")), Path::new("/t/p"));
     }
 
     #[test]

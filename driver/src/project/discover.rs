@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use instrument::{Analysis, CallSite, Symbols};
+use instrument::{Analysis, CallSite, ParseError, Symbols};
 
 use super::database::{self, Database};
 use crate::DriverError;
@@ -22,6 +22,10 @@ pub struct Tree {
     pub root: PathBuf,
     /// How to show `root` to the user: as given, `.` shown as empty.
     pub shown_root: PathBuf,
+    /// The current directory when the tree was found (absolute, symlinks
+    /// resolved; empty when unknown), from which paths are shown
+    /// ([`Tree::show`]).
+    pub cwd: PathBuf,
     /// Parser/compiler flags per source, relative to `root`.
     pub flags: BTreeMap<PathBuf, Vec<String>>,
     /// Every source of the tree, relative to `root`.
@@ -52,6 +56,9 @@ pub struct Program {
     /// The program's site table and static facts; site ids are the
     /// program's own.
     pub analysis: Analysis,
+    /// The errors libclang reported when it parsed the program in this
+    /// check (none when its analysis was kept from an earlier one).
+    pub parse_errors: Vec<ParseError>,
 }
 
 fn has_ext(p: &Path, exts: &[&str]) -> bool {
@@ -165,12 +172,19 @@ pub fn discover_in(
     Ok(Tree {
         root: root.to_path_buf(),
         shown_root,
+        cwd: current_dir(),
         flags,
         sources,
         headers,
         named: named.map(<[PathBuf]>::to_vec),
         database,
     })
+}
+
+/// The current directory, from which fib shows paths (empty when it
+/// cannot be told).
+pub(crate) fn current_dir() -> PathBuf {
+    std::env::current_dir().unwrap_or_default()
 }
 
 /// The sources and headers under `root`, relative to it (the files its
@@ -304,7 +318,7 @@ impl Tree {
                 .iter()
                 .map(|s| (self.root.join(s), self.flags[s].clone()))
                 .collect();
-            let analysis = super::parses::analyze(&self.root, &units)?;
+            let (analysis, parse_errors) = super::parses::analyze(&self.root, &units)?;
             let main_path = self.root.join(&main);
             if !analysis
                 .units
@@ -324,6 +338,7 @@ impl Tree {
                 main,
                 sources,
                 analysis,
+                parse_errors,
             });
         }
         Ok(out)
@@ -458,9 +473,13 @@ impl Tree {
         })
     }
 
-    /// How to show a path of the tree to the user.
+    /// How to show a path of the tree to the user: from the current
+    /// directory, with no detour out of it and back in
+    /// ([`fib_analysis::shown_path`]).
     pub fn show(&self, rel: &Path) -> String {
-        self.shown_root.join(rel).display().to_string()
+        fib_analysis::shown_path(&self.shown_root, rel, &self.cwd)
+            .display()
+            .to_string()
     }
 }
 

@@ -7,15 +7,24 @@
 //! (`instrument::symbols`) and the analysis (`instrument::analyze`) it
 //! computed last time instead:
 //!
-//! - an entry's name is a hash of what the call was given: the units'
-//!   paths and parser flags (and for an analysis, the tree's root), with
-//!   fib's version and the identity of its executable, so a rebuilt fib
-//!   parses again;
+//! - an entry's name is a hash of what the call was given and of what
+//!   parses: the units' paths (canonical: symlinks resolved, no `..`, so
+//!   that a check from another directory finds them) and parser flags (and
+//!   for an analysis, the tree's root, canonical too), fib's version, the
+//!   fingerprint of the code that parses (`FIB_PARSER_FINGERPRINT`, a hash
+//!   of `instrument`'s and `sites`' sources and of the locked dependencies,
+//!   made when fib is built) and the libclang it loads (its library's
+//!   canonical path and size). Nothing else: not the time, not the current
+//!   directory, not the executable (a fib rebuilt with the same parser
+//!   keeps its parses);
 //! - it holds every file the parse read (the sources and each header they
 //!   included, system headers too) with a hash of its contents, and is
 //!   used only while every one of them hashes the same;
-//! - a parse libclang reported an error in is not kept: it may hang on a
-//!   file that does not exist yet.
+//! - a parse with errors is kept like any other (libclang rejects some
+//!   code compilers accept, and would reject it again); one with a fatal
+//!   error, such as a header not found, is not: it may hang on a file that
+//!   does not exist yet. The errors of a parse made now are returned with
+//!   its analysis, so that the check tells them once, when the parse runs.
 //!
 //! Entries are written to a temporary file and renamed into place, so a
 //! concurrent check sees a whole entry or none; one that cannot be read
@@ -23,7 +32,7 @@
 
 use std::path::{Path, PathBuf};
 
-use instrument::{Analysis, Symbols};
+use instrument::{Analysis, ParseError, Symbols};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -77,22 +86,27 @@ pub(crate) fn symbols(units: &[ParseUnit]) -> Result<Vec<Symbols>, DriverError> 
 }
 
 /// The analysis of a program's units under the tree `root`, as kept or
-/// parsed now.
-pub(crate) fn analyze(root: &Path, units: &[ParseUnit]) -> Result<Analysis, DriverError> {
+/// parsed now; with libclang's errors when it was parsed now (none when
+/// it was kept: they were told when it was made).
+pub(crate) fn analyze(
+    root: &Path,
+    units: &[ParseUnit],
+) -> Result<(Analysis, Vec<ParseError>), DriverError> {
     let key = key("analysis", Some(root), units);
     let dir = dir();
     if let Some(mut a) = load::<Analysis>(&dir, &key) {
         for (unit, (path, _)) in a.units.iter_mut().zip(units) {
             unit.path = path.clone();
         }
-        return Ok(a);
+        return Ok((a, Vec::new()));
     }
     let before = sources(units);
-    let a = instrument::analyze(root, units).map_err(DriverError::Instrument)?;
+    let (a, errors) =
+        instrument::analyze_with_errors(root, units).map_err(DriverError::Instrument)?;
     if let Some(read) = &a.read {
         store(&dir, &key, read, &before, &a);
     }
-    Ok(a)
+    Ok((a, errors))
 }
 
 /// Where kept results live.
@@ -100,33 +114,76 @@ fn dir() -> PathBuf {
     crate::cache::dir("parses")
 }
 
-/// The name of the entry for a call: what it was given, and which fib.
+/// The name of the entry for a call: what it was given, and what parses.
 fn key(what: &str, root: Option<&Path>, units: &[ParseUnit]) -> String {
     let mut h = Hash::new();
     h.add(what.as_bytes());
     h.add(env!("CARGO_PKG_VERSION").as_bytes());
-    // A rebuilt fib may parse differently: its executable's size and time
-    // stand for its code.
-    if let Some(meta) = std::env::current_exe().ok().and_then(|e| e.metadata().ok()) {
-        h.add(&meta.len().to_le_bytes());
-        if let Ok(t) = meta.modified() {
-            h.add(format!("{t:?}").as_bytes());
-        }
-    }
-    if let Some(lib) = crate::settings::libclang_path() {
-        h.add(lib.as_encoded_bytes());
-    }
-    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    h.add(env!("FIB_PARSER_FINGERPRINT").as_bytes());
+    h.add(libclang());
     if let Some(r) = root {
-        h.add(absolute(r).as_os_str().as_encoded_bytes());
+        h.add(canonical(r).as_os_str().as_encoded_bytes());
     }
     for (path, flags) in units {
-        h.add(absolute(path).as_os_str().as_encoded_bytes());
+        h.add(canonical(path).as_os_str().as_encoded_bytes());
         for f in flags {
             h.add(f.as_bytes());
         }
     }
     h.hex()
+}
+
+/// A path as a key names it: canonical (absolute, symlinks resolved) when
+/// it exists, else absolute with `.` and `name/..` taken out.
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| {
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        fib_analysis::lexical(&abs)
+    })
+}
+
+/// What stands for the libclang fib loads (`LIBCLANG_PATH`, a directory
+/// or the library): the canonical path and size of each `libclang` library
+/// it names, so that however the variable spells it the key is the same,
+/// and another libclang is another key.
+fn libclang() -> &'static [u8] {
+    static ID: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    ID.get_or_init(|| libclang_id(crate::settings::libclang_path().map(PathBuf::from)))
+}
+
+/// The identity of the libclang `given` (`LIBCLANG_PATH`) names.
+fn libclang_id(given: Option<PathBuf>) -> Vec<u8> {
+    let Some(given) = given else {
+        return Vec::new();
+    };
+    {
+        let mut libs: Vec<PathBuf> = match std::fs::read_dir(&given) {
+            Ok(entries) => entries
+                .flatten()
+                .filter(|e| {
+                    e.file_name().to_str().is_some_and(|n| {
+                        n.starts_with("libclang")
+                            && !n.starts_with("libclang-cpp")
+                            && n.contains(".so")
+                    })
+                })
+                .map(|e| e.path())
+                .collect(),
+            Err(_) => vec![given.clone()],
+        };
+        for lib in &mut libs {
+            *lib = canonical(lib);
+        }
+        libs.sort();
+        libs.dedup();
+        let mut out = Vec::new();
+        for lib in libs {
+            out.extend_from_slice(lib.as_os_str().as_encoded_bytes());
+            let size = std::fs::metadata(&lib).map_or(0, |m| m.len());
+            out.extend_from_slice(&size.to_le_bytes());
+        }
+        out
+    }
 }
 
 /// The hash of a file's contents, or `None` when it cannot be read.
@@ -262,6 +319,65 @@ mod tests {
         store(&cache, "k", &[], &[], &"text");
         assert_eq!(load::<u32>(&cache, "k"), None);
         assert_eq!(load::<String>(&cache, "k").as_deref(), Some("text"));
+    }
+
+    #[test]
+    fn a_key_names_a_file_however_it_is_reached_and_not_by_its_time() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("one-sided");
+        std::fs::create_dir(&dir).unwrap();
+        let a = dir.join("put.c");
+        write(&a, "int main(void) { return 0; }");
+        std::os::unix::fs::symlink(&dir, tmp.path().join("link")).unwrap();
+        let unit = |p: PathBuf| (p, vec!["-DX".to_string()]);
+        let k = key("analysis", Some(&dir), &[unit(a.clone())]);
+        let through = [
+            dir.join("../one-sided/put.c"),
+            dir.join("./put.c"),
+            tmp.path().join("link/put.c"),
+        ];
+        for p in through {
+            assert_eq!(k, key("analysis", Some(&dir), &[unit(p.clone())]), "{p:?}");
+        }
+        assert_eq!(
+            k,
+            key(
+                "analysis",
+                Some(&tmp.path().join("link/")),
+                &[unit(a.clone())]
+            )
+        );
+        // Its time changes, not its key.
+        let f = std::fs::File::options().write(true).open(&a).unwrap();
+        f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(2400))
+            .unwrap();
+        assert_eq!(k, key("analysis", Some(&dir), &[unit(a.clone())]));
+        // A file that does not exist is named lexically.
+        assert_eq!(
+            canonical(&dir.join("gone/../missing.c")),
+            dir.canonicalize().unwrap().join("missing.c")
+        );
+    }
+
+    #[test]
+    fn libclang_is_named_by_its_library_however_the_variable_spells_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lib = tmp.path().join("lib");
+        std::fs::create_dir(&lib).unwrap();
+        write(&lib.join("libclang-14.so.14.0.6"), "fourteen");
+        std::os::unix::fs::symlink("libclang-14.so.14.0.6", lib.join("libclang.so")).unwrap();
+        std::os::unix::fs::symlink("libclang-14.so.14.0.6", lib.join("libclang-14.so.1")).unwrap();
+        write(&lib.join("libclang-cpp.so.14"), "not this one");
+        let id = |p: PathBuf| libclang_id(Some(p));
+        let k = id(lib.clone());
+        assert!(!k.is_empty());
+        assert_eq!(k, id(tmp.path().join("lib/")));
+        assert_eq!(k, id(tmp.path().join("lib/../lib/.")));
+        // The library named directly is the same library.
+        assert_eq!(k, id(lib.join("libclang.so")));
+        // Another libclang is another key.
+        write(&lib.join("libclang-14.so.14.0.6"), "fourteen and a half");
+        assert_ne!(k, id(lib.clone()));
     }
 
     #[test]

@@ -144,7 +144,9 @@ pub(crate) fn verify(
     // Loads and stores are placed by return address, through the built
     // program's debug information.
     let symbols = symbols::ModuleSymbols::default();
-    let sites = Resolver::new(&program.analysis, &tree.shown_root).with_symbols(&symbols);
+    let sites = Resolver::new(&program.analysis, &tree.shown_root)
+        .seen_from(&tree.cwd)
+        .with_symbols(&symbols);
     let in_program =
         |f: &Path| program.sources.iter().any(|s| s == f) || tree.headers.iter().any(|h| h == f);
     let mut tracker = Tracker::new(progress, &shown, nprocs);

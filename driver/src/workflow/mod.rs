@@ -147,6 +147,7 @@ fn check_program(
     checked: &mut Checked,
 ) -> Result<(), DriverError> {
     let sources: Vec<String> = program.sources.iter().map(|s| tree.show(s)).collect();
+    let mut built = false;
     for opts in options(session.req, setup.config, program, setup.toolchain) {
         let not_checked = || NotChecked {
             program: tree.show(&program.main),
@@ -158,6 +159,7 @@ fn check_program(
         }
         match verify(tree, program, &opts, session.progress) {
             Ok(mut r) => {
+                built |= r.build.is_some();
                 r.workflow.sources = sources.clone();
                 report.programs.push(r);
             }
@@ -165,7 +167,50 @@ fn check_program(
             Err(e) => return Err(e),
         }
     }
+    // What libclang rejected and the compiler built: said once, when the
+    // parse ran (a kept parse has none). A program that does not build
+    // shows the compiler's own errors instead.
+    if built && !program.parse_errors.is_empty() {
+        checked.notes.push(parse_errors_note(tree, program));
+    }
     Ok(())
+}
+
+/// How many of libclang's errors a note shows.
+const ERRORS_SHOWN: usize = 3;
+
+/// The note on the errors libclang reported in `program`, which the
+/// compiler built: where they are, and what they may cost.
+fn parse_errors_note(tree: &Tree, program: &Program) -> String {
+    let root = std::fs::canonicalize(&tree.root).unwrap_or_else(|_| tree.root.clone());
+    let at = |e: &instrument::ParseError| match &e.file {
+        Some(f) => match f.strip_prefix(&root) {
+            Ok(rel) => format!("{}:{}:{}: ", tree.show(rel), e.line, e.column),
+            Err(_) => format!("{}:{}:{}: ", f.display(), e.line, e.column),
+        },
+        None => String::new(),
+    };
+    let errors = &program.parse_errors;
+    let mut shown: Vec<String> = errors
+        .iter()
+        .take(ERRORS_SHOWN)
+        .map(|e| format!("{}{}", at(e), e.message))
+        .collect();
+    if errors.len() > ERRORS_SHOWN {
+        shown.push(format!("and {} more", errors.len() - ERRORS_SHOWN));
+    }
+    format!(
+        "{}: libclang reported {} the compiler does not raise ({}); fib's static facts may miss \
+         what the code around {} holds (told when the sources are parsed, not at every check)",
+        tree.show(&program.main),
+        if errors.len() == 1 {
+            "an error".to_string()
+        } else {
+            format!("{} errors", errors.len())
+        },
+        shown.join("; "),
+        if errors.len() == 1 { "it" } else { "them" },
+    )
 }
 
 /// Applies the waivers of the sources of `report`'s programs and the

@@ -1,0 +1,2 @@
+/* Shared by the programs of one/ and two/. */
+void sync_all(void);
