@@ -31,8 +31,8 @@ pub use text::read_source;
 // The plain data the analysis produces, defined in `fib-sites` so that the
 // crates that only read it need no libclang.
 pub use fib_sites::{
-    buffer_args, Analysis, ArgPlace, BufferArg, CallSite, Dependence, Element, Facts, ProbeRow,
-    Purpose, PurposeKind, SiteTable, Unit, Wildcard,
+    buffer_args, Analysis, ArgPlace, BufferArg, CallSite, Dependence, Element, Facts, Gate,
+    GateKind, LeftOut, ProbeRow, Purpose, PurposeKind, SiteTable, Unit, Via, Wildcard,
 };
 
 use std::path::PathBuf;
