@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use fib::Node;
 use fib_report::codes::{
-    barrier_finding, BarrierNeverRuns, BarrierNotReached, BarrierUndecided, Inputs,
-    RelevantByRemoval, Rule,
+    barrier_finding, BarrierNeverRuns, BarrierNotCovered, BarrierNotReached, BarrierUndecided,
+    Inputs, RelevantByRemoval, Rule,
 };
 use fib_report::{BarrierReport, Finding, Verdict, Witness};
 use poe::engine::{Fired, OpId};
@@ -43,6 +43,9 @@ pub struct GroupVerdict {
     /// Every site is in code the program never runs
     /// ([`fib_sites::Facts::dead`]).
     pub never_runs: bool,
+    /// The conditions on the way to its sites ([`fib_sites::Facts::gates`]),
+    /// for a group no run reached.
+    pub gates: Vec<fib_report::Gate>,
 }
 
 /// A group being built: its sites, the instances that ran, and the first
@@ -320,6 +323,11 @@ fn verdict(
             timeline,
         },
         never_runs: !covered && g.sites.iter().all(|i| sites.analysis().is_dead(*i)),
+        gates: if covered {
+            Vec::new()
+        } else {
+            gates(sites, &g.sites)
+        },
         sites: g.sites,
         reasons,
         ranks,
@@ -344,8 +352,64 @@ fn purposes(sites: &Resolver, group: &[u32]) -> Vec<fib_report::Purpose> {
             call: p.callee.clone(),
             file: sites.show(&p.file),
             line: p.line,
+            via: p.via.as_ref().map(|v| fib_report::Via {
+                function: v.function.clone(),
+                file: sites.show(&v.file),
+                line: v.line,
+            }),
         })
         .collect()
+}
+
+/// The conditions on the way to the group's sites, from the static facts,
+/// each once.
+fn gates(sites: &Resolver, group: &[u32]) -> Vec<fib_report::Gate> {
+    use fib_report::GateKind;
+    let mut out: Vec<fib_report::Gate> = Vec::new();
+    for g in sites
+        .analysis()
+        .facts
+        .gates
+        .iter()
+        .filter(|g| group.contains(&g.site))
+    {
+        let file = sites.show(&g.file);
+        if out
+            .iter()
+            .any(|x| x.file == file && x.line == g.line && x.text == g.text)
+        {
+            continue;
+        }
+        let kind = match &g.by {
+            fib_sites::GateKind::Off {
+                why,
+                macro_def,
+                left_out,
+            } => GateKind::Off {
+                why: why.clone(),
+                macro_def: macro_def
+                    .as_ref()
+                    .map(|(m, f, l)| (m.clone(), format!("{}:{l}", sites.show(f)))),
+                left_out: left_out.as_ref().map(|l| fib_report::LeftOut {
+                    at: format!("{}:{}", sites.show(&l.file), l.line),
+                    directive: l.directive.clone(),
+                    flag: l.flag.clone(),
+                }),
+            },
+            fib_sites::GateKind::Input { reason } => GateKind::Input {
+                reason: reason.clone(),
+            },
+            fib_sites::GateKind::Count => GateKind::Count,
+            fib_sites::GateKind::Fixed => GateKind::Fixed,
+        };
+        out.push(fib_report::Gate {
+            text: g.text.clone(),
+            file,
+            line: g.line,
+            kind,
+        });
+    }
+    out
 }
 
 fn relevant_witness(sites: &Resolver, run: &RunTrace, rel: &fib::Relevant) -> Witness {
@@ -450,7 +514,13 @@ pub fn findings(groups: &[GroupVerdict], cx: Context) -> Vec<Finding> {
                 .finding(),
                 // Removal does not judge a group that never ran: no note
                 // sends the user there.
-                (Verdict::NotCovered, _, None) => barrier_finding(r, &g.reasons, None, cx.cut),
+                (Verdict::NotCovered, _, None) => BarrierNotCovered {
+                    group: r.group.clone(),
+                    inputs: None,
+                    note: None,
+                    gates: g.gates.clone(),
+                }
+                .finding(),
                 (Verdict::Relevant, None, _) => RelevantByRemoval {
                     group: r.group.clone(),
                     inputs: Inputs::of(r.all_inputs, &g.reasons),

@@ -194,6 +194,39 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         for c in top.get_children() {
             self.top(c);
         }
+        self.skipped(tu);
+    }
+
+    /// Records the regions of the tree's files the preprocessor left out,
+    /// once each (a header's come with every unit that includes it).
+    fn skipped(&mut self, tu: &'tu TranslationUnit<'tu>) {
+        for r in tu.get_skipped_ranges() {
+            let (Some((f, a)), Some((f2, b))) = (self.floc(r.get_start()), self.floc(r.get_end()))
+            else {
+                continue;
+            };
+            let fi = &self.g.files[f];
+            let Some(rel) = fi.rel.clone() else { continue };
+            if f != f2 || a > b || b > fi.text.len() {
+                continue;
+            }
+            let line = fi.line_of(a) as u32;
+            if self
+                .g
+                .ir
+                .skipped
+                .iter()
+                .any(|s| s.file == rel && s.line == line)
+            {
+                continue;
+            }
+            let text = fi.text[a..b].to_string();
+            self.g.ir.skipped.push(crate::ir::Skipped {
+                file: rel,
+                line,
+                text,
+            });
+        }
     }
 
     fn top(&mut self, c: Entity<'tu>) {
@@ -238,6 +271,13 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 self.g.ir.any_tag = v.or(self.g.ir.any_tag);
             }
         } else if self.in_tree(f) {
+            let fi = &self.g.files[f];
+            let at = format!(
+                "{}:{}",
+                fi.rel.as_ref().unwrap_or(&fi.abs).display(),
+                fi.line_of(a)
+            );
+            self.g.ir.macros.entry(name.clone()).or_insert(at);
             self.macros.insert(name, (f, a, b));
         }
     }
@@ -343,10 +383,13 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         let mut expr = Expr::default();
         let mut texts = Vec::new();
         for p in parts {
-            let e = self.expr(*p, false);
+            // A lone condition is evaluated: a constant one (`if (DEBUG)`)
+            // decides which of its branches never run.
+            let e = self.expr(*p, parts.len() == 1);
             texts.push(e.text.clone());
             expr.reads.extend(e.reads);
             expr.calls.extend(e.calls);
+            expr.value = e.value;
         }
         let cond = texts.join("; ");
         expr.text = cond.clone();
@@ -356,6 +399,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 text: head,
                 at,
                 expr,
+                when: None,
             };
         }
         let text = match label {
@@ -366,7 +410,12 @@ impl<'g, 'tu> Unit<'g, 'tu> {
             _ => format!("{label} ({cond})"),
         };
         let at = self.at(stmt);
-        Guard { text, at, expr }
+        Guard {
+            text,
+            at,
+            expr,
+            when: None,
+        }
     }
 
     /// The head of an `if`, `while`, `for` or `switch` as written, up to
@@ -409,11 +458,14 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 }
                 let g = self.guard(e, &parts, "if");
                 let depth = self.guards.len();
-                self.push_guard(g);
-                for b in branches {
+                for (k, b) in branches.iter().enumerate() {
+                    self.push_guard(Guard {
+                        when: Some(k == 0),
+                        ..g.clone()
+                    });
                     self.walk(*b);
+                    self.guards.truncate(depth);
                 }
-                self.guards.truncate(depth);
             }
             EntityKind::WhileStmt
             | EntityKind::ForStmt
@@ -436,7 +488,10 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                     EntityKind::DoStmt => "do",
                     _ => "for",
                 };
-                let g = self.guard(e, &children, label);
+                let mut g = self.guard(e, &children, label);
+                if kind == EntityKind::WhileStmt {
+                    g.when = Some(true);
+                }
                 let depth = self.guards.len();
                 let brk = self.jumps.brk.len();
                 if kind == EntityKind::SwitchStmt {
@@ -462,21 +517,29 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 self.walk(*cond);
                 let g = self.guard(e, std::slice::from_ref(cond), "?:");
                 let depth = self.guards.len();
-                self.push_guard(g);
-                for c in rest {
+                for (k, c) in rest.iter().enumerate() {
+                    self.push_guard(Guard {
+                        when: (rest.len() == 2).then_some(k == 0),
+                        ..g.clone()
+                    });
                     self.walk(*c);
+                    self.guards.truncate(depth);
                 }
-                self.guards.truncate(depth);
             }
             EntityKind::CompoundStmt => {
                 let depth = self.guards.len();
                 for c in kids() {
                     let (r, b) = (self.jumps.ret.len(), self.jumps.brk.len());
                     self.walk(c);
+                    // What follows a jump runs when the jump was not taken,
+                    // whichever way its guards went.
                     let new: Vec<Guard> = self.jumps.ret[r..]
                         .iter()
                         .chain(&self.jumps.brk[b..])
-                        .cloned()
+                        .map(|g| Guard {
+                            when: None,
+                            ..g.clone()
+                        })
                         .collect();
                     for g in new {
                         self.push_guard(g);
@@ -495,7 +558,8 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 match op.as_str() {
                     "&&" | "||" => {
                         self.walk(l);
-                        let g = self.guard(e, &[l], &op);
+                        let mut g = self.guard(e, &[l], &op);
+                        g.when = Some(op == "&&");
                         let depth = self.guards.len();
                         self.push_guard(g);
                         self.walk(r);

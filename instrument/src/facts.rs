@@ -11,6 +11,9 @@
 //! a clean argument. Where fib cannot see (an unknown function's result, a
 //! variable passed by address to one), it assumes data.
 
+mod gates;
+mod purposes;
+
 use crate::flow::{Flow, Nodes, Use, FILES};
 use crate::ir::{CallInfo, Def, Expr, Guard, Ir, SiteKey};
 use crate::library::{
@@ -23,38 +26,6 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 /// What `main`'s parameters hold: data for the facts about inputs, but the
 /// same in every run of one check, so they steer no run differently.
 pub(crate) const COMMAND_LINE: &str = "the command line (`argc`/`argv`)";
-
-/// Calls that read a clock: a barrier right before one times a phase.
-const CLOCKS: &[&str] = &[
-    "MPI_Wtime",
-    "PMPI_Wtime",
-    "clock",
-    "clock_gettime",
-    "gettimeofday",
-    "time",
-    "omp_get_wtime",
-    "now",
-    "__rdtsc",
-];
-
-/// Calls that write output: a barrier right before one orders what the
-/// ranks print or write.
-const OUTPUTS: &[&str] = &[
-    "printf",
-    "fprintf",
-    "vprintf",
-    "vfprintf",
-    "puts",
-    "fputs",
-    "putchar",
-    "fputc",
-    "putc",
-    "fwrite",
-    "write",
-    "fflush",
-    "perror",
-    "operator<<",
-];
 
 /// The roots of the [`MPI_DATA_OUT`] outputs of `calls` whose kind (`the
 /// status of`, `filled by`, ...) `keep` accepts.
@@ -485,7 +456,8 @@ pub(crate) fn facts(ir: &Ir, ids: &HashMap<SiteKey, u32>) -> Facts {
             f.control.push((id, dep));
         }
     }
-    f.purposes = purposes(ir, ids, &f.barriers);
+    f.purposes = purposes::purposes(ir, ids, &f.barriers);
+    f.gates = gates::gates(ir, ids, &f.barriers, &clean);
     f.steering = steering(ir, &by_callee, &Clean::compute(ir, true), &live);
     let free = Free::new(ir, ids, live);
     f.free_waits = free.sites(
@@ -1007,53 +979,6 @@ fn sized_mprobes(
     rows
 }
 
-/// Whether a call reads a clock or writes output: itself, or (up to
-/// `depth` calls deep) a function of the program it calls, such as a
-/// `wtime()` helper around `MPI_Wtime`.
-fn purpose_of(ir: &Ir, call: &CallInfo, depth: u32) -> Option<crate::PurposeKind> {
-    use crate::PurposeKind;
-    let name = call.callee.as_str();
-    if CLOCKS.contains(&name) {
-        return Some(PurposeKind::Timing);
-    }
-    if OUTPUTS.contains(&name) {
-        return Some(PurposeKind::Output);
-    }
-    let usr = call.callee_usr.as_deref()?;
-    if depth == 0 || name.starts_with("MPI_") {
-        return None;
-    }
-    ir.calls
-        .iter()
-        .filter(|c| c.caller.as_deref() == Some(usr))
-        .find_map(|c| purpose_of(ir, c, depth - 1))
-}
-
-/// What the calls after a barrier hold ([`scan`]).
-enum Scan<'a> {
-    /// A clock reading or an output, found by this call.
-    Found(crate::PurposeKind, &'a CallInfo),
-    /// An MPI call (other than a clock reading) comes first.
-    Blocked,
-    /// Neither: the calls ran out.
-    Open,
-}
-
-/// The first of `calls` that reads a clock or writes output, unless an MPI
-/// call (other than a clock reading) comes before it.
-fn scan<'a>(ir: &Ir, calls: impl IntoIterator<Item = &'a CallInfo>) -> Scan<'a> {
-    for next in calls {
-        let name = next.callee.as_str();
-        if (name.starts_with("MPI_") || name.starts_with("PMPI_")) && !CLOCKS.contains(&name) {
-            return Scan::Blocked;
-        }
-        if let Some(kind) = purpose_of(ir, next, 2) {
-            return Scan::Found(kind, next);
-        }
-    }
-    Scan::Open
-}
-
 /// Whether a guard is a loop's head (`for`, `while`, `do ... while`).
 fn is_loop(g: &Guard) -> bool {
     ["for", "while", "do "]
@@ -1066,70 +991,6 @@ fn inside(call: &CallInfo, head: &Guard) -> bool {
     call.guards
         .iter()
         .any(|g| g.at == head.at && g.text == head.text)
-}
-
-/// For each barrier site, the first clock reading or output after one of
-/// its calls in the same function, before the next MPI call (other than a
-/// clock reading). A barrier that ends its innermost loop's body (no MPI
-/// call after it in the body) is followed by the body's start too: the
-/// next iteration's calls (a timed loop that starts with `MPI_Wtime`).
-fn purposes(ir: &Ir, ids: &HashMap<SiteKey, u32>, barriers: &[u32]) -> Vec<crate::Purpose> {
-    use crate::Purpose;
-    let mut out: Vec<Purpose> = Vec::new();
-    for (i, c) in ir.calls.iter().enumerate() {
-        let Some(id) = c.site.as_ref().and_then(|k| ids.get(k)) else {
-            continue;
-        };
-        if !barriers.contains(id) || out.iter().any(|p| p.site == *id) {
-            continue;
-        }
-        // The function's calls around this one (a function's calls are
-        // contiguous, in source order).
-        let first = ir.calls[..i]
-            .iter()
-            .rposition(|n| n.caller != c.caller)
-            .map_or(0, |k| k + 1);
-        let before = &ir.calls[first..i];
-        let after = ir.calls[i + 1..]
-            .iter()
-            .take_while(|n| n.caller == c.caller);
-        // The innermost loop: the one fewest of the function's calls are in.
-        let inner = c.guards.iter().filter(|g| is_loop(g)).min_by_key(|g| {
-            before
-                .iter()
-                .chain(after.clone())
-                .filter(|n| inside(n, g))
-                .count()
-        });
-        let found = match inner {
-            None => scan(ir, after),
-            Some(head) => match scan(ir, after.clone().take_while(|n| inside(n, head))) {
-                Scan::Open => match scan(ir, before.iter().filter(|n| inside(n, head))) {
-                    Scan::Open => scan(ir, after.skip_while(|n| inside(n, head))),
-                    s => s,
-                },
-                s => s,
-            },
-        };
-        let Scan::Found(kind, next) = found else {
-            continue;
-        };
-        let Some((file, line)) = next.at.rsplit_once(':') else {
-            continue;
-        };
-        let Ok(line) = line.parse() else {
-            continue;
-        };
-        out.push(Purpose {
-            site: *id,
-            kind,
-            callee: next.callee.clone(),
-            file: file.into(),
-            line,
-        });
-    }
-    out.sort_by_key(|p| p.site);
-    out
 }
 
 /// Whether an argument is the wildcard constant `name` (spelled so, or with

@@ -68,7 +68,14 @@ pub(crate) struct Guard {
     pub text: String,
     /// `file:line`.
     pub at: String,
+    /// Its condition; `expr.value` is the condition's value when libclang
+    /// evaluates it to a constant (`if (DEBUG)` with `#define DEBUG 0`).
     pub expr: Expr,
+    /// The value the condition must have for the guarded code to run: true
+    /// in an `if`'s first branch, a `while` body or right of `&&`, false in
+    /// an `else` or right of `||`; `None` when the code may run either way
+    /// (a `switch`, a `do` body, code after an early `return` under it).
+    pub when: Option<bool>,
 }
 
 /// Identifies a site before ids are given: file (relative to the root),
@@ -110,6 +117,22 @@ pub(crate) struct Ir {
     /// a call (`handlers[k] = reply;`, `qsort(..., cmp)`): what runs them
     /// runs through a pointer.
     pub address_taken: HashSet<String>,
+    /// The macros the tree's files define: name → `file:line`.
+    pub macros: HashMap<String, String>,
+    /// The regions of the tree's files the preprocessor left out.
+    pub skipped: Vec<Skipped>,
+}
+
+/// A region of a file of the tree that the preprocessor left out (`#ifdef
+/// DEBUG` ... `#else` when `DEBUG` is not defined).
+#[derive(Clone, Debug)]
+pub(crate) struct Skipped {
+    /// The file, relative to the root.
+    pub file: PathBuf,
+    /// The line the region starts on: its directive's.
+    pub line: u32,
+    /// The region's text, its directive first.
+    pub text: String,
 }
 
 impl Ir {

@@ -32,8 +32,9 @@ pub use text::read_source;
 // The plain data the analysis produces, defined in `fib-sites` so that the
 // crates that only read it need no libclang.
 pub use fib_sites::{
-    buffer_args, Analysis, ArgPlace, BufferArg, CallSite, Dependence, Element, Facts, Input,
-    InputGuards, InputReason, ProbeRow, Purpose, PurposeKind, SiteTable, Unit, Wildcard,
+    buffer_args, Analysis, ArgPlace, BufferArg, CallSite, Dependence, Element, Facts, Gate,
+    GateKind, Input, InputGuards, InputReason, LeftOut, ProbeRow, Purpose, PurposeKind, SiteTable,
+    Unit, Via, Wildcard,
 };
 
 use std::path::PathBuf;

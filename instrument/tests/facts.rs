@@ -483,3 +483,140 @@ fn calls_that_run_for_some_inputs_name_the_condition_and_the_input() {
     assert!(received.open);
     assert!(received.reasons.is_empty());
 }
+
+/// Analyses a program of the command-line tests (`tests/cli`).
+fn cli_program(file: &str) -> Analysis {
+    common::analyze("../../../tests/cli", &[file])
+}
+
+/// Each barrier with a purpose: its line, the purpose, the call that shows
+/// it, that call's line, and the call of the barrier's function it follows
+/// (name and line), if any.
+fn purposes_via(
+    a: &Analysis,
+) -> Vec<(
+    u32,
+    instrument::PurposeKind,
+    String,
+    u32,
+    Option<(String, u32)>,
+)> {
+    a.facts
+        .purposes
+        .iter()
+        .map(|p| {
+            (
+                a.sites.sites[p.site as usize].line,
+                p.kind,
+                p.callee.clone(),
+                p.line,
+                p.via.as_ref().map(|v| (v.function.clone(), v.line)),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_barrier_that_ends_its_function_orders_what_its_callers_print_next() {
+    use instrument::PurposeKind::Output;
+    let a = cli_program("barrier_wrapper.c");
+    assert_eq!(
+        purposes_via(&a),
+        [
+            // The wrapper: `stamp` prints right after calling it.
+            (
+                11,
+                Output,
+                "printf".into(),
+                18,
+                Some(("sync_all".into(), 16))
+            ),
+            (23, Output, "printf".into(), 25, None),
+            // The separator's last barrier: `main` shows its array after
+            // the first call (the second is followed by a reduction).
+            (
+                26,
+                Output,
+                "show".into(),
+                42,
+                Some(("separator".into(), 41))
+            ),
+        ]
+    );
+    assert_eq!(
+        a.facts.purposes[0].via.as_ref().unwrap().file.to_str(),
+        Some("barrier_wrapper.c")
+    );
+}
+
+#[test]
+fn a_callee_counts_only_for_live_calls_before_its_own_mpi_calls() {
+    use instrument::PurposeKind::Timing;
+    let a = cli_program("callee_purposes.c");
+    // `measure`'s own barrier comes before its clock reading, and `fill`'s
+    // output is under `if (DEBUG)` with `DEBUG` 0: neither barrier of
+    // `main` has a purpose.
+    assert_eq!(
+        purposes_via(&a),
+        [(16, Timing, "MPI_Wtime".into(), 17, None)]
+    );
+}
+
+#[test]
+fn the_conditions_that_keep_a_barrier_away_say_what_can_change_them() {
+    use instrument::GateKind;
+    let a = cli_program("not_covered_gates.c");
+    let gates = |line: u32| -> Vec<(String, u32, GateKind)> {
+        let id = site(&a, "not_covered_gates.c", line, "MPI_Barrier");
+        a.facts
+            .gates
+            .iter()
+            .filter(|g| g.site == id)
+            .map(|g| (g.text.clone(), g.line, g.by.clone()))
+            .collect()
+    };
+    assert_eq!(
+        gates(22),
+        [(
+            "if (debug)".to_string(),
+            21,
+            GateKind::Off {
+                why: "`debug` is 0 wherever it is set".into(),
+                macro_def: None,
+                left_out: Some(instrument::LeftOut {
+                    file: "not_covered_gates.c".into(),
+                    line: 14,
+                    directive: "#ifdef DEBUG".into(),
+                    flag: Some("-DDEBUG".into()),
+                }),
+            }
+        )]
+    );
+    assert_eq!(
+        gates(24),
+        [(
+            "if (TRACE)".to_string(),
+            23,
+            GateKind::Off {
+                why: "its condition is the constant 0 in this build".into(),
+                macro_def: Some(("TRACE".into(), "not_covered_gates.c".into(), 8)),
+                left_out: None,
+            }
+        )]
+    );
+    assert_eq!(
+        gates(26),
+        [(
+            "if (argc > 2)".to_string(),
+            25,
+            GateKind::Input {
+                reason: "`if (argc > 2)` at not_covered_gates.c:25 reads `argc`, the command line (`argc`/`argv`)".into()
+            }
+        )]
+    );
+    assert_eq!(
+        gates(28),
+        [("if (size > 4)".to_string(), 27, GateKind::Count)]
+    );
+    assert_eq!(gates(29), []);
+}

@@ -384,6 +384,61 @@ pub struct Purpose {
     pub call: String,
     pub file: String,
     pub line: u32,
+    /// When the clock reading or output follows a call of the function the
+    /// barrier ends (a barrier wrapper) in a caller: that call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<Via>,
+}
+
+/// A call of the function that ends with a barrier, in a caller.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Via {
+    /// The function called.
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+}
+
+/// A condition that decides whether a barrier site runs, and what decides
+/// the condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gate {
+    /// As written: `if (debug)`.
+    pub text: String,
+    pub file: String,
+    pub line: u32,
+    pub kind: GateKind,
+}
+
+/// What can change a [`Gate`]'s condition.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GateKind {
+    /// Nothing but the build: the condition is a constant that keeps the
+    /// barrier away. `why` is a phrase ("`debug` is 0 wherever it is
+    /// set"); `macro_def` the macro it names and where it is defined
+    /// (`file:line`); `left_out` a definition the preprocessor left out.
+    Off {
+        why: String,
+        macro_def: Option<(String, String)>,
+        left_out: Option<LeftOut>,
+    },
+    /// The program's input; the reason names what the condition reads.
+    Input { reason: String },
+    /// The rank or the process count.
+    Count,
+    /// Only constants, whose value fib cannot tell.
+    Fixed,
+}
+
+/// A definition the preprocessor left out of this build.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeftOut {
+    /// `file:line` of the definition.
+    pub at: String,
+    /// The directive that leaves it out (`#ifdef DEBUG`).
+    pub directive: String,
+    /// The flag that takes it in (`-DDEBUG`), when the directive says.
+    pub flag: Option<String>,
 }
 
 /// One barrier group: the `MPI_Barrier` (and `MPI_Ibarrier`) sites that

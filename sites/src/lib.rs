@@ -287,6 +287,11 @@ pub struct Facts {
     /// A site missing here runs whatever the input. Sorted by site.
     #[serde(default)]
     pub inputs: Vec<InputGuards>,
+    /// For each barrier site, the conditions on the way to it (its own,
+    /// then those of the calls that reach its function), and what can
+    /// change each: what a barrier that never ran waits for.
+    #[serde(default)]
+    pub gates: Vec<Gate>,
 }
 
 /// Where a run's values come from that the program does not fix itself
@@ -361,6 +366,75 @@ pub struct Purpose {
     /// Where it is: the file relative to the tree's root, and the line.
     pub file: PathBuf,
     pub line: u32,
+    /// When the clock reading or output follows not the barrier but a call
+    /// of the function that ends with it (a barrier wrapper): that call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<Via>,
+}
+
+/// A call, in a caller, of the function a barrier ends (directly or
+/// through other calls).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Via {
+    /// The function called, as the caller names it.
+    pub function: String,
+    pub file: PathBuf,
+    pub line: u32,
+}
+
+/// A condition that decides whether a barrier site runs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Gate {
+    /// The barrier's site.
+    pub site: u32,
+    /// The condition as written (`if (debug)`).
+    pub text: String,
+    /// Where it is: the file relative to the tree's root, and the line.
+    pub file: PathBuf,
+    pub line: u32,
+    pub by: GateKind,
+}
+
+/// What decides a [`Gate`]'s condition, and so what can change it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum GateKind {
+    /// It keeps the barrier from running in every run of this build: it
+    /// reads only constants.
+    Off {
+        /// Why, as a phrase: "`debug` is 0 wherever it is set", "it is the
+        /// constant 0".
+        why: String,
+        /// The macro the condition names, with where it is defined
+        /// (`DEBUG`, its file relative to the root and line): a compile
+        /// definition decides it.
+        #[serde(default)]
+        macro_def: Option<(String, PathBuf, u32)>,
+        /// A definition of the variable the condition reads that the
+        /// preprocessor left out.
+        #[serde(default)]
+        left_out: Option<LeftOut>,
+    },
+    /// It reads the program's input: arguments, files, received data. The
+    /// reason as the control facts word it.
+    Input { reason: String },
+    /// It reads the rank or the process count.
+    Count,
+    /// It reads only constants and what is computed from them, and fib
+    /// cannot tell its value.
+    Fixed,
+}
+
+/// A definition the preprocessor left out of this build.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeftOut {
+    /// Where the definition is: the file relative to the root, the line.
+    pub file: PathBuf,
+    pub line: u32,
+    /// The directive that leaves it out, as written (`#ifdef DEBUG`).
+    pub directive: String,
+    /// The compiler flag that would take it in (`-DDEBUG`), when the
+    /// directive says.
+    pub flag: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

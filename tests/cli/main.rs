@@ -880,6 +880,87 @@ fn a_barrier_before_a_clock_or_output_is_irrelevant_with_advice_to_keep_it_for_t
     assert!(purposes[2].is_null());
 }
 
+/// The `help:` line of each finding with `code`, by line, from a JSON check
+/// of `name` (a program of this directory) at 2 ranks.
+fn helps(name: &str, code: &str) -> (String, Vec<(u64, String)>) {
+    let path = fixture(name);
+    let out = fib(&[
+        "check",
+        path.to_str().unwrap(),
+        "-n",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{name}");
+    let v = json(&out);
+    let help = v["programs"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .map(|f| {
+            (
+                f["line"].as_u64().unwrap(),
+                f["help"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    (path.display().to_string(), help)
+}
+
+#[test]
+fn a_barrier_wrapper_is_kept_for_the_output_its_callers_print_after_it() {
+    let (file, help) = helps("barrier_wrapper.c", "FIB014");
+    assert_eq!(
+        help,
+        vec![
+            (11, format!("it orders the output at line 18 of {file} (printf, which follows the call of sync_all at line 16 of {file}) after every rank got here: keep it if that output needs it; otherwise delete line 11 of {file}")),
+            (23, format!("it orders the output at line 25 of {file} (printf) after every rank got here: keep it if that output needs it; otherwise delete line 23 of {file}")),
+            (26, format!("it orders the output at line 42 of {file} (show, which follows the call of separator at line 41 of {file}) after every rank got here: keep it if that output needs it; otherwise delete line 26 of {file}")),
+        ]
+    );
+}
+
+#[test]
+fn a_callee_whose_barrier_precedes_its_clock_or_whose_output_is_dead_gives_no_purpose() {
+    let (file, help) = helps("callee_purposes.c", "FIB014");
+    assert_eq!(
+        help,
+        vec![
+            (16, format!("it synchronises the timing at line 17 of {file} (MPI_Wtime): keep it if that measurement needs every rank to start together; otherwise delete line 16 of {file}")),
+            (37, format!("delete line 37 of {file}")),
+            (39, format!("delete line 39 of {file}")),
+        ]
+    );
+}
+
+#[test]
+fn a_barrier_not_covered_names_its_condition_and_what_can_change_it() {
+    let (_, help) = helps("not_covered_gates.c", "FIB016");
+    assert_eq!(
+        help,
+        vec![
+            (22, "no process count or program argument runs it: build with `-DDEBUG` (in the compile database or the build's flags) and check again".to_string()),
+            (24, "no process count or program argument runs it: only a build with another definition of `TRACE` does".to_string()),
+            (26, "check again with program arguments (after `--`) or input that make that condition hold".to_string()),
+            (28, "check again with a process count (`-n`) that makes that condition hold".to_string()),
+        ]
+    );
+    // The human diagnostic, with the condition and the definition the
+    // preprocessor left out.
+    let out = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args(["check", "tests/cli/not_covered_gates.c", "-n", "2"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    insta::assert_snapshot!(
+        "not_covered_gates_human",
+        stable_human(&String::from_utf8_lossy(&out.stdout))
+    );
+}
+
 /// A window of 64 synchronous sends completes: a rank fib holds keeps MPI
 /// progressing for its peer. Before, most runs stalled until the time limit;
 /// five runs in a row that all complete make that near impossible.

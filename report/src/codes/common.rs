@@ -319,6 +319,7 @@ pub fn barrier_finding(
             group: r.group.clone(),
             inputs: (r.verdict != Verdict::NotCovered).then_some(inputs),
             note,
+            gates: Vec::new(),
         }
         .finding(),
     }

@@ -55,7 +55,12 @@ keep the group if it orders something outside MPI (files, timing, output).
 When the first call after one of its sites (before the next MPI call) reads
 a clock (`MPI_Wtime`, `clock_gettime`, ...) or writes output (`printf`,
 `fwrite`, `<<`, ...), the `help:` line names it: such a barrier often times
-a phase or orders the output, which fib does not judge.
+a phase or orders the output, which fib does not judge. When the barrier is
+the last MPI call of its function (a wrapper such as `barrier_all()`), what
+follows each call of that function in its callers counts too, and the
+`help:` line names that call. A called function's clock reading or output
+counts only when it comes before that function's own MPI calls and can run
+(output under `if (DEBUG)` with `DEBUG` defined as 0 never does).
 Run `fib check --confirm` to have fib re-explore the program with the group
 removed and compare. If the verdict holds only for the input tested, check
 the other inputs too.
@@ -131,13 +136,20 @@ impl Rule for IrrelevantBarrier {
 /// The advice for a group that orders something besides messages.
 fn keep_for(p: &Purpose) -> String {
     let at = format!("line {} of {}", p.line, p.file);
+    // A wrapper's barrier: the call after which the purpose comes.
+    let via = p.via.as_ref().map_or(String::new(), |v| {
+        format!(
+            ", which follows the call of {} at line {} of {}",
+            v.function, v.line, v.file
+        )
+    });
     match p.kind {
         "timing" => format!(
-            "it synchronises the timing at {at} ({}): keep it if that measurement needs every rank to start together",
+            "it synchronises the timing at {at} ({}{via}): keep it if that measurement needs every rank to start together",
             p.call
         ),
         _ => format!(
-            "it orders the output at {at} ({}) after every rank got here: keep it if that output needs it",
+            "it orders the output at {at} ({}{via}) after every rank got here: keep it if that output needs it",
             p.call
         ),
     }
@@ -170,6 +182,7 @@ mod tests {
             call: "MPI_Wtime".into(),
             file: "a.c".into(),
             line: 14,
+            via: None,
         }];
         assert_eq!(
             b.finding().help.as_deref(),
@@ -180,6 +193,33 @@ mod tests {
         assert_eq!(
             b.finding().help.as_deref(),
             Some("it orders the output at line 14 of a.c (printf) after every rank got here: keep it if that output needs it; otherwise delete lines 13, 17 of a.c and line 8 of b.c together")
+        );
+    }
+
+    #[test]
+    fn a_wrappers_barrier_names_the_call_its_purpose_follows() {
+        let mut b = sample();
+        b.group.truncate(1);
+        b.purposes = vec![Purpose {
+            kind: "output",
+            call: "printf".into(),
+            file: "t.c".into(),
+            line: 31,
+            via: Some(crate::model::Via {
+                function: "barrier_all".into(),
+                file: "t.c".into(),
+                line: 30,
+            }),
+        }];
+        assert_eq!(
+            b.finding().help.as_deref(),
+            Some("it orders the output at line 31 of t.c (printf, which follows the call of barrier_all at line 30 of t.c) after every rank got here: keep it if that output needs it; otherwise delete line 13 of a.c")
+        );
+        b.purposes[0].kind = "timing";
+        b.purposes[0].call = "MPI_Wtime".into();
+        assert_eq!(
+            b.finding().help.as_deref(),
+            Some("it synchronises the timing at line 31 of t.c (MPI_Wtime, which follows the call of barrier_all at line 30 of t.c): keep it if that measurement needs every rank to start together; otherwise delete line 13 of a.c")
         );
     }
 

@@ -4,7 +4,7 @@
 use super::common::{barrier_group, Inputs};
 use super::{Code, Rule};
 use crate::finding::{Finding, Severity};
-use crate::model::SiteRef;
+use crate::model::{Gate, GateKind, SiteRef};
 
 /// No site of the barrier group ran in any explored interleaving.
 pub const FIB016: Code = Code {
@@ -46,7 +46,15 @@ number of ranks. Calling it irrelevant would be a guess.
 
 Check the program again with an input or a process count that reaches the
 barrier (program arguments after `--`, another `-n`), or with the
-`fib:` directives of the source file. For an interrupted check, let the
+`fib:` directives of the source file. The notes name the conditions on the
+way to the barrier and what each reads: the program's input, the rank or
+the process count, or only constants. When one of them keeps the barrier
+away in every run of this build (`if (debug)` where `debug` is 0 wherever
+it is set, `if (TRACE)` with `#define TRACE 0`), no input or process count
+reaches it, and the `help:` line says what does: the compile definition
+that brings in a definition the preprocessor left out (`-DDEBUG` for an
+`int debug = 1;` under `#ifdef DEBUG`), another definition of the macro,
+or a change to the source. For an interrupted check, let the
 check run to the end (lower `--max-interleavings` to bound it; a cut
 exploration still gives each group a verdict, marked as partial).
 ",
@@ -63,6 +71,8 @@ pub struct BarrierNotCovered {
     pub inputs: Option<Inputs>,
     /// A note added last (e.g. that the program fails).
     pub note: Option<String>,
+    /// The conditions on the way to its sites, with what decides each.
+    pub gates: Vec<Gate>,
 }
 
 impl Rule for BarrierNotCovered {
@@ -75,13 +85,90 @@ impl Rule for BarrierNotCovered {
         );
         barrier_group(&mut f, &self.group);
         f.notes = self.inputs.iter().map(Inputs::note).collect();
+        let (note, help) = gate_advice(&self.gates);
+        f.notes.extend(note);
         f.notes.extend(self.note.clone());
-        f.help = Some(
+        f.help = Some(help.unwrap_or_else(|| {
             "check again with a process count or program arguments (after `--`) that reach it"
-                .into(),
-        );
+                .into()
+        }));
         f
     }
+}
+
+/// What the conditions on the way to a barrier say (a note), and what can
+/// reach it (the help), when fib knows better than "try other inputs".
+fn gate_advice(gates: &[Gate]) -> (Option<String>, Option<String>) {
+    // A condition that no run of this build passes decides alone.
+    if let Some((g, why, macro_def, left_out)) = gates.iter().find_map(|g| match &g.kind {
+        GateKind::Off {
+            why,
+            macro_def,
+            left_out,
+        } => Some((g, why, macro_def, left_out)),
+        _ => None,
+    }) {
+        let mut note = format!(
+            "it runs only when `{}` at {}:{} holds, and {why}",
+            g.text, g.file, g.line
+        );
+        if let Some(l) = left_out {
+            note.push_str(&format!(
+                "; the definition at {} is under `{}`, which this build leaves out",
+                l.at, l.directive
+            ));
+        } else if let Some((m, at)) = macro_def {
+            note.push_str(&format!(" (`{m}` is defined at {at})"));
+        }
+        let help = match (left_out.as_ref().and_then(|l| l.flag.as_ref()), macro_def) {
+            (Some(flag), _) => format!(
+                "no process count or program argument runs it: build with `{flag}` (in the compile database or the build's flags) and check again"
+            ),
+            (None, Some((m, _))) => format!(
+                "no process count or program argument runs it: only a build with another definition of `{m}` does"
+            ),
+            _ => "no process count or program argument runs it: only a change to the source does"
+                .into(),
+        };
+        return (Some(note), Some(help));
+    }
+    if gates.is_empty() {
+        return (None, None);
+    }
+    let what: Vec<String> = gates
+        .iter()
+        .map(|g| match &g.kind {
+            GateKind::Input { reason } => reason.clone(),
+            GateKind::Count => format!(
+                "`{}` at {}:{} reads the rank or the process count",
+                g.text, g.file, g.line
+            ),
+            _ => format!("`{}` at {}:{} reads only constants", g.text, g.file, g.line),
+        })
+        .collect();
+    let note = format!("what decides whether it runs: {}", what.join("; "));
+    let input = gates
+        .iter()
+        .any(|g| matches!(g.kind, GateKind::Input { .. }));
+    let count = gates.iter().any(|g| g.kind == GateKind::Count);
+    let these = if gates.len() == 1 {
+        "that condition hold"
+    } else {
+        "those conditions hold"
+    };
+    let help = match (input, count) {
+        (true, true) => Some(format!(
+            "check again with program arguments (after `--`) or input, or a process count (`-n`), that make {these}"
+        )),
+        (true, false) => Some(format!(
+            "check again with program arguments (after `--`) or input that make {these}"
+        )),
+        (false, true) => Some(format!(
+            "check again with a process count (`-n`) that makes {these}"
+        )),
+        (false, false) => None,
+    };
+    (Some(note), help)
 }
 
 /// A barrier group that never completed because every interleaving failed
@@ -177,6 +264,7 @@ impl Rule for BarrierUndecided {
 mod tests {
     use super::*;
     use crate::codes::common::tests::site;
+    use crate::model::LeftOut;
 
     #[test]
     fn a_barrier_a_failure_kept_away_says_so_and_asks_for_the_fix() {
@@ -228,6 +316,7 @@ mod tests {
             group: vec![site("a.c", 36, 13), site("b.c", 8, 5)],
             inputs: None,
             note: None,
+            gates: vec![],
         }
         .finding();
         assert_eq!(
@@ -243,6 +332,116 @@ mod tests {
         assert_eq!((f.line, f.column), (Some(36), Some(13)));
         assert_eq!(f.labels.len(), 1);
         assert!(f.notes.is_empty());
+    }
+
+    fn gate(text: &str, line: u32, kind: GateKind) -> Gate {
+        Gate {
+            text: text.into(),
+            file: "m.cpp".into(),
+            line,
+            kind,
+        }
+    }
+
+    fn not_covered(gates: Vec<Gate>) -> Finding {
+        BarrierNotCovered {
+            group: vec![site("m.cpp", 353, 15)],
+            inputs: None,
+            note: None,
+            gates,
+        }
+        .finding()
+    }
+
+    #[test]
+    fn a_barrier_only_a_compile_definition_reaches_names_it() {
+        let f = not_covered(vec![
+            gate("for (i = 0; i < n; i++)", 340, GateKind::Count),
+            gate(
+                "if (debug)",
+                353,
+                GateKind::Off {
+                    why: "`debug` is 0 wherever it is set".into(),
+                    macro_def: None,
+                    left_out: Some(LeftOut {
+                        at: "m.cpp:67".into(),
+                        directive: "#ifdef DEBUG".into(),
+                        flag: Some("-DDEBUG".into()),
+                    }),
+                },
+            ),
+        ]);
+        assert_eq!(
+            f.notes,
+            ["it runs only when `if (debug)` at m.cpp:353 holds, and `debug` is 0 wherever it is set; the definition at m.cpp:67 is under `#ifdef DEBUG`, which this build leaves out"]
+        );
+        assert_eq!(
+            f.help.as_deref(),
+            Some("no process count or program argument runs it: build with `-DDEBUG` (in the compile database or the build's flags) and check again")
+        );
+        let f = not_covered(vec![gate(
+            "if (TRACE)",
+            12,
+            GateKind::Off {
+                why: "its condition is the constant 0 in this build".into(),
+                macro_def: Some(("TRACE".into(), "m.h:3".into())),
+                left_out: None,
+            },
+        )]);
+        assert_eq!(
+            f.notes,
+            ["it runs only when `if (TRACE)` at m.cpp:12 holds, and its condition is the constant 0 in this build (`TRACE` is defined at m.h:3)"]
+        );
+        assert_eq!(
+            f.help.as_deref(),
+            Some("no process count or program argument runs it: only a build with another definition of `TRACE` does")
+        );
+    }
+
+    #[test]
+    fn a_barrier_behind_input_or_the_process_count_says_which() {
+        let input = gate(
+            "if (argc > 2)",
+            9,
+            GateKind::Input {
+                reason: "`if (argc > 2)` at m.cpp:9 reads `argc`".into(),
+            },
+        );
+        let count = gate("if (size > 4)", 11, GateKind::Count);
+        let f = not_covered(vec![input.clone()]);
+        assert_eq!(
+            f.notes,
+            ["what decides whether it runs: `if (argc > 2)` at m.cpp:9 reads `argc`"]
+        );
+        assert_eq!(
+            f.help.as_deref(),
+            Some("check again with program arguments (after `--`) or input that make that condition hold")
+        );
+        let f = not_covered(vec![count.clone()]);
+        assert_eq!(
+            f.notes,
+            ["what decides whether it runs: `if (size > 4)` at m.cpp:11 reads the rank or the process count"]
+        );
+        assert_eq!(
+            f.help.as_deref(),
+            Some("check again with a process count (`-n`) that makes that condition hold")
+        );
+        let f = not_covered(vec![input, count]);
+        assert_eq!(
+            f.help.as_deref(),
+            Some("check again with program arguments (after `--`) or input, or a process count (`-n`), that make those conditions hold")
+        );
+        // Constants fib cannot evaluate: the note, and the usual help.
+        let f = not_covered(vec![gate("if (n > 3)", 5, GateKind::Fixed)]);
+        assert_eq!(
+            f.notes,
+            ["what decides whether it runs: `if (n > 3)` at m.cpp:5 reads only constants"]
+        );
+        assert!(f
+            .help
+            .as_deref()
+            .unwrap()
+            .starts_with("check again with a process count or program arguments"));
     }
 
     #[test]
