@@ -55,7 +55,9 @@ keep the group if it orders something outside MPI (files, timing, output).
 When the first call after one of its sites (before the next MPI call) reads
 a clock (`MPI_Wtime`, `clock_gettime`, ...) or writes output (`printf`,
 `fwrite`, `<<`, ...), the `help:` line names it: such a barrier often times
-a phase or orders the output, which fib does not judge.
+a phase or orders the output, which fib does not judge. Under `fib run`,
+when the binary's debug information names no source fib could read for
+a site, the `help:` line says that fib does not know what follows it.
 Run `fib check --confirm` to have fib re-explore the program with the group
 removed and compare. If the verdict holds only for the input tested, check
 the other inputs too.
@@ -132,6 +134,14 @@ impl Rule for IrrelevantBarrier {
 fn keep_for(p: &Purpose) -> String {
     let at = format!("line {} of {}", p.line, p.file);
     match p.kind {
+        // The source of a prebuilt binary's call, not analysed.
+        "unread" if p.line == 0 => format!(
+            "fib did not read the source of the call at {}, so it does not know whether a clock read or output after it needs every rank there: keep it if one does",
+            p.file
+        ),
+        "unread" => format!(
+            "fib did not read the source of {at}, so it does not know whether a clock read or output after it needs every rank there: keep it if one does"
+        ),
         "timing" => format!(
             "it synchronises the timing at {at} ({}): keep it if that measurement needs every rank to start together",
             p.call
@@ -181,6 +191,27 @@ mod tests {
             b.finding().help.as_deref(),
             Some("it orders the output at line 14 of a.c (printf) after every rank got here: keep it if that output needs it; otherwise delete lines 13, 17 of a.c and line 8 of b.c together")
         );
+    }
+
+    #[test]
+    fn a_site_whose_source_fib_did_not_read_is_not_simply_deleted() {
+        let mut b = sample();
+        b.group.truncate(1);
+        b.purposes = vec![Purpose {
+            kind: "unread",
+            call: "MPI_Barrier".into(),
+            file: "a.c".into(),
+            line: 13,
+        }];
+        assert_eq!(
+            b.finding().help.as_deref(),
+            Some("fib did not read the source of line 13 of a.c, so it does not know whether a clock read or output after it needs every rank there: keep it if one does; otherwise delete line 13 of a.c")
+        );
+        b.purposes[0].file = "prog(main+0x2b)".into();
+        b.purposes[0].line = 0;
+        assert!(b.finding().help.is_some_and(
+            |h| h.starts_with("fib did not read the source of the call at prog(main+0x2b),")
+        ));
     }
 
     #[test]
