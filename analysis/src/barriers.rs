@@ -336,9 +336,12 @@ fn verdict(
 }
 
 /// What the group's sites may order besides messages, from the static
-/// facts: one clock reading or output per site at most.
+/// facts: one clock reading or output per site at most. When there is none
+/// and a site has no static facts (a call of a prebuilt binary whose source
+/// fib did not analyse), that site as an `unread` purpose: what it orders
+/// is unknown.
 fn purposes(sites: &Resolver, group: &[u32]) -> Vec<fib_report::Purpose> {
-    sites
+    let known: Vec<fib_report::Purpose> = sites
         .analysis()
         .facts
         .purposes
@@ -357,6 +360,25 @@ fn purposes(sites: &Resolver, group: &[u32]) -> Vec<fib_report::Purpose> {
                 file: sites.show(&v.file),
                 line: v.line,
             }),
+        })
+        .collect();
+    if !known.is_empty() {
+        return known;
+    }
+    group
+        .iter()
+        .filter(|&&id| sites.addr_of(id).is_some())
+        .filter_map(|&id| sites.by_id(id))
+        .take(1)
+        .map(|s| {
+            let at = sites.site_ref(&s);
+            fib_report::Purpose {
+                kind: "unread",
+                call: s.callee.clone(),
+                file: at.file,
+                line: at.line,
+                via: None,
+            }
         })
         .collect()
 }
@@ -535,12 +557,15 @@ pub fn findings(groups: &[GroupVerdict], cx: Context) -> Vec<Finding> {
 
 /// The `FIB_ELIDE` value that deletes a group's sites in the ranks: site
 /// ids, and for a call produced by a macro also the macro use's file and
-/// line (the rank reports those).
+/// line (the rank reports those); every return address the runs placed at
+/// a site (a prebuilt binary's calls, whose ranks report those).
 pub fn elide_spec(sites: &Resolver, group: &[u32]) -> String {
     let mut parts = Vec::new();
     for &id in group {
-        if let Some((module, offset)) = sites.addr_of(id) {
+        for (module, offset) in sites.addrs_of(id) {
             parts.push(format!("@{module:x}+{offset:x}"));
+        }
+        if sites.addr_of(id).is_some() {
             continue;
         }
         parts.push(format!("#{id}"));

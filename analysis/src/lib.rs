@@ -42,7 +42,7 @@ pub use facts::static_facts;
 pub use paths::{lexical, shown_path};
 pub use record::{Ending, HandleLeak, OwnedAccess, RunRecord, WatchedAccesses};
 pub use runs::build_failed;
-pub use sites::{FileNames, Located, Resolver, SourceLine, Symbols};
+pub use sites::{FileNames, Located, Resolver, SourceLine, Symbols, Unmatched};
 pub use statuses::null_statuses;
 pub use support::{unmodelled_calls, unmodelled_findings};
 pub use trace::{Instance, RunTrace};

@@ -53,6 +53,10 @@ pub struct SourceLine {
     pub span: Option<(usize, usize)>,
     /// The function the line is in (the innermost one, when inlined).
     pub function: Option<String>,
+    /// The file relative to the root of the analysed sources, when the
+    /// program's sources were analysed and the file is one of theirs: the
+    /// site table's call on that line is then the site.
+    pub rel: Option<PathBuf>,
 }
 
 /// A site known by its return address, with the id it was given.
@@ -72,6 +76,19 @@ struct AddrSites {
     sites: Vec<AddrSite>,
 }
 
+/// A call of the analysed sources that the debug information placed on a
+/// line where the site table has no such call: the parse does not see the
+/// program the binary was built from (other compile flags, or an edited
+/// source).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unmatched {
+    /// The file as shown to the user.
+    pub file: String,
+    pub line: u32,
+    /// The MPI function the rank called.
+    pub callee: String,
+}
+
 /// Resolves the sites of one program's runs against its site table.
 pub struct Resolver<'a> {
     analysis: &'a Analysis,
@@ -84,6 +101,9 @@ pub struct Resolver<'a> {
     /// The modules' symbols, for sites by return address.
     symbols: Option<&'a dyn Symbols>,
     addrs: RefCell<AddrSites>,
+    /// Calls by return address in analysed files that the site table does
+    /// not have, in the order they were met.
+    unmatched: RefCell<Vec<Unmatched>>,
 }
 
 impl<'a> Resolver<'a> {
@@ -97,6 +117,7 @@ impl<'a> Resolver<'a> {
             cache: RefCell::new(HashMap::new()),
             symbols: None,
             addrs: RefCell::default(),
+            unmatched: RefCell::default(),
         }
     }
 
@@ -148,11 +169,32 @@ impl<'a> Resolver<'a> {
         addrs.sites.get(k).map(|a| (a.module, a.offset))
     }
 
-    /// The id of a site by return address, given it the first time.
+    /// Every return address (module, offset) the runs placed at site `id`,
+    /// in order: one for a site of its own, those of the calls the debug
+    /// information puts at a site-table site.
+    pub fn addrs_of(&self, id: u32) -> Vec<(u32, u32)> {
+        let mut out: Vec<(u32, u32)> = self
+            .addrs
+            .borrow()
+            .ids
+            .iter()
+            .filter(|(_, &i)| i == id)
+            .map(|(&k, _)| k)
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The id of a site by return address, given it the first time: the
+    /// site table's id when the debug information places it on a line of
+    /// the analysed sources where the table has the call
+    /// ([`SourceLine::rel`]), else an id of its own after the table's.
     fn addr_id(&self, module: u32, offset: u32, callee: &str, files: &FileNames) -> Option<u32> {
         let mut addrs = self.addrs.borrow_mut();
         if let Some(&id) = addrs.ids.get(&(module, offset)) {
-            let k = id as usize - self.analysis.sites.sites.len();
+            let Some(k) = (id as usize).checked_sub(self.analysis.sites.sites.len()) else {
+                return Some(id);
+            };
             let call = &mut addrs.sites[k].call;
             if call.callee.is_empty() {
                 call.callee = callee.to_string();
@@ -168,6 +210,21 @@ impl<'a> Resolver<'a> {
                 ..Located::default()
             },
         };
+        if let Some(src) = &located.source {
+            if let Some(rel) = &src.rel {
+                match self.table_call(rel, src.line, src.column, callee) {
+                    Some(table) => {
+                        addrs.ids.insert((module, offset), table);
+                        return Some(table);
+                    }
+                    None => self.unmatched.borrow_mut().push(Unmatched {
+                        file: src.file.clone(),
+                        line: src.line,
+                        callee: callee.to_string(),
+                    }),
+                }
+            }
+        }
         let (call, place) = addr_site(id, offset, callee, located);
         addrs.ids.insert((module, offset), id);
         addrs.sites.push(AddrSite {
@@ -177,6 +234,37 @@ impl<'a> Resolver<'a> {
             place,
         });
         Some(id)
+    }
+
+    /// The site-table id of the call of `callee` on `line` of the analysed
+    /// file `rel`: the one call of the line, or of those the callee names
+    /// (all of them when none does; a call the library carries out as
+    /// another, such as `MPI_Sendrecv`'s send, is reported under the other's
+    /// name) the last that starts at or before `column` (compilers place a
+    /// call at its name or at its parenthesis), else the first.
+    fn table_call(&self, rel: &Path, line: u32, column: Option<u32>, callee: &str) -> Option<u32> {
+        let on_line: Vec<&CallSite> = self
+            .analysis
+            .sites
+            .sites
+            .iter()
+            .filter(|s| s.file == rel && s.line == line)
+            .collect();
+        let named: Vec<&CallSite> = on_line
+            .iter()
+            .copied()
+            .filter(|s| s.callee == callee)
+            .collect();
+        let pool = if named.is_empty() { on_line } else { named };
+        let before = column.and_then(|c| pool.iter().rev().find(|s| s.column <= c));
+        before.or(pool.first()).map(|s| s.id)
+    }
+
+    /// The calls by return address that the debug information placed in
+    /// the analysed sources on lines where the site table has no call:
+    /// empty when the parse saw the program the binary was built from.
+    pub fn unmatched(&self) -> Vec<Unmatched> {
+        self.unmatched.borrow().clone()
     }
 
     /// The site of a reported site, when it has one. `callee` tells apart
@@ -490,6 +578,7 @@ mod tests {
                 column: Some(9),
                 span: Some((120, 150)),
                 function: Some("exchange".into()),
+                rel: None,
             });
             Located {
                 module: module.trim_start_matches("/tmp/").into(),
@@ -546,6 +635,72 @@ mod tests {
             offset: 1,
         };
         assert_eq!(r.id(other, "MPI_Send", &files), None);
+    }
+
+    /// Symbols of a binary built from the analysed `a.c`: offsets below
+    /// 0x100 at its line 7 (GCC's column: the parenthesis), 0x1xx at line
+    /// 3, 0x2xx at line 5, where the table has no call.
+    struct Built;
+
+    impl Symbols for Built {
+        fn locate(&self, module: &str, offset: u64) -> Located {
+            let (line, column) = match offset {
+                0..0x100 => (7, 30),
+                0x100..0x200 => (3, 13),
+                _ => (5, 5),
+            };
+            Located {
+                module: module.into(),
+                source: Some(SourceLine {
+                    file: "src/a.c".into(),
+                    line,
+                    column: Some(column),
+                    span: None,
+                    function: Some("main".into()),
+                    rel: Some(PathBuf::from("a.c")),
+                }),
+                symbol: None,
+            }
+        }
+    }
+
+    #[test]
+    fn return_addresses_in_analysed_sources_are_the_table_sites() {
+        let mut a = analysis();
+        a.sites.sites[2].column = 25;
+        let built = Built;
+        let r = Resolver::new(&a, Path::new("src")).with_symbols(&built);
+        let m = fib_wire::module_id("/tmp/prog");
+        let files: FileNames = [(m, "/tmp/prog".to_string())].into();
+        let at = |offset| Site::Addr { module: m, offset };
+        assert_eq!(r.id(at(0x41), "MPI_Isend", &files), Some(1), "by callee");
+        // Both calls of line 7 are waits' requests; the column tells them
+        // apart when the callee names neither.
+        assert_eq!(r.id(at(0x42), "MPI_Wait", &files), Some(2), "by column");
+        assert_eq!(r.id(at(0x42), "MPI_Wait", &files), Some(2), "kept");
+        assert_eq!(r.id(at(0x141), "MPI_Send", &files), Some(0));
+        assert_eq!(r.addr_of(0), None, "a table site");
+        assert_eq!(r.addrs_of(0), vec![(m, 0x141)], "what deletes it");
+        assert_eq!(r.addrs_of(2), vec![(m, 0x42)]);
+        let p = r.place(at(0x141), "MPI_Send", &files);
+        assert_eq!(
+            (p.line, p.column, p.span),
+            (Some(3), Some(5), Some((0, 8))),
+            "the table's column and span, not the debug information's"
+        );
+        assert_eq!(r.input_reasons(1), Some(vec!["argv".to_string()]));
+        assert_eq!(r.unmatched(), Vec::new());
+        // A line of a.c with no call in the table: the parse is not of the
+        // program the binary was built from.
+        assert_eq!(r.id(at(0x241), "MPI_Barrier", &files), Some(3));
+        assert_eq!(
+            r.unmatched(),
+            vec![Unmatched {
+                file: "src/a.c".into(),
+                line: 5,
+                callee: "MPI_Barrier".into(),
+            }]
+        );
     }
 
     #[test]

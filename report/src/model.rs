@@ -375,10 +375,12 @@ pub enum Witness {
 }
 
 /// Something a barrier group may order besides messages: a clock reading or
-/// output right after one of its sites.
+/// output right after one of its sites; or, for a site of a prebuilt binary
+/// whose source fib did not analyse, that it may order either.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Purpose {
-    /// `timing` or `output`.
+    /// `timing` or `output`; `unread` for a site whose source fib did not
+    /// analyse (then `call` is the barrier's own, and the place its site).
     pub kind: &'static str,
     /// The call (`MPI_Wtime`, `printf`).
     pub call: String,

@@ -299,3 +299,144 @@ fn run_refuses_what_is_no_mpi_program_naming_it() {
     }
     assert_eq!(processes_with(&m), Vec::<String>::new(), "no process left");
 }
+
+/// The help lines of a JSON report's FIB014 findings, in order.
+fn irrelevant_helps(v: &Value) -> Vec<String> {
+    v["programs"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "FIB014")
+        .map(|f| f["help"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// With its sources beside it, a binary is judged with the static facts
+/// `fib check` has: the barrier before the clock read is kept for the
+/// timing, as `fib check` says, and the caret starts at the call's name
+/// (GCC's C++ debug information places a call at its parenthesis).
+#[test]
+fn run_gives_the_advice_of_fib_check_when_the_sources_are_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build_with(
+        "mpicxx.mpich",
+        d,
+        &["timed_phase.cc"],
+        "prog",
+        &["-g", "-O1"],
+    );
+    let (code, v) = run_json(d, &["-n", "2", "--", "./prog"]);
+    assert_eq!(code, Some(1), "{v}");
+    let p = &v["programs"][0];
+    let groups = p["barriers"].as_array().unwrap();
+    assert_eq!(groups.len(), 2, "{groups:?}");
+    let timed = &groups[0];
+    assert_eq!(
+        (&timed["group"][0]["line"], &timed["group"][0]["column"]),
+        (&12.into(), &5.into())
+    );
+    assert_eq!(timed["verdict"], "irrelevant");
+    assert_eq!(timed["all_inputs"], true, "the facts of the parse");
+    let purpose = &timed["purposes"][0];
+    assert_eq!(
+        (&purpose["kind"], &purpose["call"], &purpose["line"]),
+        (&"timing".into(), &"MPI_Wtime".into(), &13.into())
+    );
+    assert_eq!(p["static"]["barriers"].as_array().unwrap().len(), 2);
+    let run_helps = irrelevant_helps(&v);
+    assert_eq!(
+        run_helps[0],
+        "it synchronises the timing at line 13 of timed_phase.cc (MPI_Wtime): keep it if that measurement needs every rank to start together; otherwise delete line 12 of timed_phase.cc"
+    );
+    // The same advice as `fib check` on the source.
+    let out = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args(["check", "--format", "json", "-n", "2", "timed_phase.cc"])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert_eq!(irrelevant_helps(&json(&out)), run_helps);
+    // The caret under the call, from its name.
+    let out = run(d, &["-n", "2", "--color", "never", "--", "./prog"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let caret = format!(
+        "   |     {}\n",
+        "^".repeat("MPI_Barrier(MPI_COMM_WORLD)".len())
+    );
+    assert!(text.contains("--> timed_phase.cc:12:5\n"), "{text}");
+    assert!(text.contains(&caret), "{text}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("note:"), "nothing is missing: {err}");
+}
+
+/// With its source moved away, the binary's advice says what fib does not
+/// know, and a note on standard error says which source is missing.
+#[test]
+fn run_says_which_facts_are_missing_without_the_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build_with(
+        "mpicxx.mpich",
+        d,
+        &["timed_phase.cc"],
+        "prog",
+        &["-g", "-O1"],
+    );
+    std::fs::create_dir(d.join("moved")).unwrap();
+    std::fs::rename(d.join("timed_phase.cc"), d.join("moved/timed_phase.cc")).unwrap();
+    let out = run(d, &["--format", "json", "-n", "2", "--", "./prog"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let source = d.join("timed_phase.cc");
+    assert!(
+        err.contains(&format!(
+            "fib: note: no sources for {} (named by ./prog's debug information); for the calls there, barrier advice does not know the program's clock reads and output, nor whether input decides which calls run",
+            source.display()
+        )),
+        "{err}"
+    );
+    let v = json(&out);
+    assert_eq!(
+        irrelevant_helps(&v)[0],
+        "fib did not read the source of line 12 of timed_phase.cc, so it does not know whether a clock read or output after it needs every rank there: keep it if one does; otherwise delete line 12 of timed_phase.cc"
+    );
+    assert_eq!(v["programs"][0]["static"], Value::Null);
+}
+
+/// A barrier compiled in by a definition the debug information does not
+/// record is a call the parse does not have: a note says so and how to
+/// give the flag; with it in `fib.toml`, the call has its facts.
+#[test]
+fn run_notes_calls_its_parse_does_not_have_until_fib_toml_gives_the_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    build_with(
+        "mpicxx.mpich",
+        d,
+        &["timed_phase.cc"],
+        "prog",
+        &["-g", "-DCHECKPOINT"],
+    );
+    let out = run(d, &["--format", "json", "-n", "2", "--", "./prog"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("fib: note: ./prog calls MPI_Barrier at line 22 of timed_phase.cc where fib's parse of the sources has no such call"),
+        "{err}"
+    );
+    let helps = irrelevant_helps(&json(&out));
+    assert!(helps[0].starts_with("it synchronises the timing at line 13"));
+    assert!(helps[2].starts_with("fib did not read the source of line 22"));
+    std::fs::write(d.join("fib.toml"), "cflags = [\"-DCHECKPOINT\"]\n").unwrap();
+    let out = run(d, &["--format", "json", "-n", "2", "--", "./prog"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("note:"), "{err}");
+    let helps = irrelevant_helps(&json(&out));
+    assert_eq!(helps[2], "delete line 22 of timed_phase.cc");
+}

@@ -17,4 +17,6 @@ mod recipes;
 pub(crate) mod wrap;
 
 pub(crate) use database::enclosing;
+pub(crate) use database::{find as find_database, Database};
 pub(crate) use discover::{discover_in, is_cxx, is_header, is_source, split_file, Program, Tree};
+pub(crate) use parses::analyze as analyze_units;

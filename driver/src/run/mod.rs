@@ -5,7 +5,8 @@
 //! `--confirm`), and assembles its report once everything is known, or once
 //! the user interrupts it (from what is known then). [`verify`] does it for
 //! a program of the user's project; [`prebuilt`] for a program fib did not
-//! build (`fib run`), whose calls [`symbols`] places. Its progress goes to
+//! build (`fib run`), whose calls [`symbols`] places and whose sources, when
+//! its debug information names them, [`sources`] analyses. Its progress goes to
 //! a [`Progress`] the caller gives.
 
 use std::path::{Path, PathBuf};
@@ -30,6 +31,7 @@ mod build;
 mod explore;
 pub(crate) mod prebuilt;
 pub(crate) mod progress;
+mod sources;
 mod symbols;
 mod verdicts;
 

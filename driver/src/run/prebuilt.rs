@@ -3,7 +3,12 @@
 //! interposition library preloaded, and explored, judged and reported as
 //! [`verify`](super::verify) does a built program. Its ranks name their
 //! calls by return address, which the modules' debug information or
-//! symbol tables place ([`super::symbols`]).
+//! symbol tables place ([`super::symbols`]); when that information names
+//! sources that exist, they are analysed as `fib check` analyses a
+//! program's ([`super::sources`]), and a call placed on a line of theirs is
+//! the site table's call there, with its static facts (what a barrier
+//! orders besides messages, whether input decides it runs). The notes say
+//! which facts are missing, and where.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -11,7 +16,6 @@ use std::time::{Duration, Instant};
 
 use fib_analysis::Resolver;
 use fib_report::{ProgramReport, Report};
-use instrument::Analysis;
 use object::{Object, ObjectSymbol};
 use poe::Token;
 
@@ -83,11 +87,19 @@ pub fn run_prebuilt(
             "{shown}: the process count must be at least 1"
         )));
     }
-    let analysis = Analysis::default();
-    let symbols = ModuleSymbols::default();
-    let sites = Resolver::new(&analysis, Path::new("")).with_symbols(&symbols);
+    let program = super::sources::analyse(&path, &shown, &opts.toolchain);
+    for n in &program.notes {
+        progress.note(&format!("note: {n}"));
+    }
+    let symbols = ModuleSymbols::default().with_root(program.root.clone());
+    let sites = Resolver::new(&program.analysis, &program.shown_root).with_symbols(&symbols);
     let mut tracker = Tracker::new(progress, &shown, nprocs);
-    let mut report: ProgramReport = empty_report(shown, nprocs, opts.zero_buffer);
+    let mut report: ProgramReport = empty_report(shown.clone(), nprocs, opts.zero_buffer);
+    if program.root.is_some() {
+        let root = program.root.as_deref();
+        let analysed = |f: &Path| root.is_some_and(|r| r.join(f).is_file());
+        report.static_facts = Some(fib_analysis::static_facts(&sites, &analysed));
+    }
     // Nothing tells which calls are barriers before the runs: keep every
     // run's trace for the Fib pass.
     let cwd = match &opts.cwd {
@@ -104,11 +116,33 @@ pub fn run_prebuilt(
         exchange: None,
     };
     run_built(&built, opts, &mut tracker, &mut report)?;
+    if let Some(n) = unmatched_note(&sites.unmatched(), &shown) {
+        progress.note(&format!("note: {n}"));
+    }
     report.elapsed_ms = started.elapsed().as_millis() as u64;
     Ok(Report {
         programs: vec![report],
         ..Report::default()
     })
+}
+
+/// What to say of the calls the binary makes on lines of its analysed
+/// sources where the parse has no call: the parse did not see the program
+/// the binary was built from.
+fn unmatched_note(unmatched: &[fib_analysis::Unmatched], shown: &str) -> Option<String> {
+    let first = unmatched.first()?;
+    let more = match unmatched.len() {
+        1 => String::new(),
+        2 => " and 1 other call".to_string(),
+        n => format!(" and {} other calls", n - 1),
+    };
+    Some(format!(
+        "{shown} calls {} at line {} of {}{more} where fib's parse of the sources has no such call: the sources changed since the build, or were compiled with flags the debug information does not record (-D, -I: give them as `cflags` in fib.toml beside the sources, or in a compile_commands.json); for these calls, {}",
+        first.callee,
+        first.line,
+        first.file,
+        super::sources::MISSING_FACTS
+    ))
 }
 
 /// The absolute path of `exe` when it is an executable, dynamically linked

@@ -23,6 +23,12 @@ struct Module {
 /// current directory are shown relative to it.
 pub struct ModuleSymbols {
     cwd: Option<PathBuf>,
+    /// The directory the program's sources were analysed under
+    /// (canonical), when they were.
+    root: Option<PathBuf>,
+    /// Each source file as the debug information names it, relative to
+    /// `root` when it is under it.
+    rels: RefCell<HashMap<String, Option<PathBuf>>>,
     modules: RefCell<HashMap<String, Option<Module>>>,
     /// The source files read to find the calls' spans.
     sources: RefCell<HashMap<String, Option<String>>>,
@@ -32,6 +38,8 @@ impl Default for ModuleSymbols {
     fn default() -> Self {
         ModuleSymbols {
             cwd: std::env::current_dir().ok(),
+            root: None,
+            rels: RefCell::default(),
             modules: RefCell::default(),
             sources: RefCell::default(),
         }
@@ -39,6 +47,42 @@ impl Default for ModuleSymbols {
 }
 
 impl ModuleSymbols {
+    /// The same symbols, naming the files under `root` (the directory the
+    /// program's sources were analysed under) relative to it
+    /// ([`SourceLine::rel`]).
+    pub fn with_root(mut self, root: Option<PathBuf>) -> Self {
+        self.root = root;
+        self
+    }
+
+    /// `file` relative to the analysed sources' root, when under it.
+    fn rel(&self, file: &str) -> Option<PathBuf> {
+        let root = self.root.as_deref()?;
+        self.rels
+            .borrow_mut()
+            .entry(file.to_string())
+            .or_insert_with(|| {
+                let abs = std::fs::canonicalize(file).ok()?;
+                abs.strip_prefix(root).ok().map(Path::to_path_buf)
+            })
+            .clone()
+    }
+
+    /// The column where the name of the function called at
+    /// `line`:`column` of `file` starts: compilers place a call at its name
+    /// (clang) or at the parenthesis that opens its arguments (GCC).
+    fn callee_column(&self, file: &str, line: u32, column: Option<u32>) -> Option<u32> {
+        let column = column?;
+        let mut sources = self.sources.borrow_mut();
+        let text = sources
+            .entry(file.to_string())
+            .or_insert_with(|| instrument::read_source(std::path::Path::new(file)).ok())
+            .as_deref();
+        Some(
+            text.and_then(|t| callee_start(t, line, column))
+                .unwrap_or(column),
+        )
+    }
     /// How a path is shown: relative to the current directory when inside
     /// it.
     fn show(&self, path: &Path) -> String {
@@ -57,6 +101,35 @@ impl ModuleSymbols {
             .as_deref()?;
         call_span(text, line, column?)
     }
+}
+
+/// The column (1-based) where the name of the function called at
+/// `line`:`column` of `text` starts: `column` itself when it is on a name
+/// (`ns::f` and `obj.f` count from the last part), else, when it is on the
+/// parenthesis that opens the arguments, the name before it (spaces
+/// between them skipped). `None` when neither is there.
+fn callee_start(text: &str, line: u32, column: u32) -> Option<u32> {
+    let line_start = if line <= 1 {
+        0
+    } else {
+        text.match_indices('\n').nth(line as usize - 2)?.0 + 1
+    };
+    let bytes = text.as_bytes();
+    let at = line_start + column.checked_sub(1)? as usize;
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut end = match *bytes.get(at)? {
+        b'(' => at,
+        b if ident(b) => return Some(column),
+        _ => return None,
+    };
+    while end > line_start && bytes[end - 1] == b' ' {
+        end -= 1;
+    }
+    let mut start = end;
+    while start > line_start && ident(bytes[start - 1]) {
+        start -= 1;
+    }
+    (start < end).then(|| (start - line_start) as u32 + 1)
 }
 
 /// The byte span of the call whose callee starts at `line`:`column`
@@ -153,13 +226,14 @@ impl Symbols for ModuleSymbols {
         let probe = m.image_base + offset;
         if let Ok(Some(loc)) = m.loader.find_location(probe) {
             if let (Some(file), Some(line)) = (loc.file, loc.line) {
-                let column = loc.column.filter(|&c| c > 0);
+                let column = self.callee_column(file, line, loc.column.filter(|&c| c > 0));
                 located.source = Some(SourceLine {
                     file: self.show(Path::new(file)),
                     line,
                     column,
                     span: self.span(file, line, column),
                     function: function(&m.loader, probe),
+                    rel: self.rel(file),
                 });
             }
         }
@@ -183,5 +257,16 @@ mod tests {
         assert_eq!(call_span(text, 2, 60), None, "past the line's end");
         assert_eq!(call_span("x = 1;\n", 1, 1), None, "no call there");
         assert_eq!(call_span(text, 9, 1), None, "no such line");
+    }
+
+    #[test]
+    fn a_call_placed_at_its_parenthesis_starts_at_its_name() {
+        let text = "int main(void) {\n   MPI_Barrier(MPI_COMM_WORLD);\n   t = MPI_Wtime ();\n}\n";
+        assert_eq!(callee_start(text, 2, 15), Some(4), "GCC: the parenthesis");
+        assert_eq!(callee_start(text, 2, 4), Some(4), "clang: the name");
+        assert_eq!(callee_start(text, 2, 9), Some(9), "inside the name");
+        assert_eq!(callee_start(text, 3, 18), Some(8), "a space before it");
+        assert_eq!(callee_start(text, 3, 6), None, "the `=`");
+        assert_eq!(callee_start(text, 7, 1), None, "no such line");
     }
 }

@@ -61,6 +61,9 @@ follows each call of that function in its callers counts too, and the
 `help:` line names that call. A called function's clock reading or output
 counts only when it comes before that function's own MPI calls and can run
 (output under `if (DEBUG)` with `DEBUG` defined as 0 never does).
+Under `fib run`,
+when the binary's debug information names no source fib could read for
+a site, the `help:` line says that fib does not know what follows it.
 Run `fib check --confirm` to have fib re-explore the program with the group
 removed and compare. If the verdict holds only for the input tested, check
 the other inputs too.
@@ -144,6 +147,14 @@ fn keep_for(p: &Purpose) -> String {
         )
     });
     match p.kind {
+        // The source of a prebuilt binary's call, not analysed.
+        "unread" if p.line == 0 => format!(
+            "fib did not read the source of the call at {}, so it does not know whether a clock read or output after it needs every rank there: keep it if one does",
+            p.file
+        ),
+        "unread" => format!(
+            "fib did not read the source of {at}, so it does not know whether a clock read or output after it needs every rank there: keep it if one does"
+        ),
         "timing" => format!(
             "it synchronises the timing at {at} ({}{via}): keep it if that measurement needs every rank to start together",
             p.call
@@ -221,6 +232,28 @@ mod tests {
             b.finding().help.as_deref(),
             Some("it synchronises the timing at line 31 of t.c (MPI_Wtime, which follows the call of barrier_all at line 30 of t.c): keep it if that measurement needs every rank to start together; otherwise delete line 13 of a.c")
         );
+    }
+
+    #[test]
+    fn a_site_whose_source_fib_did_not_read_is_not_simply_deleted() {
+        let mut b = sample();
+        b.group.truncate(1);
+        b.purposes = vec![Purpose {
+            kind: "unread",
+            call: "MPI_Barrier".into(),
+            file: "a.c".into(),
+            line: 13,
+            via: None,
+        }];
+        assert_eq!(
+            b.finding().help.as_deref(),
+            Some("fib did not read the source of line 13 of a.c, so it does not know whether a clock read or output after it needs every rank there: keep it if one does; otherwise delete line 13 of a.c")
+        );
+        b.purposes[0].file = "prog(main+0x2b)".into();
+        b.purposes[0].line = 0;
+        assert!(b.finding().help.is_some_and(
+            |h| h.starts_with("fib did not read the source of the call at prog(main+0x2b),")
+        ));
     }
 
     #[test]
