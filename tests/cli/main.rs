@@ -13,6 +13,7 @@ mod formats;
 mod linking;
 mod memory;
 mod prebuilt;
+mod scratch;
 mod unsupported;
 mod workflow;
 
