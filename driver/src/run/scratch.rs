@@ -18,8 +18,10 @@
 //! - a regular file of at most [`COPY_LIMIT`] bytes is copied (within
 //!   [`COPY_BUDGET`] bytes per run), so that a program that opens it for
 //!   writing, as a native run's output that is still there, changes only
-//!   its copy;
-//! - anything else (a bigger file, a symbolic link, a device) is a
+//!   its copy; but not what a build makes (executables, object files,
+//!   libraries), which the program only reads;
+//! - anything else (a bigger file, a build's product, a symbolic link, a
+//!   device) is a
 //!   symbolic link to the entry in the user's tree: readable as it is, but
 //!   a program that writes into such a file writes into the user's tree.
 //!
@@ -131,7 +133,7 @@ impl Mirror {
                     How::Link
                 } else if meta.is_dir() && !LINKED_DIRS.iter().any(|d| name == *d) {
                     How::Dir
-                } else if meta.is_file() && meta.len() <= COPY_LIMIT {
+                } else if meta.is_file() && meta.len() <= COPY_LIMIT && !built(&name, &meta) {
                     How::Copy
                 } else {
                     How::Link
@@ -294,6 +296,15 @@ impl Mirror {
     }
 }
 
+/// Whether the file `name` is what a build makes (an executable, an
+/// object file or a library): the program reads it at most, and copying
+/// it for every run would cost more than the run.
+fn built(name: &std::ffi::OsStr, meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let ext = Path::new(name).extension().and_then(|e| e.to_str());
+    meta.permissions().mode() & 0o111 != 0 || matches!(ext, Some("o" | "a" | "so" | "obj"))
+}
+
 /// Whether the files `a` and `b` hold the same bytes.
 fn same_contents(a: &Path, b: &Path) -> bool {
     let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
@@ -376,6 +387,7 @@ mod tests {
         write(&src.join("data/mesh.txt"), "mesh\n");
         write(&src.join(".git/HEAD"), "ref\n");
         write(&t.path().join("shared/table.txt"), "table\n");
+        write(&src.join("main.o"), "object");
         let big = src.join("big.bin");
         std::fs::write(&big, vec![7u8; COPY_LIMIT as usize + 1]).unwrap();
         let keep = t.path().join("kept");
@@ -390,6 +402,7 @@ mod tests {
         assert!(ft("data").is_dir());
         assert!(ft("data/mesh.txt").is_file());
         assert!(ft("big.bin").is_symlink());
+        assert!(ft("main.o").is_symlink());
         assert!(ft(".git").is_symlink());
         assert_eq!(
             std::fs::read_to_string(work.join("../shared/table.txt")).unwrap(),
