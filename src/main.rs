@@ -96,9 +96,23 @@ struct ExploreArgs {
     /// each barrier group deleted and compare what its messages can do.
     #[arg(long)]
     confirm: bool,
+    /// Where the runs write: `scratch` (each run in a directory of its own
+    /// in which the program finds the files of its working directory; the
+    /// first run's files are kept, and the report says where) or `source`
+    /// (in the working directory itself). Default: `run_in` in fib.toml,
+    /// else scratch.
+    #[arg(long, value_name = "WHERE", value_parser = ["scratch", "source"])]
+    run_in: Option<String>,
 }
 
 impl ExploreArgs {
+    /// Where the runs write, when `--run-in` says.
+    fn run_in(&self) -> Option<settings::RunIn> {
+        self.run_in
+            .as_deref()
+            .and_then(|w| settings::RunIn::parse(w).ok())
+    }
+
     /// The time limit, when given: a positive number of seconds.
     fn timeout(&self) -> Result<Option<Duration>> {
         match self.timeout {
@@ -378,6 +392,7 @@ fn check(args: CheckArgs) -> Result<i32> {
         confirm: args.explore.confirm,
         run_unsupported: args.run_unsupported,
         build: args.build.clone(),
+        run_in: args.explore.run_in(),
     };
     let line = args.out.line();
     let bar = line.as_ref().map(|l| l.bar.clone());

@@ -75,6 +75,7 @@ pub(crate) fn run_prebuilt(args: RunArgs) -> Result<i32> {
         jobs: args.explore.jobs.map(|j| j as usize),
         confirm: args.explore.confirm,
         cwd: args.cwd.clone(),
+        run_in: args.explore.run_in(),
     };
     let line = args.out.line();
     install_interrupts(line.as_ref().map(|l| l.bar.clone()))?;

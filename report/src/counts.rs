@@ -257,6 +257,7 @@ mod tests {
             elapsed_ms: 0,
             interrupted: false,
             sends_copied: false,
+            files: None,
             workflow: Workflow::default(),
         }
     }

@@ -122,11 +122,25 @@ pub struct ProgramReport {
     /// program's sends itself (absent from the JSON otherwise).
     #[serde(skip_serializing_if = "is_false")]
     pub sends_copied: bool,
+    /// The files the first interleaving created or changed in its scratch
+    /// directory, kept where the user can find them (absent when it wrote
+    /// none, or ran in the program's own directory).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<KeptFiles>,
     /// What the workflow steps (waivers, severity overrides, a baseline)
     /// took out of `findings`; its counts appear in the JSON only when not
     /// zero.
     #[serde(flatten)]
     pub workflow: Workflow,
+}
+
+/// The files a program's first run wrote, kept after the check.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct KeptFiles {
+    /// The directory they are in.
+    pub dir: String,
+    /// Each one's path in `dir`, sorted.
+    pub files: Vec<String>,
 }
 
 /// What happened to a program's findings after its check: the waivers that

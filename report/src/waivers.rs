@@ -316,6 +316,7 @@ mod tests {
             elapsed_ms: 0,
             interrupted: false,
             sends_copied: false,
+            files: None,
             workflow: Workflow {
                 sources: vec!["a.c".into()],
                 ..Workflow::default()

@@ -207,6 +207,7 @@ fn sample() -> Report {
         elapsed_ms: 180,
         interrupted: false,
         sends_copied: false,
+        files: None,
         workflow: Default::default(),
     };
     Report {

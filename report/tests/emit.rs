@@ -121,6 +121,7 @@ fn sample() -> Report {
         elapsed_ms: 410,
         interrupted: false,
         sends_copied: false,
+        files: None,
         workflow: Default::default(),
     };
     let crash = ProgramReport {
@@ -138,6 +139,7 @@ fn sample() -> Report {
         elapsed_ms: 1234,
         interrupted: false,
         sends_copied: false,
+        files: None,
         workflow: Default::default(),
     };
     let ok = ProgramReport {
@@ -155,6 +157,7 @@ fn sample() -> Report {
         elapsed_ms: 52,
         interrupted: false,
         sends_copied: false,
+        files: None,
         workflow: Default::default(),
     };
     Report {

@@ -95,6 +95,7 @@ fn program(name: &str, outcome: Outcome, findings: Vec<Finding>) -> ProgramRepor
         elapsed_ms: 321,
         interrupted: false,
         sends_copied: false,
+        files: None,
         workflow: Default::default(),
     }
 }

@@ -15,6 +15,7 @@
 //! ignore = ["legacy/**", "*_scratch.c"]
 //! link = ["-lfftw3"]              # link flags of every program (-lm is always linked)
 //! cflags = ["-DUSE_MPI", "-O2"]   # compile flags of every source, after the build's
+//! run_in = "scratch"              # or "source": where the runs write their files
 //!
 //! [severity]
 //! FIB014 = "error"                # or "warning", "note", "off"
@@ -24,6 +25,7 @@
 //! args = ["--size", "16"]
 //! timeout = 120
 //! link = ["-L/opt/petsc/lib", "-lpetsc"]   # added to the top-level ones
+//! run_in = "source"
 //! ```
 
 use std::collections::BTreeMap;
@@ -37,6 +39,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use crate::settings::RunIn;
 use crate::toolchain::Mpi;
 use crate::DriverError;
 
@@ -64,6 +67,7 @@ struct Raw {
     link: Vec<String>,
     #[serde(default)]
     cflags: Vec<String>,
+    run_in: Option<String>,
     #[serde(default)]
     programs: BTreeMap<String, RawProgram>,
 }
@@ -77,6 +81,7 @@ struct RawProgram {
     timeout: Option<f64>,
     #[serde(default)]
     link: Vec<String>,
+    run_in: Option<String>,
 }
 
 /// A process count or a list of them.
@@ -137,6 +142,9 @@ pub struct Config {
     /// taken from the file's directory, as [`Config::cflags_in`] writes
     /// them.
     pub cflags: Vec<String>,
+    /// Where the runs write (`run_in`): a scratch directory of each run's
+    /// own, or the program's working directory.
+    pub run_in: Option<RunIn>,
 }
 
 /// The settings of one program (`[programs."path/to/prog.c"]`).
@@ -147,6 +155,8 @@ pub struct ProgramConfig {
     pub timeout: Option<Duration>,
     /// Link flags of this program, after the top-level ones.
     pub link: Vec<String>,
+    /// Where this program's runs write (`run_in`), over the top level's.
+    pub run_in: Option<RunIn>,
 }
 
 impl Config {
@@ -240,6 +250,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
     let ignore = ignore_set(&raw.ignore).map_err(|m| cx.err(None, "ignore", m))?;
     cx.link(None, &raw.link)?;
     cx.cflags(&raw.cflags)?;
+    let run_in = cx.run_in(None, raw.run_in.as_deref())?;
     let mut severity = Vec::new();
     for (code, level) in &raw.severity {
         let s = severity_of(code, level).map_err(|m| cx.err(Some("severity"), code, m))?;
@@ -251,6 +262,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         cx.counts(Some(&table), &p.nprocs)?;
         let timeout = cx.timeout(Some(&table), p.timeout)?;
         cx.link(Some(&table), &p.link)?;
+        let own_run_in = cx.run_in(Some(&table), p.run_in.as_deref())?;
         let rel: PathBuf = Path::new(path)
             .components()
             .filter(|c| !matches!(c, std::path::Component::CurDir))
@@ -262,6 +274,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
                 args: p.args.clone(),
                 timeout,
                 link: p.link.clone(),
+                run_in: own_run_in,
             },
         );
     }
@@ -280,6 +293,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         mpi,
         link: raw.link,
         cflags: raw.cflags,
+        run_in,
     })
 }
 
@@ -370,6 +384,12 @@ impl Cx<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `run_in`: `"scratch"` or `"source"`.
+    fn run_in(&self, table: Option<&str>, v: Option<&str>) -> Result<Option<RunIn>, ConfigError> {
+        v.map(|v| RunIn::parse(v).map_err(|m| self.err(table, "run_in", m)))
+            .transpose()
     }
 
     fn timeout(
@@ -659,6 +679,23 @@ link = ["-lfoo"]
         let e = parse_str("mpi = \"intel\"").unwrap_err();
         assert_eq!(e.key.as_deref(), Some("mpi"));
         assert!(e.message.contains("\"mpich\" or \"openmpi\""), "{e}");
+    }
+
+    #[test]
+    fn where_the_runs_write() {
+        assert_eq!(parse_str("nprocs = 2").unwrap().run_in, None);
+        let s =
+            parse_str("run_in = \"source\"\n[programs.\"a.c\"]\nrun_in = \"scratch\"\n").unwrap();
+        assert_eq!(s.run_in, Some(RunIn::Source));
+        assert_eq!(
+            s.program(Path::new("a.c")).unwrap().run_in,
+            Some(RunIn::Scratch)
+        );
+        let e = parse_str("\n[programs.\"a.c\"]\nrun_in = \"tmp\"\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tree/fib.toml:3: `programs.\"a.c\".run_in`: `tmp`: runs are in a scratch directory (`scratch`) or in the program's directory (`source`)"
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use poe::explore::{DepthFirst, Replay, Strategy};
 use poe::Token;
 
 use crate::project::{Program, Tree};
-use crate::settings::DEFAULT_NPROCS;
+use crate::settings::{RunIn, DEFAULT_NPROCS};
 use crate::toolchain::Toolchain;
 use crate::DriverError;
 use explore::{Exchangeable, RunSpec};
@@ -31,6 +31,7 @@ mod build;
 mod explore;
 pub(crate) mod prebuilt;
 pub(crate) mod progress;
+mod scratch;
 mod sources;
 mod symbols;
 mod verdicts;
@@ -69,6 +70,9 @@ pub(crate) struct Options {
     pub run_unsupported: bool,
     /// Link flags from `fib.toml` (the top level's, then the program's).
     pub link: Vec<String>,
+    /// Where the runs write: a scratch directory of each run's own, or
+    /// the working directory itself (`run_in`, `--run-in`).
+    pub run_in: RunIn,
 }
 
 /// Why `--replay TOKEN` names no interleaving of the program: the user's
@@ -118,6 +122,7 @@ pub(crate) fn empty_report(program: String, nprocs: usize, zero_buffer: bool) ->
         elapsed_ms: 0,
         interrupted: false,
         sends_copied: false,
+        files: None,
         workflow: Default::default(),
     }
 }
@@ -240,12 +245,20 @@ pub(crate) fn run_built(
     // Standard sends go from the program's buffer until a run needs them
     // copied; `FIB_COPY_SENDS=1` copies from the first run (to compare).
     let copies = AtomicBool::new(crate::settings::copy_sends());
+    let mirror = match opts.run_in {
+        RunIn::Scratch => Some(scratch::Mirror::plan(
+            built.cwd,
+            Some(kept_files_dir(built.cwd, &report.program, report.nprocs)),
+        )?),
+        RunIn::Source => None,
+    };
     let spec = RunSpec {
         toolchain: &opts.toolchain,
         nprocs: report.nprocs,
         exe: built.exe,
         args: &opts.args,
         cwd: built.cwd,
+        scratch: mirror.as_ref(),
         zero_buffer: opts.zero_buffer,
         exchange: built.exchange,
         timeout: opts.timeout,
@@ -272,7 +285,39 @@ pub(crate) fn run_built(
     };
     fill(report, base, verdicts, sites, built.unmodelled);
     report.sends_copied = !opts.zero_buffer && copies.load(Ordering::Relaxed);
+    report.files = mirror
+        .and_then(|m| m.kept())
+        .map(|k| fib_report::KeptFiles {
+            dir: k.dir.display().to_string(),
+            files: k.files.iter().map(|f| f.display().to_string()).collect(),
+        });
     Ok(())
+}
+
+/// Where the first run of `program` at `nprocs` processes, run in `cwd`,
+/// keeps the files it wrote: `out/NAME-HASH/nN` in fib's cache, NAME the
+/// program's file name and HASH naming the working directory and the
+/// program as shown.
+fn kept_files_dir(cwd: &Path, program: &str, nprocs: usize) -> PathBuf {
+    let mut h = crate::cache::Hash::new();
+    h.add(cwd.as_os_str().as_encoded_bytes());
+    h.add(program.as_bytes());
+    let name: String = Path::new(program)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    crate::cache::dir("out")
+        .join(format!("{name}-{}", &h.hex()[..12]))
+        .join(format!("n{nprocs}"))
 }
 
 /// Builds the program, noting in `report` how; `None` when it did not
@@ -329,6 +374,7 @@ fn explore_program(
         limit: opts.max_interleavings,
         jobs: opts.jobs,
         log_first: true,
+        keep_first: true,
     };
     let base = explore::explore(spec, &mut *strategy, walk, sites, keep, tracker)?;
     if base.interrupted && base.interleavings == 0 {

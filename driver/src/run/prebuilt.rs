@@ -50,6 +50,9 @@ pub struct Prebuilt {
     pub confirm: bool,
     /// The ranks' working directory; by default the current directory.
     pub cwd: Option<PathBuf>,
+    /// Where the runs write; by default a scratch directory of each run's
+    /// own ([`crate::settings::RunIn`]).
+    pub run_in: Option<crate::settings::RunIn>,
 }
 
 /// Checks the program `req.exe` (as the user named it) under `toolchain`
@@ -75,6 +78,7 @@ pub fn run_prebuilt(
         confirm: req.confirm,
         run_unsupported: true,
         link: Vec::new(),
+        run_in: req.run_in.unwrap_or_default(),
     };
     let exe = req.exe.as_path();
     let opts = &opts;

@@ -150,6 +150,7 @@ fn confirm_groups(
             limit: opts.max_interleavings,
             jobs: opts.jobs,
             log_first: false,
+            keep_first: false,
         };
         let without = explore::explore_until(
             &removed,

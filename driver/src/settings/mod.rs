@@ -17,6 +17,33 @@ pub const DEFAULT_MAX_INTERLEAVINGS: usize = 10_000;
 /// directive says.
 pub const DEFAULT_NPROCS: usize = 2;
 
+/// Where a program's runs write the files they create (`run_in` in
+/// `fib.toml`, `--run-in`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RunIn {
+    /// Each run in a scratch directory of its own, in which the program
+    /// finds the files of its working directory; the first run's files
+    /// are kept in fib's cache (the default).
+    #[default]
+    Scratch,
+    /// Every run in the working directory itself: what the program writes
+    /// lands there.
+    Source,
+}
+
+impl RunIn {
+    /// `scratch` or `source`; an error message for anything else.
+    pub fn parse(s: &str) -> Result<RunIn, String> {
+        match s {
+            "scratch" => Ok(RunIn::Scratch),
+            "source" => Ok(RunIn::Source),
+            _ => Err(format!(
+                "`{s}`: runs are in a scratch directory (`scratch`) or in the program's directory (`source`)"
+            )),
+        }
+    }
+}
+
 /// How many interleavings run at once when neither `--jobs` nor `fib.toml`
 /// says: one per core.
 pub fn default_jobs() -> usize {

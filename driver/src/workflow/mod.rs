@@ -22,7 +22,7 @@ use crate::project::{Program, Tree};
 use crate::run::progress::Progress;
 use crate::run::{verify, Options};
 use crate::settings::{
-    default_jobs, Tools, DEFAULT_MAX_INTERLEAVINGS, DEFAULT_NPROCS, DEFAULT_TIMEOUT,
+    default_jobs, RunIn, Tools, DEFAULT_MAX_INTERLEAVINGS, DEFAULT_NPROCS, DEFAULT_TIMEOUT,
 };
 use crate::toolchain::{Libraries, Mpi, Toolchain};
 use crate::DriverError;
@@ -64,6 +64,9 @@ pub struct Request {
     /// The user's build command (`--build`): the programs are what it
     /// links, run in the one directory of `paths`.
     pub build: Option<String>,
+    /// Where the runs write (`--run-in`); else `fib.toml`'s `run_in`, else
+    /// a scratch directory.
+    pub run_in: Option<RunIn>,
 }
 
 /// What a check found, and what fib has to tell about the paths themselves
@@ -276,6 +279,7 @@ fn options(req: &Request, s: &Config, program: &Program, tc: &Toolchain) -> Vec<
             confirm: req.confirm || s.confirm.unwrap_or(false),
             run_unsupported: req.run_unsupported,
             link: s.link.iter().chain(&own.link).cloned().collect(),
+            run_in: req.run_in.or(own.run_in).or(s.run_in).unwrap_or_default(),
         })
         .collect()
 }

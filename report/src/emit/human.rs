@@ -160,6 +160,9 @@ fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &Pr
             plural(p.workflow.baselined as u64, "known finding")
         );
     }
+    if let Some(k) = &p.files {
+        let _ = writeln!(out, "  {}", kept_files(k));
+    }
     for finding in &p.findings {
         out.push('\n');
         match render_spanned(style, sources, finding) {
@@ -167,6 +170,17 @@ fn render_program(out: &mut String, style: &Style, sources: &mut Sources, p: &Pr
             None => render_finding(out, style, sources, finding),
         }
     }
+}
+
+/// `the first run's files are in DIR: a.txt, b.txt`, naming at most
+/// four of them.
+pub(crate) fn kept_files(k: &crate::model::KeptFiles) -> String {
+    const NAMED: usize = 4;
+    let mut names = k.files[..k.files.len().min(NAMED)].join(", ");
+    if k.files.len() > NAMED {
+        let _ = write!(names, " and {} more", k.files.len() - NAMED);
+    }
+    format!("the first run's files are in {}: {names}", k.dir)
 }
 
 /// `barriers: 4 groups — 1 relevant, 2 irrelevant, 1 not covered`, with

@@ -29,6 +29,9 @@ pub(crate) struct Walk {
     /// The first run keeps its calls for the check of deadlocks that
     /// buffering hides.
     pub log_first: bool,
+    /// The first run keeps the files it wrote into its scratch directory
+    /// ([`RunSpec::scratch`]).
+    pub keep_first: bool,
 }
 
 /// Runs interleavings as `strategy` hands them out, at most `walk.limit`
@@ -67,7 +70,14 @@ pub(crate) fn explore_until(
         strategy,
         limit,
         walk.jobs,
-        |plan, first| run::run(spec, plan, walk.log_first && first),
+        |plan, first| {
+            run::run(
+                spec,
+                plan,
+                walk.log_first && first,
+                walk.keep_first && first,
+            )
+        },
         |plan, rec| {
             let choices = rec.choices.clone();
             let token = Token::of(&choices).to_string();

@@ -20,6 +20,7 @@ use super::ahead::{Ahead, Held, Went};
 use super::launch::{Launch, LaunchSpec};
 use super::rerun::Rerun;
 use crate::processes;
+use crate::run::scratch::{self, Mirror};
 use crate::toolchain::Toolchain;
 use crate::DriverError;
 
@@ -31,6 +32,9 @@ pub struct RunSpec<'a> {
     pub args: &'a [String],
     /// The ranks' working directory.
     pub cwd: &'a Path,
+    /// When the ranks run in a scratch directory of each run's own rather
+    /// than in `cwd` itself: the mirror of `cwd` it is made from.
+    pub scratch: Option<&'a Mirror>,
     pub zero_buffer: bool,
     /// When a run may stand for other orders of its calls
     /// ([`poe::Config::exchange`]): the sites that allow it.
@@ -83,22 +87,56 @@ struct Conn {
 /// Runs the program once, following `plan`.
 ///
 /// With `log_calls`, a buffered run whose calls cannot depend on timing
-/// checks them without buffering ([`RunRecord::unbuffered`]).
+/// checks them without buffering ([`RunRecord::unbuffered`]). With
+/// `keep_files`, what the run wrote into its scratch directory is kept
+/// ([`Mirror::keep`]).
 ///
 /// A run the user interrupts ends as [`Served::Interrupted`]: its processes
 /// are killed and it returns [`DriverError::Interrupted`], never a record,
 /// so that how it died is never taken for something the program did.
-pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRecord, DriverError> {
+pub fn run(
+    spec: &RunSpec,
+    plan: Vec<Planned>,
+    log_calls: bool,
+    keep_files: bool,
+) -> Result<RunRecord, DriverError> {
     let copies = spec.zero_buffer || spec.copies.load(Ordering::Relaxed);
-    if let Some(rec) = run_once(spec, plan.clone(), log_calls, copies)? {
+    let once = Once {
+        log_calls,
+        copies,
+        keep_files,
+    };
+    if let Some(rec) = run_once(spec, plan.clone(), once)? {
         return Ok(rec);
     }
     // MPI held a send of the program's buffer that the interleaving needs
     // buffered: the same interleaving again, and every later one, with
     // copies.
     spec.copies.store(true, Ordering::Relaxed);
-    Ok(run_once(spec, plan, log_calls, true)?
-        .expect("a run with copies is never held by its sends"))
+    let once = Once {
+        copies: true,
+        ..once
+    };
+    Ok(run_once(spec, plan, once)?.expect("a run with copies is never held by its sends"))
+}
+
+/// How [`run_once`] runs: [`run`]'s flags, and whether sends are copied.
+#[derive(Clone, Copy)]
+struct Once {
+    log_calls: bool,
+    copies: bool,
+    keep_files: bool,
+}
+
+/// A run's private temporary directory (its socket, its scratch
+/// directory), removed with everything in it when the run ends, however it
+/// ends ([`scratch::remove`]: also what the program left unwritable).
+struct RunDir(tempfile::TempDir);
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        scratch::remove(self.0.path());
+    }
 }
 
 /// [`run`] with sends copied or not; `None` when the run was held by its
@@ -106,15 +144,26 @@ pub fn run(spec: &RunSpec, plan: Vec<Planned>, log_calls: bool) -> Result<RunRec
 fn run_once(
     spec: &RunSpec,
     plan: Vec<Planned>,
-    log_calls: bool,
-    copies: bool,
+    once: Once,
 ) -> Result<Option<RunRecord>, DriverError> {
-    let dir = tempfile::Builder::new()
-        .prefix("fib-run-")
-        .tempdir()
-        .map_err(|e| DriverError::Io("creating a run directory".into(), e))?;
-    let _temp = processes::Temp::register(dir.path());
-    let sock = dir.path().join("s");
+    let Once {
+        log_calls,
+        copies,
+        keep_files,
+    } = once;
+    let run_dir = RunDir(
+        tempfile::Builder::new()
+            .prefix("fib-run-")
+            .tempdir()
+            .map_err(|e| DriverError::Io("creating a run directory".into(), e))?,
+    );
+    let dir = run_dir.0.path();
+    let _temp = processes::Temp::register(dir);
+    let cwd = match spec.scratch {
+        Some(m) => m.make(dir)?,
+        None => spec.cwd.to_path_buf(),
+    };
+    let sock = dir.join("s");
     let mut listener = UnixListener::bind(&sock)
         .map_err(|e| DriverError::Io(format!("binding {}", sock.display()), e))?;
     let poll = Poll::new().map_err(|e| DriverError::Io("creating a poller".into(), e))?;
@@ -127,7 +176,7 @@ fn run_once(
         nprocs: spec.nprocs,
         exe: spec.exe,
         args: spec.args,
-        cwd: spec.cwd,
+        cwd: &cwd,
         socket: &sock,
         zero_buffer: spec.zero_buffer,
         copies,
@@ -199,6 +248,9 @@ fn run_once(
         // The interrupt came while the run was being wound up, and may have
         // killed what the ending speaks of.
         return Err(DriverError::Interrupted);
+    }
+    if let (Some(m), true) = (spec.scratch, keep_files) {
+        m.keep(&cwd)?;
     }
     Ok(Some(st.record(ending, stderr)))
 }

@@ -802,6 +802,7 @@ mod tests {
                 elapsed_ms: 1234,
                 interrupted: false,
                 sends_copied: false,
+                files: None,
                 workflow: Default::default(),
             }],
         }
