@@ -85,6 +85,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             function: Some("main".into()),
             macro_name: None,
             buffers: Vec::new(),
+            bounds: Vec::new(),
         })
         .collect();
     let barriers = sites
