@@ -5,10 +5,16 @@
 //! `delete` and `delete[]` (plain, sized and `nothrow`): the program's
 //! calls come here, to `__wrap_NAME`, which calls the real function and
 //! records the live block (start, size, the allocator and the return
-//! address of its call) in a sorted map. Only the program's own objects
+//! address of its call) in a hash map by start address, so that an
+//! allocation and a free cost one insertion and one removal. The question
+//! the check asks once per buffer, which block holds an address, is
+//! answered by the block starting there when there is one (a buffer is
+//! most often a block's start), else by a scan of the live blocks, the
+//! latest allocated of those that hold it winning. Only the program's own objects
 //! are linked that way, so MPI's and the C and C++ libraries' own
 //! allocations never pass here. A block freed by code that was not
-//! wrapped stays in the map until a wrapped allocation overlaps it.
+//! wrapped stays in the map until a wrapped allocation reuses its start;
+//! a later block overlapping it wins the scan.
 //!
 //! On x86-64 the allocating wrappers are three-instruction trampolines
 //! that pass their return address to the recording function (one more
@@ -16,7 +22,7 @@
 //! allocated at no cost per allocation beyond the map's; elsewhere the
 //! site is unknown. This module depends on nothing of the crate.
 
-use std::collections::BTreeMap;
+use rustc_hash::{FxBuildHasher, FxHashMap};
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -28,6 +34,8 @@ struct Block {
     size: usize,
     allocator: Allocator,
     ret: usize,
+    /// The order of allocation.
+    seq: u64,
 }
 
 /// The functions that allocate.
@@ -58,8 +66,9 @@ impl Allocator {
     }
 }
 
-/// The live blocks by start address.
-static BLOCKS: Mutex<BTreeMap<usize, Block>> = Mutex::new(BTreeMap::new());
+/// The live blocks by start address, and the next sequence number.
+static BLOCKS: Mutex<(FxHashMap<usize, Block>, u64)> =
+    Mutex::new((FxHashMap::with_hasher(FxBuildHasher), 0));
 /// Whether a block was ever recorded (a program linked without the
 /// wrappers never takes the lock).
 static ANY: AtomicBool = AtomicBool::new(false);
@@ -69,7 +78,7 @@ pub fn any() -> bool {
     ANY.load(Ordering::Relaxed)
 }
 
-fn blocks() -> std::sync::MutexGuard<'static, BTreeMap<usize, Block>> {
+fn blocks() -> std::sync::MutexGuard<'static, (FxHashMap<usize, Block>, u64)> {
     BLOCKS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -77,21 +86,16 @@ fn record(p: *mut c_void, size: usize, allocator: Allocator, ret: usize) {
     if p.is_null() {
         return;
     }
-    let start = p as usize;
     let mut b = blocks();
-    // Blocks that overlap the new one were freed by code not wrapped.
-    while let Some((&s, old)) = b.range(..start.saturating_add(size.max(1))).next_back() {
-        if s + old.size.max(1) <= start {
-            break;
-        }
-        b.remove(&s);
-    }
-    b.insert(
-        start,
+    let seq = b.1;
+    b.1 += 1;
+    b.0.insert(
+        p as usize,
         Block {
             size,
             allocator,
             ret,
+            seq,
         },
     );
     ANY.store(true, Ordering::Relaxed);
@@ -99,7 +103,7 @@ fn record(p: *mut c_void, size: usize, allocator: Allocator, ret: usize) {
 
 fn forget(p: *mut c_void) {
     if !p.is_null() && any() {
-        blocks().remove(&(p as usize));
+        blocks().0.remove(&(p as usize));
     }
 }
 
@@ -110,8 +114,16 @@ pub fn containing(addr: usize) -> Option<(usize, usize, Allocator, usize)> {
         return None;
     }
     let b = blocks();
-    let (&s, blk) = b.range(..=addr).next_back()?;
-    (addr < s + blk.size).then_some((s, blk.size, blk.allocator, blk.ret))
+    let holds = |s: usize, blk: &Block| s <= addr && addr < s.saturating_add(blk.size);
+    let (&s, blk) = match b.0.get_key_value(&addr) {
+        Some((s, blk)) if holds(*s, blk) => (s, blk),
+        _ => {
+            b.0.iter()
+                .filter(|(s, blk)| holds(**s, blk))
+                .max_by_key(|(_, blk)| blk.seq)?
+        }
+    };
+    Some((s, blk.size, blk.allocator, blk.ret))
 }
 
 extern "C" fn malloc_at(size: usize, ret: usize) -> *mut c_void {
