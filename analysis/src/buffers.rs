@@ -268,6 +268,7 @@ mod tests {
             function: Some("main".into()),
             macro_name: None,
             buffers,
+            bounds: Vec::new(),
         }
     }
 

@@ -121,6 +121,17 @@ impl Endings {
         });
     }
 
+    /// Rank `r`'s call `call` at `site` has a buffer that runs past its
+    /// memory, as `fault` says.
+    pub fn overflow(&mut self, r: usize, site: Site, call: String, fault: fib_wire::Overflow) {
+        self.decide(Ending::Overflow {
+            rank: r,
+            site,
+            call,
+            fault,
+        });
+    }
+
     /// Rank `r`'s one-sided call `call` at `site`, on window `win` made at
     /// `made`, is wrong as `fault` says.
     pub fn one_sided(

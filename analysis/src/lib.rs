@@ -16,6 +16,7 @@ mod buffers;
 pub mod confirm;
 mod ending;
 mod exploration;
+mod extents;
 mod facts;
 mod inputs;
 mod leaks;

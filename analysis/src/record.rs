@@ -66,6 +66,14 @@ pub enum Ending {
         made: Site,
         fault: RmaFault,
     },
+    /// A rank found a buffer of its call `call` at `site` running past
+    /// the memory it points into, as `fault` says, before calling MPI.
+    Overflow {
+        rank: usize,
+        site: Site,
+        call: String,
+        fault: fib_wire::Overflow,
+    },
     /// The MPI library raised an error in a rank's call at `site`.
     MpiError {
         rank: usize,

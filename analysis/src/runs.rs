@@ -135,6 +135,15 @@ fn ending_finding(
             let f = crate::onesided::finding(sites, files, &e, replay);
             (f, Outcome::Crash, false)
         }
+        Ending::Overflow {
+            rank,
+            site,
+            call,
+            fault,
+        } => {
+            let f = crate::extents::finding(sites, files, *rank, *site, call, fault, replay);
+            (f, Outcome::Crash, false)
+        }
         Ending::Timeout => {
             let f = Timeout {
                 ranks: rank_states(sites, files, &rec.ranks),

@@ -466,6 +466,7 @@ fn addr_site(id: u32, offset: u32, callee: &str, located: Located) -> (CallSite,
         function,
         macro_name: None,
         buffers: Vec::new(),
+        bounds: Vec::new(),
     };
     (call, place)
 }
@@ -498,6 +499,7 @@ mod tests {
             function: Some("main".into()),
             macro_name: None,
             buffers: Vec::new(),
+            bounds: Vec::new(),
         }
     }
 
@@ -517,6 +519,7 @@ mod tests {
                 free_probes: Vec::new(),
                 dead: Vec::new(),
                 inputs: Vec::new(),
+                gates: Vec::new(),
                 purposes: Vec::new(),
                 barriers: Vec::new(),
                 wildcards: Vec::new(),

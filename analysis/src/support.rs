@@ -86,6 +86,7 @@ mod tests {
             function: Some("main".into()),
             macro_name: None,
             buffers: Vec::new(),
+            bounds: Vec::new(),
         }
     }
 
@@ -108,6 +109,7 @@ mod tests {
                 free_probes: Vec::new(),
                 dead: Vec::new(),
                 inputs: Vec::new(),
+                gates: Vec::new(),
                 purposes: Vec::new(),
                 barriers: Vec::new(),
                 wildcards: Vec::new(),

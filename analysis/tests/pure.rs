@@ -85,6 +85,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             function: Some("main".into()),
             macro_name: None,
             buffers: Vec::new(),
+            bounds: Vec::new(),
         })
         .collect();
     let barriers = sites
@@ -109,6 +110,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             free_probes: Vec::new(),
             dead: Vec::new(),
             inputs: Vec::new(),
+            gates: Vec::new(),
         },
         units: Vec::new(),
         files: Vec::new(),

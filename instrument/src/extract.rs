@@ -6,7 +6,7 @@ use crate::ir::{CallInfo, CallRef, Def, Expr, Func, Guard, Ir, SiteKey};
 use crate::text::{arg_spans_at, call_at, ident_at, ident_is, normalize, skip_blank};
 use crate::CallSite;
 use clang::{Entity, EntityKind, EvaluationResult, TranslationUnit, TypeKind};
-use fib_sites::{ArgPlace, BufferArg};
+use fib_sites::{ArgPlace, Bound, BufferArg};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -926,6 +926,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 )
             });
             let buffers = self.buffers(f, off, callee, &args, arg_entities);
+            let bounds = self.bounds(callee, arg_entities);
             CallSite {
                 id: 0,
                 file: self.g.files[f].rel.clone()?,
@@ -937,6 +938,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 function,
                 macro_name: None,
                 buffers,
+                bounds,
             }
         } else {
             let xl = loc.get_expansion_location();
@@ -975,6 +977,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 macro_name: Some(mname),
                 // A macro's arguments are not where the call's are written.
                 buffers: Vec::new(),
+                bounds: Vec::new(),
             }
         };
         self.g.files[f].listed = true;
@@ -1036,6 +1039,78 @@ impl<'g, 'tu> Unit<'g, 'tu> {
             });
         }
         out
+    }
+
+    /// The buffer arguments of a call to `callee` that point into a
+    /// variable of known size ([`Bound`]).
+    fn bounds(&mut self, callee: &str, entities: &[Entity<'tu>]) -> Vec<Bound> {
+        let mut out: Vec<Bound> = Vec::new();
+        for &(buf, _) in fib_sites::buffer_args(callee) {
+            if out.iter().any(|b| b.arg == buf) {
+                continue;
+            }
+            if let Some(b) = entities.get(buf).and_then(|a| self.bound(buf, *a)) {
+                out.push(b);
+            }
+        }
+        out
+    }
+
+    /// The variable the buffer expression `arg` points into, when it is
+    /// one the copy can name by itself: `a`, `a + i`, `&a[i]`, `s.m`,
+    /// `&s.m`, `&x`, through parentheses and casts, with `a` an array, and
+    /// never through a pointer (`p->m`, `p[i]`): a pointer's memory is the
+    /// heap's check. The variable must be named as written at the call
+    /// (not by a macro), have a size the compiler knows (no VLA, no
+    /// incomplete or dependent type), not be a reference, and not be
+    /// `register` (its address is taken).
+    fn bound(&mut self, arg: usize, e: Entity<'tu>) -> Option<Bound> {
+        let e = strip(e);
+        let var = match e.get_kind() {
+            EntityKind::UnaryOperator if self.text(e).starts_with('&') => {
+                let inner = *e.get_children().first()?;
+                object_of(strip(inner), false)?
+            }
+            _ => object_of(e, true)?,
+        };
+        let d = var.get_reference()?;
+        if !matches!(d.get_kind(), EntityKind::VarDecl | EntityKind::ParmDecl) {
+            return None;
+        }
+        if d.get_storage_class() == Some(clang::StorageClass::Register) {
+            return None;
+        }
+        let name = d.get_name()?;
+        if self.text(var) != name {
+            return None;
+        }
+        let t = d.get_type()?;
+        let c = t.get_canonical_type();
+        if matches!(
+            c.get_kind(),
+            TypeKind::LValueReference
+                | TypeKind::RValueReference
+                | TypeKind::VariableArray
+                | TypeKind::IncompleteArray
+                | TypeKind::DependentSizedArray
+        ) {
+            return None;
+        }
+        let size = t.get_sizeof().ok().filter(|&n| n > 0)? as u64;
+        let declared = d
+            .get_location()
+            .and_then(|l| self.floc(l))
+            .and_then(|(f, off)| {
+                let fi = &self.g.files[f];
+                Some((fi.rel.clone()?, fi.line_of(off) as u32))
+            });
+        Some(Bound {
+            arg,
+            variable: name,
+            size,
+            type_name: t.get_display_name(),
+            declared,
+        })
     }
 
     /// The MPI name a datatype argument written as `text` stands for: the
@@ -1149,6 +1224,51 @@ fn strip(mut e: Entity<'_>) -> Entity<'_> {
             }
             _ => return e,
         }
+    }
+}
+
+/// The reference to the variable whose memory the lvalue `e` designates
+/// (`decayed`: `e` is used as a pointer, so it must be an array): a
+/// variable, an element of an array (not of a pointer), a member reached
+/// with `.`, or, for a pointer, an array plus or minus an offset.
+fn object_of(e: Entity<'_>, decayed: bool) -> Option<Entity<'_>> {
+    let is_array = |x: Entity<'_>| {
+        x.get_type()
+            .is_some_and(|t| t.get_canonical_type().get_kind() == TypeKind::ConstantArray)
+    };
+    if decayed && !is_array(e) && e.get_kind() != EntityKind::BinaryOperator {
+        return None;
+    }
+    match e.get_kind() {
+        EntityKind::DeclRefExpr => Some(e),
+        EntityKind::ArraySubscriptExpr => {
+            let base = strip(*e.get_children().first()?);
+            is_array(base).then_some(())?;
+            object_of(base, true)
+        }
+        EntityKind::MemberRefExpr => {
+            let base = strip(*e.get_children().first()?);
+            let through_pointer = base
+                .get_type()
+                .is_none_or(|t| t.get_canonical_type().get_kind() == TypeKind::Pointer);
+            if through_pointer || base.get_kind() == EntityKind::ThisExpr {
+                return None;
+            }
+            object_of(base, false)
+        }
+        EntityKind::BinaryOperator if decayed => {
+            let sides = e.get_children();
+            let [l, r] = sides[..] else {
+                return None;
+            };
+            let (l, r) = (strip(l), strip(r));
+            match (is_array(l), is_array(r)) {
+                (true, false) => object_of(l, true),
+                (false, true) => object_of(r, true),
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }
 

@@ -36,6 +36,8 @@ pub fn site_header() -> String {
          #endif\n\
          extern void fib_set_site(const char *file, int line) __attribute__((weak));\n\
          extern void fib_set_site_id(int id) __attribute__((weak));\n\
+         extern void fib_set_bound(int id, int arg, const volatile void *base, \
+         unsigned long size) __attribute__((weak));\n\
          #ifdef __cplusplus\n\
          }\n\
          #endif\n\
@@ -44,6 +46,10 @@ pub fn site_header() -> String {
          }\n\
          static inline void fib__site(int id) {\n\
          \x20   if (fib_set_site_id) fib_set_site_id(id);\n\
+         }\n\
+         static inline void fib__bound(int id, int arg, const volatile void *base, \
+         unsigned long size) {\n\
+         \x20   if (fib_set_bound) fib_set_bound(id, arg, base, size);\n\
          }\n",
     );
     for name in INTERCEPTED.iter().chain(UNSUPPORTED) {

@@ -9,6 +9,12 @@
 //! macros attribute them to the macro's use. No newline is added or
 //! removed, so every line keeps its number and compiler diagnostics point at
 //! the user's lines.
+//!
+//! A buffer argument that points into a variable of known size
+//! ([`fib_sites::Bound`]) adds `fib__bound(ID, ARG, &(v), sizeof(v))` to
+//! the comma expression: the variable's address and size, for the check of
+//! the call's extents. It evaluates nothing the call does not: taking an
+//! address and `sizeof` have no effect.
 
 use crate::text::ident_is;
 use crate::CallSite;
@@ -35,7 +41,16 @@ pub fn rewrite(text: &str, sites: &[&CallSite]) -> String {
     let mut last = 0;
     for (at, site) in edits {
         out.push_str(&text[last..at]);
-        out.push_str(&format!("(fib__site({}), {})", site.id, site.callee));
+        out.push_str(&format!("(fib__site({}), ", site.id));
+        for b in &site.bounds {
+            out.push_str(&format!(
+                "fib__bound({}, {}, &({v}), sizeof({v})), ",
+                site.id,
+                b.arg,
+                v = b.variable
+            ));
+        }
+        out.push_str(&format!("{})", site.callee));
         last = at + site.callee.len();
     }
     out.push_str(&text[last..]);

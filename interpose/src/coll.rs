@@ -101,6 +101,7 @@ pub unsafe extern "C" fn MPI_Bcast(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::bcast("MPI_Bcast", buffer, count, datatype, root, comm);
     crate::sig::coll(count, datatype, None);
     coll_or_blocking(
         CollKind::Bcast,
@@ -121,6 +122,7 @@ pub unsafe extern "C" fn MPI_Reduce(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, root, comm);
     crate::sig::coll(count, datatype, Some(op));
     coll_or_blocking(
         CollKind::Reduce,
@@ -140,6 +142,7 @@ pub unsafe extern "C" fn MPI_Allreduce(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     coll_or_blocking(
         CollKind::Allreduce,
@@ -161,6 +164,18 @@ pub unsafe extern "C" fn MPI_Gather(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::rooted(
+        "MPI_Gather",
+        true,
+        sendbuf,
+        sendcount,
+        sendtype,
+        recvbuf,
+        recvcount,
+        recvtype,
+        root,
+        comm,
+    );
     crate::sig::rooted(
         comm,
         root,
@@ -195,6 +210,18 @@ pub unsafe extern "C" fn MPI_Scatter(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::rooted(
+        "MPI_Scatter",
+        false,
+        sendbuf,
+        sendcount,
+        sendtype,
+        recvbuf,
+        recvcount,
+        recvtype,
+        root,
+        comm,
+    );
     crate::sig::rooted(
         comm,
         root,
@@ -228,6 +255,17 @@ pub unsafe extern "C" fn MPI_Allgather(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::allgather(
+        "MPI_Allgather",
+        false,
+        sendbuf,
+        sendcount,
+        sendtype,
+        recvbuf,
+        recvcount,
+        recvtype,
+        comm,
+    );
     crate::sig::coll(recvcount, recvtype, None);
     coll_or_blocking(
         CollKind::Allgather,
@@ -256,6 +294,17 @@ pub unsafe extern "C" fn MPI_Alltoall(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::allgather(
+        "MPI_Alltoall",
+        true,
+        sendbuf,
+        sendcount,
+        sendtype,
+        recvbuf,
+        recvcount,
+        recvtype,
+        comm,
+    );
     crate::sig::coll(recvcount, recvtype, None);
     coll_or_blocking(
         CollKind::Alltoall,
@@ -286,6 +335,14 @@ pub unsafe extern "C" fn MPI_Gatherv(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::rooted_v(
+        "MPI_Gatherv",
+        true,
+        (0, sendbuf, sendcount, sendtype),
+        (3, recvbuf, recvcounts, displs, recvtype),
+        root,
+        comm,
+    );
     crate::sig::rooted(
         comm,
         root,
@@ -311,6 +368,14 @@ pub unsafe extern "C" fn MPI_Scatterv(
     root: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::rooted_v(
+        "MPI_Scatterv",
+        false,
+        (4, recvbuf, recvcount, recvtype),
+        (0, sendbuf, sendcounts, displs, sendtype),
+        root,
+        comm,
+    );
     crate::sig::rooted(
         comm,
         root,
@@ -335,6 +400,17 @@ pub unsafe extern "C" fn MPI_Allgatherv(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::allgatherv(
+        "MPI_Allgatherv",
+        sendbuf,
+        sendcount,
+        sendtype,
+        recvbuf,
+        recvcounts,
+        displs,
+        recvtype,
+        comm,
+    );
     crate::sig::coll_by_rank(comm, recvcounts, recvtype, None);
     coll(CollKind::Allgatherv, comm, 0, |r| {
         PMPI_Iallgatherv(
@@ -355,6 +431,12 @@ pub unsafe extern "C" fn MPI_Alltoallv(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::alltoallv(
+        "MPI_Alltoallv",
+        (sendbuf, sendcounts, sdispls, sendtype),
+        (recvbuf, recvcounts, rdispls, recvtype),
+        comm,
+    );
     coll(CollKind::Alltoallv, comm, 0, |r| {
         PMPI_Ialltoallv(
             sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
@@ -381,6 +463,12 @@ pub unsafe extern "C" fn MPI_Alltoallw(
     recvtypes: *const MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::alltoallw(
+        "MPI_Alltoallw",
+        (sendbuf, sendcounts, sdispls, sendtypes),
+        (recvbuf, recvcounts, rdispls, recvtypes),
+        comm,
+    );
     // MPICH 4.0's `MPI_Ialltoallw` with `MPI_IN_PLACE` leaves most blocks
     // unexchanged (MPICH's test `alltoallw2` fails with it natively): in
     // place, the blocking form runs once every member is in the call.
@@ -414,6 +502,7 @@ pub unsafe extern "C" fn MPI_Scan(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::allreduce("MPI_Scan", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     coll(CollKind::Scan, comm, 0, |r| {
         PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r)
@@ -429,6 +518,7 @@ pub unsafe extern "C" fn MPI_Exscan(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::allreduce("MPI_Exscan", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     coll(CollKind::Exscan, comm, 0, |r| {
         PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r)
@@ -444,6 +534,14 @@ pub unsafe extern "C" fn MPI_Reduce_scatter(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::reduce_scatter(
+        "MPI_Reduce_scatter",
+        sendbuf,
+        recvbuf,
+        Ok(recvcounts),
+        datatype,
+        comm,
+    );
     crate::sig::coll_by_rank(comm, recvcounts, datatype, Some(op));
     coll(CollKind::ReduceScatter, comm, 0, |r| {
         PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r)
@@ -459,6 +557,14 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
     op: MPI_Op,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::extents::coll::reduce_scatter(
+        "MPI_Reduce_scatter_block",
+        sendbuf,
+        recvbuf,
+        Err(recvcount),
+        datatype,
+        comm,
+    );
     crate::sig::coll(recvcount, datatype, Some(op));
     coll(CollKind::ReduceScatterBlock, comm, 0, |r| {
         PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r)

@@ -140,6 +140,7 @@ pub unsafe extern "C" fn MPI_Ibcast(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::bcast("MPI_Ibcast", buffer, count, datatype, root, comm);
     crate::sig::coll(count, datatype, None);
     icoll(
         CollKind::Ibcast,
@@ -162,6 +163,7 @@ pub unsafe extern "C" fn MPI_Ireduce(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, root, comm);
     crate::sig::coll(count, datatype, Some(op));
     icoll(
         CollKind::Ireduce,
@@ -189,6 +191,7 @@ pub unsafe extern "C" fn MPI_Iallreduce(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     icoll(
         CollKind::Iallreduce,
@@ -216,6 +219,18 @@ pub unsafe extern "C" fn MPI_Igather(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::rooted(
+        "MPI_Igather",
+        true,
+        sendbuf,
+        sendcount,
+        sendtype,
+        recvbuf,
+        recvcount,
+        recvtype,
+        root,
+        comm,
+    );
     crate::sig::rooted(
         comm,
         root,
@@ -260,6 +275,18 @@ pub unsafe extern "C" fn MPI_Iscatter(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::rooted(
+        "MPI_Iscatter",
+        false,
+        sendbuf,
+        sendcount,
+        sendtype,
+        recvbuf,
+        recvcount,
+        recvtype,
+        root,
+        comm,
+    );
     crate::sig::rooted(
         comm,
         root,
@@ -303,6 +330,17 @@ pub unsafe extern "C" fn MPI_Iallgather(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::allgather(
+        "MPI_Iallgather",
+        false,
+        sendbuf,
+        sendcount,
+        sendtype,
+        recvbuf,
+        recvcount,
+        recvtype,
+        comm,
+    );
     crate::sig::coll(recvcount, recvtype, None);
     icoll(
         CollKind::Iallgather,
@@ -339,6 +377,17 @@ pub unsafe extern "C" fn MPI_Ialltoall(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::allgather(
+        "MPI_Ialltoall",
+        true,
+        sendbuf,
+        sendcount,
+        sendtype,
+        recvbuf,
+        recvcount,
+        recvtype,
+        comm,
+    );
     crate::sig::coll(recvcount, recvtype, None);
     icoll(
         CollKind::Ialltoall,
@@ -385,6 +434,14 @@ pub unsafe extern "C" fn MPI_Igatherv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::rooted_v(
+        "MPI_Igatherv",
+        true,
+        (0, sendbuf, sendcount, sendtype),
+        (3, recvbuf, recvcounts, displs, recvtype),
+        root,
+        comm,
+    );
     crate::sig::rooted(
         comm,
         root,
@@ -426,6 +483,14 @@ pub unsafe extern "C" fn MPI_Iscatterv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::rooted_v(
+        "MPI_Iscatterv",
+        false,
+        (4, recvbuf, recvcount, recvtype),
+        (0, sendbuf, sendcounts, displs, sendtype),
+        root,
+        comm,
+    );
     crate::sig::rooted(
         comm,
         root,
@@ -466,6 +531,17 @@ pub unsafe extern "C" fn MPI_Iallgatherv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::allgatherv(
+        "MPI_Iallgatherv",
+        sendbuf,
+        sendcount,
+        sendtype,
+        recvbuf,
+        recvcounts,
+        displs,
+        recvtype,
+        comm,
+    );
     crate::sig::coll_by_rank(comm, recvcounts, recvtype, None);
     icoll(
         CollKind::Iallgatherv,
@@ -500,6 +576,12 @@ pub unsafe extern "C" fn MPI_Ialltoallv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::alltoallv(
+        "MPI_Ialltoallv",
+        (sendbuf, sendcounts, sdispls, sendtype),
+        (recvbuf, recvcounts, rdispls, recvtype),
+        comm,
+    );
     icoll(
         CollKind::Ialltoallv,
         comm,
@@ -534,6 +616,12 @@ pub unsafe extern "C" fn MPI_Ialltoallw(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::alltoallw(
+        "MPI_Ialltoallw",
+        (sendbuf, sendcounts, sdispls, sendtypes),
+        (recvbuf, recvcounts, rdispls, recvtypes),
+        comm,
+    );
     icoll(
         CollKind::Ialltoallw,
         comm,
@@ -565,6 +653,7 @@ pub unsafe extern "C" fn MPI_Iscan(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::allreduce("MPI_Iscan", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     icoll(
         CollKind::Iscan,
@@ -590,6 +679,7 @@ pub unsafe extern "C" fn MPI_Iexscan(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::allreduce("MPI_Iexscan", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     icoll(
         CollKind::Iexscan,
@@ -615,6 +705,14 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::reduce_scatter(
+        "MPI_Ireduce_scatter",
+        sendbuf,
+        recvbuf,
+        Ok(recvcounts),
+        datatype,
+        comm,
+    );
     crate::sig::coll_by_rank(comm, recvcounts, datatype, Some(op));
     icoll(
         CollKind::IreduceScatter,
@@ -641,6 +739,14 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter_block(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::extents::coll::reduce_scatter(
+        "MPI_Ireduce_scatter_block",
+        sendbuf,
+        recvbuf,
+        Err(recvcount),
+        datatype,
+        comm,
+    );
     crate::sig::coll(recvcount, datatype, Some(op));
     icoll(
         CollKind::IreduceScatterBlock,

@@ -15,6 +15,7 @@ use fib_wire::{Down, Op, SendMode, WaitKind, NO_PROBE};
 use mpi_sys::*;
 
 use crate::conn::fatal;
+use crate::extents::{check, Need};
 use crate::handle::bits;
 use crate::held::lib;
 use crate::state::{Kind, Persist, Real, RecvReq};
@@ -206,6 +207,7 @@ pub unsafe extern "C" fn MPI_Send(
     tag: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    check("MPI_Send", &[Need::data(0, buf, count, datatype, false)]);
     send(
         buf,
         count,
@@ -228,6 +230,7 @@ pub unsafe extern "C" fn MPI_Ssend(
     tag: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    check("MPI_Ssend", &[Need::data(0, buf, count, datatype, false)]);
     send(buf, count, datatype, dest, tag, comm, SendMode::Sync, true);
     MPI_SUCCESS as c_int
 }
@@ -242,6 +245,7 @@ pub unsafe extern "C" fn MPI_Isend(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    check("MPI_Isend", &[Need::data(0, buf, count, datatype, false)]);
     crate::check::request_out(&mut lib(), request);
     if let Some(h) = send(
         buf,
@@ -268,6 +272,7 @@ pub unsafe extern "C" fn MPI_Issend(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    check("MPI_Issend", &[Need::data(0, buf, count, datatype, false)]);
     crate::check::request_out(&mut lib(), request);
     if let Some(h) = send(buf, count, datatype, dest, tag, comm, SendMode::Sync, false) {
         *request = h;
@@ -284,6 +289,7 @@ pub unsafe extern "C" fn MPI_Bsend(
     tag: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    check("MPI_Bsend", &[Need::data(0, buf, count, datatype, false)]);
     send(
         buf,
         count,
@@ -306,6 +312,7 @@ pub unsafe extern "C" fn MPI_Rsend(
     tag: c_int,
     comm: MPI_Comm,
 ) -> c_int {
+    check("MPI_Rsend", &[Need::data(0, buf, count, datatype, false)]);
     send(buf, count, datatype, dest, tag, comm, SendMode::Ready, true);
     MPI_SUCCESS as c_int
 }
@@ -320,6 +327,7 @@ pub unsafe extern "C" fn MPI_Ibsend(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    check("MPI_Ibsend", &[Need::data(0, buf, count, datatype, false)]);
     crate::check::request_out(&mut lib(), request);
     if let Some(h) = send(
         buf,
@@ -346,6 +354,7 @@ pub unsafe extern "C" fn MPI_Irsend(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    check("MPI_Irsend", &[Need::data(0, buf, count, datatype, false)]);
     crate::check::request_out(&mut lib(), request);
     if let Some(h) = send(
         buf,
@@ -393,6 +402,7 @@ pub unsafe extern "C" fn MPI_Recv(
     comm: MPI_Comm,
     status: *mut MPI_Status,
 ) -> c_int {
+    check("MPI_Recv", &[Need::data(0, buf, count, datatype, true)]);
     let (id, _, settled) = recv(buf, count, datatype, source, tag, comm, true);
     let mut l = lib();
     if !settled {
@@ -413,6 +423,7 @@ pub unsafe extern "C" fn MPI_Irecv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    check("MPI_Irecv", &[Need::data(0, buf, count, datatype, true)]);
     crate::check::request_out(&mut lib(), request);
     let (_, h, _) = recv(buf, count, datatype, source, tag, comm, false);
     *request = h;
@@ -434,6 +445,13 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     comm: MPI_Comm,
     status: *mut MPI_Status,
 ) -> c_int {
+    check(
+        "MPI_Sendrecv",
+        &[
+            Need::data(0, sendbuf, sendcount, sendtype, false),
+            Need::data(5, recvbuf, recvcount, recvtype, true),
+        ],
+    );
     let send = (sendbuf, sendcount, sendtype, dest, sendtag);
     let recv = (recvbuf, recvcount, recvtype, source, recvtag);
     sendrecv(send, recv, comm, status);
@@ -454,6 +472,10 @@ pub unsafe extern "C" fn MPI_Sendrecv_replace(
     comm: MPI_Comm,
     status: *mut MPI_Status,
 ) -> c_int {
+    check(
+        "MPI_Sendrecv_replace",
+        &[Need::data(0, buf, count, datatype, true)],
+    );
     crate::check::data(&mut lib(), count, datatype);
     let (copy, from) = copy_of(buf, count, datatype);
     let send = (from, count, datatype, dest, sendtag);
@@ -686,6 +708,7 @@ pub unsafe extern "C" fn MPI_Mrecv(
     message: *mut MPI_Message,
     status: *mut MPI_Status,
 ) -> c_int {
+    check("MPI_Mrecv", &[Need::data(0, buf, count, datatype, true)]);
     let (id, _) = mrecv(buf, count, datatype, message, true);
     let mut l = lib();
     l.wait_go();
@@ -702,6 +725,7 @@ pub unsafe extern "C" fn MPI_Imrecv(
     message: *mut MPI_Message,
     request: *mut MPI_Request,
 ) -> c_int {
+    check("MPI_Imrecv", &[Need::data(0, buf, count, datatype, true)]);
     crate::check::request_out(&mut lib(), request);
     let (_, h) = mrecv(buf, count, datatype, message, false);
     *request = h;
@@ -752,6 +776,10 @@ pub unsafe extern "C" fn MPI_Send_init(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    check(
+        "MPI_Send_init",
+        &[Need::data(0, buf, count, datatype, false)],
+    );
     send_init(
         buf,
         count,
@@ -774,6 +802,10 @@ pub unsafe extern "C" fn MPI_Ssend_init(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    check(
+        "MPI_Ssend_init",
+        &[Need::data(0, buf, count, datatype, false)],
+    );
     send_init(
         buf,
         count,
@@ -796,6 +828,10 @@ pub unsafe extern "C" fn MPI_Bsend_init(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    check(
+        "MPI_Bsend_init",
+        &[Need::data(0, buf, count, datatype, false)],
+    );
     send_init(
         buf,
         count,
@@ -818,6 +854,10 @@ pub unsafe extern "C" fn MPI_Rsend_init(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    check(
+        "MPI_Rsend_init",
+        &[Need::data(0, buf, count, datatype, false)],
+    );
     send_init(
         buf,
         count,
@@ -840,6 +880,10 @@ pub unsafe extern "C" fn MPI_Recv_init(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    check(
+        "MPI_Recv_init",
+        &[Need::data(0, buf, count, datatype, true)],
+    );
     let mut l = lib();
     crate::check::request_out(&mut l, request);
     crate::check::p2p(&mut l, comm, count, datatype, source, tag, true);

@@ -128,6 +128,7 @@ fn sample() -> Report {
         group: not_covered.clone(),
         inputs: None,
         note: None,
+        gates: Vec::new(),
     }
     .finding();
     f16.message = "barrier not covered: no site of this group ran".into();

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use fib_report::codes::{
     self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferInUse,
-    BufferTypeMismatch, BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code,
+    BufferOverflow, BufferTypeMismatch, BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code,
     CollectiveArguments, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, EpochError,
     ExplorationCut, FailingExit, FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier,
     LeakedCommunicator, LeakedHandle, LeakedRequest, LeakedWindow, Livelock, LostTrack, MpiError,
@@ -51,7 +51,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 37);
+    assert_eq!(codes::ALL.len(), 38);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -240,6 +240,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             group: vec![site(5)],
             inputs: None,
             note: None,
+            gates: Vec::new(),
         },
         BarrierNotReached {
             group: vec![site(5)],
@@ -428,6 +429,24 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             owner_place: place(),
             place: place(),
             replay: "-".into(),
+        },
+        BufferOverflow {
+            rank: 0,
+            call: "MPI_Recv".into(),
+            buffer: Some("buf".into()),
+            writes: true,
+            count: 20,
+            ranks: 0,
+            block: None,
+            datatype: "MPI_INT".into(),
+            extent: 4,
+            start: 0,
+            end: 80,
+            size: 40,
+            memory: "the block malloc returned".into(),
+            made: Some((place(), "allocated here".into())),
+            place: place(),
+            replay: replay(),
         },
     ]
 }

@@ -213,6 +213,7 @@ fn barrier_findings() -> Vec<Finding> {
         group: vec![site(MAIN, 36, 13), site(IO, 8, 5)],
         inputs: None,
         note: None,
+        gates: Vec::new(),
     }
     .finding();
     f16.message = "barrier not covered: no site of this group ran".into();

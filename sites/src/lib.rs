@@ -46,6 +46,33 @@ pub struct CallSite {
     /// Empty for a call produced by a macro.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub buffers: Vec<BufferArg>,
+    /// Its buffer arguments that point into a variable whose size the
+    /// compiler knows (an array, a struct, a scalar whose address is
+    /// taken): the instrumented copy hands the variable's address and size
+    /// to the interposition library before the call, which checks the
+    /// bytes the call covers against them (FIB039). Empty for a call
+    /// produced by a macro.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bounds: Vec<Bound>,
+}
+
+/// A buffer argument that points into a variable of known size: `a`,
+/// `&a[i]`, `a + i` of an array `a`, `&x` of a scalar or struct `x`, a
+/// member `s.m` or `&s.m` of a variable `s` (bounded by all of `s`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bound {
+    /// The buffer's position in the call's argument list, from 0.
+    pub arg: usize,
+    /// The variable's name as the call's text names it; the instrumented
+    /// copy takes its address and `sizeof` (nothing else is evaluated).
+    pub variable: String,
+    /// Its size in bytes, as the parse computed it.
+    pub size: u64,
+    /// Its type as declared (`double [10]`).
+    pub type_name: String,
+    /// Where it is declared: a file of the tree (as `CallSite::file`
+    /// names files) and a 1-based line, when the parse placed it there.
+    pub declared: Option<(PathBuf, u32)>,
 }
 
 /// A buffer argument of an MPI call and the datatype argument that

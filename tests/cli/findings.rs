@@ -790,3 +790,56 @@ fn memory_barrier_picture_in_the_html_report() {
         "the ordering path is drawn"
     );
 }
+
+/// The human report of a FIB039 program of the corpus at `n` processes.
+fn overflow_snapshot(name: &str, program: &str, n: &str) {
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            name,
+            check(cache.path(), &[program, "-n", n, "--color", "never"])
+        );
+    });
+}
+
+#[test]
+fn buffer_overflow_fib039() {
+    // A receive into a malloc'd block: the bytes, the block's size and its
+    // allocation, labelled through the debug information.
+    overflow_snapshot(
+        "buffer_overflow_fib039",
+        "tests/umpire/extent_malloc_recv.c",
+        "2",
+    );
+}
+
+#[test]
+fn buffer_overflow_root_and_block_fib039() {
+    // A root's buffer of size × count against its array, declared at line
+    // 8; a Gatherv block at its displacement.
+    overflow_snapshot(
+        "buffer_overflow_gather_root_fib039",
+        "tests/umpire/extent_gather_root_small.c",
+        "4",
+    );
+    overflow_snapshot(
+        "buffer_overflow_gatherv_block_fib039",
+        "tests/umpire/extent_gatherv_displacement.c",
+        "3",
+    );
+}
+
+#[test]
+fn buffer_overflow_variables_fib039() {
+    // `&x` of one int with a count of two; `&a[8]` of an array of ten.
+    overflow_snapshot(
+        "buffer_overflow_scalar_fib039",
+        "tests/umpire/extent_scalar_address.c",
+        "2",
+    );
+    overflow_snapshot(
+        "buffer_overflow_element_fib039",
+        "tests/umpire/extent_element_near_end.c",
+        "2",
+    );
+}

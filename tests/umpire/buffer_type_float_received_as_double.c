@@ -1,8 +1,10 @@
-/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=FIB032 at=FIB032:21 */
+/* fib-test: nprocs=2 outcome=crash interleavings=1 codes=FIB032,FIB039 at=FIB032:23,FIB039:22 */
 /* Rank 1 receives into a float as MPI_DOUBLE: a double arriving there
  * would be written as eight bytes into the float's four. Here rank 0
  * sends no element, so the run writes nothing; the receive is wrong all
- * the same, and fib reports it before running (FIB032 at `&x`). */
+ * the same, and fib reports it before running (FIB032 at `&x`); at run
+ * time the receive's room, one MPI_DOUBLE, is eight bytes at a four-byte
+ * float, so the run stops there before MPI sees it (FIB039). */
 #include <mpi.h>
 #include <stdio.h>
 

@@ -7,6 +7,7 @@
 
 use std::fmt;
 
+use crate::extents::{Memory, Overflow};
 use crate::messages::{Access, Down, Up};
 use crate::onesided::{Epoch, EpochKind, RmaFault};
 use crate::ops::{CollKind, FlushKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor};
@@ -812,6 +813,12 @@ impl Up {
                 w.u8(u8::from(*writes));
                 w.ranges(ranges);
             }
+            Up::Overflow { site, call, fault } => {
+                w.u8(42);
+                w.site(*site);
+                w.str(call);
+                encode_overflow(&mut w, fault);
+            }
         }
         end(out, at);
     }
@@ -929,6 +936,11 @@ impl Up {
                     ranges,
                 }
             }
+            42 => Up::Overflow {
+                site: r.site()?,
+                call: r.str()?,
+                fault: decode_overflow(&mut r)?,
+            },
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1088,6 +1100,61 @@ fn decode_epochs(r: &mut R) -> Result<Vec<Epoch>, WireError> {
             })
         })
         .collect()
+}
+
+/// A buffer past its memory ([`Up::Overflow`]): its fields in order, the
+/// block as a flag and a rank, the memory as a tag byte and its fields.
+fn encode_overflow(w: &mut W, f: &Overflow) {
+    w.u32(f.arg);
+    w.u8(u8::from(f.writes));
+    w.u64(f.count);
+    w.u32(f.ranks);
+    w.u8(u8::from(f.block.is_some()));
+    w.u32(f.block.unwrap_or(0));
+    w.str(&f.datatype);
+    w.u64(f.extent);
+    w.u64(f.start as u64);
+    w.u64(f.end as u64);
+    w.u64(f.offset as u64);
+    w.u64(f.size);
+    match &f.memory {
+        Memory::Heap { allocator, site } => {
+            w.u8(0);
+            w.str(allocator);
+            w.site(*site);
+        }
+        Memory::Variable => w.u8(1),
+    }
+}
+
+fn decode_overflow(r: &mut R) -> Result<Overflow, WireError> {
+    let arg = r.u32()?;
+    let writes = r.bool()?;
+    let count = r.u64()?;
+    let ranks = r.u32()?;
+    let has_block = r.bool()?;
+    let block = r.u32()?;
+    Ok(Overflow {
+        arg,
+        writes,
+        count,
+        ranks,
+        block: has_block.then_some(block),
+        datatype: r.str()?,
+        extent: r.u64()?,
+        start: r.u64()? as i64,
+        end: r.u64()? as i64,
+        offset: r.u64()? as i64,
+        size: r.u64()?,
+        memory: match r.u8()? {
+            0 => Memory::Heap {
+                allocator: r.str()?,
+                site: r.site()?,
+            },
+            1 => Memory::Variable,
+            t => return Err(WireError(format!("overflow memory tag {t}"))),
+        },
+    })
 }
 
 /// A one-sided fault ([`Up::OneSided`]): a tag byte, then its fields.
@@ -1634,6 +1701,53 @@ mod tests {
         bad.extend([0; 9]);
         bad.extend(u32::MAX.to_le_bytes());
         assert!(Up::decode(&bad).is_err());
+    }
+
+    #[test]
+    fn overflows_round_trip() {
+        for (block, memory) in [
+            (
+                None,
+                Memory::Heap {
+                    allocator: "malloc".into(),
+                    site: Site::Addr {
+                        module: fib_module(),
+                        offset: 77,
+                    },
+                },
+            ),
+            (Some(3), Memory::Variable),
+        ] {
+            round_up(Up::Overflow {
+                site: Site::Table(4),
+                call: "MPI_Gatherv".into(),
+                fault: Overflow {
+                    arg: 3,
+                    writes: true,
+                    count: 12,
+                    ranks: 4,
+                    block,
+                    datatype: "MPI_INT".into(),
+                    extent: 4,
+                    start: -8,
+                    end: 40,
+                    offset: 16,
+                    size: 32,
+                    memory,
+                },
+            });
+        }
+        let mut bad = vec![42];
+        bad.extend([0; 8]);
+        bad.extend(3u32.to_le_bytes());
+        bad.extend(b"MPI");
+        bad.extend([0; 73]);
+        bad.push(9);
+        assert!(Up::decode(&bad).is_err());
+    }
+
+    fn fib_module() -> u32 {
+        crate::module_id("/tmp/program")
     }
 
     #[test]

@@ -27,6 +27,7 @@
 
 mod codec;
 pub mod env;
+mod extents;
 mod messages;
 mod onesided;
 mod ops;
@@ -34,6 +35,7 @@ mod site;
 mod support;
 
 pub use codec::{frame, Frames, WireError, FRAME_HEADER};
+pub use extents::{Memory, Overflow};
 pub use messages::{Access, Down, Up};
 pub use onesided::{Epoch, EpochKind, RmaFault};
 pub use ops::{

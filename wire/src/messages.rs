@@ -4,6 +4,7 @@
 //! that block ([`Op::expects_reply`]). Their byte encoding is in the codec
 //! module.
 
+use crate::extents::Overflow;
 use crate::onesided::RmaFault;
 use crate::ops::Op;
 use crate::site::Site;
@@ -114,6 +115,14 @@ pub enum Up {
         tag: u64,
         writes: bool,
         ranges: Vec<(u64, u64)>,
+    },
+    /// A buffer of the call `call` at `site` runs past the heap block or
+    /// variable it points into, as `fault` says, found by the rank before
+    /// it calls MPI. The rank then waits for the scheduler to end the run.
+    Overflow {
+        site: Site,
+        call: String,
+        fault: Overflow,
     },
 }
 

@@ -54,7 +54,36 @@ struct Tools<'a> {
     /// When the program is built to see its loads and stores: the
     /// interposition library, which defines the hooks it calls.
     memory: Option<PathBuf>,
+    /// The interposition library, which defines the allocation wrappers
+    /// ([`HEAP_WRAPPED`]) the program is linked with: every program, but
+    /// one the user builds with a sanitizer of their own.
+    heap: Option<PathBuf>,
 }
+
+/// The allocation functions whose calls in the program's own objects are
+/// wrapped (`-Wl,--wrap=NAME`), so that the interposition library knows
+/// the program's heap blocks for the check of a call's extents (FIB039;
+/// `interpose/src/heap.rs` defines each `__wrap_NAME`): C's allocators
+/// and C++'s `operator new`, `new[]`, `delete`, `delete[]`.
+pub const HEAP_WRAPPED: [&str; 17] = [
+    "malloc",
+    "calloc",
+    "realloc",
+    "free",
+    "posix_memalign",
+    "aligned_alloc",
+    "memalign",
+    "_Znwm",
+    "_Znam",
+    "_ZnwmRKSt9nothrow_t",
+    "_ZnamRKSt9nothrow_t",
+    "_ZdlPv",
+    "_ZdaPv",
+    "_ZdlPvm",
+    "_ZdaPvm",
+    "_ZdlPvRKSt9nothrow_t",
+    "_ZdaPvRKSt9nothrow_t",
+];
 
 /// The flags that compile a source to report its loads and stores to the
 /// hooks of `interpose/src/memory.rs`: the compiler's ThreadSanitizer
@@ -154,6 +183,7 @@ impl Tree {
             cxx: program.sources.iter().any(|s| self.is_cxx(s)),
             link: all,
             memory: (wanted && !sanitized).then(|| tc.interpose.clone()),
+            heap: (!sanitized).then(|| tc.interpose.clone()),
         }
     }
 
@@ -244,6 +274,10 @@ impl Tree {
             }
             key.add(lib.as_os_str().as_encoded_bytes());
         }
+        if let Some(lib) = &tools.heap {
+            key.add(HEAP_WRAPPED.join(",").as_bytes());
+            key.add(lib.as_os_str().as_encoded_bytes());
+        }
         key.add(header.as_bytes());
         for s in &program.sources {
             key.add(s.as_os_str().as_encoded_bytes());
@@ -326,8 +360,11 @@ impl Tree {
             cmd.current_dir(&way.dir).args(["-c", "-g", "-O0"]);
             if tools.memory.is_some() && way.instrumented {
                 cmd.args(MEMORY_FLAGS);
-                // Loads and stores are placed through the debug
-                // information: let it name the user's files, not the copies'.
+            }
+            if way.instrumented {
+                // Loads, stores and allocations are placed through the
+                // debug information: let it name the user's files, not the
+                // copies'.
                 let root = std::fs::canonicalize(&self.root).unwrap_or(self.root.clone());
                 let copies = std::fs::canonicalize(&way.dir).unwrap_or(way.dir.clone());
                 cmd.arg(format!(
@@ -363,6 +400,15 @@ impl Tree {
             // libc's copies go through it too.
             cmd.arg(lib)
                 .arg("-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset");
+        }
+        if let (Some(lib), true) = (&tools.heap, way.instrumented) {
+            // The program's own allocations go through the library's
+            // wrappers (linked by its path, as above).
+            if tools.memory.is_none() {
+                cmd.arg(lib);
+            }
+            let wraps: Vec<String> = HEAP_WRAPPED.iter().map(|f| format!("--wrap={f}")).collect();
+            cmd.arg(format!("-Wl,{}", wraps.join(",")));
         }
         cmd.args(&tools.link);
         commands.push(shown_command(&cmd));

@@ -701,6 +701,7 @@ impl Loop {
                 made,
                 fault,
             } => self.endings.one_sided(r, site, call, win, made, fault),
+            Up::Overflow { site, call, fault } => self.endings.overflow(r, site, call, fault),
             m => {
                 self.endings
                     .protocol(Some(r), format!("unexpected message {m:?}"));
