@@ -336,6 +336,7 @@ fn addr_site(id: u32, offset: u32, callee: &str, located: Located) -> (CallSite,
         function,
         macro_name: None,
         buffers: Vec::new(),
+        structs: Vec::new(),
     };
     (call, place)
 }
@@ -368,6 +369,7 @@ mod tests {
             function: Some("main".into()),
             macro_name: None,
             buffers: Vec::new(),
+            structs: Vec::new(),
         }
     }
 

@@ -124,6 +124,7 @@ mod tests {
             function: Some("main".into()),
             macro_name: macro_name.map(str::to_string),
             buffers: Vec::new(),
+            structs: Vec::new(),
         }
     }
 

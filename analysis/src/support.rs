@@ -86,6 +86,7 @@ mod tests {
             function: Some("main".into()),
             macro_name: None,
             buffers: Vec::new(),
+            structs: Vec::new(),
         }
     }
 

@@ -85,6 +85,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             function: Some("main".into()),
             macro_name: None,
             buffers: Vec::new(),
+            structs: Vec::new(),
         })
         .collect();
     let barriers = sites
@@ -135,6 +136,7 @@ fn record(run: &RunResult) -> RunRecord {
         watched: Vec::new(),
         unbuffered: None,
         exchanges: run.exchanges.clone(),
+        struct_types: Vec::new(),
     }
 }
 

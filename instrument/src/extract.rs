@@ -6,7 +6,7 @@ use crate::ir::{CallInfo, CallRef, Def, Expr, Func, Guard, Ir, SiteKey};
 use crate::text::{arg_spans_at, call_at, ident_at, ident_is, normalize, skip_blank};
 use crate::CallSite;
 use clang::{Entity, EntityKind, EvaluationResult, TranslationUnit, TypeKind};
-use fib_sites::{ArgPlace, BufferArg};
+use fib_sites::{ArgPlace, BufferArg, StructBuffer};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -861,7 +861,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                     arg_exprs.iter().map(|a| a.text.clone()).collect(),
                 )
             });
-            let buffers = self.buffers(f, off, callee, &args, arg_entities);
+            let (buffers, structs) = self.buffers(f, off, callee, &args, arg_entities);
             CallSite {
                 id: 0,
                 file: self.g.files[f].rel.clone()?,
@@ -873,6 +873,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 function,
                 macro_name: None,
                 buffers,
+                structs,
             }
         } else {
             let xl = loc.get_expansion_location();
@@ -911,6 +912,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 macro_name: Some(mname),
                 // A macro's arguments are not where the call's are written.
                 buffers: Vec::new(),
+                structs: Vec::new(),
             }
         };
         self.g.files[f].listed = true;
@@ -921,7 +923,8 @@ impl<'g, 'tu> Unit<'g, 'tu> {
 
     /// The buffer arguments of the call to `callee` written at `off` in file
     /// `f` (with its arguments' texts and entities) whose element type is
-    /// a scalar and whose datatype argument names an MPI datatype.
+    /// a scalar and whose datatype argument names an MPI datatype; and
+    /// those whose elements are a C struct, with its layout.
     fn buffers(
         &self,
         f: usize,
@@ -929,17 +932,17 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         callee: &str,
         texts: &[String],
         entities: &[Entity<'tu>],
-    ) -> Vec<BufferArg> {
+    ) -> (Vec<BufferArg>, Vec<StructBuffer>) {
         let pairs = fib_sites::buffer_args(callee);
         if pairs.is_empty() || texts.len() != entities.len() {
-            return Vec::new();
+            return Default::default();
         }
         let file = &self.g.files[f];
         let Some(spans) = arg_spans_at(&file.text, off) else {
-            return Vec::new();
+            return Default::default();
         };
         if spans.len() != entities.len() {
-            return Vec::new();
+            return Default::default();
         }
         let place = |index: usize| {
             let span = spans[index];
@@ -952,10 +955,21 @@ impl<'g, 'tu> Unit<'g, 'tu> {
             }
         };
         let mut out = Vec::new();
+        let mut structs = Vec::new();
         for &(buf, dt) in pairs {
             let (Some(arg), Some(dt_text)) = (entities.get(buf), texts.get(dt)) else {
                 continue;
             };
+            if let Some((name, size, fields)) = crate::buffers::struct_layout(*arg) {
+                structs.push(StructBuffer {
+                    buffer: place(buf),
+                    datatype: place(dt),
+                    name,
+                    size,
+                    fields,
+                });
+                continue;
+            }
             let Some(datatype_name) = self.datatype_name(dt_text) else {
                 continue;
             };
@@ -971,7 +985,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 element,
             });
         }
-        out
+        (out, structs)
     }
 
     /// The MPI name a datatype argument written as `text` stands for: the

@@ -500,6 +500,18 @@ pub unsafe extern "C" fn MPI_Ialltoallv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::all(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::One(recvtype),
+        },
+        crate::coll::is_in_place(sendbuf),
+    );
     icoll(
         CollKind::Ialltoallv,
         comm,
@@ -534,6 +546,18 @@ pub unsafe extern "C" fn MPI_Ialltoallw(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::all(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::Each(sendtypes),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::Each(recvtypes),
+        },
+        crate::coll::is_in_place(sendbuf),
+    );
     icoll(
         CollKind::Ialltoallw,
         comm,
@@ -672,6 +696,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_allgather(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(sendcount),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(recvcount),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     icoll(
         CollKind::IneighborAllgather,
         comm,
@@ -698,6 +733,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_allgatherv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(sendcount),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     icoll(
         CollKind::IneighborAllgatherv,
         comm,
@@ -723,6 +769,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoall(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(sendcount),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(recvcount),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     icoll(
         CollKind::IneighborAlltoall,
         comm,
@@ -750,6 +807,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoallv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     icoll(
         CollKind::IneighborAlltoallv,
         comm,
@@ -778,6 +846,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoallw(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::Each(sendtypes),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::Each(recvtypes),
+        },
+    );
     icoll(
         CollKind::IneighborAlltoallw,
         comm,

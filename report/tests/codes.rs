@@ -9,10 +9,11 @@ use fib_report::codes::{
     BufferTypeMismatch, BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code,
     CollectiveArguments, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, EpochError,
     ExplorationCut, FailingExit, FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier,
-    LeakedCommunicator, LeakedHandle, LeakedRequest, LeakedWindow, Livelock, LostTrack, MpiError,
-    NoFinalize, NullStatus, Observed, OutOfWindow, RaceAccess, ReadySendUnposted, RelevantBarrier,
-    RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, Touch, TypeMismatch,
-    UnreceivedMessage, Unsupported, UnusedWaiver, WindowRace, SECTIONS,
+    LayoutFault, LeakedCommunicator, LeakedHandle, LeakedRequest, LeakedWindow, Livelock,
+    LostTrack, MpiError, NoFinalize, NullStatus, Observed, OutOfWindow, RaceAccess,
+    ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope,
+    StructLayout, Timeout, Touch, TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver,
+    WindowRace, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -51,7 +52,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 36);
+    assert_eq!(codes::ALL.len(), 37);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -428,6 +429,15 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             owner_place: place(),
             place: place(),
             replay: "-".into(),
+        },
+        StructLayout {
+            call: "MPI_Send".into(),
+            datatype: "t".into(),
+            struct_name: "struct cell".into(),
+            block: 1,
+            fault: LayoutFault::Outside { disp: 64, size: 16 },
+            ranks: vec![0],
+            place: place(),
         },
     ]
 }

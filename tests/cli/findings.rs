@@ -766,3 +766,69 @@ fn memory_barrier_picture_in_the_html_report() {
         "the ordering path is drawn"
     );
 }
+
+#[test]
+fn type_signature_mismatch_fib030() {
+    // Two struct datatypes of the same size whose signatures differ: both
+    // shown run-length encoded.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "type_signature_mismatch_fib030",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/type_signature_struct_order.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn alltoallv_counts_fib031() {
+    // The first pair of blocks that differ: a rank's count for a peer and
+    // the peer's count from it.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "alltoallv_counts_fib031",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/alltoallv_count_mismatch.c",
+                    "-n",
+                    "3",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn struct_layout_fib041() {
+    // A hand-written displacement inside the struct's padding, at the send
+    // and at the receive.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "struct_layout_fib041",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/struct_layout_hand_displacements.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}

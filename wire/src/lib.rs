@@ -37,7 +37,7 @@ pub use codec::{frame, Frames, WireError, FRAME_HEADER};
 pub use messages::{Access, Down, Up};
 pub use onesided::{Epoch, EpochKind, RmaFault};
 pub use ops::{
-    CollKind, FlushKind, HandleKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,
+    Block, CollKind, FlushKind, HandleKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,
     HANDLE_MAKERS,
 };
 pub use site::{module_id, Site};
