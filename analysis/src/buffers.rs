@@ -23,7 +23,7 @@ use crate::sites::Resolver;
 
 /// What a predefined datatype's elements are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
     Integer,
     Bool,
     Floating,
@@ -33,7 +33,7 @@ enum Kind {
 /// The predefined datatype `name`: its kind, its size in bytes (of each
 /// part, for a complex type) and the C type it describes; `None` for the
 /// datatypes that are not compared.
-fn datatype(name: &str) -> Option<(Kind, u32, &'static str)> {
+pub(crate) fn datatype(name: &str) -> Option<(Kind, u32, &'static str)> {
     use Kind::*;
     Some(match name {
         "MPI_SHORT" => (Integer, 2, "short"),
@@ -73,7 +73,7 @@ fn datatype(name: &str) -> Option<(Kind, u32, &'static str)> {
 
 /// Whether a buffer of `element`s may be described by a datatype of
 /// `kind` and `bytes`.
-fn fits(element: Element, kind: Kind, bytes: u32) -> bool {
+pub(crate) fn fits(element: Element, kind: Kind, bytes: u32) -> bool {
     let integer = |n: u32| matches!(kind, Kind::Integer | Kind::Bool) && bytes == n;
     let floating = |n: u32| matches!(kind, Kind::Floating | Kind::Complex) && bytes == n;
     match element {
@@ -269,6 +269,7 @@ mod tests {
             macro_name: None,
             buffers,
             bounds: Vec::new(),
+            structs: Vec::new(),
         }
     }
 

@@ -132,6 +132,11 @@ impl<'a> Exploration<'a> {
         for f in crate::memory::findings(self.sites, &rec, &token) {
             self.push_once(f, crate::memory::same);
         }
+        // A struct datatype against the C struct of its buffer, however
+        // the run ended.
+        for f in crate::structs::findings(self.sites, &rec) {
+            self.push_once(f, crate::structs::same);
+        }
         // The race rules' input, for FIB038 and, kept with the trace, for
         // the barrier verdicts.
         let input = crate::memrun::uses_windows(&rec).then(|| crate::memrun::input(&rec));

@@ -195,4 +195,17 @@ pub struct RunRecord {
     pub unbuffered: Option<poe::sim::RunResult>,
     /// The run's exchangeable blocks: it stands for their other orders.
     pub exchanges: Vec<poe::engine::Exchange>,
+    /// The struct datatypes the ranks' calls used ([`fib_wire::Up::StructType`]).
+    pub struct_types: Vec<StructTypeUse>,
+}
+
+/// A call of `rank` at `site` that used a struct datatype: its blocks
+/// (byte displacement, blocklength, datatype) and the extent of the
+/// datatype the call named ([`fib_wire::Up::StructType`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StructTypeUse {
+    pub rank: usize,
+    pub site: Site,
+    pub blocks: Vec<(i64, i64, String)>,
+    pub extent: i64,
 }

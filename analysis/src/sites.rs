@@ -467,6 +467,7 @@ fn addr_site(id: u32, offset: u32, callee: &str, located: Located) -> (CallSite,
         macro_name: None,
         buffers: Vec::new(),
         bounds: Vec::new(),
+        structs: Vec::new(),
     };
     (call, place)
 }
@@ -500,6 +501,7 @@ mod tests {
             macro_name: None,
             buffers: Vec::new(),
             bounds: Vec::new(),
+            structs: Vec::new(),
         }
     }
 

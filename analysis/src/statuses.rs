@@ -125,6 +125,7 @@ mod tests {
             macro_name: macro_name.map(str::to_string),
             buffers: Vec::new(),
             bounds: Vec::new(),
+            structs: Vec::new(),
         }
     }
 

@@ -87,6 +87,7 @@ mod tests {
             macro_name: None,
             buffers: Vec::new(),
             bounds: Vec::new(),
+            structs: Vec::new(),
         }
     }
 

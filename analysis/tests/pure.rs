@@ -86,6 +86,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             macro_name: None,
             buffers: Vec::new(),
             bounds: Vec::new(),
+            structs: Vec::new(),
         })
         .collect();
     let barriers = sites
@@ -138,6 +139,7 @@ fn record(run: &RunResult) -> RunRecord {
         watched: Vec::new(),
         unbuffered: None,
         exchanges: run.exchanges.clone(),
+        struct_types: Vec::new(),
     }
 }
 

@@ -150,3 +150,57 @@ fn std_complex(t: Type<'_>) -> Option<Element> {
         _ => None,
     }
 }
+
+/// The C struct (or union) the buffer expression `arg` points to, as its
+/// name, size and fields (for FIB041); `None` when its elements are no
+/// struct, or one whose layout libclang cannot give (incomplete,
+/// dependent).
+pub(crate) fn struct_layout(arg: Entity<'_>) -> Option<(String, u64, Vec<fib_sites::Field>)> {
+    let mut e = arg;
+    while points_to_void(e.get_type()?) {
+        match e.get_kind() {
+            EntityKind::UnexposedExpr | EntityKind::ParenExpr => match e.get_children()[..] {
+                [only] => e = only,
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    let t = e.get_type()?;
+    let mut elem = pointee(t).or_else(|| pointee(t.get_canonical_type()))?;
+    while is_array(elem.get_canonical_type()) {
+        elem = elem
+            .get_element_type()
+            .or_else(|| elem.get_canonical_type().get_element_type())?;
+    }
+    let canonical = elem.get_canonical_type();
+    if canonical.get_kind() != TypeKind::Record || std_complex(canonical).is_some() {
+        return None;
+    }
+    let size = canonical.get_sizeof().ok()? as u64;
+    let mut fields = Vec::new();
+    for f in canonical.get_fields()? {
+        let name = f.get_name()?;
+        // Bit-fields have no byte offset of their own: no layout to compare.
+        if f.is_bit_field() {
+            return None;
+        }
+        let offset = f.get_offset_of_field().ok()? as u64 / 8;
+        let ft = f.get_type()?.get_canonical_type();
+        let mut count = 1u64;
+        let mut el = ft;
+        while is_array(el) {
+            count = count.saturating_mul(el.get_size().unwrap_or(0) as u64);
+            el = el.get_element_type()?.get_canonical_type();
+        }
+        fields.push(fib_sites::Field {
+            name,
+            offset,
+            count,
+            element_size: el.get_sizeof().ok().unwrap_or(0) as u64,
+            element: classify(el),
+            c_type: ft.get_display_name(),
+        });
+    }
+    Some((elem.get_display_name(), size, fields))
+}

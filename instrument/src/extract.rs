@@ -6,7 +6,7 @@ use crate::ir::{CallInfo, CallRef, Def, Expr, Func, Guard, Ir, SiteKey};
 use crate::text::{arg_spans_at, call_at, ident_at, ident_is, normalize, skip_blank};
 use crate::CallSite;
 use clang::{Entity, EntityKind, EvaluationResult, TranslationUnit, TypeKind};
-use fib_sites::{ArgPlace, Bound, BufferArg};
+use fib_sites::{ArgPlace, Bound, BufferArg, StructBuffer};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -925,7 +925,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                     arg_exprs.iter().map(|a| a.text.clone()).collect(),
                 )
             });
-            let buffers = self.buffers(f, off, callee, &args, arg_entities);
+            let (buffers, structs) = self.buffers(f, off, callee, &args, arg_entities);
             let bounds = self.bounds(callee, arg_entities);
             CallSite {
                 id: 0,
@@ -939,6 +939,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 macro_name: None,
                 buffers,
                 bounds,
+                structs,
             }
         } else {
             let xl = loc.get_expansion_location();
@@ -978,6 +979,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 // A macro's arguments are not where the call's are written.
                 buffers: Vec::new(),
                 bounds: Vec::new(),
+                structs: Vec::new(),
             }
         };
         self.g.files[f].listed = true;
@@ -988,7 +990,8 @@ impl<'g, 'tu> Unit<'g, 'tu> {
 
     /// The buffer arguments of the call to `callee` written at `off` in file
     /// `f` (with its arguments' texts and entities) whose element type is
-    /// a scalar and whose datatype argument names an MPI datatype.
+    /// a scalar and whose datatype argument names an MPI datatype; and
+    /// those whose elements are a C struct, with its layout.
     fn buffers(
         &self,
         f: usize,
@@ -996,17 +999,17 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         callee: &str,
         texts: &[String],
         entities: &[Entity<'tu>],
-    ) -> Vec<BufferArg> {
+    ) -> (Vec<BufferArg>, Vec<StructBuffer>) {
         let pairs = fib_sites::buffer_args(callee);
         if pairs.is_empty() || texts.len() != entities.len() {
-            return Vec::new();
+            return Default::default();
         }
         let file = &self.g.files[f];
         let Some(spans) = arg_spans_at(&file.text, off) else {
-            return Vec::new();
+            return Default::default();
         };
         if spans.len() != entities.len() {
-            return Vec::new();
+            return Default::default();
         }
         let place = |index: usize| {
             let span = spans[index];
@@ -1019,10 +1022,21 @@ impl<'g, 'tu> Unit<'g, 'tu> {
             }
         };
         let mut out = Vec::new();
+        let mut structs = Vec::new();
         for &(buf, dt) in pairs {
             let (Some(arg), Some(dt_text)) = (entities.get(buf), texts.get(dt)) else {
                 continue;
             };
+            if let Some((name, size, fields)) = crate::buffers::struct_layout(*arg) {
+                structs.push(StructBuffer {
+                    buffer: place(buf),
+                    datatype: place(dt),
+                    name,
+                    size,
+                    fields,
+                });
+                continue;
+            }
             let Some(datatype_name) = self.datatype_name(dt_text) else {
                 continue;
             };
@@ -1038,7 +1052,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 element,
             });
         }
-        out
+        (out, structs)
     }
 
     /// The buffer arguments of a call to `callee` that point into a

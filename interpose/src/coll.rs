@@ -437,6 +437,18 @@ pub unsafe extern "C" fn MPI_Alltoallv(
         (recvbuf, recvcounts, rdispls, recvtype),
         comm,
     );
+    crate::exchange::all(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::One(recvtype),
+        },
+        is_in_place(sendbuf),
+    );
     coll(CollKind::Alltoallv, comm, 0, |r| {
         PMPI_Ialltoallv(
             sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
@@ -447,7 +459,7 @@ pub unsafe extern "C" fn MPI_Alltoallv(
 /// Whether a buffer argument is `MPI_IN_PLACE`, which is a macro: `(void
 /// *) -1` in MPICH, `(void *) 1` in Open MPI, neither of them an address
 /// any buffer can have.
-fn is_in_place(buf: *const c_void) -> bool {
+pub(crate) fn is_in_place(buf: *const c_void) -> bool {
     matches!(buf as usize, 1 | usize::MAX)
 }
 
@@ -468,6 +480,18 @@ pub unsafe extern "C" fn MPI_Alltoallw(
         (sendbuf, sendcounts, sdispls, sendtypes),
         (recvbuf, recvcounts, rdispls, recvtypes),
         comm,
+    );
+    crate::exchange::all(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::Each(sendtypes),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::Each(recvtypes),
+        },
+        is_in_place(sendbuf),
     );
     // MPICH 4.0's `MPI_Ialltoallw` with `MPI_IN_PLACE` leaves most blocks
     // unexchanged (MPICH's test `alltoallw2` fails with it natively): in
@@ -573,9 +597,9 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
 
 // The neighbourhood collectives: matched as collectives over the whole
 // communicator (every member calls them in its collective order), and run
-// as their nonblocking form once the scheduler says Go. Their arguments are
-// not compared across ranks (no `Op::Args`): each rank's counts and
-// datatypes concern its own neighbours.
+// as their nonblocking form once the scheduler says Go. Their counts and
+// datatypes concern each rank's neighbours: they are reported by peer
+// (`exchange.rs`), each block compared with its neighbour's.
 
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Neighbor_allgather(
@@ -587,6 +611,17 @@ pub unsafe extern "C" fn MPI_Neighbor_allgather(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(sendcount),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(recvcount),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     coll(CollKind::NeighborAllgather, comm, 0, |r| {
         PMPI_Ineighbor_allgather(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -605,6 +640,17 @@ pub unsafe extern "C" fn MPI_Neighbor_allgatherv(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(sendcount),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     coll(CollKind::NeighborAllgatherv, comm, 0, |r| {
         PMPI_Ineighbor_allgatherv(
             sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
@@ -622,6 +668,17 @@ pub unsafe extern "C" fn MPI_Neighbor_alltoall(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(sendcount),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(recvcount),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     coll(CollKind::NeighborAlltoall, comm, 0, |r| {
         PMPI_Ineighbor_alltoall(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -641,6 +698,17 @@ pub unsafe extern "C" fn MPI_Neighbor_alltoallv(
     recvtype: MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     coll(CollKind::NeighborAlltoallv, comm, 0, |r| {
         PMPI_Ineighbor_alltoallv(
             sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
@@ -660,6 +728,17 @@ pub unsafe extern "C" fn MPI_Neighbor_alltoallw(
     recvtypes: *const MPI_Datatype,
     comm: MPI_Comm,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::Each(sendtypes),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::Each(recvtypes),
+        },
+    );
     coll(CollKind::NeighborAlltoallw, comm, 0, |r| {
         PMPI_Ineighbor_alltoallw(
             sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,

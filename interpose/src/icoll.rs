@@ -582,6 +582,18 @@ pub unsafe extern "C" fn MPI_Ialltoallv(
         (recvbuf, recvcounts, rdispls, recvtype),
         comm,
     );
+    crate::exchange::all(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::One(recvtype),
+        },
+        crate::coll::is_in_place(sendbuf),
+    );
     icoll(
         CollKind::Ialltoallv,
         comm,
@@ -621,6 +633,18 @@ pub unsafe extern "C" fn MPI_Ialltoallw(
         (sendbuf, sendcounts, sdispls, sendtypes),
         (recvbuf, recvcounts, rdispls, recvtypes),
         comm,
+    );
+    crate::exchange::all(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::Each(sendtypes),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::Each(recvtypes),
+        },
+        crate::coll::is_in_place(sendbuf),
     );
     icoll(
         CollKind::Ialltoallw,
@@ -778,6 +802,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_allgather(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(sendcount),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(recvcount),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     icoll(
         CollKind::IneighborAllgather,
         comm,
@@ -804,6 +839,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_allgatherv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(sendcount),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     icoll(
         CollKind::IneighborAllgatherv,
         comm,
@@ -829,6 +875,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoall(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(sendcount),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::One(recvcount),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     icoll(
         CollKind::IneighborAlltoall,
         comm,
@@ -856,6 +913,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoallv(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::One(sendtype),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::One(recvtype),
+        },
+    );
     icoll(
         CollKind::IneighborAlltoallv,
         comm,
@@ -884,6 +952,17 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoallw(
     comm: MPI_Comm,
     request: *mut MPI_Request,
 ) -> c_int {
+    crate::exchange::neighbourhood(
+        comm,
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(sendcounts),
+            types: crate::exchange::Types::Each(sendtypes),
+        },
+        crate::exchange::Side {
+            counts: crate::exchange::Counts::Each(recvcounts),
+            types: crate::exchange::Types::Each(recvtypes),
+        },
+    );
     icoll(
         CollKind::IneighborAlltoallw,
         comm,

@@ -2,7 +2,8 @@
 //! call so the engine can compare it with the calls it matches (a send and
 //! its receive, the members of a collective): the predefined datatype the
 //! call's datatype is built from, found through `MPI_Type_get_envelope`
-//! and `MPI_Type_get_contents` (none when it mixes several), named as MPI
+//! and `MPI_Type_get_contents` (its whole type signature, `typemap.rs`,
+//! when it mixes several), named as MPI
 //! names it (`MPI_Type_get_name`, so every rank and implementation says
 //! the same), the number of such elements, and the predefined reduction
 //! operation; for the `v` collectives whose counts by rank must agree
@@ -160,7 +161,10 @@ unsafe fn report_by_rank(
     };
     let (name, per) = match known {
         Some(name) => (name, 1),
-        None => made_of(dtype),
+        None => {
+            crate::typemap::report_struct(l, dtype);
+            made_of(dtype)
+        }
     };
     let counts = by_rank.iter().map(|&c| c as i64 * per).collect();
     let now = (name, count as i64 * per, op, counts);
@@ -178,12 +182,19 @@ unsafe fn report_by_rank(
 
 /// The predefined datatype `dtype` is made of, and how many of its
 /// elements one `dtype` holds.
-unsafe fn made_of(dtype: MPI_Datatype) -> (String, i64) {
+pub unsafe fn made_of(dtype: MPI_Datatype) -> (String, i64) {
     if named(dtype).is_some_and(|(_, _, nd)| nd == 0) {
         if let Some((name, _)) = base(dtype, 0) {
             memo().named.insert(bits(dtype), name.clone());
             return (name, 1);
         }
+    }
+    // A signature of several predefined datatypes travels whole, as one
+    // element per `dtype` (`[(MPI_INT,2),(MPI_DOUBLE,1)]`).
+    match crate::typemap::signature(dtype).as_deref() {
+        Some([(name, n)]) => return (name.clone(), *n),
+        Some(runs) if !runs.is_empty() => return (crate::typemap::show(&runs.to_vec()), 1),
+        _ => {}
     }
     match base(dtype, 0) {
         Some((name, b)) => {

@@ -8,11 +8,12 @@ use fib_report::codes::{
     self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferInUse,
     BufferOverflow, BufferTypeMismatch, BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code,
     CollectiveArguments, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, EpochError,
-    ExplorationCut, FailingExit, FreedActiveRequest, Inputs, InvalidCall, IrrelevantBarrier,
-    LeakedCommunicator, LeakedHandle, LeakedRequest, LeakedWindow, Livelock, LostTrack, MpiError,
-    NoFinalize, NullStatus, Observed, OutOfWindow, RaceAccess, ReadySendUnposted, RelevantBarrier,
-    RelevantByRemoval, ReplayDiverged, Rule, Scope, Timeout, Touch, TypeMismatch,
-    UnreceivedMessage, Unsupported, UnusedWaiver, WindowRace, SECTIONS,
+    ExplorationCut, FailingExit, FreedActiveRequest, InputDependentCall, Inputs, InvalidCall,
+    IrrelevantBarrier, LayoutFault, LeakedCommunicator, LeakedHandle, LeakedRequest, LeakedWindow,
+    Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed, OutOfWindow, RaceAccess,
+    ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope,
+    StructLayout, Timeout, Touch, TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver,
+    WindowRace, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -51,7 +52,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 38);
+    assert_eq!(codes::ALL.len(), 39);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -447,6 +448,26 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             made: Some((place(), "allocated here".into())),
             place: place(),
             replay: replay(),
+        },
+        InputDependentCall {
+            call: "MPI_Bcast".into(),
+            place: place(),
+            ranks: vec![0],
+            condition: "if (mode % 2)".into(),
+            condition_place: place(),
+            input: "the command line".into(),
+            source: "the command line (`argc`/`argv`)".into(),
+            others: vec![("MPI_Bcast".into(), place(), vec![1])],
+            replay: replay(),
+        },
+        StructLayout {
+            call: "MPI_Send".into(),
+            datatype: "t".into(),
+            struct_name: "struct cell".into(),
+            block: 1,
+            fault: LayoutFault::Outside { disp: 64, size: 16 },
+            ranks: vec![0],
+            place: place(),
         },
     ]
 }

@@ -54,6 +54,11 @@ pub struct CallSite {
     /// produced by a macro.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bounds: Vec<Bound>,
+    /// Its buffer arguments whose elements are a C struct, with the
+    /// struct's layout, for the check of a struct datatype against it
+    /// (FIB041). Empty for a call produced by a macro.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub structs: Vec<StructBuffer>,
 }
 
 /// A buffer argument that points into a variable of known size: `a`,
@@ -73,6 +78,40 @@ pub struct Bound {
     /// Where it is declared: a file of the tree (as `CallSite::file`
     /// names files) and a 1-based line, when the parse placed it there.
     pub declared: Option<(PathBuf, u32)>,
+}
+
+/// A buffer argument of an MPI call whose elements are a C struct (or
+/// union), with that struct's layout as the parse saw it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StructBuffer {
+    /// The buffer argument.
+    pub buffer: ArgPlace,
+    /// The datatype argument that describes it.
+    pub datatype: ArgPlace,
+    /// The struct's name as written (`struct particle`).
+    pub name: String,
+    /// Its size in bytes (`sizeof`).
+    pub size: u64,
+    /// Its fields in declaration order.
+    pub fields: Vec<Field>,
+}
+
+/// A field of a C struct.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Field {
+    pub name: String,
+    /// Its offset in bytes (`offsetof`).
+    pub offset: u64,
+    /// How many scalar elements it holds (an array's length, all its
+    /// dimensions multiplied; 1 for a scalar).
+    pub count: u64,
+    /// The size in bytes of one element.
+    pub element_size: u64,
+    /// What its elements are, when scalars (`None` for a struct, union or
+    /// enum member).
+    pub element: Option<Element>,
+    /// Its type as written through typedefs (`double [3]`).
+    pub c_type: String,
 }
 
 /// A buffer argument of an MPI call and the datatype argument that

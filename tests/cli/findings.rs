@@ -803,6 +803,28 @@ fn overflow_snapshot(name: &str, program: &str, n: &str) {
 }
 
 #[test]
+fn type_signature_mismatch_fib030() {
+    // Two struct datatypes of the same size whose signatures differ: both
+    // shown run-length encoded.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "type_signature_mismatch_fib030",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/type_signature_struct_order.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
 fn buffer_overflow_fib039() {
     // A receive into a malloc'd block: the bytes, the block's size and its
     // allocation, labelled through the debug information.
@@ -842,4 +864,48 @@ fn buffer_overflow_variables_fib039() {
         "tests/umpire/extent_element_near_end.c",
         "2",
     );
+}
+
+#[test]
+fn alltoallv_counts_fib031() {
+    // The first pair of blocks that differ: a rank's count for a peer and
+    // the peer's count from it.
+    let cache = tempfile::tempdir().unwrap();
+    redacted_calls(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "alltoallv_counts_fib031",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/alltoallv_count_mismatch.c",
+                    "-n",
+                    "3",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
+}
+
+#[test]
+fn struct_layout_fib041() {
+    // A hand-written displacement inside the struct's padding, at the send
+    // and at the receive.
+    let cache = tempfile::tempdir().unwrap();
+    redacted(cache.path()).bind(|| {
+        assert_cmd_snapshot!(
+            "struct_layout_fib041",
+            check(
+                cache.path(),
+                &[
+                    "tests/umpire/struct_layout_hand_displacements.c",
+                    "-n",
+                    "2",
+                    "--color",
+                    "never"
+                ]
+            )
+        );
+    });
 }

@@ -10,7 +10,9 @@ use std::fmt;
 use crate::extents::{Memory, Overflow};
 use crate::messages::{Access, Down, Up};
 use crate::onesided::{Epoch, EpochKind, RmaFault};
-use crate::ops::{CollKind, FlushKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor};
+use crate::ops::{
+    Block, CollKind, FlushKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,
+};
 use crate::site::Site;
 
 /// A malformed frame.
@@ -473,6 +475,18 @@ fn encode_op(w: &mut W, op: &Op) {
             w.u8(FlushKind::ALL.iter().position(|x| x == how).unwrap() as u8);
             w.i32(*target);
         }
+        Op::Exchange { sends, recvs } => {
+            w.u8(90);
+            for blocks in [sends, recvs] {
+                w.u32(blocks.len() as u32);
+                for b in blocks {
+                    w.i32(b.peer);
+                    w.u32(b.key);
+                    w.str(&b.dtype);
+                    w.i64s(&[b.count]);
+                }
+            }
+        }
     }
 }
 
@@ -677,6 +691,27 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
             how: pick(&FlushKind::ALL, r.u8()?, "flush kind")?,
             target: r.i32()?,
         },
+        90 => {
+            let mut blocks = || -> Result<Vec<Block>, WireError> {
+                let n = r.u32()? as usize;
+                if n > r.buf.len() {
+                    return Err(WireError(format!("{n} blocks in a short body")));
+                }
+                (0..n)
+                    .map(|_| {
+                        Ok(Block {
+                            peer: r.i32()?,
+                            key: r.u32()?,
+                            dtype: r.str()?,
+                            count: r.i64s()?.first().copied().unwrap_or(0),
+                        })
+                    })
+                    .collect()
+            };
+            let sends = blocks()?;
+            let recvs = blocks()?;
+            Op::Exchange { sends, recvs }
+        }
         t => return Err(WireError(format!("operation tag {t}"))),
     })
 }
@@ -819,6 +854,20 @@ impl Up {
                 w.str(call);
                 encode_overflow(&mut w, fault);
             }
+            Up::StructType {
+                site,
+                blocks,
+                extent,
+            } => {
+                w.u8(44);
+                w.site(*site);
+                w.u32(blocks.len() as u32);
+                for (disp, len, dtype) in blocks {
+                    w.i64s(&[*disp, *len]);
+                    w.str(dtype);
+                }
+                w.i64s(&[*extent]);
+            }
         }
         end(out, at);
     }
@@ -941,6 +990,28 @@ impl Up {
                 call: r.str()?,
                 fault: decode_overflow(&mut r)?,
             },
+            44 => {
+                let site = r.site()?;
+                let n = r.u32()? as usize;
+                if n > r.buf.len() {
+                    return Err(WireError(format!("{n} blocks in a short body")));
+                }
+                let blocks = (0..n)
+                    .map(|_| {
+                        let v = r.i64s()?;
+                        let (&[disp, len], dtype) = (v.as_slice(), r.str()?) else {
+                            return Err(WireError("a struct block of other than 2 numbers".into()));
+                        };
+                        Ok((disp, len, dtype))
+                    })
+                    .collect::<Result<_, WireError>>()?;
+                let extent = r.i64s()?.first().copied().unwrap_or(0);
+                Up::StructType {
+                    site,
+                    blocks,
+                    extent,
+                }
+            }
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1499,6 +1570,15 @@ mod tests {
                 op: "MPI_SUM".into(),
                 counts: vec![2, -(1 << 35), 0],
             },
+            Op::Exchange {
+                sends: vec![Block {
+                    peer: 1,
+                    key: 3,
+                    dtype: "[(MPI_INT,2),(MPI_DOUBLE,1)]".into(),
+                    count: 1 << 34,
+                }],
+                recvs: Vec::new(),
+            },
         ] {
             round_up(Up::Op { site, op });
         }
@@ -1748,6 +1828,15 @@ mod tests {
 
     fn fib_module() -> u32 {
         crate::module_id("/tmp/program")
+    }
+
+    #[test]
+    fn struct_types_round_trip() {
+        round_up(Up::StructType {
+            site: Site::default(),
+            blocks: vec![(0, 1, "MPI_CHAR".into()), (1 << 33, 3, "MPI_DOUBLE".into())],
+            extent: 16,
+        });
     }
 
     #[test]

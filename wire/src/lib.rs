@@ -39,7 +39,7 @@ pub use extents::{Memory, Overflow};
 pub use messages::{Access, Down, Up};
 pub use onesided::{Epoch, EpochKind, RmaFault};
 pub use ops::{
-    CollKind, FlushKind, HandleKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,
+    Block, CollKind, FlushKind, HandleKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,
     HANDLE_MAKERS,
 };
 pub use site::{module_id, Site};

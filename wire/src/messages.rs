@@ -124,6 +124,19 @@ pub enum Up {
         call: String,
         fault: Overflow,
     },
+    /// The call at `site` uses a datatype made by `MPI_Type_create_struct`
+    /// (directly, or resized or duplicated from one): its blocks as the
+    /// program gave them, each a byte displacement, a blocklength and the
+    /// block's datatype (a predefined datatype's name, or a derived one's
+    /// type signature as in [`Op::Args`](crate::Op::Args)), and the extent
+    /// of the datatype the call names. Sent once per site and datatype,
+    /// before the call's [`Up::Op`]; for the check of a struct datatype
+    /// against the C struct the call's buffer holds.
+    StructType {
+        site: Site,
+        blocks: Vec<(i64, i64, String)>,
+        extent: i64,
+    },
 }
 
 /// What touched memory MPI owned ([`Up::Owned`]).

@@ -681,6 +681,30 @@ pub enum Op {
         how: FlushKind,
         target: i32,
     },
+    /// The blocks of the rank's next collective that go to or come from
+    /// each peer, for the collectives whose counts and datatypes concern
+    /// each pair of ranks (`MPI_Alltoallv`, `MPI_Alltoallw`, the
+    /// neighbourhood collectives, blocking or not): `sends` the blocks it
+    /// sends, `recvs` those it receives. A send block of rank `i` to `j`
+    /// is received by `j`'s block from `i` with the same `key`. Not a call
+    /// of its own: it precedes the collective it describes (that one only),
+    /// and expects no answer.
+    Exchange {
+        sends: Vec<Block>,
+        recvs: Vec<Block>,
+    },
+}
+
+/// One block of an [`Op::Exchange`]: `count` elements of `dtype` (named as
+/// in [`Op::Args`]) to or from the communicator's rank `peer`; `key` tells
+/// apart the blocks between the same two ranks (their order among them, or
+/// the direction of a Cartesian neighbour).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Block {
+    pub peer: i32,
+    pub key: u32,
+    pub dtype: String,
+    pub count: i64,
 }
 
 impl Op {
@@ -704,6 +728,7 @@ impl Op {
             | Op::WinUnlock { .. }
             | Op::WinUnlockAll { .. }
             | Op::WinFlush { .. } => false,
+            Op::Exchange { .. } => false,
             _ => true,
         }
     }

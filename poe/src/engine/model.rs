@@ -929,6 +929,7 @@ pub(crate) fn model(
         }
         Op::Finalize => Kind::Finalize,
         Op::Args { .. } => return Err("arguments reported without their call".into()),
+        Op::Exchange { .. } => return Err("blocks reported without their call".into()),
         Op::WinCreate { .. }
         | Op::WinFree { .. }
         | Op::WinFence { .. }
@@ -1210,6 +1211,7 @@ pub fn call_name(op: &Op) -> &'static str {
         },
         Op::Finalize => "MPI_Finalize",
         Op::Args { .. } => "(arguments)",
+        Op::Exchange { .. } => "(blocks)",
         Op::IntercommCreate { .. } => "MPI_Intercomm_create",
         Op::IntercommMerge { .. } => "MPI_Intercomm_merge",
         Op::WinCreate { flavor, .. } => flavor.mpi_name(),

@@ -6,9 +6,14 @@
 //! reductions; the counts by rank of `MPI_Allgatherv` and
 //! `MPI_Reduce_scatter`), and each member's block of a gather or scatter
 //! against the root's for it (its `recvcounts[i]` for `MPI_Gatherv`).
-//! Intercommunicators, `MPI_Alltoallv`/`w` (whose check would need every
-//! rank's two arrays) and the neighbourhood collectives (whose counts
-//! concern each rank's neighbours) are not compared. MPI libraries do not
+//! `MPI_Alltoallv`/`w` and the neighbourhood collectives, whose counts and
+//! datatypes concern each pair of ranks, report their blocks by peer
+//! ([`Op::Exchange`]): each rank's block for a peer is compared with that
+//! peer's block from it. A datatype that mixes several predefined ones is
+//! named by its whole type signature (`[(MPI_INT,2),(MPI_DOUBLE,1)]`, one
+//! element of it per count), compared element by element: a receive must
+//! begin with its message's signature, a collective's members must give
+//! equal ones. Intercommunicators are not compared. MPI libraries do not
 //! check them (an `MPI_INT` received as
 //! `MPI_FLOAT` arrives as garbage), so the engine does when the match set
 //! forms. A rank reports a call's arguments as [`Op::Args`] before the
@@ -21,7 +26,7 @@ use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use fib_wire::{CollKind, Op};
+use fib_wire::{Block, CollKind, Op};
 
 use super::model::{CollWhat, Differs, Kind, Mismatch, OpId, OpRec, Peer, Rank};
 
@@ -47,16 +52,153 @@ pub(crate) struct Params {
     /// The receives right after such a probe, and every matched probe, not
     /// matched yet, and then the send each got with its arguments.
     probed: HashMap<OpId, Option<(OpId, Arc<Args>)>>,
+    /// Each rank's blocks by peer reported for its next collective, and
+    /// those of every collective not yet matched ([`Op::Exchange`]).
+    next_exchange: HashMap<Rank, Arc<Exchange>>,
+    exchanges: HashMap<OpId, Arc<Exchange>>,
 }
 
-/// Datatypes that match any other in point-to-point communication.
+/// The blocks a collective's member sends to and receives from each peer
+/// ([`Op::Exchange`]).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Exchange {
+    sends: Vec<Block>,
+    recvs: Vec<Block>,
+}
+
+/// Datatypes that match any other in point-to-point communication (and a
+/// signature holding one of them, which fib does not compare).
 fn untyped(dtype: &str) -> bool {
-    dtype.is_empty() || dtype == "MPI_BYTE" || dtype == "MPI_PACKED"
+    dtype.is_empty()
+        || dtype == "MPI_BYTE"
+        || dtype == "MPI_PACKED"
+        || (mixed(dtype) && (dtype.contains("(MPI_BYTE,") || dtype.contains("(MPI_PACKED,")))
+}
+
+/// Whether `dtype` is the whole type signature of a datatype that mixes
+/// several predefined ones (`[(MPI_INT,2),(MPI_DOUBLE,1)]`) rather than one
+/// predefined datatype's name.
+fn mixed(dtype: &str) -> bool {
+    dtype.starts_with('[')
+}
+
+/// The runs of one element of `dtype`: its signature's, or one of the
+/// named datatype.
+fn runs(dtype: &str) -> Vec<(&str, i64)> {
+    if !mixed(dtype) {
+        return vec![(dtype, 1)];
+    }
+    dtype
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split("),(")
+        .filter_map(|run| {
+            let run = run.trim_start_matches('(').trim_end_matches(')');
+            let (name, n) = run.rsplit_once(',')?;
+            Some((name, n.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Where the signatures of `count` elements of `a` and `b` elements of `b`
+/// first differ, as the element's position, within their common length
+/// (`None` when one is a prefix of the other). Both repeat with the period
+/// of one element, so only the least common multiple of the two periods
+/// is walked (and at most a bounded number of runs of it).
+fn first_difference(a: &str, a_count: i64, b: &str, b_count: i64) -> Option<i64> {
+    let (ra, rb) = (runs(a), runs(b));
+    let period = |r: &[(&str, i64)]| r.iter().map(|(_, n)| n).sum::<i64>();
+    let (pa, pb) = (period(&ra), period(&rb));
+    if pa <= 0 || pb <= 0 || ra.is_empty() || rb.is_empty() {
+        return None;
+    }
+    let gcd = |mut x: i64, mut y: i64| {
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        x
+    };
+    let lcm = (pa / gcd(pa, pb)).saturating_mul(pb);
+    let len = pa
+        .saturating_mul(a_count)
+        .min(pb.saturating_mul(b_count))
+        .min(lcm);
+    // The current run of each side and how much of it is left.
+    let (mut i, mut j) = (0, 0);
+    let (mut left_a, mut left_b) = (ra[0].1, rb[0].1);
+    let mut at = 0;
+    let mut steps = 0;
+    while at < len && steps < 100_000 {
+        if ra[i].0 != rb[j].0 {
+            return Some(at);
+        }
+        let step = left_a.min(left_b);
+        at += step;
+        left_a -= step;
+        left_b -= step;
+        if left_a == 0 {
+            i = (i + 1) % ra.len();
+            left_a = ra[i].1;
+        }
+        if left_b == 0 {
+            j = (j + 1) % rb.len();
+            left_b = rb[j].1;
+        }
+        steps += 1;
+    }
+    None
+}
+
+/// Whether `a_count` elements of `a` have the same type signature as
+/// `b_count` of `b`.
+fn same_signature(a: &str, a_count: i64, b: &str, b_count: i64) -> bool {
+    let total = |d: &str, c: i64| {
+        runs(d)
+            .iter()
+            .map(|(_, n)| n)
+            .sum::<i64>()
+            .saturating_mul(c)
+    };
+    total(a, a_count) == total(b, b_count) && first_difference(a, a_count, b, b_count).is_none()
+}
+
+/// `count` elements of `dtype` as a finding shows them: a signature
+/// shortened to its first runs when long, with its count.
+fn shown(dtype: &str, count: i64) -> String {
+    if !mixed(dtype) {
+        return dtype.to_string();
+    }
+    const SHOWN: usize = 4;
+    let r = runs(dtype);
+    let mut parts: Vec<String> = r
+        .iter()
+        .take(SHOWN)
+        .map(|(n, k)| format!("({n},{k})"))
+        .collect();
+    if r.len() > SHOWN {
+        parts.push(format!("... {} runs", r.len()));
+    }
+    let sig = format!("[{}]", parts.join(","));
+    if count == 1 {
+        sig
+    } else {
+        format!("{sig} x {count}")
+    }
 }
 
 impl Params {
     /// Takes `op` if it is [`Op::Args`] (for `rank`'s next call).
     pub(crate) fn take(&mut self, rank: Rank, op: &Op) -> bool {
+        if let Op::Exchange { sends, recvs } = op {
+            self.next_exchange.insert(
+                rank,
+                Arc::new(Exchange {
+                    sends: sends.clone(),
+                    recvs: recvs.clone(),
+                }),
+            );
+            return true;
+        }
         let Op::Args {
             dtype,
             count,
@@ -92,6 +234,11 @@ impl Params {
                     ..
                 }
         );
+        if matches!(kind, Kind::Coll { .. }) {
+            if let Some(x) = self.next_exchange.remove(&id.rank) {
+                self.exchanges.insert(id, x);
+            }
+        }
         if let (true, Some(a)) = (data, self.next.get(&id.rank)) {
             self.of.insert(id, a.clone());
             if probed || matches!(kind, Kind::Recv { src: Peer::Any, .. }) {
@@ -179,6 +326,13 @@ impl Params {
     /// after this). `ops` are the members in the communicator's rank order.
     pub(crate) fn collective(&mut self, ops: &[(OpId, &OpRec)]) -> Option<Mismatch> {
         let args: Vec<Option<Arc<Args>>> = ops.iter().map(|(id, _)| self.of.remove(id)).collect();
+        let exchanges: Vec<Option<Arc<Exchange>>> = ops
+            .iter()
+            .map(|(id, _)| self.exchanges.remove(id))
+            .collect();
+        if exchanges.iter().any(Option::is_some) {
+            return exchanged(ops, &exchanges);
+        }
         let (kind, root) = match ops.first()?.1.kind {
             Kind::Coll {
                 what: CollWhat::Coll { kind, root },
@@ -216,7 +370,26 @@ impl Params {
             })
         };
         let named = args.iter().all(|(_, a)| !untyped(&a.dtype));
-        if named {
+        // A member whose datatype mixes several predefined ones: the whole
+        // signatures (count times each element's) must be equal.
+        let signatures = args
+            .iter()
+            .any(|(_, a)| mixed(&a.dtype) && a.counts.is_empty());
+        if named && signatures {
+            let (_, first) = args[0];
+            if args
+                .iter()
+                .any(|(_, a)| !same_signature(&first.dtype, first.count, &a.dtype, a.count))
+            {
+                return Some(Mismatch {
+                    differs: Differs::Datatype,
+                    values: args
+                        .iter()
+                        .map(|(id, a)| (*id, shown(&a.dtype, a.count)))
+                        .collect(),
+                });
+            }
+        } else if named {
             if let Some(m) = differ(&|a| a.dtype.clone(), Differs::Datatype) {
                 return Some(m);
             }
@@ -276,6 +449,30 @@ fn rooted(
             (!untyped(&a.dtype) && (a.count != 0 || block(i) != 0)).then_some((i, *id, a))
         })
         .collect();
+    // A datatype that mixes several: each member's signature against the
+    // root's block for it.
+    if mixed(&r.dtype) || others.iter().any(|(_, _, a)| mixed(&a.dtype)) {
+        let wrong: Vec<(OpId, String)> = others
+            .iter()
+            .filter(|(i, _, a)| !same_signature(&a.dtype, a.count, &r.dtype, block(*i)))
+            .map(|(_, id, a)| (*id, format!("{at_member} {}", shown(&a.dtype, a.count))))
+            .collect();
+        if wrong.is_empty() {
+            return None;
+        }
+        let root_value = if r.counts.is_empty() {
+            format!("{at_root} {}", shown(&r.dtype, r.count))
+        } else {
+            format!("{at_root} {} by rank {:?}", shown(&r.dtype, 1), r.counts)
+        };
+        let mut values = vec![(ops[root].0, root_value)];
+        values.extend(wrong);
+        values.sort_by_key(|(id, _)| id.rank);
+        return Some(Mismatch {
+            differs: Differs::Datatype,
+            values,
+        });
+    }
     let (differs, root_value, wrong): (_, _, Vec<(OpId, String)>) =
         if others.iter().any(|(_, _, a)| a.dtype != r.dtype) {
             (
@@ -309,14 +506,142 @@ fn rooted(
     Some(Mismatch { differs, values })
 }
 
+/// The first pair of blocks of a collective that exchanges blocks by peer
+/// ([`Exchange`]) whose signatures differ: rank `i`'s block for `j` against
+/// `j`'s block from `i` with the same key. `ops` and `exchanges` are the
+/// members in the communicator's rank order; a member that reported no
+/// blocks, a peer outside the communicator, a block with no counterpart,
+/// untyped data and empty blocks on both sides are not compared.
+fn exchanged(ops: &[(OpId, &OpRec)], exchanges: &[Option<Arc<Exchange>>]) -> Option<Mismatch> {
+    for (i, x) in exchanges.iter().enumerate() {
+        let Some(x) = x else { continue };
+        for s in &x.sends {
+            let Some(Some(y)) = usize::try_from(s.peer).ok().and_then(|j| exchanges.get(j)) else {
+                continue;
+            };
+            let Some(r) = y
+                .recvs
+                .iter()
+                .find(|r| r.key == s.key && usize::try_from(r.peer).ok() == Some(i))
+            else {
+                continue;
+            };
+            if untyped(&s.dtype) || untyped(&r.dtype) || (s.count == 0 && r.count == 0) {
+                continue;
+            }
+            if same_signature(&s.dtype, s.count, &r.dtype, r.count) {
+                continue;
+            }
+            let kinds_differ = if mixed(&s.dtype) || mixed(&r.dtype) {
+                first_difference(&s.dtype, s.count, &r.dtype, r.count).is_some()
+            } else {
+                s.dtype != r.dtype
+            };
+            let j = s.peer as usize;
+            let value = |verb: &str, b: &Block, other: usize| {
+                let what = if mixed(&b.dtype) {
+                    shown(&b.dtype, b.count)
+                } else {
+                    format!("{} {}", b.count, b.dtype)
+                };
+                format!(
+                    "{verb} {what} {} rank {other}",
+                    if verb == "sends" { "to" } else { "from" }
+                )
+            };
+            let mut values = vec![
+                (ops[i].0, value("sends", s, j)),
+                (ops[j].0, value("receives", r, i)),
+            ];
+            values.sort_by_key(|(id, _)| id.rank);
+            return Some(Mismatch {
+                differs: if kinds_differ {
+                    Differs::Datatype
+                } else {
+                    Differs::Count
+                },
+                values,
+            });
+        }
+    }
+    None
+}
+
 /// The mismatch of a send's arguments `s` and its receive's `r`, if their
 /// datatypes differ (an empty message, or untyped data, matches any).
 fn differ(send: OpId, s: &Args, recv: OpId, r: &Args) -> Option<Mismatch> {
     if untyped(&s.dtype) || untyped(&r.dtype) || s.dtype == r.dtype || s.count == 0 {
         return None;
     }
+    // A datatype that mixes several: the message's signature must begin
+    // the receive's (a shorter message is fine, a longer one is MPI's
+    // truncation error), so only where both reach is compared.
+    if (mixed(&s.dtype) || mixed(&r.dtype))
+        && first_difference(&s.dtype, s.count, &r.dtype, r.count).is_none()
+    {
+        return None;
+    }
     Some(Mismatch {
         differs: Differs::Datatype,
-        values: vec![(send, s.dtype.clone()), (recv, r.dtype.clone())],
+        values: vec![
+            (send, shown(&s.dtype, s.count)),
+            (recv, shown(&r.dtype, r.count)),
+        ],
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAIR: &str = "[(MPI_INT,2),(MPI_DOUBLE,1)]";
+
+    #[test]
+    fn a_signature_is_read_back_into_its_runs() {
+        assert_eq!(runs(PAIR), vec![("MPI_INT", 2), ("MPI_DOUBLE", 1)]);
+        assert_eq!(runs("MPI_INT"), vec![("MPI_INT", 1)]);
+    }
+
+    #[test]
+    fn a_receive_may_take_a_prefix_of_its_signature_but_not_another_order() {
+        // Two structs received as one contiguous type of the same two.
+        let twice = "[(MPI_INT,2),(MPI_DOUBLE,1),(MPI_INT,2),(MPI_DOUBLE,1)]";
+        assert_eq!(first_difference(PAIR, 2, twice, 1), None);
+        // One struct sent, three received: the message is a prefix.
+        assert_eq!(first_difference(PAIR, 1, PAIR, 3), None);
+        // Three ints: the third is a double on the other side.
+        assert_eq!(first_difference("MPI_INT", 3, PAIR, 1), Some(2));
+        // The double first.
+        let swapped = "[(MPI_DOUBLE,1),(MPI_INT,2)]";
+        assert_eq!(first_difference(PAIR, 4, swapped, 4), Some(0));
+        // The second element differs only after the first period.
+        let three = "[(MPI_INT,2),(MPI_DOUBLE,1),(MPI_INT,2),(MPI_FLOAT,1)]";
+        assert_eq!(first_difference(PAIR, 2, three, 1), Some(5));
+    }
+
+    #[test]
+    fn collective_signatures_must_be_equal_in_length_too() {
+        let twice = "[(MPI_INT,2),(MPI_DOUBLE,1),(MPI_INT,2),(MPI_DOUBLE,1)]";
+        assert!(same_signature(PAIR, 4, twice, 2));
+        assert!(!same_signature(PAIR, 3, twice, 2));
+        assert!(!same_signature(PAIR, 1, "MPI_INT", 3));
+    }
+
+    #[test]
+    fn a_long_signature_is_shown_shortened_with_its_count() {
+        assert_eq!(shown(PAIR, 1), PAIR);
+        assert_eq!(shown(PAIR, 3), format!("{PAIR} x 3"));
+        let long =
+            "[(MPI_INT,1),(MPI_DOUBLE,1),(MPI_INT,1),(MPI_DOUBLE,1),(MPI_INT,1),(MPI_CHAR,1)]";
+        assert_eq!(
+            shown(long, 1),
+            "[(MPI_INT,1),(MPI_DOUBLE,1),(MPI_INT,1),(MPI_DOUBLE,1),... 6 runs]"
+        );
+    }
+
+    #[test]
+    fn a_signature_with_bytes_is_not_compared() {
+        assert!(untyped("[(MPI_INT,1),(MPI_BYTE,4)]"));
+        assert!(!untyped(PAIR));
+    }
 }

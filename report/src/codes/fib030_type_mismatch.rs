@@ -16,11 +16,20 @@ pub const FIB030: Code = Code {
 A send and the receive that took its message name different datatypes:
 the predefined datatype the send's data is made of is not the one the
 receive expects. A derived datatype counts as the predefined datatype it
-is built from (an MPI_Type_vector of MPI_DOUBLE is MPI_DOUBLE); one that
-mixes several predefined datatypes (MPI_Type_create_struct of an int and
-a double) is not compared, and neither are MPI_BYTE and MPI_PACKED,
-which match anything. The finding points at the receive and labels the
-send. fib stops the interleaving there.
+is built from (an MPI_Type_vector of MPI_DOUBLE is MPI_DOUBLE). One that
+mixes several predefined datatypes (MPI_Type_create_struct of two ints
+and a double) is compared by its whole type signature, the sequence of
+predefined datatypes its type map holds, shown run-length encoded:
+[(MPI_INT,2),(MPI_DOUBLE,1)], times the count when it is not one, and
+shortened to its first runs when long. The message's signature must
+begin the receive's (a receive may be given room for more than it
+gets), whatever the constructors (contiguous, vector, indexed, struct,
+subarray, resized ...) and their displacements: two structs sent as two
+elements of the struct type may be received as one contiguous type of
+two. MPI_BYTE and MPI_PACKED, and signatures holding them, match
+anything; a signature of more than 64 runs, or of an
+MPI_Type_create_darray, is not compared. The finding points at the
+receive and labels the send. fib stops the interleaving there.
 
 ## Why it matters
 
@@ -36,6 +45,13 @@ past the data.
         MPI_Send(&n, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
     else
         MPI_Recv(&x, 1, MPI_FLOAT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+
+A struct received with its members in another order:
+
+    /* struct cell { int id[2]; double v; } sent as [(MPI_INT,2),(MPI_DOUBLE,1)] */
+    MPI_Send(&c, 1, cell_type, 1, 0, MPI_COMM_WORLD);
+    /* received as [(MPI_DOUBLE,1),(MPI_INT,2)] */
+    MPI_Recv(&d, 1, other_type, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 
 ## What to do
 

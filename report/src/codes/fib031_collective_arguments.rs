@@ -30,14 +30,30 @@ nonblocking, but not with the arguments MPI requires to agree:
   recvcounts[i]), an MPI_Scatter or MPI_Scatterv in which a rank receives
   another than the root sends it (the root's own block, often
   MPI_IN_PLACE, is not compared). A root that gives the counts by rank
-  shows them all (recvcounts [1, 2, 3]).
+  shows them all (recvcounts [1, 2, 3]);
+- an MPI_Alltoallv or MPI_Alltoallw in which a rank's block for rank j
+  (its sendcounts[j] of its sendtype, or sendtypes[j]) is not rank j's
+  block from it (recvcounts[i] of recvtype, or recvtypes[i]); with
+  MPI_IN_PLACE the receive arguments stand for both;
+- a neighbourhood collective (MPI_Neighbor_allgather, _allgatherv,
+  _alltoall, _alltoallv, _alltoallw) in which a rank's block for a
+  neighbour is not that neighbour's block from it, the neighbours being
+  the topology's in MPI's order: on a Cartesian topology the source and
+  destination of MPI_Cart_shift by 1 in each dimension (a block sent to
+  the destination is the destination's block from its source), on a
+  graph MPI_Graph_neighbors, on a distributed graph its destinations and
+  sources. These show the first pair of blocks that differ: rank 0 sends
+  3 MPI_INT to rank 2, rank 2 receives 2 MPI_INT from rank 0.
 
-Datatypes are compared by the predefined datatype they are built from (see
-FIB030), and counts in elements of it, so that 2 MPI_INT and one
-contiguous type of 2 MPI_INT agree; a datatype that mixes several is not
-compared, nor are user-defined operations, collectives on an
-intercommunicator, MPI_Alltoallv, MPI_Alltoallw and the neighbourhood
-collectives. Ranks that call different collectives, or give a different
+All of these hold for the nonblocking forms too (MPI_Iallreduce's
+operation, MPI_Ialltoallv's blocks ...). Datatypes are compared by the
+predefined datatype they are built from (see FIB030), and counts in
+elements of it, so that 2 MPI_INT and one contiguous type of 2 MPI_INT
+agree; a datatype that mixes several by its whole type signature
+([(MPI_INT,2),(MPI_DOUBLE,1)] x 2), which every member must give alike.
+Not compared: user-defined operations, MPI_BYTE and MPI_PACKED, and
+collectives on an intercommunicator (whose members give counts and roots
+by group). Ranks that call different collectives, or give a different
 root, are FIB009. The finding points at the first rank's call and labels
 each other rank's with its value. fib stops the interleaving there.
 
@@ -143,6 +159,14 @@ impl Rule for CollectiveArguments {
         } else if rooted("scatter", "reduce_scatter") {
             format!(
                 "make each rank receive the {} the root sends it in this {}",
+                self.what, self.call
+            )
+        } else if name.contains("alltoallv")
+            || name.contains("alltoallw")
+            || name.contains("neighbor")
+        {
+            format!(
+                "make each rank's {} for a peer the one that peer gives for it in this {}",
                 self.what, self.call
             )
         } else {

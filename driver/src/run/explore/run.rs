@@ -206,6 +206,7 @@ fn run_once(
         handles: Vec::new(),
         owned: Vec::new(),
         watched: Vec::new(),
+        struct_types: Vec::new(),
         rank_calls: vec![0; spec.nprocs],
         lent: vec![Vec::new(); spec.nprocs],
         endings: Endings::new(spec.nprocs),
@@ -299,6 +300,8 @@ struct Loop {
     owned: Vec<OwnedAccess>,
     /// The ranks' accesses to watched memory.
     watched: Vec<WatchedAccesses>,
+    /// The struct datatypes the ranks' calls used.
+    struct_types: Vec<fib_analysis::StructTypeUse>,
     /// How many calls each rank has reported (the place of its watched
     /// accesses in its program order).
     rank_calls: Vec<u64>,
@@ -532,6 +535,7 @@ impl Loop {
             owned: self.owned,
             watched: self.watched,
             unbuffered,
+            struct_types: self.struct_types,
         }
     }
 
@@ -615,7 +619,10 @@ impl Loop {
             }
             Up::Op { site, op } => {
                 // A call's arguments ride ahead of it; they are no call.
-                if !matches!(op, fib_wire::Op::Args { .. }) {
+                if !matches!(
+                    op,
+                    fib_wire::Op::Args { .. } | fib_wire::Op::Exchange { .. }
+                ) {
                     for i in self.lent.get_mut(r).map(std::mem::take).unwrap_or_default() {
                         self.watched[i].site = site;
                     }
@@ -702,6 +709,16 @@ impl Loop {
                 fault,
             } => self.endings.one_sided(r, site, call, win, made, fault),
             Up::Overflow { site, call, fault } => self.endings.overflow(r, site, call, fault),
+            Up::StructType {
+                site,
+                blocks,
+                extent,
+            } => self.struct_types.push(fib_analysis::StructTypeUse {
+                rank: r,
+                site,
+                blocks,
+                extent,
+            }),
             m => {
                 self.endings
                     .protocol(Some(r), format!("unexpected message {m:?}"));
