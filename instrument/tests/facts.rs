@@ -489,18 +489,19 @@ fn cli_program(file: &str) -> Analysis {
     common::analyze("../../../tests/cli", &[file])
 }
 
-/// Each barrier with a purpose: its line, the purpose, the call that shows
-/// it, that call's line, and the call of the barrier's function it follows
-/// (name and line), if any.
-fn purposes_via(
-    a: &Analysis,
-) -> Vec<(
+/// A barrier's purpose as the tests compare it: the barrier's line, the
+/// purpose, the call that shows it, that call's line, and the call of the
+/// barrier's function it follows (name and line), if any.
+type PurposeRow = (
     u32,
     instrument::PurposeKind,
     String,
     u32,
     Option<(String, u32)>,
-)> {
+);
+
+/// Each barrier with a purpose, as a [`PurposeRow`].
+fn purposes_via(a: &Analysis) -> Vec<PurposeRow> {
     a.facts
         .purposes
         .iter()
