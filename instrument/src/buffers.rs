@@ -13,13 +13,13 @@
 use clang::{Entity, EntityKind, Type, TypeKind};
 use fib_sites::Element;
 
-/// The buffer expression `arg`'s type as a pointer to its elements, as
-/// written (`int32_t *`) and through typedefs (`int *`), and what its
-/// elements are; `None` when they are no scalar fib classifies.
-pub(crate) fn buffer_type(arg: Entity<'_>) -> Option<(String, String, Element)> {
+/// The type of the elements a buffer expression points to, as written:
+/// down through the implicit conversions (and parentheses) to the
+/// expression whose type is not `void *`, then through its pointer and
+/// any array dimensions (`double a[4][4]` passed as `a` points to
+/// `double [4]`: its elements are doubles).
+fn element_type(arg: Entity<'_>) -> Option<Type<'_>> {
     let mut e = arg;
-    // Down through the implicit conversions (and parentheses) to the
-    // expression whose type is not `void *`.
     while points_to_void(e.get_type()?) {
         match e.get_kind() {
             EntityKind::UnexposedExpr | EntityKind::ParenExpr => match e.get_children()[..] {
@@ -31,13 +31,19 @@ pub(crate) fn buffer_type(arg: Entity<'_>) -> Option<(String, String, Element)> 
     }
     let t = e.get_type()?;
     let mut elem = pointee(t).or_else(|| pointee(t.get_canonical_type()))?;
-    // `double a[4][4]` passed as `a` points to `double [4]`: its elements
-    // are doubles.
     while is_array(elem.get_canonical_type()) {
         elem = elem
             .get_element_type()
             .or_else(|| elem.get_canonical_type().get_element_type())?;
     }
+    Some(elem)
+}
+
+/// The buffer expression `arg`'s type as a pointer to its elements, as
+/// written (`int32_t *`) and through typedefs (`int *`), and what its
+/// elements are; `None` when they are no scalar fib classifies.
+pub(crate) fn buffer_type(arg: Entity<'_>) -> Option<(String, String, Element)> {
+    let elem = element_type(arg)?;
     let canonical = elem.get_canonical_type();
     let element = classify(canonical)?;
     Some((
@@ -156,23 +162,7 @@ fn std_complex(t: Type<'_>) -> Option<Element> {
 /// struct, or one whose layout libclang cannot give (incomplete,
 /// dependent).
 pub(crate) fn struct_layout(arg: Entity<'_>) -> Option<(String, u64, Vec<fib_sites::Field>)> {
-    let mut e = arg;
-    while points_to_void(e.get_type()?) {
-        match e.get_kind() {
-            EntityKind::UnexposedExpr | EntityKind::ParenExpr => match e.get_children()[..] {
-                [only] => e = only,
-                _ => return None,
-            },
-            _ => return None,
-        }
-    }
-    let t = e.get_type()?;
-    let mut elem = pointee(t).or_else(|| pointee(t.get_canonical_type()))?;
-    while is_array(elem.get_canonical_type()) {
-        elem = elem
-            .get_element_type()
-            .or_else(|| elem.get_canonical_type().get_element_type())?;
-    }
+    let elem = element_type(arg)?;
     let canonical = elem.get_canonical_type();
     if canonical.get_kind() != TypeKind::Record || std_complex(canonical).is_some() {
         return None;
