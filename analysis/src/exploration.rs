@@ -45,6 +45,9 @@ pub struct Explored {
     pub completed: usize,
     /// MPI calls intercepted over every run.
     pub calls: u64,
+    /// Probe runs that tried orders of rows of wildcard receives
+    /// ([`RunRecord::probes`]), not counted in `interleavings`.
+    pub probes: usize,
     /// Whether exploration stopped at the interleaving limit.
     pub cut: bool,
     /// Whether the user interrupted exploration: `interleavings` runs were
@@ -90,6 +93,7 @@ impl<'a> Exploration<'a> {
                 interleavings: 0,
                 completed: 0,
                 calls: 0,
+                probes: 0,
                 cut: false,
                 interrupted: false,
                 diverged: None,
@@ -108,6 +112,7 @@ impl<'a> Exploration<'a> {
         self.note_divergence(&rec, planned);
         self.done.interleavings += 1;
         self.done.calls += rec.calls;
+        self.done.probes += rec.probes;
         let judged = runs::judge(self.sites, &rec, &token, short);
         self.done.outcome = runs::worse(self.done.outcome, judged.outcome);
         if judged.outcome == Outcome::Ok {

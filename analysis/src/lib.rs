@@ -23,6 +23,7 @@ mod leaks;
 mod memory;
 mod memrun;
 mod onesided;
+pub mod orders;
 mod ordering;
 mod params;
 mod paths;

@@ -197,6 +197,15 @@ pub struct RunRecord {
     pub exchanges: Vec<poe::engine::Exchange>,
     /// The struct datatypes the ranks' calls used ([`fib_wire::Up::StructType`]).
     pub struct_types: Vec<StructTypeUse>,
+    /// The rows of wildcard receives that would be exchangeable blocks
+    /// if their order reached nothing ([`poe::Engine::untried`]): the
+    /// driver may try their other orders (`orders.rs`).
+    pub untried: Vec<poe::engine::Exchange>,
+    /// When the ranks hashed the data they sent: each rank's calls and
+    /// data as one digest.
+    pub streams: Option<Vec<crate::orders::Stream>>,
+    /// How many probe runs tried rows of this run (`orders.rs`).
+    pub probes: usize,
 }
 
 /// A call of `rank` at `site` that used a struct datatype: its blocks

@@ -140,6 +140,9 @@ fn record(run: &RunResult) -> RunRecord {
         unbuffered: None,
         exchanges: run.exchanges.clone(),
         struct_types: Vec::new(),
+        untried: Vec::new(),
+        streams: None,
+        probes: 0,
     }
 }
 

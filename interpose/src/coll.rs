@@ -103,6 +103,7 @@ pub unsafe extern "C" fn MPI_Bcast(
 ) -> c_int {
     crate::extents::coll::bcast("MPI_Bcast", buffer, count, datatype, root, comm);
     crate::sig::coll(count, datatype, None);
+    crate::digest::broadcast(buffer, count, datatype, root, comm);
     coll_or_blocking(
         CollKind::Bcast,
         comm,
@@ -124,6 +125,7 @@ pub unsafe extern "C" fn MPI_Reduce(
 ) -> c_int {
     crate::extents::coll::reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, root, comm);
     crate::sig::coll(count, datatype, Some(op));
+    crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
     coll_or_blocking(
         CollKind::Reduce,
         comm,
@@ -144,6 +146,7 @@ pub unsafe extern "C" fn MPI_Allreduce(
 ) -> c_int {
     crate::extents::coll::allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
+    crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
     coll_or_blocking(
         CollKind::Allreduce,
         comm,
@@ -182,6 +185,7 @@ pub unsafe extern "C" fn MPI_Gather(
         Side::one(recvcount, recvtype),
         Side::one(sendcount, sendtype),
     );
+    crate::digest::gathered(sendbuf, sendcount, sendtype, comm);
     coll_or_blocking(
         CollKind::Gather,
         comm,
@@ -267,6 +271,7 @@ pub unsafe extern "C" fn MPI_Allgather(
         comm,
     );
     crate::sig::coll(recvcount, recvtype, None);
+    crate::digest::gathered(sendbuf, sendcount, sendtype, comm);
     coll_or_blocking(
         CollKind::Allgather,
         comm,
@@ -528,6 +533,7 @@ pub unsafe extern "C" fn MPI_Scan(
 ) -> c_int {
     crate::extents::coll::allreduce("MPI_Scan", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
+    crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
     coll(CollKind::Scan, comm, 0, |r| {
         PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -544,6 +550,7 @@ pub unsafe extern "C" fn MPI_Exscan(
 ) -> c_int {
     crate::extents::coll::allreduce("MPI_Exscan", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
+    crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
     coll(CollKind::Exscan, comm, 0, |r| {
         PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })

@@ -193,6 +193,7 @@ pub unsafe extern "C" fn MPI_Iallreduce(
 ) -> c_int {
     crate::extents::coll::allreduce("MPI_Iallreduce", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
+    crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
     icoll(
         CollKind::Iallreduce,
         comm,

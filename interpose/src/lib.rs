@@ -23,6 +23,7 @@ mod check;
 mod coll;
 mod conn;
 mod crash;
+mod digest;
 mod errors;
 mod exchange;
 mod extents;

@@ -40,6 +40,7 @@ unsafe fn send(
     let mut l = lib();
     crate::check::p2p(&mut l, comm, count, dtype, dest, tag, false);
     crate::sig::report(&mut l, count, dtype, None);
+    crate::digest::report(&mut l, buf, count, dtype, comm);
     let cid = l.comm_id(comm);
     let proc_null = dest == RSMPI_PROC_NULL;
     let sync = mode.synchronous(l.zero_buffer);

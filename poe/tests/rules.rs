@@ -1459,6 +1459,7 @@ fn replay_that_expects_another_choice_point_diverges() {
     let plan = vec![Planned {
         expect: Some(expected.clone()),
         taken: 0,
+        prefer: None,
     }];
     let run = run_once(&p, cfg(3), plan, Turns::Forward);
     match run.end {

@@ -250,6 +250,12 @@ pub struct Timing {
     pub fib_us: u64,
     /// The proof by removal (`--confirm`).
     pub confirm_ms: u64,
+    /// Runs, part of `explore_ms` and not counted as interleavings, that
+    /// tried the other orders of rows of wildcard receives whose order
+    /// might matter, each with every other choice of its interleaving
+    /// (absent when there were none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub probe_runs: usize,
 }
 
 /// A place in a source file.

@@ -11,7 +11,10 @@
 //! of the program at which a finding of that code must be placed. An
 //! optional `copied=yes|no` says whether the check must have sent standard
 //! sends from fib's copies (`"sends_copied"`: some interleaving needed MPI
-//! to buffer a message it holds until its receive is posted).
+//! to buffer a message it holds until its receive is posted). An optional
+//! `probes=K` says how many probe runs tried the other orders of rows of
+//! wildcard receives whose sites nothing vouched for (`"timing"`'s
+//! `"probe_runs"`; see `fib_analysis::orders`).
 //!
 //! Every program is checked with the real `fib` binary
 //! (`fib check FILE -n N --format json [flags]`) and the JSON report is
@@ -93,6 +96,9 @@ struct Expect {
     at: Vec<(String, u64)>,
     /// Whether the report must say that sends were copied.
     copied: Option<bool>,
+    /// How many probe runs tried the orders of rows of wildcard receives
+    /// (`timing.probe_runs`), when the header says.
+    probes: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -132,6 +138,7 @@ fn parse_header(text: &str) -> Result<Expect, String> {
         (None, None, None, None, Vec::new());
     let mut at = Vec::new();
     let mut copied = None;
+    let mut probes = None;
     for token in body.split_whitespace() {
         let (key, value) = token
             .split_once('=')
@@ -184,6 +191,9 @@ fn parse_header(text: &str) -> Result<Expect, String> {
                     _ => return Err(format!("bad copied {value:?}")),
                 })
             }
+            "probes" => {
+                probes = Some(value.parse().map_err(|_| format!("bad probes {value:?}"))?)
+            }
             "flags" => flags.extend(value.split(',').filter(|f| !f.is_empty()).map(String::from)),
             other => return Err(format!("unknown header key {other:?}")),
         }
@@ -196,6 +206,7 @@ fn parse_header(text: &str) -> Result<Expect, String> {
         flags,
         at,
         copied,
+        probes,
     })
 }
 
@@ -358,6 +369,15 @@ fn check_program(program: &Program, mpi: &str, timeout: Duration) -> Vec<String>
             exp.interleavings,
             interleavings.map_or("<missing>".to_string(), |k| k.to_string())
         ));
+    }
+    if let Some(want) = exp.probes {
+        let got = prog
+            .pointer("/timing/probe_runs")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        if got != want {
+            problems.push(format!("probe runs: expected {want}, got {got}"));
+        }
     }
     let nprocs = prog.get("nprocs").and_then(Value::as_u64);
     if nprocs != Some(exp.nprocs) {

@@ -487,6 +487,10 @@ fn encode_op(w: &mut W, op: &Op) {
                 }
             }
         }
+        Op::Data { hash } => {
+            w.u8(91);
+            w.i64s(&[*hash as i64]);
+        }
     }
 }
 
@@ -712,6 +716,9 @@ fn decode_op(r: &mut R) -> Result<Op, WireError> {
             let recvs = blocks()?;
             Op::Exchange { sends, recvs }
         }
+        91 => Op::Data {
+            hash: r.i64s()?.first().copied().unwrap_or(0) as u64,
+        },
         t => return Err(WireError(format!("operation tag {t}"))),
     })
 }
@@ -1578,6 +1585,9 @@ mod tests {
                     count: 1 << 34,
                 }],
                 recvs: Vec::new(),
+            },
+            Op::Data {
+                hash: 0xfedc_ba98_7654_3210,
             },
         ] {
             round_up(Up::Op { site, op });

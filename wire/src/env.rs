@@ -23,3 +23,9 @@ pub const AHEAD: &str = "FIB_AHEAD";
 /// comma-separated list of `#ID` (a site-table id), `FILE:LINE` or a module
 /// address.
 pub const ELIDE: &str = "FIB_ELIDE";
+
+/// `1` when every send and collective reports a hash of the data it sends
+/// as an [`Op::Data`](crate::Op::Data) before its call (the program has a
+/// row of wildcard receives whose order fib may try, see the engine's
+/// `exchange` module); unset or `0` otherwise.
+pub const HASH_DATA: &str = "FIB_HASH_DATA";

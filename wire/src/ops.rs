@@ -693,6 +693,14 @@ pub enum Op {
         sends: Vec<Block>,
         recvs: Vec<Block>,
     },
+    /// A hash of the data the rank's next call sends (a point-to-point
+    /// send's buffer, a collective's contribution), reported only when the
+    /// scheduler asks for it ([`crate::env::HASH_DATA`]). The scheduler
+    /// does not model it: it compares whole runs with it, so that a run
+    /// that differs from another only in the order of a row of wildcard
+    /// receives is known to send the same data. Not a call of its own: it
+    /// precedes the call it describes, and expects no answer.
+    Data { hash: u64 },
 }
 
 /// One block of an [`Op::Exchange`]: `count` elements of `dtype` (named as
@@ -728,7 +736,7 @@ impl Op {
             | Op::WinUnlock { .. }
             | Op::WinUnlockAll { .. }
             | Op::WinFlush { .. } => false,
-            Op::Exchange { .. } => false,
+            Op::Exchange { .. } | Op::Data { .. } => false,
             _ => true,
         }
     }

@@ -209,6 +209,7 @@ pub(crate) fn verify(
             receives: &receives,
             waits: &facts.free_waits,
             probes: &facts.free_probes,
+            try_orders: facts.wildcards.iter().any(|w| w.any_source),
         }),
     };
     run_built(&built, opts, &mut tracker, &mut report)?;
@@ -403,6 +404,7 @@ fn fill(
     report.interrupted = base.interrupted || verdicts.as_ref().is_some_and(|v| v.interrupted);
     report.outcome = base.outcome;
     report.interleavings = base.interleavings;
+    report.timing.probe_runs = base.probes;
     report.calls = base.calls;
     report.findings = base.findings;
     if !unmodelled.is_empty() {

@@ -109,7 +109,7 @@ use super::causality::Causality;
 use super::matching::Matching;
 use fib_wire::WaitKind;
 
-use super::model::{Alternative, Fired, Kind, OpId, Peer};
+use super::model::{Alternative, Choice, Fired, Kind, OpId, Peer};
 use super::path::Path;
 
 /// One exchangeable block of a run.
@@ -159,6 +159,61 @@ impl Exchange {
             .into_iter()
             .zip(&self.sends)
             .flat_map(move |((i, m), &s)| self.recvs[i..=i + k - m].iter().map(move |&r| (r, s)))
+    }
+
+    /// Every other order in which the block's receives can take its sends:
+    /// each an interleaving of the senders' sequences of block sends (a
+    /// sender's sends keep their order), as the send each receive takes,
+    /// in the block's order; this run's order is left out. Empty when there
+    /// are more than `max` of them.
+    pub fn orders(&self, max: usize) -> Vec<Vec<OpId>> {
+        let mut by_sender: Vec<(usize, Vec<OpId>)> = Vec::new();
+        for &s in &self.sends {
+            match by_sender.iter_mut().find(|(r, _)| *r == s.rank) {
+                Some((_, v)) => v.push(s),
+                None => by_sender.push((s.rank, vec![s])),
+            }
+        }
+        let mut out = Vec::new();
+        let mut next = vec![0usize; by_sender.len()];
+        let mut order = Vec::with_capacity(self.sends.len());
+        fn walk(
+            by_sender: &[(usize, Vec<OpId>)],
+            next: &mut [usize],
+            order: &mut Vec<OpId>,
+            out: &mut Vec<Vec<OpId>>,
+            max: usize,
+        ) -> bool {
+            if out.len() > max {
+                return false;
+            }
+            if by_sender.iter().zip(next.iter()).all(|((_, v), &n)| n == v.len()) {
+                out.push(order.clone());
+                return true;
+            }
+            for i in 0..by_sender.len() {
+                if next[i] < by_sender[i].1.len() {
+                    order.push(by_sender[i].1[next[i]]);
+                    next[i] += 1;
+                    let more = walk(by_sender, next, order, out, max);
+                    next[i] -= 1;
+                    order.pop();
+                    if !more {
+                        return false;
+                    }
+                }
+            }
+            true
+        }
+        // One more than `max` is room for this run's own order.
+        if !walk(&by_sender, &mut next, &mut order, &mut out, max) {
+            return Vec::new();
+        }
+        out.retain(|o| *o != self.sends);
+        if out.len() > max {
+            return Vec::new();
+        }
+        out
     }
 
     /// For each of the block's sends: how many sends of its sender come
@@ -305,6 +360,20 @@ pub(crate) fn blocks(m: &Matching, c: &Causality, p: &Path, caller: &Vouch) -> V
         }
     }
     out
+}
+
+/// Marks the alternatives of `x`'s choices in `choices` that the run
+/// stands for as predicted: every other send of each choice point (a
+/// deferral or a cancel stays wanted).
+pub fn predict(choices: &mut [Choice], x: &Exchange) {
+    for &k in &x.choices {
+        let Some(c) = choices.get_mut(k) else {
+            continue;
+        };
+        c.predicted = (0..c.point.alternatives.len())
+            .filter(|&i| i != c.taken && matches!(c.point.alternatives[i], Alternative::Send(_)))
+            .collect();
+    }
 }
 
 /// What only the caller can tell of the sites of a run's calls (see
@@ -636,5 +705,82 @@ impl<'a> Run<'a> {
             return None;
         }
         Some(x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(rank: usize, index: usize) -> OpId {
+        OpId { rank, index }
+    }
+
+    fn block(sends: Vec<OpId>) -> Exchange {
+        Exchange {
+            recvs: (0..sends.len()).map(|i| id(0, i)).collect(),
+            choices: (0..sends.len()).collect(),
+            sends,
+            ..Exchange::empty(false)
+        }
+    }
+
+    #[test]
+    fn the_other_orders_of_three_senders_are_five() {
+        let x = block(vec![id(1, 0), id(2, 0), id(3, 0)]);
+        let orders = x.orders(23);
+        assert_eq!(orders.len(), 5);
+        assert!(!orders.contains(&x.sends));
+        let mut all = orders.clone();
+        all.push(x.sends.clone());
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 6, "every permutation once");
+    }
+
+    #[test]
+    fn a_senders_messages_keep_their_order() {
+        // Rank 1 sends twice: its first always comes before its second.
+        let x = block(vec![id(1, 0), id(1, 1), id(2, 0)]);
+        let orders = x.orders(23);
+        assert_eq!(
+            orders,
+            vec![
+                vec![id(1, 0), id(2, 0), id(1, 1)],
+                vec![id(2, 0), id(1, 0), id(1, 1)],
+            ]
+        );
+    }
+
+    #[test]
+    fn too_many_orders_are_none() {
+        let x = block((1..=5).map(|r| id(r, 0)).collect());
+        assert_eq!(x.orders(23), Vec::<Vec<OpId>>::new());
+        assert_eq!(x.orders(119).len(), 119);
+    }
+
+    #[test]
+    fn predicting_leaves_the_taken_send_and_deferrals_wanted() {
+        use super::super::model::ChoicePoint;
+        let defer = Alternative::Defer {
+            at: id(0, 1),
+            alt: Box::new(Alternative::Send(id(3, 0))),
+        };
+        let mut choices = vec![Choice {
+            point: ChoicePoint {
+                at: id(0, 0),
+                site: Site::default(),
+                alternatives: vec![
+                    Alternative::Send(id(1, 0)),
+                    Alternative::Send(id(2, 0)),
+                    defer,
+                ],
+            },
+            taken: 1,
+            wake: vec![],
+            predicted: vec![],
+        }];
+        predict(&mut choices, &block(vec![id(2, 0)]));
+        assert_eq!(choices[0].predicted, vec![0]);
     }
 }

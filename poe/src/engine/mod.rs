@@ -36,7 +36,7 @@ use matching::{Matching, Ready};
 use model::Handles as _;
 use path::{with_defers, Path};
 
-pub use exchange::{Exchange, Vouch, Vouched};
+pub use exchange::{predict, Exchange, Vouch, Vouched};
 pub use matching::SOME_SUBSETS_UP_TO;
 pub use model::{
     call_name, Access, Alternative, Choice, ChoicePoint, CollWhat, Config, Differs, Fired,
@@ -72,6 +72,10 @@ pub struct Engine {
     params: params::Params,
     /// The run's rows of `MPI_Waitany`, once concluded.
     rows: Vec<WaitRow>,
+    /// Once concluded: the rows of wildcard receives that would be
+    /// exchangeable blocks if the caller vouched for their sites
+    /// ([`Engine::untried`]).
+    untried: Vec<Exchange>,
     /// Whether the run made an `MPI_ANY_SOURCE` receive or blocking probe,
     /// without which it has no exchangeable block, and an `MPI_Waitany`,
     /// without which it has no row: [`Engine::conclude`] then skips the
@@ -93,6 +97,7 @@ impl Engine {
             false_rounds: 0,
             params: params::Params::default(),
             rows: Vec::new(),
+            untried: Vec::new(),
             wildcard_recvs: false,
             waitanys: false,
         }
@@ -160,19 +165,15 @@ impl Engine {
                 || x.sized && self.params.fitted(recvs)
                 || x.dispatch && self.alike_by_site(recvs)
         });
+        if self.wildcard_recvs {
+            self.untried = self.untried_blocks(caller, &blocks);
+        }
         if self.waitanys {
             self.rows = rows::rows(&self.matching, caller.free);
         }
         let choices = self.path.choices_mut();
         for x in &blocks {
-            for &k in &x.choices {
-                let c = &mut choices[k];
-                c.predicted = (0..c.point.alternatives.len())
-                    .filter(|&i| {
-                        i != c.taken && matches!(c.point.alternatives[i], Alternative::Send(_))
-                    })
-                    .collect();
-            }
+            exchange::predict(choices, x);
         }
         let waits: rustc_hash::FxHashSet<OpId> = self
             .rows
@@ -188,6 +189,43 @@ impl Engine {
             }
         }
         blocks
+    }
+
+    /// Once the run has been concluded: the rows of `MPI_ANY_SOURCE`
+    /// receives (not probes) that meet every condition of an exchangeable
+    /// block but the caller's word on their sites (`Vouch::alike`): what
+    /// their data and statuses reach may depend on the order. The caller
+    /// may run their other orders ([`Exchange::orders`]) and, when every
+    /// rank does the same in each, let this run stand for them
+    /// ([`exchange::predict`]); see the `exchange` module.
+    pub fn untried(&self) -> &[Exchange] {
+        &self.untried
+    }
+
+    /// The blocks `blocks` would hold if the caller vouched for every
+    /// receive site, but those of `blocks`, and rows of probes.
+    fn untried_blocks(&self, caller: &Vouch, blocks: &[Exchange]) -> Vec<Exchange> {
+        let taken: rustc_hash::FxHashSet<OpId> =
+            blocks.iter().flat_map(|x| x.recvs.iter().copied()).collect();
+        let mut out = exchange::blocks(
+            &self.matching,
+            &self.causality,
+            &self.path,
+            &Vouch {
+                alike: &|_| true,
+                free: caller.free,
+                probes: &|_, _| None,
+            },
+        );
+        out.retain(|x| {
+            x.takers.is_empty()
+                && !x.dispatch
+                && x.recvs.iter().all(|r| {
+                    !taken.contains(r) && matches!(self.matching.op(*r).kind, Kind::Recv { .. })
+                })
+                && self.params.alike(&x.recvs)
+        });
+        out
     }
 
     /// Once the run has been concluded: its rows of `MPI_Waitany`
@@ -798,6 +836,7 @@ mod tests {
         let e = wildcard_run(vec![Planned {
             expect: None,
             taken: 1,
+            prefer: None,
         }]);
         assert_eq!(e.op(id(0, 0)).matched, Some(id(2, 0)));
         assert!(e.plan_exhausted());
@@ -813,6 +852,7 @@ mod tests {
         let e = wildcard_run(vec![Planned {
             expect: Some(expect.clone()),
             taken: 0,
+            prefer: None,
         }]);
         assert!(matches!(
             e.end(),

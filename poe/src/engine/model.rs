@@ -319,6 +319,12 @@ impl Choice {
 pub struct Planned {
     pub expect: Option<ChoicePoint>,
     pub taken: usize,
+    /// When set, the alternative to take instead of the one at `taken`
+    /// (where it lies among the point's alternatives is not known in
+    /// advance): the runs that try another order of a row of wildcard
+    /// receives name the send each receive takes. A point without it is a
+    /// divergence.
+    pub prefer: Option<Alternative>,
 }
 
 /// Where a rank is, for reports.
@@ -930,6 +936,7 @@ pub(crate) fn model(
         Op::Finalize => Kind::Finalize,
         Op::Args { .. } => return Err("arguments reported without their call".into()),
         Op::Exchange { .. } => return Err("blocks reported without their call".into()),
+        Op::Data { .. } => return Err("a data hash reported to the engine".into()),
         Op::WinCreate { .. }
         | Op::WinFree { .. }
         | Op::WinFence { .. }
@@ -1212,6 +1219,7 @@ pub fn call_name(op: &Op) -> &'static str {
         Op::Finalize => "MPI_Finalize",
         Op::Args { .. } => "(arguments)",
         Op::Exchange { .. } => "(blocks)",
+        Op::Data { .. } => "(data)",
         Op::IntercommCreate { .. } => "MPI_Intercomm_create",
         Op::IntercommMerge { .. } => "MPI_Intercomm_merge",
         Op::WinCreate { flavor, .. } => flavor.mpi_name(),

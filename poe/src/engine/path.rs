@@ -97,6 +97,18 @@ impl Path {
     pub(crate) fn take(&mut self, point: ChoicePoint) -> Result<(OpId, Alternative), RunEnd> {
         let n = self.choices.len();
         let taken = match self.plan.get(n) {
+            Some(Planned {
+                prefer: Some(want), ..
+            }) => match point.alternatives.iter().position(|a| a == want) {
+                Some(i) => i,
+                None => {
+                    return Err(RunEnd::Divergence {
+                        index: n,
+                        expected: None,
+                        found: Some(point),
+                    })
+                }
+            },
             Some(p) => {
                 let fits = match &p.expect {
                     Some(e) => *e == point,
@@ -189,6 +201,7 @@ mod tests {
         let mut p = Path::new(vec![Planned {
             expect: Some(pt.clone()),
             taken: 1,
+            prefer: None,
         }]);
         assert!(!p.exhausted());
         assert_eq!(p.take(pt).unwrap().1, Alternative::Send(id(2, 0)));
@@ -202,6 +215,7 @@ mod tests {
         let mut p = Path::new(vec![Planned {
             expect: Some(planned.clone()),
             taken: 0,
+            prefer: None,
         }]);
         assert_eq!(
             p.take(found.clone()),
@@ -219,7 +233,27 @@ mod tests {
         let mut p = Path::new(vec![Planned {
             expect: None,
             taken: 2,
+            prefer: None,
         }]);
+        let r = p.take(point(id(0, 0), &[id(1, 0), id(2, 0)]));
+        assert!(matches!(r, Err(RunEnd::Divergence { index: 0, .. })));
+    }
+
+    #[test]
+    fn a_preferred_send_is_taken_wherever_it_lies() {
+        let plan = |to: OpId| {
+            vec![Planned {
+                expect: None,
+                taken: 0,
+                prefer: Some(Alternative::Send(to)),
+            }]
+        };
+        let mut p = Path::new(plan(id(2, 0)));
+        let r = p.take(point(id(0, 0), &[id(1, 0), id(2, 0)]));
+        assert_eq!(r, Ok((id(0, 0), Alternative::Send(id(2, 0)))));
+        assert_eq!(p.choices()[0].taken, 1);
+        // A point without it is a divergence.
+        let mut p = Path::new(plan(id(3, 0)));
         let r = p.take(point(id(0, 0), &[id(1, 0), id(2, 0)]));
         assert!(matches!(r, Err(RunEnd::Divergence { index: 0, .. })));
     }
@@ -244,6 +278,7 @@ mod tests {
         let mut p = Path::new(vec![Planned {
             expect: None,
             taken: 2,
+            prefer: None,
         }]);
         assert_eq!(
             p.take(merged).unwrap(),

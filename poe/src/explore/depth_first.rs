@@ -60,6 +60,7 @@ impl DepthFirst {
                         .map(|e| Planned {
                             expect: Some(e.choice.point.clone()),
                             taken: e.choice.taken,
+                            prefer: None,
                         })
                         .collect(),
                 );
@@ -156,11 +157,13 @@ impl DepthFirst {
                     .map(|e| Planned {
                         expect: Some(e.choice.point.clone()),
                         taken: e.choice.taken,
+                        prefer: None,
                     })
                     .collect();
                 plan.push(Planned {
                     expect: Some(e.choice.point.clone()),
                     taken: i,
+                    prefer: None,
                 });
                 out.push(plan);
             }

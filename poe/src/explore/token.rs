@@ -24,6 +24,7 @@ impl Token {
             .map(|&taken| Planned {
                 expect: None,
                 taken,
+                prefer: None,
             })
             .collect()
     }

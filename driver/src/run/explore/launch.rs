@@ -55,6 +55,8 @@ pub struct LaunchSpec<'a> {
     pub copies: bool,
     /// Barrier sites the ranks must skip (`FIB_ELIDE`), for `--confirm`.
     pub elide: Option<&'a str>,
+    /// Whether the ranks hash the data they send ([`fib_wire::env::HASH_DATA`]).
+    pub hash_data: bool,
 }
 
 impl Launch {
@@ -85,6 +87,9 @@ impl Launch {
         ];
         if let Some(e) = spec.elide {
             env.push((fib_wire::env::ELIDE, e));
+        }
+        if spec.hash_data {
+            env.push((fib_wire::env::HASH_DATA, "1"));
         }
         // Calls going ahead of the scheduler can be turned off for
         // comparison; Open MPI's launcher passes on only what it is told.

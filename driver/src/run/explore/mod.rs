@@ -10,8 +10,11 @@ mod launch;
 mod rerun;
 mod run;
 
+use std::sync::Mutex;
+
 use fib_analysis::confirm::Signature;
-use fib_analysis::{Exploration, Explored, Keep, Resolver};
+use rustc_hash::FxHashSet as HashSet;
+use fib_analysis::{Exploration, Explored, Keep, Resolver, RunRecord};
 use poe::explore::{Ran, Stopped, Strategy};
 use poe::Token;
 
@@ -66,17 +69,20 @@ pub(crate) fn explore_until(
 ) -> Result<Explored, DriverError> {
     let mut exploration = Exploration::new(sites, keep);
     let limit = walk.limit;
+    let order_matters = Mutex::new(HashSet::default());
     let stopped = poe::explore::explore_parallel(
         strategy,
         limit,
         walk.jobs,
         |plan, first| {
-            run::run(
+            let mut rec = run::run(
                 spec,
                 plan,
                 walk.log_first && first,
                 walk.keep_first && first,
-            )
+            )?;
+            try_orders(spec, &mut rec, &order_matters)?;
+            Ok(rec)
         },
         |plan, rec| {
             let choices = rec.choices.clone();
@@ -97,4 +103,60 @@ pub(crate) fn explore_until(
         Err(e) => return Err(e),
     }
     Ok(exploration.finish())
+}
+
+/// At most this many other orders of one row are tried (a row of 4
+/// receives from 4 senders has 23).
+const MAX_ORDERS: usize = 23;
+
+/// Tries the other orders of `rec`'s rows of wildcard receives that
+/// nothing vouched for ([`RunRecord::untried`]), each in probe runs with
+/// every other choice as `rec` took it; a row whose every order does what
+/// `rec` did becomes one of its exchangeable blocks, so that `rec` stands
+/// for its other orders (`fib_analysis::orders`). The probe runs are not
+/// interleavings of the exploration: what they show is `rec`'s.
+///
+/// A row whose receives were made at sites where another order once did
+/// something else (`order_matters`, shared by the runs of one
+/// exploration) is not tried again: the programs where it matters would
+/// otherwise pay a probe run for every such row of every interleaving.
+fn try_orders(
+    spec: &RunSpec,
+    rec: &mut RunRecord,
+    order_matters: &Mutex<HashSet<Vec<fib_wire::Site>>>,
+) -> Result<(), DriverError> {
+    if rec.untried.is_empty() || rec.streams.is_none() || !rec.ending.completed() {
+        return Ok(());
+    }
+    let lock = || order_matters.lock().unwrap_or_else(|e| e.into_inner());
+    for row in std::mem::take(&mut rec.untried) {
+        let sites: Vec<fib_wire::Site> = row
+            .recvs
+            .iter()
+            .filter_map(|r| rec.ops.get(r.rank)?.get(r.index).map(|o| o.site))
+            .collect();
+        if lock().contains(&sites) {
+            continue;
+        }
+        let orders = row.orders(MAX_ORDERS);
+        if orders.is_empty() {
+            continue;
+        }
+        let mut alike = true;
+        for order in &orders {
+            let plan = fib_analysis::orders::plan(&rec.choices, &row, order);
+            let probe = run::run(spec, plan, false, false)?;
+            rec.probes += 1;
+            if !fib_analysis::orders::same(rec, &probe, &row) {
+                alike = false;
+                lock().insert(sites);
+                break;
+            }
+        }
+        if alike {
+            poe::engine::predict(&mut rec.choices, &row);
+            rec.exchanges.push(row);
+        }
+    }
+    Ok(())
 }

@@ -65,6 +65,11 @@ pub struct Exchangeable<'a> {
     /// after them (`Facts::free_probes`, sorted): rows of them are
     /// exchangeable blocks.
     pub probes: &'a [instrument::ProbeRow],
+    /// Whether the ranks hash the data they send, so that the orders of a
+    /// row of wildcard receives whose sites nothing vouches for can be
+    /// tried (the program has a receive from `MPI_ANY_SOURCE`;
+    /// `fib_analysis::orders`).
+    pub try_orders: bool,
 }
 
 const LISTENER: MioToken = MioToken(usize::MAX);
@@ -181,6 +186,7 @@ fn run_once(
         zero_buffer: spec.zero_buffer,
         copies,
         elide: spec.elide.as_deref(),
+        hash_data: spec.exchange.is_some_and(|x| x.try_orders),
     })?;
     if let Some(fd) = launch.exit_fd() {
         poll.registry()
@@ -219,6 +225,10 @@ fn run_once(
         stuck: vec![false; spec.nprocs],
         copies,
         held: false,
+        streams: spec
+            .exchange
+            .is_some_and(|x| x.try_orders)
+            .then(|| vec![Default::default(); spec.nprocs]),
     };
     let served = st.serve(&mut launch, Instant::now() + spec.timeout)?;
     match served {
@@ -325,6 +335,8 @@ struct Loop {
     copies: bool,
     /// Whether the run is held by its sends ([`Served::HeldBySends`]).
     held: bool,
+    /// When the ranks hash their data: each rank's calls and data.
+    streams: Option<Vec<fib_analysis::orders::Stream>>,
 }
 
 impl Loop {
@@ -513,6 +525,7 @@ impl Loop {
                 _ => None,
             },
         });
+        let untried = self.engine.untried().to_vec();
         let ranks = self.engine.rank_views();
         let leaks = self.engine.leaks();
         let trace = self.engine.into_trace();
@@ -536,6 +549,9 @@ impl Loop {
             watched: self.watched,
             unbuffered,
             struct_types: self.struct_types,
+            untried,
+            streams: self.streams,
+            probes: 0,
         }
     }
 
@@ -617,7 +633,18 @@ impl Loop {
             Up::File { id, path } => {
                 self.files.insert(id, path);
             }
+            Up::Op {
+                op: fib_wire::Op::Data { hash },
+                ..
+            } => {
+                if let Some(s) = self.streams.as_mut().and_then(|s| s.get_mut(r)) {
+                    s.data(hash);
+                }
+            }
             Up::Op { site, op } => {
+                if let Some(s) = self.streams.as_mut().and_then(|s| s.get_mut(r)) {
+                    s.call(site, &op);
+                }
                 // A call's arguments ride ahead of it; they are no call.
                 if !matches!(
                     op,
