@@ -39,8 +39,13 @@
 //! every order of a row of wildcard receives, probes or `MPI_Waitany` calls
 //! is exact, on programs built around such rows (`rowgen.rs`): rows whose
 //! statuses, indices and data only reach memory, files and output, probe
-//! dispatch chains, and near-misses where they reach an MPI call's
-//! arguments, a branch around one, an exit or an abort. `FIB_GEN_ROWS_COUNT`
+//! dispatch chains, rows whose sources form a set of peers (`set`: merged
+//! by membership into a list the receiver computed before the row, which
+//! then names the peers of an exchange: the same calls and data in every
+//! order), and near-misses where they reach an MPI call's arguments, a
+//! branch around one, an exit, an abort, or the data sent to each peer of
+//! such a set (`set-order`: the value is the peer's place in the arrival
+//! order). `FIB_GEN_ROWS_COUNT`
 //! (default [`ROWS_COUNT`]) programs from `FIB_GEN_SEED` on (with
 //! `FIB_GEN_KEEP`) are checked twice by the real `fib check --format json`,
 //! without and with `--exhaustive`. Each program must end `ok` both times
@@ -864,6 +869,8 @@ fn rows_generator_is_deterministic_and_varied() {
         Sink::Comparand,
         Sink::FileBack,
         Sink::WildBranch,
+        Sink::Set,
+        Sink::SetOrder,
     ];
     let with_sink: Vec<(&str, usize)> = sinks
         .iter()

@@ -33,10 +33,18 @@
 //! indexed by source and tag, a counter printed after the row, `printf`,
 //! `fseek` to a position computed from source and tag then `fprintf` of the
 //! data to a file (`tmpfile()`, or `rows_SEED_RANK.out` in the working
-//! directory, which `FIB_GEN_KEEP` leaves beside the program), and a sum
-//! of the data checked after the row with `printf` only. Near-misses, of
-//! which three rows in five have one, let the order reach an MPI call or an
-//! exit:
+//! directory, which `FIB_GEN_KEEP` leaves beside the program), a sum of the
+//! data checked after the row with `printf` only, and `set`: the sources,
+//! in arrival order, go to a list that is merged by membership into the
+//! list of the receiver's known senders (computed from `rank` and `size`
+//! before the row, so the merge adds nothing), after which the receiver
+//! exchanges one message by name with each rank of the merged list
+//! (`MPI_Irecv` from each, then `MPI_Send` to each of a value that depends
+//! on the peer only, then `MPI_Waitall`; each sender receives its message,
+//! then sends one back). Every order gives the same list, so the same calls
+//! with the same data, though the statuses reach the peers of MPI calls.
+//! Near-misses, of which three rows in five have one, let the order reach
+//! an MPI call or an exit:
 //!
 //! - `dest`: the sources, in arrival order, are the destinations of
 //!   replies after the row (each sender receives one per message);
@@ -60,7 +68,15 @@
 //!   third rank sends it a message of that tag after the row's barrier,
 //!   which the wildcard could take without the barrier: the barrier is
 //!   relevant in some orders only, and a reduction that skipped them would
-//!   show in its verdict.
+//!   show in its verdict;
+//! - `set-order`: `set`, but the value sent to each peer of the merged list
+//!   is that peer's place in the arrival-order list: the same calls to the
+//!   same peers in every order, with data that differs between orders.
+//!
+//! `set` and `set-order` come from a stream of their own (seed-derived):
+//! about one row in three gets `set`, and about one in three of the rows
+//! without another near-miss gets `set-order`, so every other part of a
+//! seed's program is what it was before they existed.
 //!
 //! Every program is free of deadlocks and errors in every order and runs
 //! natively under `mpiexec`: every message sent is received, the dispatch
@@ -96,6 +112,7 @@ pub enum Sink {
     Print,
     File,
     Sum,
+    Set,
     // Near-misses.
     Dest,
     Tag,
@@ -105,6 +122,7 @@ pub enum Sink {
     Comparand,
     FileBack,
     WildBranch,
+    SetOrder,
 }
 
 impl Sink {
@@ -129,6 +147,8 @@ impl Sink {
             Sink::Comparand => "comparand",
             Sink::FileBack => "file-back",
             Sink::WildBranch => "wild-branch",
+            Sink::Set => "set",
+            Sink::SetOrder => "set-order",
         }
     }
 }
@@ -242,6 +262,20 @@ pub fn generate(seed: u64) -> RowGenerated {
     }
     for i in (1..phases.len()).rev() {
         phases.swap(i, rng.below(i + 1));
+    }
+    // The set sinks, from a stream of their own: the rest of the program
+    // is what the seed gave before they existed.
+    let mut sets = Rng::new(seed ^ 0x5e75_0f9e_e250_0000);
+    for p in &mut phases {
+        if let Phase::Row(r) = p {
+            let near = r.sinks.iter().any(|k| k.near_miss());
+            match sets.below(6) {
+                0 | 1 => r.sinks.push(Sink::Set),
+                2 | 3 if !near => r.sinks.push(Sink::SetOrder),
+                _ => {}
+            }
+            r.sinks.sort();
+        }
     }
     let barriers: Vec<bool> = phases.iter().map(|_| rng.chance(2, 3)).collect();
     let mut w = Writer::default();
@@ -417,6 +451,11 @@ fn render(w: &mut Writer, seed: u64, nprocs: usize, phases: &[Phase], barriers: 
     w.line("#include <stdio.h>");
     w.line("#include <stdlib.h>");
     w.line("");
+    let uses = |k: Sink| {
+        phases
+            .iter()
+            .any(|p| matches!(p, Phase::Row(r) if r.sinks.contains(&k)))
+    };
     w.line("int main(int argc, char **argv)");
     w.open("{");
     w.line("int rank, size, out, x = 0, back = 0, last = -1, first = -1, slot = 0, idx = 0;");
@@ -426,15 +465,13 @@ fn render(w: &mut Writer, seed: u64, nprocs: usize, phases: &[Phase], barriers: 
     w.line("MPI_Status st;");
     w.line("MPI_Request rq[8];");
     w.line("FILE *fp = NULL;");
+    if uses(Sink::Set) || uses(Sink::SetOrder) {
+        w.line("int peers[8] = {0}, known[8] = {0}, set_in[8] = {0}, n_peers = 0, n_known = 0, set_v = 0;");
+    }
     w.line("MPI_Init(&argc, &argv);");
     w.line("MPI_Comm_rank(MPI_COMM_WORLD, &rank);");
     w.line("MPI_Comm_size(MPI_COMM_WORLD, &size);");
     w.line("out = rank + 1;");
-    let uses = |k: Sink| {
-        phases
-            .iter()
-            .any(|p| matches!(p, Phase::Row(r) if r.sinks.contains(&k)))
-    };
     // A file read back is the rank's own (several runs of a program may
     // run at once); one only written may be a named file.
     let files = if uses(Sink::FileBack) || (uses(Sink::File) && seed.is_multiple_of(2)) {
@@ -488,6 +525,11 @@ fn render(w: &mut Writer, seed: u64, nprocs: usize, phases: &[Phase], barriers: 
     w.line("(void)x; (void)back; (void)last; (void)first; (void)slot; (void)idx;");
     w.line("(void)seen; (void)n_order; (void)in; (void)got; (void)hist; (void)order;");
     w.line("(void)two; (void)sum; (void)st; (void)rq; (void)fp;");
+    if uses(Sink::Set) || uses(Sink::SetOrder) {
+        w.line(
+            "(void)peers; (void)known; (void)set_in; (void)n_peers; (void)n_known; (void)set_v;",
+        );
+    }
     w.line("MPI_Finalize();");
     w.line("return 0;");
     w.close("}");
@@ -594,6 +636,18 @@ fn render_row(w: &mut Writer, r: &Row, k: usize) {
                 mine.len()
             ));
         }
+        if (has(Sink::Set) || has(Sink::SetOrder)) && !mine.is_empty() {
+            // The set exchange: the receiver's message first, so that this
+            // one is sent after the row (which could take it otherwise).
+            w.line(&format!(
+                "MPI_Recv(&set_v, 1, MPI_INT, {}, 110, MPI_COMM_WORLD, MPI_STATUS_IGNORE);",
+                r.recv
+            ));
+            w.line(&format!(
+                "MPI_Send(&out, 1, MPI_INT, {}, 110, MPI_COMM_WORLD);",
+                r.recv
+            ));
+        }
         if has(Sink::Dest) {
             for _ in &mine {
                 w.line(&format!(
@@ -656,6 +710,22 @@ fn render_receiver(w: &mut Writer, r: &Row, k: usize) {
     let has = |s: Sink| r.sinks.contains(&s);
     let expected: usize = r.msgs.iter().map(|m| m.0 + 1).sum();
     w.line("seen = 0; sum = 0; n_order = 0; last = -1; first = -1; slot = 0;");
+    let set = has(Sink::Set) || has(Sink::SetOrder);
+    if set {
+        // The senders this rank knows of, from rank and size.
+        w.line("n_peers = 0;");
+        w.line("n_known = 0;");
+        let mut known: Vec<usize> = Vec::new();
+        for m in &r.msgs {
+            if !known.contains(&m.0) {
+                known.push(m.0);
+            }
+        }
+        for s in known {
+            let d = (s + r.nprocs - r.recv) % r.nprocs;
+            w.line(&format!("known[n_known++] = (rank + {d}) % size;"));
+        }
+    }
     if has(Sink::FileBack) {
         w.line("fseek(fp, 0, SEEK_SET);");
         w.line("fprintf(fp, \"%7d\\n%7d\\n\", 0, 0);");
@@ -738,7 +808,31 @@ fn render_receiver(w: &mut Writer, r: &Row, k: usize) {
             w.close("}");
         }
     }
-    // After the row.
+    // After the row: first the set exchange, which the senders wait for
+    // before anything else.
+    if set {
+        w.open("for (int j = 0; j < n_peers; j++) {");
+        w.line("int found = 0;");
+        w.line("for (int m = 0; m < n_known; m++)");
+        w.line("    if (known[m] == peers[j])");
+        w.line("        found = 1;");
+        w.line("if (!found)");
+        w.line("    known[n_known++] = peers[j];");
+        w.close("}");
+        w.line("for (int m = 0; m < n_known; m++)");
+        w.line("    MPI_Irecv(&set_in[m], 1, MPI_INT, known[m], 110, MPI_COMM_WORLD, &rq[m]);");
+        w.open("for (int m = 0; m < n_known; m++) {");
+        if has(Sink::SetOrder) {
+            // The peer's first place in the arrival order.
+            w.line("for (set_v = 0; peers[set_v] != known[m]; set_v++)");
+            w.line("    ;");
+        } else {
+            w.line("set_v = 100 * rank + known[m];");
+        }
+        w.line("MPI_Send(&set_v, 1, MPI_INT, known[m], 110, MPI_COMM_WORLD);");
+        w.close("}");
+        w.line("MPI_Waitall(n_known, rq, MPI_STATUSES_IGNORE);");
+    }
     if has(Sink::Counter) {
         w.line(&format!(
             "printf(\"rank %d: row {k} took %d messages\\n\", rank, seen);"
@@ -873,6 +967,7 @@ fn sinks(w: &mut Writer, r: &Row, e: &Exprs) {
                 }
             }
             Sink::Comparand => {}
+            Sink::Set | Sink::SetOrder => w.line(&format!("peers[n_peers++] = {s};")),
             Sink::FileBack => {
                 w.line(&format!("fseek(fp, (long)({t} % 2) * 8, SEEK_SET);"));
                 w.line(&format!("fprintf(fp, \"%7d\\n\", {s});"));
