@@ -58,7 +58,13 @@ unsafe fn hash(buf: *const c_void, count: c_int, dtype: MPI_Datatype, comm: MPI_
 }
 
 /// Reports the hash of what a send or a collective sends, when asked to.
-pub unsafe fn report(l: &mut Lib, buf: *const c_void, count: c_int, dtype: MPI_Datatype, comm: MPI_Comm) {
+pub unsafe fn report(
+    l: &mut Lib,
+    buf: *const c_void,
+    count: c_int,
+    dtype: MPI_Datatype,
+    comm: MPI_Comm,
+) {
     if enabled() {
         l.event(Op::Data {
             hash: hash(buf, count, dtype, comm),
@@ -96,7 +102,13 @@ pub unsafe fn gathered(sendbuf: *const c_void, count: c_int, dtype: MPI_Datatype
 }
 
 /// [`report`] for a broadcast: the root's buffer, nothing elsewhere.
-pub unsafe fn broadcast(buffer: *const c_void, count: c_int, dtype: MPI_Datatype, root: c_int, comm: MPI_Comm) {
+pub unsafe fn broadcast(
+    buffer: *const c_void,
+    count: c_int,
+    dtype: MPI_Datatype,
+    root: c_int,
+    comm: MPI_Comm,
+) {
     if !enabled() {
         return;
     }

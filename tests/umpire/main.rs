@@ -191,9 +191,7 @@ fn parse_header(text: &str) -> Result<Expect, String> {
                     _ => return Err(format!("bad copied {value:?}")),
                 })
             }
-            "probes" => {
-                probes = Some(value.parse().map_err(|_| format!("bad probes {value:?}"))?)
-            }
+            "probes" => probes = Some(value.parse().map_err(|_| format!("bad probes {value:?}"))?),
             "flags" => flags.extend(value.split(',').filter(|f| !f.is_empty()).map(String::from)),
             other => return Err(format!("unknown header key {other:?}")),
         }

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=4 outcome=ok interleavings=1 codes=FIB014 at=FIB014:66 */
+/* fib-test: nprocs=4 outcome=ok interleavings=1 probes=4 codes=FIB014 at=FIB014:66 */
 /* Each rank of a ring knows its two neighbours and learns who sends to it
  * from the statuses of a row of MPI_Irecv(MPI_ANY_SOURCE): the sources fill
  * a list in arrival order, which is merged by membership into the list of

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=4 outcome=ok interleavings=1 codes=- */
+/* fib-test: nprocs=4 outcome=ok interleavings=1 probes=2 codes=- */
 /* Peers chosen by status, in the shape of a 1-D sparse matrix setup: the
  * ranks form a chain, and each needs elements from the ranks beside it,
  * listed in a sorted array of owners. An MPI_Allreduce tells each rank how

@@ -1,4 +1,4 @@
-/* fib-test: nprocs=4 outcome=ok interleavings=16 codes=FIB014 at=FIB014:68 */
+/* fib-test: nprocs=4 outcome=ok interleavings=16 probes=4 codes=FIB014 at=FIB014:68 */
 /* The near-miss of neighbours_by_status.c: each rank of a ring sends a
  * token to its two neighbours and learns who sends to it from the statuses
  * of a row of MPI_Irecv(MPI_ANY_SOURCE), but it has no list of its own to

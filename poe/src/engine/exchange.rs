@@ -187,7 +187,11 @@ impl Exchange {
             if out.len() > max {
                 return false;
             }
-            if by_sender.iter().zip(next.iter()).all(|((_, v), &n)| n == v.len()) {
+            if by_sender
+                .iter()
+                .zip(next.iter())
+                .all(|((_, v), &n)| n == v.len())
+            {
                 out.push(order.clone());
                 return true;
             }

@@ -205,8 +205,10 @@ impl Engine {
     /// The blocks `blocks` would hold if the caller vouched for every
     /// receive site, but those of `blocks`, and rows of probes.
     fn untried_blocks(&self, caller: &Vouch, blocks: &[Exchange]) -> Vec<Exchange> {
-        let taken: rustc_hash::FxHashSet<OpId> =
-            blocks.iter().flat_map(|x| x.recvs.iter().copied()).collect();
+        let taken: rustc_hash::FxHashSet<OpId> = blocks
+            .iter()
+            .flat_map(|x| x.recvs.iter().copied())
+            .collect();
         let mut out = exchange::blocks(
             &self.matching,
             &self.causality,

@@ -13,10 +13,10 @@ mod run;
 use std::sync::Mutex;
 
 use fib_analysis::confirm::Signature;
-use rustc_hash::FxHashSet as HashSet;
 use fib_analysis::{Exploration, Explored, Keep, Resolver, RunRecord};
 use poe::explore::{Ran, Stopped, Strategy};
 use poe::Token;
+use rustc_hash::FxHashSet as HashSet;
 
 use super::progress::Tracker;
 use crate::DriverError;
@@ -116,25 +116,28 @@ const MAX_ORDERS: usize = 23;
 /// for its other orders (`fib_analysis::orders`). The probe runs are not
 /// interleavings of the exploration: what they show is `rec`'s.
 ///
-/// A row whose receives were made at sites where another order once did
-/// something else (`order_matters`, shared by the runs of one
+/// A row of a rank whose receives were made at sites where another order
+/// once did something else (`order_matters`, shared by the runs of one
 /// exploration) is not tried again: the programs where it matters would
 /// otherwise pay a probe run for every such row of every interleaving.
 fn try_orders(
     spec: &RunSpec,
     rec: &mut RunRecord,
-    order_matters: &Mutex<HashSet<Vec<fib_wire::Site>>>,
+    order_matters: &Mutex<HashSet<(usize, Vec<fib_wire::Site>)>>,
 ) -> Result<(), DriverError> {
     if rec.untried.is_empty() || rec.streams.is_none() || !rec.ending.completed() {
         return Ok(());
     }
     let lock = || order_matters.lock().unwrap_or_else(|e| e.into_inner());
     for row in std::mem::take(&mut rec.untried) {
-        let sites: Vec<fib_wire::Site> = row
-            .recvs
-            .iter()
-            .filter_map(|r| rec.ops.get(r.rank)?.get(r.index).map(|o| o.site))
-            .collect();
+        let rank = row.recvs.first().map_or(0, |r| r.rank);
+        let sites: (usize, Vec<fib_wire::Site>) = (
+            rank,
+            row.recvs
+                .iter()
+                .filter_map(|r| rec.ops.get(r.rank)?.get(r.index).map(|o| o.site))
+                .collect(),
+        );
         if lock().contains(&sites) {
             continue;
         }
