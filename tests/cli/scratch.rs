@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::{copy_tree, fixture, json, marker, processes_with};
 
 /// Every file under `dir` with its contents (directories as their paths
-/// only, symbolic links as their targets).
+/// only, symbolic links as their targets, FIFOs and sockets as such).
 fn listing(dir: &Path) -> BTreeMap<PathBuf, String> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -32,8 +32,11 @@ fn listing(dir: &Path) -> BTreeMap<PathBuf, String> {
                     rel,
                     format!("-> {}", std::fs::read_link(&p).unwrap().display()),
                 );
-            } else {
+            } else if ft.is_file() {
                 out.insert(rel, std::fs::read_to_string(&p).unwrap_or_default());
+            } else {
+                // A FIFO or a socket: opening one could block.
+                out.insert(rel, "<special>".into());
             }
         }
     }
@@ -83,7 +86,8 @@ impl Project {
     /// Asserts that the temporary directory is empty: no run's directory
     /// was left behind.
     fn no_litter(&self) {
-        assert_eq!(listing(&self.tmp), BTreeMap::new(), "left in TMPDIR");
+        let left: Vec<PathBuf> = listing(&self.tmp).into_keys().collect();
+        assert_eq!(left, Vec::<PathBuf>::new(), "left in TMPDIR");
     }
 }
 
@@ -219,6 +223,38 @@ fn a_run_past_the_time_limit_leaves_no_scratch_directory() {
         &m,
     ]);
     assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json(&out)["programs"][0]["outcome"], "timeout");
+    assert_eq!(processes_with(&m), Vec::<String>::new());
+    p.no_litter();
+}
+
+/// Open MPI's launcher keeps a session directory per job under `TMPDIR`,
+/// which a killed job leaves behind unless it is in the run's directory.
+#[test]
+fn an_open_mpi_run_past_the_time_limit_leaves_no_session_directory() {
+    let p = Project::new();
+    let m = marker("scratch-timeout-openmpi");
+    let spin = fixture("spin_forever.c");
+    let out = p.fib(&[
+        "check",
+        spin.to_str().unwrap(),
+        "--mpi",
+        "openmpi",
+        "-n",
+        "2",
+        "--timeout",
+        "2",
+        "--format",
+        "json",
+        "--",
+        &m,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(json(&out)["programs"][0]["outcome"], "timeout");
     assert_eq!(processes_with(&m), Vec::<String>::new());
     p.no_litter();

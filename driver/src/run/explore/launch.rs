@@ -99,6 +99,12 @@ impl Launch {
         }
         cmd.args(tc.mpi.launch_args(spec.nprocs, &env));
         cmd.arg(spec.exe).args(spec.args);
+        // Open MPI's launcher keeps a session directory per job (8 MB,
+        // under `/tmp/ompi.HOST.UID` by default) that a killed job leaves
+        // behind: in the run's own directory it goes with the run.
+        if let Some(dir) = spec.socket.parent() {
+            cmd.env("OMPI_MCA_orte_tmpdir_base", dir);
+        }
         cmd.current_dir(spec.cwd)
             .env("HWLOC_COMPONENTS", "-linuxio,-pci")
             .stdin(Stdio::null())
