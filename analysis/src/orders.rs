@@ -30,20 +30,31 @@
 //! exchangeable block's reduction needs, so the same rules give the pairs
 //! and the barrier verdicts.
 //!
-//! What the streams do not show, a probe run must not have: memory MPI
-//! owns or watches (whose accesses fib orders by timing), a call whose
-//! data the ranks could not hash ([`Stream::opaque`]), an ending other
-//! than completion.
+//! What the streams do not show, a probe run must not have: window memory
+//! (whose accesses fib orders across ranks), a call whose data the ranks
+//! could not hash ([`Stream::opaque`]), an ending other than completion.
+//! Each rank's accesses to memory its own pending operations own are
+//! compared as its calls are.
+//!
+//! Data that differs between two runs of the same choices (a time a rank
+//! measured and reduced, say) breaks fib's assumption that a rank's
+//! matches decide what it does, in every run alike. When a probe run
+//! differs from the run only in data, one more run of the run's own
+//! choices ([`again`]) finds that data, and the comparison leaves it out:
+//! what the proof above needs of it, the row's order cannot give, since
+//! two runs of one order do not agree on it either.
 
 use poe::engine::{Alternative, Choice, Exchange, Planned};
 
 use crate::record::RunRecord;
 
-/// One rank's calls and the data it sent, as one digest.
+/// One rank's calls, as one digest, and the hashes of the data it sent.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Stream {
     digest: u64,
     calls: u64,
+    /// The hash of each data a call sent, in the rank's order.
+    data: Vec<u64>,
     /// A call that sends data came with no hash of it.
     opaque: bool,
     /// A hash came for the rank's next call.
@@ -64,7 +75,7 @@ impl Stream {
     /// The hash of the data the rank's next call sends
     /// ([`fib_wire::Op::Data`]).
     pub fn data(&mut self, hash: u64) {
-        self.fold(&hash.to_le_bytes());
+        self.data.push(hash);
         self.hashed = true;
     }
 
@@ -81,6 +92,28 @@ impl Stream {
     /// Whether a call that sends data came without its hash.
     pub fn opaque(&self) -> bool {
         self.opaque
+    }
+
+    /// Whether `other` made the same calls, and sent as much data.
+    fn calls_alike(&self, other: &Stream) -> bool {
+        self.digest == other.digest
+            && self.calls == other.calls
+            && self.data.len() == other.data.len()
+    }
+
+    /// Whether `other` made the same calls and sent the same data, but for
+    /// the data at the places where `twin` (another run of the same
+    /// choices) sent other data than `self`.
+    fn alike(&self, other: &Stream, twin: &Stream) -> bool {
+        if !self.calls_alike(other) {
+            return false;
+        }
+        let noisy = |i: usize| twin.data.get(i) != self.data.get(i);
+        self.data
+            .iter()
+            .zip(&other.data)
+            .enumerate()
+            .all(|(i, (a, b))| a == b || noisy(i))
     }
 }
 
@@ -117,22 +150,68 @@ pub fn plan(choices: &[Choice], row: &Exchange, order: &[poe::OpId]) -> Vec<Plan
         .collect()
 }
 
+/// Each rank's accesses to memory MPI owned, in its program order.
+fn by_rank(r: &RunRecord) -> Vec<Vec<&crate::record::OwnedAccess>> {
+    let mut out: Vec<Vec<&crate::record::OwnedAccess>> = Vec::new();
+    for a in &r.owned {
+        if out.len() <= a.rank {
+            out.resize_with(a.rank + 1, Vec::new);
+        }
+        out[a.rank].push(a);
+    }
+    out
+}
+
+/// The plan of a run that takes the run's `choices` again: the twin whose
+/// data tells which of the run's data is not decided by its matches
+/// ([`same`]).
+pub fn again(choices: &[Choice]) -> Vec<Planned> {
+    choices
+        .iter()
+        .map(|c| Planned {
+            expect: Some(c.point.clone()),
+            taken: c.taken,
+            prefer: None,
+        })
+        .collect()
+}
+
+/// How the probe run `probe` of `row` compares with `base`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compared {
+    /// It did what `base` did.
+    Same,
+    /// It did something else.
+    Differs,
+    /// It differs from `base` only in data it sent: a twin of `base`
+    /// ([`again`]) tells whether that data differs between runs of the same
+    /// choices too.
+    DataOnly,
+}
+
 /// Whether the probe run `probe` of `row` did what `base` did: both
-/// completed with nothing in memory MPI owns or watches, the same choices
-/// outside the row, and every rank the same stream, none opaque.
-pub fn same(base: &RunRecord, probe: &RunRecord, row: &Exchange) -> bool {
+/// completed with nothing in window memory, the same choices outside the
+/// row, every rank the same calls, none opaque, the same accesses to
+/// memory MPI owned (a rank's own pending buffers: what it does to them
+/// follows from its calls and data, like its calls), and the same data
+/// sent. With `twin`, a run of `base`'s choices again, data that the twin
+/// sent otherwise than `base` is not compared: it comes from a clock or
+/// another source outside the matches (fib's determinism assumption does
+/// not hold for it, in any run), not from the row's order.
+pub fn same(
+    base: &RunRecord,
+    probe: &RunRecord,
+    row: &Exchange,
+    twin: Option<&RunRecord>,
+) -> Compared {
     let clean = |r: &RunRecord| {
         r.ending.completed()
-            && r.owned.is_empty()
             && r.watched.is_empty()
             && r.streams
                 .as_ref()
                 .is_some_and(|s| s.iter().all(|x| !x.opaque()))
     };
-    clean(base)
-        && clean(probe)
-        && base.streams == probe.streams
-        && base.choices.len() == probe.choices.len()
+    let choices = base.choices.len() == probe.choices.len()
         && base
             .choices
             .iter()
@@ -144,7 +223,37 @@ pub fn same(base: &RunRecord, probe: &RunRecord, row: &Exchange) -> bool {
                 } else {
                     a.point == b.point && a.taken == b.taken
                 }
-            })
+            });
+    if !(clean(base) && clean(probe) && choices && by_rank(base) == by_rank(probe)) {
+        return Compared::Differs;
+    }
+    let (Some(b), Some(p)) = (&base.streams, &probe.streams) else {
+        return Compared::Differs;
+    };
+    if b.len() != p.len() {
+        return Compared::Differs;
+    }
+    if b.iter().zip(p).all(|(x, y)| x == y) {
+        return Compared::Same;
+    }
+    let twins = twin.and_then(|t| t.streams.as_ref().filter(|_| t.ending.completed()));
+    match twins {
+        None if b.iter().zip(p).all(|(x, y)| x.calls_alike(y)) => Compared::DataOnly,
+        None => Compared::Differs,
+        Some(t) if t.len() == b.len() => {
+            let alike = b
+                .iter()
+                .zip(p)
+                .zip(t)
+                .all(|((x, y), z)| x.calls_alike(z) && x.alike(y, z));
+            if alike {
+                Compared::Same
+            } else {
+                Compared::Differs
+            }
+        }
+        Some(_) => Compared::Differs,
+    }
 }
 
 #[cfg(test)]
@@ -197,6 +306,32 @@ mod tests {
         assert_ne!(base, make(&[(7, 1), (9, 2)]), "data");
         assert_ne!(base, make(&[(7, 1), (8, 3)]), "peer");
         assert_ne!(base, make(&[(8, 2), (7, 1)]), "order");
+    }
+
+    #[test]
+    fn data_a_twin_also_changed_is_left_out_and_no_other() {
+        let make = |hashes: &[u64]| {
+            let mut s = Stream::default();
+            for &h in hashes {
+                s.data(h);
+                s.call(Site::Table(1), &send(1));
+            }
+            s
+        };
+        let base = make(&[1, 2, 3]);
+        let twin = make(&[1, 9, 3]);
+        assert!(base.alike(&make(&[1, 5, 3]), &twin), "noise");
+        assert!(
+            !base.alike(&make(&[1, 5, 4]), &twin),
+            "the third is not noise"
+        );
+        assert!(!base.alike(&make(&[1, 2]), &twin), "fewer calls");
+        assert!(!base.alike(&make(&[1, 2, 3, 4]), &twin), "more calls");
+        assert!(base.calls_alike(&make(&[4, 5, 6])));
+        let mut other = make(&[1, 2]);
+        other.data(3);
+        other.call(Site::Table(2), &send(1));
+        assert!(!base.calls_alike(&other), "another site");
     }
 
     #[test]

@@ -114,7 +114,9 @@ const MAX_ORDERS: usize = 23;
 /// every other choice as `rec` took it; a row whose every order does what
 /// `rec` did becomes one of its exchangeable blocks, so that `rec` stands
 /// for its other orders (`fib_analysis::orders`). The probe runs are not
-/// interleavings of the exploration: what they show is `rec`'s.
+/// interleavings of the exploration: what they show is `rec`'s. When a
+/// probe run differs only in data sent, one run of `rec`'s choices again
+/// tells which of that data no order decides (`orders::same`).
 ///
 /// A row of a rank whose receives were made at sites where another order
 /// once did something else (`order_matters`, shared by the runs of one
@@ -128,7 +130,11 @@ fn try_orders(
     if rec.untried.is_empty() || rec.streams.is_none() || !rec.ending.completed() {
         return Ok(());
     }
+    use fib_analysis::orders;
     let lock = || order_matters.lock().unwrap_or_else(|e| e.into_inner());
+    // A run of `rec`'s choices again, made the first time a probe run
+    // differs only in data sent.
+    let mut twin: Option<RunRecord> = None;
     for row in std::mem::take(&mut rec.untried) {
         let rank = row.recvs.first().map_or(0, |r| r.rank);
         let sites: (usize, Vec<fib_wire::Site>) = (
@@ -150,7 +156,14 @@ fn try_orders(
             let plan = fib_analysis::orders::plan(&rec.choices, &row, order);
             let probe = run::run(spec, plan, false, false)?;
             rec.probes += 1;
-            if !fib_analysis::orders::same(rec, &probe, &row) {
+            let mut compared = orders::same(rec, &probe, &row, twin.as_ref());
+            if compared == orders::Compared::DataOnly {
+                let again = run::run(spec, orders::again(&rec.choices), false, false)?;
+                rec.probes += 1;
+                compared = orders::same(rec, &probe, &row, Some(&again));
+                twin = Some(again);
+            }
+            if compared != orders::Compared::Same {
                 alike = false;
                 lock().insert(sites);
                 break;
