@@ -57,7 +57,10 @@ export HWLOC_COMPONENTS=-linuxio,-pci
 # with the default exploration and with --exhaustive, side by side. A run
 # stopped by its interleaving limit prints "limit reached"; the verdicts
 # (barrier groups, findings by code and line) of the two runs are compared
-# when neither was stopped.
+# when neither was stopped. Then the programs of tests/umpire whose rows of
+# wildcard receives are tried in probe runs (neighbour lists learnt from
+# statuses, with and without a reduced time, and their near-misses), the
+# probe runs counted apart.
 choices_section() {
     python3 - "${CHOICES_LIMIT:-50}" <<'PY'
 import glob
@@ -71,7 +74,12 @@ import time
 limit = int(sys.argv[1])
 # (program, ranks, arguments, interleaving limit)
 cases = [("tests/choices/diffusion_frames.c", 8, ["50"], limit)]
-for path in sorted(glob.glob("tests/choices/*.c")):
+# Rows whose order is tried (probe runs): the neighbour lists learnt from
+# statuses, with and without a time reduced, their near-misses, and a
+# wildcard receive with three senders.
+tried = [p for p in sorted(glob.glob("tests/umpire/neighbours_by_status*.c"))
+         if not p.endswith("_exhaustive.c")] + ["tests/umpire/any_src_three_senders_ok.c"]
+for path in sorted(glob.glob("tests/choices/*.c")) + tried:
     with open(path) as f:
         header = f.readline()
     n = int(header.split("nprocs=")[1].split()[0])
@@ -93,27 +101,29 @@ def check(path, n, args, cap, flags):
     findings = sorted((f["code"], f.get("line")) for f in p["findings"])
     il = p["interleavings"]
     shown = f"{il} limit reached" if il >= cap else str(il)
-    return shown, il >= cap, took, p["outcome"], (verdicts, findings)
+    probes = str(p["timing"].get("probe_runs", 0))
+    return shown, il >= cap, took, p["outcome"], (verdicts, findings), probes
 
 
-header = ("program", "ranks", "arg", "outcome", "il", "s", "--exhaustive il", "--exhaustive s",
-          "same verdicts")
+header = ("program", "ranks", "arg", "outcome", "il", "probes", "s", "--exhaustive il",
+          "--exhaustive s", "same verdicts")
 rows = []
 for path, n, args, cap in cases:
-    il, stopped, took, outcome, seen = check(path, n, args, cap, [])
-    il2, stopped2, took2, outcome2, seen2 = check(path, n, args, cap, ["--exhaustive"])
+    il, stopped, took, outcome, seen, probes = check(path, n, args, cap, [])
+    il2, stopped2, took2, outcome2, seen2, _ = check(path, n, args, cap, ["--exhaustive"])
     if stopped or stopped2:
         same = "-"
     else:
         same = "yes" if (outcome, seen) == (outcome2, seen2) else "NO"
-    rows.append((path.split("/")[-1], str(n), " ".join(args) or "-", outcome, il, f"{took:.2f}",
-                 il2, f"{took2:.2f}", same))
+    rows.append((path.split("/")[-1], str(n), " ".join(args) or "-", outcome, il, probes,
+                 f"{took:.2f}", il2, f"{took2:.2f}", same))
 widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
 for row in [header] + rows:
     print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
 print(f"il = interleavings run (at most {limit}, CHOICES_LIMIT); arg = steps; same verdicts: outcome,")
 print("barrier verdicts and findings (code, line) of the two runs, compared when neither reached")
-print("its limit (cargo test --test choices runs every order of the programs of tests/choices)")
+print("its limit (cargo test --test choices runs every order of the programs of tests/choices);")
+print("probes = probe runs of rows whose order is tried, not counted in il")
 PY
 }
 
@@ -197,7 +207,8 @@ for path, n, args, flags, env in cases:
     program = json.loads(out)["programs"][0]
     if program["outcome"] != "ok":
         sys.exit(f"bench: fib reported {program['outcome']} for {name}.c")
-    interleavings = program["interleavings"]
+    # Probe runs are runs too: the ratios are per run made.
+    interleavings = program["interleavings"] + program["timing"].get("probe_runs", 0)
     calls = program["calls"]
     explore = program["timing"]["explore_ms"] / 1000
     rows.append((
@@ -212,7 +223,7 @@ header = ("program", "ranks", "native s", "fib s", "calls", "calls/s", "fib/(il*
 widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
 for row in [header] + rows:
     print("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))))
-print(f"best of {runs} runs each; {os.cpu_count()} cores; il = interleavings explored;")
+print(f"best of {runs} runs each; {os.cpu_count()} cores; il = runs made (interleavings and probe runs);")
 print("fib s is the whole check: the static analysis and the build (both kept in the cache")
 print("after the first run) and every interleaving; runs = the interleavings alone (launch included);")
 print("FIB_AHEAD=0: every blocking call waits for the scheduler's answer, as before calls went ahead;")
@@ -254,14 +265,14 @@ for path, n in cases:
                 ["target/release/fib", "check", path, "-n", str(n), "--mpi", mpi, "--format", "json"],
                 capture_output=True, text=True)
             program = json.loads(out.stdout)["programs"][0]
-            il = program["interleavings"]
+            il = program["interleavings"] + program["timing"].get("probe_runs", 0)
             each = program["timing"]["explore_ms"] / 1000 / il
             per = each if per is None else min(per, each)
         rows.append((f"{name}.c", str(n), mpi, f"{native:.3f}", str(il), f"{per:.3f}", f"{per / native:.2f}"))
 widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
 for row in [header] + rows:
     print("  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))))
-print(f"best of {runs} runs each; il = interleavings; per il = exploration time / il")
+print(f"best of {runs} runs each; il = runs (interleavings and probe runs); per il = exploration time / il")
 PY
 
 # Interleavings in parallel: the same checks with --jobs 1 and --jobs 2

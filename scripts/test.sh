@@ -9,6 +9,10 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 bash scripts/setup.sh
+# Every dependency of every platform, as the architecture test reads the
+# dependency graph with `cargo metadata --offline` (a build fetches only
+# this platform's).
+cargo fetch --locked
 # The integration tests load the interposition library, so every member,
 # the cdylib included, is built before any test runs.
 cargo build --workspace

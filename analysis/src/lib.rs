@@ -32,6 +32,7 @@ mod record;
 mod runs;
 mod sites;
 mod statuses;
+pub mod stream;
 mod structs;
 mod support;
 pub mod timeline;

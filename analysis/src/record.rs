@@ -203,7 +203,7 @@ pub struct RunRecord {
     pub untried: Vec<poe::engine::Exchange>,
     /// When the ranks hashed the data they sent: each rank's calls and
     /// data as one digest.
-    pub streams: Option<Vec<crate::orders::Stream>>,
+    pub streams: Option<Vec<crate::stream::Stream>>,
     /// How many probe runs tried rows of this run (`orders.rs`).
     pub probes: usize,
 }

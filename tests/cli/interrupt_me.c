@@ -2,9 +2,11 @@
 /* Rank 0 takes one message from each other rank through two wildcard
  * receives; then every rank meets in a barrier after all the traffic.
  * fib's first interleaving gives rank 0 rank 1's message first, and the
- * program finishes. In the second, rank 0 gets rank 2's first: it creates
- * the file its first argument names and computes forever, so that a test
- * can interrupt fib once that file exists, one interleaving in. */
+ * program finishes. In the other order (the probe run of the first, or
+ * the second interleaving with --exhaustive), rank 0 gets rank 2's first:
+ * it creates the file its first argument names and computes forever, so
+ * that a test can interrupt fib once that file exists, one interleaving
+ * in. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

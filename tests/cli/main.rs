@@ -281,8 +281,10 @@ fn ctrl_c_stops_the_run_and_leaves_no_process() {
 
 #[test]
 fn ctrl_c_reports_what_the_interleavings_before_it_showed() {
-    // interrupt_me.c finishes its first interleaving, then in the second
-    // creates the file named by its argument and computes forever.
+    // interrupt_me.c finishes its first interleaving, then in the probe run
+    // of the other order creates the file named by its argument and
+    // computes forever: the interrupted probe run is thrown away, the
+    // finished interleaving is reported.
     let m = marker("partial");
     let dir = tempfile::tempdir().unwrap();
     let flag = dir.path().join(&m);
@@ -370,8 +372,10 @@ fn ctrl_c_stops_every_run_in_progress_with_two_jobs() {
     let dir = tempfile::tempdir().unwrap();
     let flag = dir.path().join(&m);
     let prog = fixture("interrupt_two_runs.c");
+    // `--exhaustive`: the orders of rank 0's row are interleavings, run two
+    // at a time, not probe runs of the first, which one worker makes.
     let mut child = Command::new(env!("CARGO_BIN_EXE_fib"))
-        .args(["check", prog.to_str().unwrap(), "-j", "2"])
+        .args(["check", prog.to_str().unwrap(), "-j", "2", "--exhaustive"])
         .args(["--timeout", "120", "--format", "json", "--"])
         .arg(&flag)
         .stdout(Stdio::piped())

@@ -1,36 +1,40 @@
-/* fib-barriers: nprocs=4 outcome=ok interleavings=6 */
+/* fib-barriers: nprocs=4 outcome=ok interleavings=1 */
 /*
  * also: nprocs=6 interleavings=120
- * barrier L127: irrelevant
- * barrier L142: irrelevant
- * barrier L166: relevant witness: recv L152 rank 0, send L111 rank 1
- * barrier L170: irrelevant
- * barrier L179: irrelevant
+ * barrier L131: irrelevant
+ * barrier L146: irrelevant
+ * barrier L170: relevant witness: recv L156 rank 0, send L115 rank 1
+ * barrier L174: irrelevant
+ * barrier L183: irrelevant
  *
  * The 2D heat solver of diffusion2d.c (2x2 process grid at 4 ranks, 24x24
  * grid, 5 steps), with every halo direction sent by its own MPI_Isend, and a
  * monitoring phase at step COLLECT_STEP: rank 0 gathers the other ranks'
  * local residuals with MPI_Recv(MPI_ANY_SOURCE, MPI_ANY_TAG), checks that each
  * message carries TAG_RES, and everyone then meets in the barrier at
- * L166. That is the only wildcard phase: its 3 receives see the 3 residual
- * messages in any order, 3! = 6 interleavings.
+ * L170. That is the only wildcard phase: its 3 receives see the 3 residual
+ * messages in any order, 3! = 6 orders. Rank 0 files each residual under
+ * its source and sums them in rank order, so the probe runs of the 5 other
+ * orders make the same calls and send the same data: 1 interleaving stands
+ * for all 6 (--exhaustive runs them). At 6 ranks the 5! = 120 orders are
+ * more than fib tries, and all 120 run.
  *
- * The barrier at L166 is relevant. Without it, rank 1 (east of rank 0)
+ * The barrier at L170 is relevant. Without it, rank 1 (east of rank 0)
  * goes straight on to step COLLECT_STEP + 1 and posts its halo column for
- * rank 0 (MPI_Isend at L111, tag TAG_WEST) while rank 0 is still inside
+ * rank 0 (MPI_Isend at L115, tag TAG_WEST) while rank 0 is still inside
  * the wildcard loop. Once rank 1's residual has been taken by one wildcard
  * receive, rank 1's halo message is the earliest unmatched message from rank
- * 1 and MPI_ANY_TAG accepts it, so a later receive at L152 can take it:
+ * 1 and MPI_ANY_TAG accepts it, so a later receive at L156 can take it:
  * a (wildcard receive, send) pair that never occurs with the barrier, after
  * which the tag check aborts (and rank 0's own halo receive from rank 1 would
- * have nothing left to match). Rank 2's halo row for rank 0 (L109) is a
+ * have nothing left to match). Rank 2's halo row for rank 0 (L113) is a
  * second witness of the same kind. With the barrier, nothing of step
  * COLLECT_STEP + 1 can be issued before rank 0 has finished the loop.
  *
  * The other barriers are irrelevant: before the wildcard loop rank 0 has
  * completed its own halo MPI_Waitall, so every message of that step that
  * targets rank 0 is already matched by its named-source receives, and after
- * it the barrier at L166 holds everything back; the barriers before the
+ * it the barrier at L170 holds everything back; the barriers before the
  * MPI_Allreduce (odd steps only, so never right after the collection) and the
  * final MPI_Reduce sit next to collectives that order the same things.
  */

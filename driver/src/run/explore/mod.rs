@@ -154,11 +154,20 @@ fn try_orders(
         let mut alike = true;
         for order in &orders {
             let plan = fib_analysis::orders::plan(&rec.choices, &row, order);
-            let probe = run::run(spec, plan, false, false)?;
+            // An interrupted probe run ends the trying, not the run that
+            // finished: it is an interleaving like any other, its rows left
+            // for the exploration (which sees the interruption next).
+            let Some(probe) = finished(run::run(spec, plan, false, false))? else {
+                return Ok(());
+            };
             rec.probes += 1;
             let mut compared = orders::same(rec, &probe, &row, twin.as_ref());
             if compared == orders::Compared::DataOnly {
-                let again = run::run(spec, orders::again(&rec.choices), false, false)?;
+                let Some(again) =
+                    finished(run::run(spec, orders::again(&rec.choices), false, false))?
+                else {
+                    return Ok(());
+                };
                 rec.probes += 1;
                 compared = orders::same(rec, &probe, &row, Some(&again));
                 twin = Some(again);
@@ -175,4 +184,13 @@ fn try_orders(
         }
     }
     Ok(())
+}
+
+/// A probe run's record, or `None` when the user interrupted it.
+fn finished(run: Result<RunRecord, DriverError>) -> Result<Option<RunRecord>, DriverError> {
+    match run {
+        Ok(rec) => Ok(Some(rec)),
+        Err(DriverError::Interrupted) => Ok(None),
+        Err(e) => Err(e),
+    }
 }

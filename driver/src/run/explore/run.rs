@@ -336,7 +336,7 @@ struct Loop {
     /// Whether the run is held by its sends ([`Served::HeldBySends`]).
     held: bool,
     /// When the ranks hash their data: each rank's calls and data.
-    streams: Option<Vec<fib_analysis::orders::Stream>>,
+    streams: Option<Vec<fib_analysis::stream::Stream>>,
 }
 
 impl Loop {
