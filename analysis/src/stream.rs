@@ -14,17 +14,23 @@ pub struct Stream {
     hashed: bool,
 }
 
-impl Stream {
-    fn fold(&mut self, bytes: &[u8]) {
-        // FNV-1a, 64 bits: the same in every run of fib.
-        let mut h = self.digest ^ 0xcbf2_9ce4_8422_2325;
+/// FNV-1a, 64 bits: the same in every run of fib.
+struct Fnv(u64);
+
+impl std::hash::Hasher for Fnv {
+    fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
         }
-        self.digest = h;
     }
 
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Stream {
     /// The hash of the data the rank's next call sends
     /// ([`fib_wire::Op::Data`]).
     pub fn data(&mut self, hash: u64) {
@@ -39,7 +45,11 @@ impl Stream {
         }
         self.hashed = false;
         self.calls += 1;
-        self.fold(format!("{site:?}{op:?}").as_bytes());
+        // Called for every call of a run: hashed in place, not formatted.
+        let mut h = Fnv(self.digest ^ 0xcbf2_9ce4_8422_2325);
+        std::hash::Hash::hash(&site, &mut h);
+        std::hash::Hash::hash(op, &mut h);
+        self.digest = h.0;
     }
 
     /// Whether a call that sends data came without its hash.

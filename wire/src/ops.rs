@@ -447,7 +447,7 @@ impl FlushKind {
 /// One intercepted MPI call, as the scheduler sees it. Ranks in `dest`/`src`
 /// are ranks in the communicator `comm` (or [`ANY`](crate::ANY) /
 /// [`PROC_NULL`](crate::PROC_NULL)).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// A send. `req` is `None` for the blocking forms (`MPI_Send`, `MPI_Ssend`)
     /// and the request id handed to the program for `MPI_Isend`/`MPI_Issend`.
@@ -707,7 +707,7 @@ pub enum Op {
 /// in [`Op::Args`]) to or from the communicator's rank `peer`; `key` tells
 /// apart the blocks between the same two ranks (their order among them, or
 /// the direction of a Cartesian neighbour).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Block {
     pub peer: i32,
     pub key: u32,

@@ -127,10 +127,10 @@ fn try_orders(
     rec: &mut RunRecord,
     order_matters: &Mutex<HashSet<(usize, Vec<fib_wire::Site>)>>,
 ) -> Result<(), DriverError> {
+    use fib_analysis::orders;
     if rec.untried.is_empty() || rec.streams.is_none() || !rec.ending.completed() {
         return Ok(());
     }
-    use fib_analysis::orders;
     let lock = || order_matters.lock().unwrap_or_else(|e| e.into_inner());
     // A run of `rec`'s choices again, made the first time a probe run
     // differs only in data sent.
@@ -153,7 +153,7 @@ fn try_orders(
         }
         let mut alike = true;
         for order in &orders {
-            let plan = fib_analysis::orders::plan(&rec.choices, &row, order);
+            let plan = orders::plan(&rec.choices, &row, order);
             // An interrupted probe run ends the trying, not the run that
             // finished: it is an interleaving like any other, its rows left
             // for the exploration (which sees the interruption next).
