@@ -137,6 +137,11 @@ impl<'a> Exploration<'a> {
         for f in crate::memory::findings(self.sites, &rec, &token) {
             self.push_once(f, crate::memory::same);
         }
+        // The threads' calls against the thread level, however the run
+        // ended.
+        for f in crate::threads::findings(self.sites, &rec, &token) {
+            self.push_once(f, crate::threads::same);
+        }
         // A struct datatype against the C struct of its buffer, however
         // the run ended.
         for f in crate::structs::findings(self.sites, &rec) {

@@ -35,6 +35,7 @@ mod statuses;
 pub mod stream;
 mod structs;
 mod support;
+mod threads;
 pub mod timeline;
 mod trace;
 
@@ -44,7 +45,9 @@ pub use ending::Endings;
 pub use exploration::{Diverged, Exploration, Explored, Keep};
 pub use facts::static_facts;
 pub use paths::{lexical, shown_path};
-pub use record::{Ending, HandleLeak, OwnedAccess, RunRecord, StructTypeUse, WatchedAccesses};
+pub use record::{
+    Ending, HandleLeak, OwnedAccess, RunRecord, StructTypeUse, ThreadIssue, WatchedAccesses,
+};
 pub use runs::build_failed;
 pub use sites::{FileNames, Located, Resolver, SourceLine, Symbols, Unmatched};
 pub use statuses::null_statuses;

@@ -163,6 +163,13 @@ pub struct WatchedAccesses {
     pub lent: bool,
 }
 
+/// A rank's thread fault ([`fib_wire::Up::Thread`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadIssue {
+    pub rank: usize,
+    pub fault: fib_wire::ThreadFault,
+}
+
 /// Everything one run produced.
 #[derive(Clone, Debug)]
 pub struct RunRecord {
@@ -184,6 +191,8 @@ pub struct RunRecord {
     /// What the ranks touched of the memory MPI owned, in the order they
     /// said it.
     pub owned: Vec<OwnedAccess>,
+    /// What the ranks found wrong with the way their threads call MPI.
+    pub threads: Vec<ThreadIssue>,
     /// The ranks' accesses to watched memory, in each rank's order.
     pub watched: Vec<WatchedAccesses>,
     /// Every rank's calls rerun in the engine without buffering

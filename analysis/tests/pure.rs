@@ -136,6 +136,7 @@ fn record(run: &RunResult) -> RunRecord {
         leaks: run.leaks.clone(),
         handles: Vec::new(),
         owned: Vec::new(),
+        threads: Vec::new(),
         watched: Vec::new(),
         unbuffered: None,
         exchanges: run.exchanges.clone(),

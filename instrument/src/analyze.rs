@@ -43,6 +43,26 @@ pub struct ParseError {
     pub message: String,
 }
 
+/// Where the C compiler keeps `omp.h`, which libclang's own headers lack:
+/// GCC's directory of its own headers (`gcc -print-file-name=include`),
+/// searched after every other for a unit built with `-fopenmp`. Asked
+/// once; `None` when there is no `gcc`.
+fn openmp_headers() -> Option<&'static str> {
+    static DIR: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = std::process::Command::new("gcc")
+            .arg("-print-file-name=include")
+            .output()
+            .ok()?;
+        let dir = String::from_utf8(out.stdout).ok()?.trim().to_string();
+        std::path::Path::new(&dir)
+            .join("omp.h")
+            .exists()
+            .then_some(dir)
+    })
+    .as_deref()
+}
+
 /// [`analyze`], with the errors libclang reported in the units' parses,
 /// each once (a header's comes once however many units include it), in
 /// the order they were met. libclang parses on past an error, and a
@@ -66,7 +86,25 @@ pub fn analyze_with_errors(
         if is_cxx(&abs) && !flags.iter().any(|f| f == "-x") {
             args.extend(["-x".to_string(), "c++".to_string()]);
         }
-        args.extend(flags.iter().cloned());
+        // A unit built with OpenMP is parsed as its sequential reading:
+        // libclang does not walk into the statements of OpenMP directives,
+        // whose MPI calls the site table must hold. `_OPENMP` keeps its
+        // value (GCC 12's, OpenMP 4.5), and `omp.h` is found in GCC's own
+        // headers.
+        let openmp = flags.iter().any(|f| f.starts_with("-fopenmp"));
+        args.extend(flags.iter().filter(|f| !f.starts_with("-fopenmp")).cloned());
+        if openmp {
+            args.push("-D_OPENMP=201511".to_string());
+            if let Some(dir) = openmp_headers() {
+                // GCC's omp.h gives `__malloc__` an argument (its
+                // deallocator), which clang rejects: the parse drops it.
+                args.extend([
+                    "-idirafter".to_string(),
+                    dir.to_string(),
+                    "-D__malloc__(...)=__malloc__".to_string(),
+                ]);
+            }
+        }
         let tu = index
             .parser(&abs)
             .arguments(&args)

@@ -13,6 +13,7 @@ use crate::conn::{fatal, log};
 use crate::memory;
 use crate::site;
 use crate::state::{try_lib, Lib};
+use crate::threads;
 
 /// The state, held by the calling thread until the returned [`Held`] is
 /// dropped; a call before `MPI_Init` or after `MPI_Finalize` is fatal.
@@ -29,8 +30,17 @@ pub fn lib() -> Held {
     let me = thread_id();
     HELD.with(|depth| {
         if depth.get() == 0 {
-            if let Err(other) = OWNER.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire) {
-                two_threads(other);
+            threads::enter(site::current());
+            while let Err(other) =
+                OWNER.compare_exchange(0, me, Ordering::AcqRel, Ordering::Acquire)
+            {
+                // Under a level that lets one thread at a time call MPI,
+                // the clash is the program's, reported as such: this
+                // thread waits for the other one to return.
+                if !threads::waits_its_turn() {
+                    two_threads(other);
+                }
+                std::thread::sleep(std::time::Duration::from_micros(50));
             }
             memory::enter();
         }
@@ -39,8 +49,13 @@ pub fn lib() -> Held {
     match try_lib() {
         Some(l) => {
             // What the program did to memory MPI owns or watches since its
-            // previous call goes ahead of this call.
+            // previous call goes ahead of this call, and what its threads
+            // did wrong.
             for m in memory::take() {
+                l.push(m);
+            }
+            threads::note_read();
+            for m in threads::take() {
                 l.push(m);
             }
             Held(l)
@@ -70,6 +85,7 @@ impl Drop for Held {
         HELD.with(|depth| {
             depth.set(depth.get() - 1);
             if depth.get() == 0 {
+                threads::leave();
                 OWNER.store(0, Ordering::Release);
                 memory::leave();
             }

@@ -5,7 +5,7 @@ use std::os::raw::{c_char, c_int};
 use std::sync::atomic::Ordering;
 
 use fib_wire::env::{SOCKET as SOCKET_ENV, ZERO_BUFFER};
-use fib_wire::{Op, Up};
+use fib_wire::{Level, Op, Up};
 use mpi_sys::*;
 
 use crate::conn::{log, Conn, RANK};
@@ -54,9 +54,30 @@ unsafe fn start() {
 
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
+    let site = site::for_call();
     let rc = PMPI_Init(argc, argv);
     start();
+    let mut level: c_int = 0;
+    PMPI_Query_thread(&mut level);
+    let level = thread_level(level);
+    crate::threads::initialised(site, Level::Single, level, None);
     rc
+}
+
+/// The thread level of MPI's constant `v`.
+fn thread_level(v: c_int) -> Level {
+    // SAFETY: reading constants.
+    unsafe {
+        if v == RSMPI_THREAD_MULTIPLE {
+            Level::Multiple
+        } else if v == RSMPI_THREAD_SERIALIZED {
+            Level::Serialized
+        } else if v == RSMPI_THREAD_FUNNELED {
+            Level::Funneled
+        } else {
+            Level::Single
+        }
+    }
 }
 
 #[no_mangle]
@@ -66,8 +87,20 @@ pub unsafe extern "C" fn MPI_Init_thread(
     required: c_int,
     provided: *mut c_int,
 ) -> c_int {
+    let site = site::for_call();
     let rc = PMPI_Init_thread(argc, argv, required, provided);
     start();
+    let level = if provided.is_null() {
+        Level::Single
+    } else {
+        thread_level(*provided)
+    };
+    crate::threads::initialised(
+        site,
+        thread_level(required),
+        level,
+        (!provided.is_null()).then_some(provided as usize),
+    );
     rc
 }
 

@@ -43,6 +43,7 @@ mod sig;
 mod site;
 mod state;
 mod tables;
+mod threads;
 mod topo;
 mod typemap;
 mod unsupported;

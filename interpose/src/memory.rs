@@ -296,6 +296,36 @@ pub fn watch_from(base: usize, len: usize, tag: u64, zero: usize) {
     m.publish();
 }
 
+/// The tag of the sentinel: memory whose first load by the program is all
+/// that is wanted of it ([`sentinel`]).
+const SENTINEL_TAG: u64 = u64::MAX;
+/// Whether the program has loaded the sentinel since [`sentinel`].
+static SENTINEL_READ: AtomicBool = AtomicBool::new(false);
+
+/// Watches `len` bytes at `base` for a load by the program (the level
+/// `MPI_Init_thread` wrote, say); [`sentinel_read`] tells whether one came.
+/// Returns false when the program does not report its accesses: nothing
+/// would come.
+pub fn sentinel(base: usize, len: usize) -> bool {
+    if !instrumented() || len == 0 {
+        return false;
+    }
+    SENTINEL_READ.store(false, Ordering::Relaxed);
+    unwatch(SENTINEL_TAG);
+    watch(base, len, SENTINEL_TAG);
+    true
+}
+
+/// Whether the program loaded the sentinel's memory; once it has, the
+/// memory is no longer watched.
+pub fn sentinel_read() -> bool {
+    let read = SENTINEL_READ.load(Ordering::Relaxed);
+    if read {
+        unwatch(SENTINEL_TAG);
+    }
+    read
+}
+
 /// Stops watching the ranges watched under `tag`.
 pub fn unwatch(tag: u64) {
     let mut g = mem();
@@ -449,6 +479,12 @@ fn slow(addr: usize, size: usize, store: bool) {
         })
         .collect();
     for (tag, a, b) in touched {
+        if tag == SENTINEL_TAG {
+            if !store {
+                SENTINEL_READ.store(true, Ordering::Relaxed);
+            }
+            continue;
+        }
         let ip = at();
         add_range(m.watched.entry((tag, ip, store)).or_default(), a, b);
         PENDING.store(true, Ordering::Relaxed);

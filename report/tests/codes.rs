@@ -12,8 +12,8 @@ use fib_report::codes::{
     IrrelevantBarrier, LayoutFault, LeakedCommunicator, LeakedHandle, LeakedRequest, LeakedWindow,
     Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed, OutOfWindow, RaceAccess,
     ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope,
-    StructLayout, Timeout, Touch, TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver,
-    WindowRace, SECTIONS,
+    StructLayout, ThreadLevelUnchecked, ThreadNotMain, ThreadsConcurrent, Timeout, Touch,
+    TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver, WindowRace, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -52,7 +52,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 39);
+    assert_eq!(codes::ALL.len(), 42);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -468,6 +468,37 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             fault: LayoutFault::Outside { disp: 64, size: 16 },
             ranks: vec![0],
             place: place(),
+        },
+        ThreadNotMain {
+            ranks: vec![0],
+            thread: 1,
+            call: "MPI_Send".into(),
+            place: place(),
+            level: "MPI_THREAD_FUNNELED".into(),
+            init_call: "MPI_Init_thread".into(),
+            init_place: place(),
+            replay: replay(),
+        },
+        ThreadsConcurrent {
+            ranks: vec![0],
+            thread: 1,
+            call: "MPI_Send".into(),
+            place: place(),
+            other: 0,
+            other_call: "MPI_Recv".into(),
+            other_place: place(),
+            overlapped: true,
+            replay: replay(),
+        },
+        ThreadLevelUnchecked {
+            ranks: vec![0],
+            thread: 1,
+            call: "MPI_Send".into(),
+            place: place(),
+            required: "MPI_THREAD_MULTIPLE".into(),
+            level: "MPI_THREAD_MULTIPLE".into(),
+            init_place: place(),
+            replay: replay(),
         },
     ]
 }

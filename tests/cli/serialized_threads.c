@@ -1,7 +1,7 @@
 /* fib: -n 2 */
 /* Rank 0 calls MPI from a second thread, but never from two at once
  * (MPI_THREAD_SERIALIZED): the helper thread receives, the main thread
- * joins it and then sends. */
+ * joins it and then sends. It checks the level it got first. */
 #include <mpi.h>
 #include <pthread.h>
 
@@ -15,6 +15,8 @@ int main(int argc, char **argv)
 {
     int provided, rank, x = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided);
+    if (provided < MPI_THREAD_SERIALIZED)
+        MPI_Abort(MPI_COMM_WORLD, 1);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0) {
         pthread_t t;

@@ -115,16 +115,21 @@ fn corpus_dir() -> PathBuf {
         .join("umpire")
 }
 
-/// Every `*.c` file of the corpus, sorted by name.
+/// Every `*.c` file of the corpus, sorted by name: those of `tests/umpire`,
+/// then those of `tests/umpire/threads`, the hybrid programs, which its
+/// `fib.toml` builds with OpenMP.
 fn corpus_files() -> Vec<PathBuf> {
-    let dir = corpus_dir();
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .map(|entry| entry.expect("directory entry").path())
-        .filter(|p| p.is_file() && p.extension().is_some_and(|ext| ext == "c"))
-        .collect();
-    files.sort();
-    files
+    let mut all = Vec::new();
+    for dir in [corpus_dir(), corpus_dir().join("threads")] {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+            .map(|entry| entry.expect("directory entry").path())
+            .filter(|p| p.is_file() && p.extension().is_some_and(|ext| ext == "c"))
+            .collect();
+        files.sort();
+        all.extend(files);
+    }
+    all
 }
 
 /// Parses the `fib-test:` header on the first line of a program.

@@ -14,6 +14,7 @@ use crate::ops::{
     Block, CollKind, FlushKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,
 };
 use crate::site::Site;
+use crate::threads::{Level, ThreadFault};
 
 /// A malformed frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -875,6 +876,10 @@ impl Up {
                 }
                 w.i64s(&[*extent]);
             }
+            Up::Thread { fault } => {
+                w.u8(45);
+                encode_thread(&mut w, fault);
+            }
         }
         end(out, at);
     }
@@ -1019,6 +1024,9 @@ impl Up {
                     extent,
                 }
             }
+            45 => Up::Thread {
+                fault: decode_thread(&mut r)?,
+            },
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1232,6 +1240,89 @@ fn decode_overflow(r: &mut R) -> Result<Overflow, WireError> {
             1 => Memory::Variable,
             t => return Err(WireError(format!("overflow memory tag {t}"))),
         },
+    })
+}
+
+/// A thread fault ([`Up::Thread`]): a tag byte, then its fields, levels
+/// as their index in MPI's order.
+fn encode_thread(w: &mut W, f: &ThreadFault) {
+    match f {
+        ThreadFault::NotMain {
+            site,
+            thread,
+            level,
+            init,
+        } => {
+            w.u8(0);
+            w.site(*site);
+            w.u32(*thread);
+            w.u8(level.index());
+            w.site(*init);
+        }
+        ThreadFault::Concurrent {
+            site,
+            thread,
+            other_site,
+            other,
+            level,
+            init,
+            overlapped,
+        } => {
+            w.u8(1);
+            w.site(*site);
+            w.u32(*thread);
+            w.site(*other_site);
+            w.u32(*other);
+            w.u8(level.index());
+            w.site(*init);
+            w.u8(u8::from(*overlapped));
+        }
+        ThreadFault::Unchecked {
+            site,
+            thread,
+            init,
+            required,
+            level,
+        } => {
+            w.u8(2);
+            w.site(*site);
+            w.u32(*thread);
+            w.site(*init);
+            w.u8(required.index());
+            w.u8(level.index());
+        }
+    }
+}
+
+fn decode_thread(r: &mut R) -> Result<ThreadFault, WireError> {
+    let level = |r: &mut R| {
+        let i = r.u8()?;
+        Level::from_index(i).ok_or_else(|| WireError(format!("thread level {i}")))
+    };
+    Ok(match r.u8()? {
+        0 => ThreadFault::NotMain {
+            site: r.site()?,
+            thread: r.u32()?,
+            level: level(r)?,
+            init: r.site()?,
+        },
+        1 => ThreadFault::Concurrent {
+            site: r.site()?,
+            thread: r.u32()?,
+            other_site: r.site()?,
+            other: r.u32()?,
+            level: level(r)?,
+            init: r.site()?,
+            overlapped: r.u8()? != 0,
+        },
+        2 => ThreadFault::Unchecked {
+            site: r.site()?,
+            thread: r.u32()?,
+            init: r.site()?,
+            required: level(r)?,
+            level: level(r)?,
+        },
+        t => return Err(WireError(format!("thread fault tag {t}"))),
     })
 }
 
@@ -1658,6 +1749,34 @@ mod tests {
         round_up(Up::Reused {
             site,
             first: Site::Table(3),
+        });
+        round_up(Up::Thread {
+            fault: ThreadFault::NotMain {
+                site,
+                thread: 2,
+                level: Level::Funneled,
+                init: Site::Table(0),
+            },
+        });
+        round_up(Up::Thread {
+            fault: ThreadFault::Concurrent {
+                site,
+                thread: 1,
+                other_site: Site::Table(4),
+                other: 0,
+                level: Level::Serialized,
+                init: Site::Table(0),
+                overlapped: true,
+            },
+        });
+        round_up(Up::Thread {
+            fault: ThreadFault::Unchecked {
+                site,
+                thread: 1,
+                init: Site::Table(0),
+                required: Level::Multiple,
+                level: Level::Serialized,
+            },
         });
         for access in [
             Access::Load,

@@ -33,6 +33,7 @@ mod onesided;
 mod ops;
 mod site;
 mod support;
+mod threads;
 
 pub use codec::{frame, Frames, WireError, FRAME_HEADER};
 pub use extents::{Memory, Overflow};
@@ -44,6 +45,7 @@ pub use ops::{
 };
 pub use site::{module_id, Site};
 pub use support::{one_sided, support, Support, Why, INTERCEPTED, PASS_THROUGH, UNSUPPORTED};
+pub use threads::{Level, ThreadFault};
 
 /// `MPI_ANY_SOURCE` or `MPI_ANY_TAG` on the wire.
 pub const ANY: i32 = -1;

@@ -8,6 +8,7 @@ use crate::extents::Overflow;
 use crate::onesided::RmaFault;
 use crate::ops::Op;
 use crate::site::Site;
+use crate::threads::ThreadFault;
 
 /// A message from a rank to the scheduler.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,6 +125,10 @@ pub enum Up {
         call: String,
         fault: Overflow,
     },
+    /// The rank's threads call MPI in a way the level MPI provided does
+    /// not allow, or before the program read that level, as `fault` says.
+    /// Sent once per fault at the rank's next call; the run goes on.
+    Thread { fault: ThreadFault },
     /// The call at `site` uses a datatype made by `MPI_Type_create_struct`
     /// (directly, or resized or duplicated from one): its blocks as the
     /// program gave them, each a byte displacement, a blocklength and the

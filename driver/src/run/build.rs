@@ -114,6 +114,46 @@ pub fn owns_memory(callee: &str) -> bool {
         || fib_wire::one_sided(callee)
 }
 
+/// The synchronisation functions whose calls in the program's own objects
+/// are wrapped (`-Wl,--wrap=NAME`), so that the interposition library
+/// knows the happens-before order of the rank's threads for the check of
+/// their MPI calls against the thread level (FIB042, FIB043;
+/// `interpose/src/threads.rs` defines each `__wrap_NAME`): POSIX threads'
+/// creation, join, mutexes, condition variables, barriers and semaphores,
+/// and the entry points of GCC's OpenMP runtime that fork, join, wait at a
+/// barrier or take a lock.
+pub const THREAD_WRAPPED: [&str; 29] = [
+    "pthread_create",
+    "pthread_join",
+    "pthread_mutex_lock",
+    "pthread_mutex_trylock",
+    "pthread_mutex_unlock",
+    "pthread_cond_wait",
+    "pthread_cond_timedwait",
+    "pthread_barrier_wait",
+    "sem_wait",
+    "sem_post",
+    "GOMP_parallel",
+    "GOMP_parallel_loop_static",
+    "GOMP_parallel_loop_dynamic",
+    "GOMP_parallel_loop_guided",
+    "GOMP_parallel_loop_runtime",
+    "GOMP_parallel_sections",
+    "GOMP_barrier",
+    "GOMP_loop_end",
+    "GOMP_sections_end",
+    "GOMP_critical_start",
+    "GOMP_critical_end",
+    "GOMP_critical_name_start",
+    "GOMP_critical_name_end",
+    "GOMP_atomic_start",
+    "GOMP_atomic_end",
+    "omp_set_lock",
+    "omp_unset_lock",
+    "omp_set_nest_lock",
+    "omp_unset_nest_lock",
+];
+
 /// Where one build of a program happens.
 struct Way {
     /// The directory the compiler runs in; sources are named relative to it.
@@ -168,7 +208,7 @@ impl Tree {
             Memory::Auto => program
                 .analysis
                 .live_sites()
-                .any(|s| owns_memory(&s.callee)),
+                .any(|s| owns_memory(&s.callee) || s.callee == "MPI_Init_thread"),
         };
         // A program the user builds with a sanitizer of their own keeps it.
         let sanitized = program
@@ -276,6 +316,7 @@ impl Tree {
         }
         if let Some(lib) = &tools.heap {
             key.add(HEAP_WRAPPED.join(",").as_bytes());
+            key.add(THREAD_WRAPPED.join(",").as_bytes());
             key.add(lib.as_os_str().as_encoded_bytes());
         }
         key.add(header.as_bytes());
@@ -402,12 +443,16 @@ impl Tree {
                 .arg("-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset");
         }
         if let (Some(lib), true) = (&tools.heap, way.instrumented) {
-            // The program's own allocations go through the library's
-            // wrappers (linked by its path, as above).
+            // The program's own allocations and thread synchronisation go
+            // through the library's wrappers (linked by its path, as above).
             if tools.memory.is_none() {
                 cmd.arg(lib);
             }
-            let wraps: Vec<String> = HEAP_WRAPPED.iter().map(|f| format!("--wrap={f}")).collect();
+            let wraps: Vec<String> = HEAP_WRAPPED
+                .iter()
+                .chain(&THREAD_WRAPPED)
+                .map(|f| format!("--wrap={f}"))
+                .collect();
             cmd.arg(format!("-Wl,{}", wraps.join(",")));
         }
         cmd.args(&tools.link);

@@ -33,12 +33,15 @@ through would make the scheduler's picture of the program wrong.
 Local calls (MPI_Comm_rank, MPI_Wtime, datatypes, groups, info objects,
 attributes, error handlers, ...) are not reported: MPI runs them untouched.
 
-Threads: a program may call MPI from several threads one after the other
-(`MPI_THREAD_FUNNELED` or `SERIALIZED` use), but when a thread calls MPI
-while another thread of the same rank is inside an MPI call (say, blocked in
-a receive), fib reports `MPI_THREAD_MULTIPLE` as unsupported at that call
-and stops the run: it does not model two threads of a rank in MPI at once,
-and would otherwise take the second thread's wait for a deadlock.
+Threads: a program may call MPI from several threads one after the other,
+checked against the level MPI provided (FIB042, FIB043, FIB044). Under
+`MPI_THREAD_MULTIPLE`, when a thread calls MPI while another thread of the
+same rank is inside an MPI call (say, blocked in a receive), fib reports
+`MPI_THREAD_MULTIPLE` as unsupported at that call and stops the run: it
+does not model two threads of a rank in MPI at once, and would otherwise
+take the second thread's wait for a deadlock. (Under a lower level the
+clash is the program's error, FIB043, and the second thread waits its
+turn.)
 
 ## Why it matters
 

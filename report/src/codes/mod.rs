@@ -51,6 +51,9 @@ mod fib038_window_race;
 mod fib039_buffer_overflow;
 mod fib040_input_dependent_call;
 mod fib041_struct_layout;
+mod fib042_thread_not_main;
+mod fib043_threads_concurrent;
+mod fib044_thread_level_unchecked;
 
 pub use common::{barrier_finding, program_stderr, signal_name, Inputs};
 pub use fib001_deadlock::{Deadlock, FIB001};
@@ -94,6 +97,9 @@ pub use fib038_window_race::{RaceAccess, WindowRace, FIB038};
 pub use fib039_buffer_overflow::{BufferOverflow, FIB039};
 pub use fib040_input_dependent_call::{InputDependentCall, FIB040};
 pub use fib041_struct_layout::{LayoutFault, StructLayout, FIB041};
+pub use fib042_thread_not_main::{ThreadNotMain, FIB042};
+pub use fib043_threads_concurrent::{ThreadsConcurrent, FIB043};
+pub use fib044_thread_level_unchecked::{ThreadLevelUnchecked, FIB044};
 
 /// One code's rule: the facts of one finding, and how the finding is worded
 /// and placed. Every code has exactly one rule type (an enum where the code
@@ -119,7 +125,8 @@ pub const ALL: &[&Code] = &[
     &FIB001, &FIB002, &FIB003, &FIB004, &FIB005, &FIB006, &FIB007, &FIB008, &FIB009, &FIB010,
     &FIB011, &FIB012, &FIB013, &FIB014, &FIB015, &FIB016, &FIB017, &FIB018, &FIB019, &FIB020,
     &FIB021, &FIB022, &FIB023, &FIB024, &FIB025, &FIB028, &FIB029, &FIB030, &FIB031, &FIB032,
-    &FIB033, &FIB034, &FIB035, &FIB036, &FIB037, &FIB038, &FIB039, &FIB040, &FIB041,
+    &FIB033, &FIB034, &FIB035, &FIB036, &FIB037, &FIB038, &FIB039, &FIB040, &FIB041, &FIB042,
+    &FIB043, &FIB044,
 ];
 
 /// The code named `code`, ignoring case (`fib001` finds `FIB001`).

@@ -10,7 +10,9 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use fib_analysis::{Ending, Endings, HandleLeak, OwnedAccess, RunRecord, WatchedAccesses};
+use fib_analysis::{
+    Ending, Endings, HandleLeak, OwnedAccess, RunRecord, ThreadIssue, WatchedAccesses,
+};
 use fib_wire::{Down, Frames, Up};
 use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token as MioToken};
@@ -211,6 +213,7 @@ fn run_once(
         calls: 0,
         handles: Vec::new(),
         owned: Vec::new(),
+        threads: Vec::new(),
         watched: Vec::new(),
         struct_types: Vec::new(),
         rank_calls: vec![0; spec.nprocs],
@@ -308,6 +311,8 @@ struct Loop {
     handles: Vec<HandleLeak>,
     /// What the ranks touched of the memory MPI owned.
     owned: Vec<OwnedAccess>,
+    /// What the ranks found wrong with their threads' calls.
+    threads: Vec<ThreadIssue>,
     /// The ranks' accesses to watched memory.
     watched: Vec<WatchedAccesses>,
     /// The struct datatypes the ranks' calls used.
@@ -546,6 +551,7 @@ impl Loop {
             leaks,
             handles: if completed { self.handles } else { Vec::new() },
             owned: self.owned,
+            threads: self.threads,
             watched: self.watched,
             unbuffered,
             struct_types: self.struct_types,
@@ -736,6 +742,7 @@ impl Loop {
                 fault,
             } => self.endings.one_sided(r, site, call, win, made, fault),
             Up::Overflow { site, call, fault } => self.endings.overflow(r, site, call, fault),
+            Up::Thread { fault } => self.threads.push(ThreadIssue { rank: r, fault }),
             Up::StructType {
                 site,
                 blocks,

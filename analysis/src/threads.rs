@@ -1,0 +1,119 @@
+//! FIB042, FIB043 and FIB044: what the ranks found wrong with the way their
+//! threads call MPI ([`fib_wire::Up::Thread`]). One finding per fault kind
+//! and site (and, for two unordered calls, the other call's site), over the
+//! ranks and interleavings that showed it.
+
+use std::collections::BTreeMap;
+
+use fib_report::codes::{Rule, ThreadLevelUnchecked, ThreadNotMain, ThreadsConcurrent};
+use fib_report::Finding;
+use fib_wire::{Site, ThreadFault};
+
+use crate::record::RunRecord;
+use crate::sites::Resolver;
+
+/// The name a call at an unknown site goes by.
+const SOME_CALL: &str = "an MPI call";
+
+/// The findings for the thread faults `rec`'s ranks reported; `token` is
+/// its replay token.
+pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> {
+    // Faults grouped by kind and sites, with the ranks that showed them;
+    // the first one's details are shown.
+    let mut groups: BTreeMap<(u8, Site, Site), (Vec<usize>, &ThreadFault)> = BTreeMap::new();
+    for t in &rec.threads {
+        let key = match &t.fault {
+            ThreadFault::NotMain { site, .. } => (0, *site, Site::Unknown),
+            ThreadFault::Concurrent {
+                site, other_site, ..
+            } => (1, (*site).min(*other_site), (*site).max(*other_site)),
+            ThreadFault::Unchecked { site, .. } => (2, *site, Site::Unknown),
+        };
+        let g = groups.entry(key).or_insert_with(|| (Vec::new(), &t.fault));
+        if !g.0.contains(&t.rank) {
+            g.0.push(t.rank);
+        }
+    }
+    let files = &rec.files;
+    let call = |site: Site| sites.call_name(site, SOME_CALL, files);
+    let place = |site: Site| sites.place(site, "", files);
+    groups
+        .into_values()
+        .map(|(ranks, fault)| match fault {
+            ThreadFault::NotMain {
+                site,
+                thread,
+                level,
+                init,
+            } => ThreadNotMain {
+                ranks,
+                thread: *thread,
+                call: call(*site),
+                place: place(*site),
+                level: level.name().into(),
+                init_call: sites.call_name(*init, "MPI_Init", files),
+                init_place: place(*init),
+                replay: token.to_string(),
+            }
+            .finding(),
+            ThreadFault::Concurrent {
+                site,
+                thread,
+                other_site,
+                other,
+                overlapped,
+                ..
+            } => {
+                // Which of the two calls came second depends on the run's
+                // timing: the finding goes to the one later in the source.
+                let (mut a, mut b) = ((*site, *thread), (*other_site, *other));
+                let key = |s: Site| {
+                    let p = place(s);
+                    (p.file, p.line, p.column)
+                };
+                if key(a.0) < key(b.0) {
+                    std::mem::swap(&mut a, &mut b);
+                }
+                ThreadsConcurrent {
+                    ranks,
+                    thread: a.1,
+                    call: call(a.0),
+                    place: place(a.0),
+                    other: b.1,
+                    other_call: call(b.0),
+                    other_place: place(b.0),
+                    overlapped: *overlapped,
+                    replay: token.to_string(),
+                }
+                .finding()
+            }
+            ThreadFault::Unchecked {
+                site,
+                thread,
+                init,
+                required,
+                level,
+            } => ThreadLevelUnchecked {
+                ranks,
+                thread: *thread,
+                call: call(*site),
+                place: place(*site),
+                required: required.name().into(),
+                level: level.name().into(),
+                init_place: place(*init),
+                replay: token.to_string(),
+            }
+            .finding(),
+        })
+        .collect()
+}
+
+/// Whether two thread findings are the same (of another interleaving):
+/// the same code at the same place saying the same, and the same other
+/// call labelled.
+pub fn same(a: &Finding, b: &Finding) -> bool {
+    a.code == b.code
+        && a.file == b.file
+        && a.line == b.line
+        && a.labels.first().map(|l| l.line) == b.labels.first().map(|l| l.line)
+}

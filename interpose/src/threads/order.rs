@@ -1,0 +1,548 @@
+//! The happens-before order of a rank's threads, as vector clocks, and the
+//! MPI calls it leaves unordered. Pure: the wrappers of the parent module
+//! tell it what the threads do, in the order they do it.
+//!
+//! Each thread has a clock: per thread, how many of its steps it has seen.
+//! A release joins the thread's clock into a synchronisation object's and
+//! steps the thread; an acquisition joins the object's into the thread's.
+//! A call is recorded at its entry with the value of its thread's own
+//! entry (which the thread keeps until the call returns: nothing inside MPI
+//! steps it), and steps the thread at its return. A call of thread `u` at
+//! value `e` is ordered before a later call of thread `t` exactly when
+//! `t`'s clock has seen it: `clock[t][u] > e`.
+//!
+//! Ordering through creation, join and barriers holds in every execution;
+//! ordering through a lock is the order this execution took it, as in
+//! every happens-before detector: the calls reported in one execution are
+//! calls that can run at once in some execution, and every such pair is
+//! reported in some execution (`tests::brute_force`).
+
+use rustc_hash::FxHashMap as HashMap;
+
+use fib_wire::Site;
+
+/// A vector clock, by thread index.
+pub type Clock = Vec<u32>;
+
+fn join(into: &mut Clock, from: &Clock) {
+    if into.len() < from.len() {
+        into.resize(from.len(), 0);
+    }
+    for (a, b) in into.iter_mut().zip(from) {
+        *a = (*a).max(*b);
+    }
+}
+
+/// A thread's MPI calls as others may still be unordered with them: per
+/// site, the value of the thread's own entry at its latest call there.
+#[derive(Default)]
+struct Calls {
+    /// The call in progress, if any: its site.
+    inside: Option<Site>,
+    latest: HashMap<Site, u32>,
+    /// (value, site) in the order of the calls; an entry whose value is
+    /// not `latest`'s for its site is stale.
+    log: Vec<(u32, Site)>,
+}
+
+/// A call of another thread that the calling thread's new call is not
+/// ordered with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Clash {
+    pub thread: usize,
+    pub site: Site,
+    /// The other call is in progress.
+    pub inside: bool,
+}
+
+/// The threads, their clocks and calls, and the synchronisation objects'
+/// clocks.
+#[derive(Default)]
+pub struct Order {
+    clocks: Vec<Clock>,
+    calls: Vec<Calls>,
+    syncs: HashMap<(usize, u64), Clock>,
+}
+
+impl Order {
+    /// A new thread, ordered after nothing yet; its index.
+    pub fn thread(&mut self) -> usize {
+        let t = self.clocks.len();
+        let mut c = vec![0; t + 1];
+        c[t] = 1;
+        self.clocks.push(c);
+        self.calls.push(Calls::default());
+        t
+    }
+
+    /// Thread `t`'s clock, for a thread it starts (or a region's team);
+    /// `t` steps.
+    pub fn fork(&mut self, t: usize) -> Clock {
+        let c = self.clocks[t].clone();
+        self.step(t);
+        c
+    }
+
+    /// Thread `t` comes after `clock` (the clock its creator forked, or
+    /// that of a thread it joined).
+    pub fn after(&mut self, t: usize, clock: &Clock) {
+        join(&mut self.clocks[t], clock);
+    }
+
+    /// Thread `t`'s last clock, as it ends (or leaves a region); `t` steps.
+    pub fn end(&mut self, t: usize) -> Clock {
+        self.fork(t)
+    }
+
+    fn step(&mut self, t: usize) {
+        self.clocks[t][t] += 1;
+    }
+
+    /// Thread `t` releases the object `key`.
+    pub fn release(&mut self, t: usize, key: (usize, u64)) {
+        join(self.syncs.entry(key).or_default(), &self.clocks[t]);
+        self.step(t);
+    }
+
+    /// Thread `t` acquires the object `key`.
+    pub fn acquire(&mut self, t: usize, key: (usize, u64)) {
+        if let Some(c) = self.syncs.get(&key) {
+            join(&mut self.clocks[t], c);
+        }
+    }
+
+    /// Forgets the objects `keep` rejects (a region's barriers once it
+    /// ended, a barrier generation every thread has passed).
+    pub fn forget(&mut self, keep: impl Fn(&(usize, u64)) -> bool) {
+        self.syncs.retain(|k, _| keep(k));
+    }
+
+    /// Thread `t` enters an MPI call at `site`: the calls of other threads
+    /// it is not ordered with (one per thread and site, the latest).
+    pub fn enter(&mut self, t: usize, site: Site) -> Vec<Clash> {
+        let mine = &self.clocks[t];
+        let mut out = Vec::new();
+        for (u, calls) in self.calls.iter().enumerate() {
+            if u == t {
+                continue;
+            }
+            let seen = mine.get(u).copied().unwrap_or(0);
+            let mut sites = Vec::new();
+            // Newest first; every older entry has a smaller value.
+            for &(value, s) in calls.log.iter().rev() {
+                if value < seen {
+                    break;
+                }
+                if calls.latest.get(&s) == Some(&value) && !sites.contains(&s) {
+                    sites.push(s);
+                    out.push(Clash {
+                        thread: u,
+                        site: s,
+                        inside: calls.inside == Some(s) && value == self.clocks[u][u],
+                    });
+                }
+            }
+        }
+        let value = self.clocks[t][t];
+        let calls = &mut self.calls[t];
+        calls.inside = Some(site);
+        calls.latest.insert(site, value);
+        calls.log.push((value, site));
+        if calls.log.len() > 64 && calls.log.len() > 2 * calls.latest.len() {
+            let latest = &calls.latest;
+            calls.log.retain(|(v, s)| latest.get(s) == Some(v));
+        }
+        out
+    }
+
+    /// Thread `t`'s call returns.
+    pub fn leave(&mut self, t: usize) {
+        self.calls[t].inside = None;
+        self.step(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn a_join_takes_the_larger_entry_of_each_thread() {
+        let mut a = vec![3, 1];
+        join(&mut a, &vec![1, 4, 2]);
+        assert_eq!(a, vec![3, 4, 2]);
+    }
+
+    /// What a thread of a generated program does.
+    #[derive(Clone, Copy, Debug)]
+    enum Step {
+        /// An MPI call at this site (its entry and return are two events).
+        Call(u32),
+        Lock(usize),
+        Unlock(usize),
+        /// Every started thread meets at the barrier (all threads take
+        /// part, so each must make the same number of them).
+        Barrier,
+        /// Starts thread `k` (only thread 0 does).
+        Create(usize),
+        /// Waits for thread `k` to end (only thread 0 does).
+        Join(usize),
+    }
+
+    /// A tiny deterministic generator (xorshift), so that a failing seed
+    /// is reproducible.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A program of 2 or 3 threads: thread 0 creates the others, makes
+    /// calls, takes locks, and joins some of them; with `barriers`, every
+    /// thread is created first and then all meet at the same number of
+    /// barriers. Sites are unique per call.
+    fn program(rng: &mut Rng, locks: bool, barriers: bool) -> Vec<Vec<Step>> {
+        let n = 2 + rng.below(2) as usize;
+        let mut site = 0;
+        let mut body = |rng: &mut Rng, len: u64| {
+            let mut v = Vec::new();
+            for _ in 0..1 + rng.below(len) {
+                match rng.below(if locks { 3 } else { 1 }) {
+                    0 => {
+                        site += 1;
+                        v.push(Step::Call(site));
+                    }
+                    m => {
+                        let m = m as usize;
+                        v.push(Step::Lock(m));
+                        site += 1;
+                        v.push(Step::Call(site));
+                        v.push(Step::Unlock(m));
+                    }
+                }
+            }
+            v
+        };
+        let mut threads: Vec<Vec<Step>> = vec![Vec::new(); n];
+        let rounds = if barriers { 1 + rng.below(2) } else { 0 };
+        for thread in threads.iter_mut() {
+            for r in 0..=rounds {
+                thread.extend(body(rng, 2));
+                if r < rounds {
+                    thread.push(Step::Barrier);
+                }
+            }
+        }
+        // Thread 0 creates the others: all before anything with barriers,
+        // else at random points; joins some at random points after.
+        let mut main = Vec::new();
+        let own = std::mem::take(&mut threads[0]);
+        let mut creates: Vec<usize> = (1..n).collect();
+        if barriers {
+            for k in creates.drain(..) {
+                main.push(Step::Create(k));
+            }
+        }
+        let mut joins: Vec<usize> = Vec::new();
+        for s in own {
+            if !creates.is_empty() && rng.below(2) == 0 {
+                let k = creates.remove(0);
+                main.push(Step::Create(k));
+                joins.push(k);
+            }
+            if !barriers && !joins.is_empty() && rng.below(3) == 0 {
+                main.push(Step::Join(joins.remove(0)));
+            }
+            main.push(s);
+        }
+        for k in creates {
+            main.push(Step::Create(k));
+            joins.push(k);
+        }
+        if !barriers && !joins.is_empty() && rng.below(2) == 0 {
+            main.push(Step::Join(joins.remove(0)));
+            main.push(Step::Call(1000));
+        }
+        threads[0] = main;
+        threads
+    }
+
+    /// One execution's state.
+    #[derive(Clone, PartialEq, Eq, Hash)]
+    struct Exec {
+        pc: Vec<usize>,
+        /// Each thread is inside its call (between entry and return).
+        inside: Vec<bool>,
+        started: Vec<bool>,
+        holder: Vec<Option<usize>>,
+        /// Barrier arrivals of the current generation.
+        arrived: Vec<bool>,
+        /// Threads released from a barrier that must still pass it.
+        passing: Vec<bool>,
+    }
+
+    /// An event: the thread, and whether it is the second of its step (a
+    /// call's return, a barrier's passing after the arrival).
+    type Event = (usize, bool);
+
+    impl Exec {
+        fn start(n: usize) -> Exec {
+            Exec {
+                pc: vec![0; n],
+                inside: vec![false; n],
+                started: (0..n).map(|t| t == 0).collect(),
+                holder: vec![None; 3],
+                arrived: vec![false; n],
+                passing: vec![false; n],
+            }
+        }
+
+        /// The events that can happen next, with the state after each.
+        fn moves(&self, p: &[Vec<Step>]) -> Vec<(Event, Exec)> {
+            let n = p.len();
+            let mut out = Vec::new();
+            for t in 0..n {
+                if !self.started[t] || self.pc[t] >= p[t].len() {
+                    continue;
+                }
+                let mut next = self.clone();
+                let second = self.inside[t] || self.passing[t];
+                let ok = match p[t][self.pc[t]] {
+                    Step::Call(_) => {
+                        next.inside[t] = !self.inside[t];
+                        if self.inside[t] {
+                            next.pc[t] += 1;
+                        }
+                        true
+                    }
+                    Step::Lock(m) => {
+                        next.holder[m] = Some(t);
+                        next.pc[t] += 1;
+                        self.holder[m].is_none()
+                    }
+                    Step::Unlock(m) => {
+                        next.holder[m] = None;
+                        next.pc[t] += 1;
+                        true
+                    }
+                    Step::Barrier => {
+                        if self.passing[t] {
+                            next.passing[t] = false;
+                            next.pc[t] += 1;
+                            true
+                        } else if !self.arrived[t] && !self.passing.iter().any(|&x| x) {
+                            next.arrived[t] = true;
+                            if next.arrived.iter().all(|&x| x) {
+                                next.arrived = vec![false; n];
+                                next.passing = vec![true; n];
+                            }
+                            true
+                        } else {
+                            false
+                        }
+                    }
+                    Step::Create(k) => {
+                        next.started[k] = true;
+                        next.pc[t] += 1;
+                        true
+                    }
+                    Step::Join(k) => {
+                        next.pc[t] += 1;
+                        self.pc[k] >= p[k].len()
+                    }
+                };
+                if ok {
+                    out.push(((t, second), next));
+                }
+            }
+            out
+        }
+
+        /// The pairs of sites of different threads both inside now.
+        fn overlaps(&self, p: &[Vec<Step>]) -> Vec<(u32, u32)> {
+            let site = |t: usize| match p[t][self.pc[t]] {
+                Step::Call(s) => s,
+                _ => unreachable!("inside a call"),
+            };
+            let mut out = Vec::new();
+            for t in 0..p.len() {
+                for u in t + 1..p.len() {
+                    if self.inside[t] && self.inside[u] {
+                        let (a, b) = (site(t), site(u));
+                        out.push((a.min(b), a.max(b)));
+                    }
+                }
+            }
+            out
+        }
+    }
+
+    /// The brute force: every pair of sites of different threads that are
+    /// both inside their calls at some moment of some execution, each with
+    /// the events of an execution that gets there (a search over states).
+    fn possible(p: &[Vec<Step>]) -> Vec<((u32, u32), Vec<Event>)> {
+        let mut seen = std::collections::HashSet::new();
+        let mut found: Vec<((u32, u32), Vec<Event>)> = Vec::new();
+        let mut stack = vec![(Exec::start(p.len()), Vec::new())];
+        while let Some((e, path)) = stack.pop() {
+            if !seen.insert(e.clone()) {
+                continue;
+            }
+            for pair in e.overlaps(p) {
+                if !found.iter().any(|(q, _)| *q == pair) {
+                    found.push((pair, path.clone()));
+                }
+            }
+            for (ev, next) in e.moves(p) {
+                let mut path = path.clone();
+                path.push(ev);
+                stack.push((next, path));
+            }
+        }
+        found
+    }
+
+    /// `prefix`, then random events until no thread can move: a whole
+    /// execution.
+    fn complete(p: &[Vec<Step>], prefix: &[Event], rng: &mut Rng) -> Vec<Event> {
+        let mut e = Exec::start(p.len());
+        let mut events = Vec::new();
+        for &ev in prefix {
+            let (_, next) = e
+                .moves(p)
+                .into_iter()
+                .find(|(m, _)| *m == ev)
+                .expect("a possible event");
+            e = next;
+            events.push(ev);
+        }
+        loop {
+            let mut moves = e.moves(p);
+            if moves.is_empty() {
+                return events;
+            }
+            let (ev, next) = moves.swap_remove(rng.below(moves.len() as u64) as usize);
+            e = next;
+            events.push(ev);
+        }
+    }
+
+    /// Runs one execution's events through [`Order`] as the wrappers do:
+    /// the clashes it reports, as site pairs.
+    fn replay(p: &[Vec<Step>], events: &[Event]) -> BTreeSet<(u32, u32)> {
+        let n = p.len();
+        let mut o = Order::default();
+        for _ in 0..n {
+            o.thread();
+        }
+        let mut pc = vec![0; n];
+        let mut generation = vec![0u64; n];
+        let mut ended: Vec<Option<Clock>> = vec![None; n];
+        let mut out = BTreeSet::new();
+        for &(t, second) in events {
+            match p[t][pc[t]] {
+                Step::Call(s) => {
+                    if second {
+                        o.leave(t);
+                        pc[t] += 1;
+                    } else {
+                        for c in o.enter(t, Site::Table(s)) {
+                            let Site::Table(other) = c.site else {
+                                unreachable!()
+                            };
+                            out.insert((s.min(other), s.max(other)));
+                        }
+                    }
+                }
+                Step::Lock(m) => {
+                    o.acquire(t, (m, 0));
+                    pc[t] += 1;
+                }
+                Step::Unlock(m) => {
+                    o.release(t, (m, 0));
+                    pc[t] += 1;
+                }
+                Step::Barrier => {
+                    if second {
+                        o.acquire(t, (100, generation[t]));
+                        pc[t] += 1;
+                    } else {
+                        generation[t] += 1;
+                        o.release(t, (100, generation[t]));
+                    }
+                }
+                Step::Create(k) => {
+                    let c = o.fork(t);
+                    o.after(k, &c);
+                    pc[t] += 1;
+                }
+                Step::Join(k) => {
+                    let c = ended[k].take().expect("joined after its end");
+                    o.after(t, &c);
+                    pc[t] += 1;
+                }
+            }
+            if t != 0 && pc[t] >= p[t].len() && ended[t].is_none() {
+                ended[t] = Some(o.end(t));
+            }
+        }
+        out
+    }
+
+    /// Every generated program: whatever execution the checker sees, each
+    /// pair it reports can run at once in some execution (none is a false
+    /// alarm), and the pairs over all executions are exactly those the
+    /// brute force finds. Without locks, every execution reports exactly
+    /// those pairs: creation, join and barriers order the same calls in
+    /// every execution.
+    #[test]
+    fn brute_force() {
+        let seeds: u64 = std::env::var("FIB_THREAD_SEEDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(400);
+        let mut with_pairs = 0;
+        for seed in 1..=seeds {
+            let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+            let locks = seed % 3 != 0;
+            let barriers = seed % 4 == 1;
+            let p = program(&mut rng, locks, barriers);
+            let found = possible(&p);
+            let brute: BTreeSet<(u32, u32)> = found.iter().map(|(q, _)| *q).collect();
+            // Each possible pair is reported by an execution that shows it.
+            for (pair, path) in &found {
+                let r = replay(&p, &complete(&p, path, &mut rng));
+                assert!(
+                    r.contains(pair),
+                    "seed {seed}: {pair:?} not reported where it overlaps; program {p:?}"
+                );
+            }
+            // No execution reports a pair that cannot overlap; without
+            // locks, every execution reports all of them.
+            for _ in 0..50 {
+                let r = replay(&p, &complete(&p, &[], &mut rng));
+                assert!(
+                    r.is_subset(&brute),
+                    "seed {seed}: reported {r:?}, possible {brute:?}, program {p:?}"
+                );
+                if !locks {
+                    assert_eq!(r, brute, "seed {seed}: program {p:?}");
+                }
+            }
+            with_pairs += usize::from(!brute.is_empty());
+        }
+        // The generator makes programs with and without such pairs.
+        assert!(
+            with_pairs > 0 && with_pairs < seeds as usize,
+            "{with_pairs}"
+        );
+    }
+}
