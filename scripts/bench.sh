@@ -24,6 +24,12 @@
 # bench/rma.c (2 ranks, 200 rounds of a fence epoch of four puts and two
 # lock epochs with an accumulate each) shows what one-sided communication
 # costs against native MPI.
+# bench/hybrid/hybrid.c (2 ranks of 2 OpenMP threads each, 200 steps of a
+# relaxation of 65 536 doubles with a halo exchange by the main thread,
+# MPI_THREAD_FUNNELED) shows what a multithreaded rank costs: the memory
+# instrumentation sees every thread's loads and stores, and the threads'
+# synchronisation goes through fib's wrappers (OMP_WAIT_POLICY=passive:
+# four spinning threads on two cores would measure the spinning).
 #
 # Further sections: launching under MPICH and Open MPI, --jobs 1 against
 # --jobs 2, one run for every order of a row of wildcard receives or of
@@ -33,7 +39,7 @@
 # a check.
 #
 # Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS,
-# BANDWIDTH_ROUNDS, NONBLOCKING_ROUNDS, RMA_ROUNDS override the defaults;
+# BANDWIDTH_ROUNDS, NONBLOCKING_ROUNDS, RMA_ROUNDS, HYBRID_STEPS override the defaults;
 # CHOICES_LIMIT (default 50) is the interleaving limit of each run of the
 # section on rows whose statuses only steer data; STATIC_LINES (default
 # "10000 100000 200000 1000000") the sizes of the static analysis's programs.
@@ -145,9 +151,12 @@ for src in bench/pingpong.c bench/barriers.c bench/server.c bench/bandwidth.c be
     tests/umpire/any_src_three_senders_ok.c; do
     mpicc.mpich -O2 -o "target/bench/$(basename "$src" .c)" "$src"
 done
+mpicc.mpich -O2 -fopenmp -o target/bench/hybrid bench/hybrid/hybrid.c
+export OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
 
 python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${BARRIERS:-10000}" \
-    "${SERVER_REQUESTS:-2000}" "${BANDWIDTH_ROUNDS:-500}" "${NONBLOCKING_ROUNDS:-200}" "${RMA_ROUNDS:-200}" <<'PY'
+    "${SERVER_REQUESTS:-2000}" "${BANDWIDTH_ROUNDS:-500}" "${NONBLOCKING_ROUNDS:-200}" "${RMA_ROUNDS:-200}" \
+    "${HYBRID_STEPS:-200}" <<'PY'
 import json
 import os
 import subprocess
@@ -168,6 +177,8 @@ cases = [
     ("bench/nonblocking.c", 2, [sys.argv[6]], [], {"FIB_MEMORY": "off"}),
     ("bench/rma.c", 2, [sys.argv[7]], [], {}),
     ("bench/rma.c", 2, [sys.argv[7]], [], {"FIB_MEMORY": "off"}),
+    ("bench/hybrid/hybrid.c", 2, [sys.argv[8]], [], {}),
+    ("bench/hybrid/hybrid.c", 2, [sys.argv[8]], [], {"FIB_MEMORY": "off"}),
     ("tests/umpire/isend_irecv_ring.c", 4, [], [], {}),
     ("tests/umpire/any_src_three_senders_ok.c", 4, [], [], {}),
 ]

@@ -18,8 +18,16 @@ use crate::timeline::{self, Touched};
 
 /// The ranks that touched owned memory at one (access site, owner site,
 /// kind), and the first one's size, offset, owning call, rank and place in
-/// that rank's calls.
-type Group<'a> = (Vec<usize>, u64, u64, &'a str, (usize, u64));
+/// that rank's calls, and its threads when it came after a completion on
+/// another thread that nothing ordered before it.
+type Group<'a> = (
+    Vec<usize>,
+    u64,
+    u64,
+    &'a str,
+    (usize, u64),
+    Option<fib_wire::Unordered>,
+);
 
 /// The findings for the owned memory `rec`'s ranks touched; `token` is its
 /// replay token.
@@ -28,7 +36,16 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
     for a in &rec.owned {
         let g = groups
             .entry((a.site, a.owner, &a.access))
-            .or_insert_with(|| (Vec::new(), a.size, a.offset, &a.call, (a.rank, a.calls)));
+            .or_insert_with(|| {
+                (
+                    Vec::new(),
+                    a.size,
+                    a.offset,
+                    &a.call,
+                    (a.rank, a.calls),
+                    a.unordered,
+                )
+            });
         if !g.0.contains(&a.rank) {
             g.0.push(a.rank);
         }
@@ -36,7 +53,7 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
     groups
         .into_iter()
         .map(
-            |((site, owner, access), (ranks, size, offset, call, first))| {
+            |((site, owner, access), (ranks, size, offset, call, first, unordered))| {
                 let (touch, callee) = match access {
                     Access::Load => (Touch::Load, ""),
                     Access::Store => (Touch::Store, ""),
@@ -59,6 +76,11 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                     owner_place: sites.place(owner, call, &rec.files),
                     place,
                     replay: token.to_string(),
+                    unordered: unordered.map(|u| fib_report::codes::Unordered {
+                        thread: u.thread,
+                        other: u.other,
+                        before_call: u.before_call,
+                    }),
                 }
                 .finding()
                 .with_timeline(picture)

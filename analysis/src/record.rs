@@ -140,6 +140,9 @@ pub struct OwnedAccess {
     pub offset: u64,
     pub owner: Site,
     pub call: String,
+    /// With threads: the access is another thread's than the operation's
+    /// call or completion, and nothing orders the two.
+    pub unordered: Option<fib_wire::Unordered>,
 }
 
 /// Loads or stores (`store`) a rank made at `site` in memory watched

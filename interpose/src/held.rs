@@ -58,6 +58,7 @@ pub fn lib() -> Held {
             for m in threads::take() {
                 l.push(m);
             }
+            memory::prune_gone();
             Held(l)
         }
         None => fatal("an MPI call was made before MPI_Init or after MPI_Finalize"),

@@ -40,7 +40,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use fib_wire::{Access, Site, Up};
+use fib_wire::{Access, Site, Unordered, Up};
 
 use crate::site;
 
@@ -60,19 +60,36 @@ static HI: AtomicUsize = AtomicUsize::new(0);
 /// Whether records wait to be sent.
 static PENDING: AtomicBool = AtomicBool::new(false);
 
-thread_local! {
+/// What a hook needs of its thread, in one thread-local (each lookup of
+/// one costs a call in a shared library).
+struct Local {
     /// How deep this thread is inside the library.
-    static INSIDE: Cell<u32> = const { Cell::new(0) };
+    inside: Cell<u32>,
+    /// The value of this thread's own clock entry (the threads module
+    /// sets it at each of the thread's steps).
+    epoch: Cell<u32>,
+    /// This thread's history, once it has one.
+    mine: std::cell::OnceCell<Shared>,
+}
+
+thread_local! {
+    static LOCAL: Local = const {
+        Local {
+            inside: Cell::new(0),
+            epoch: Cell::new(0),
+            mine: std::cell::OnceCell::new(),
+        }
+    };
 }
 
 /// The thread enters the library: its accesses are MPI's until [`leave`].
 pub fn enter() {
-    INSIDE.with(|c| c.set(c.get() + 1));
+    LOCAL.with(|l| l.inside.set(l.inside.get() + 1));
 }
 
 /// The thread leaves the library.
 pub fn leave() {
-    INSIDE.with(|c| c.set(c.get().saturating_sub(1)));
+    LOCAL.with(|l| l.inside.set(l.inside.get().saturating_sub(1)));
 }
 
 /// Whether the program was compiled to report its accesses.
@@ -89,6 +106,9 @@ struct Span {
     writes: bool,
     call: &'static str,
     site: Site,
+    /// The point of the call that started it in the threads' order, while
+    /// the rank has several threads.
+    point: Option<(usize, u32)>,
 }
 
 /// A watched range.
@@ -111,6 +131,9 @@ enum Rec {
         offset: u64,
         owner: Site,
         call: &'static str,
+        /// The accessing thread and the one that completed the operation,
+        /// for an access after a completion it is not ordered with.
+        unordered: Option<Unordered>,
     },
     /// A message ready to go.
     Ready(Up),
@@ -119,6 +142,10 @@ enum Rec {
 #[derive(Default)]
 struct Mem {
     owned: Vec<Span>,
+    /// Buffers of operations another thread may still be unordered with:
+    /// completed while the rank had several threads, each with the point
+    /// of the completion in the threads' order ([`threads_order`]).
+    gone: Vec<(Span, (usize, u32))>,
     watches: Vec<Watch>,
     /// (access return address or new call's site words, owner site) pairs
     /// recorded.
@@ -140,19 +167,22 @@ impl Mem {
         let lo = self
             .owned
             .iter()
+            .chain(self.gone.iter().map(|(s, _)| s))
             .map(|s| s.lo)
             .chain(self.watches.iter().map(|w| w.lo))
             .min();
         let hi = self
             .owned
             .iter()
+            .chain(self.gone.iter().map(|(s, _)| s))
             .map(|s| s.hi)
             .chain(self.watches.iter().map(|w| w.hi))
             .max();
         LO.store(lo.unwrap_or(usize::MAX), Ordering::Relaxed);
         HI.store(hi.unwrap_or(0), Ordering::Relaxed);
         ACTIVE.store(
-            instrumented() && (!self.owned.is_empty() || !self.watches.is_empty()),
+            instrumented()
+                && (!self.owned.is_empty() || !self.gone.is_empty() || !self.watches.is_empty()),
             Ordering::Release,
         );
     }
@@ -193,17 +223,71 @@ pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) -> Vec
     let key = u64::from(file) << 32 | u64::from(line);
     for b in bufs.iter().filter(|b| b.len > 0) {
         let (lo, hi) = (b.addr, b.addr + b.len);
-        let clashes: Vec<(u64, u64, Site, &'static str)> = m
+        let threads = THREADS.get();
+        let mut clashes: Vec<(u64, u64, Site, &'static str, Option<Unordered>)> = m
             .owned
             .iter()
             .filter(|s| Some(s.id) != id && s.lo < hi && lo < s.hi && (b.writes || s.writes))
             .map(|s| {
                 let start = lo.max(s.lo);
                 let end = hi.min(s.hi);
-                ((start - s.lo) as u64, (end - start) as u64, s.site, s.call)
+                (
+                    (start - s.lo) as u64,
+                    (end - start) as u64,
+                    s.site,
+                    s.call,
+                    None,
+                )
             })
             .collect();
-        for (offset, size, owner, owner_call) in clashes {
+        // A completed buffer this thread is not ordered after.
+        if let Some(t) = threads {
+            for (s, p) in m
+                .gone
+                .iter()
+                .filter(|(s, _)| s.lo < hi && lo < s.hi && (b.writes || s.writes))
+            {
+                if let Some(me) = (t.unseen)(*p) {
+                    let start = lo.max(s.lo);
+                    let end = hi.min(s.hi);
+                    clashes.push((
+                        (start - s.lo) as u64,
+                        (end - start) as u64,
+                        s.site,
+                        s.call,
+                        Some(Unordered {
+                            thread: me as u32,
+                            other: p.0 as u32,
+                            before_call: false,
+                        }),
+                    ));
+                }
+            }
+        }
+        // Other threads' earlier accesses this call is not ordered after:
+        // each is recorded against this call, at the access.
+        if let (Some(t), Some(id)) = (threads, id) {
+            for (ip, store, size, offset, me, other) in earlier(t, b) {
+                if m.first((ip as u64, site)) {
+                    m.recs.push(Rec::Access {
+                        ip,
+                        store,
+                        size,
+                        offset,
+                        owner: site,
+                        call,
+                        unordered: Some(Unordered {
+                            thread: other as u32,
+                            other: me as u32,
+                            before_call: true,
+                        }),
+                    });
+                    PENDING.store(true, Ordering::Relaxed);
+                }
+            }
+            let _ = id;
+        }
+        for (offset, size, owner, owner_call, unordered) in clashes {
             if m.first((key, owner)) {
                 m.recs.push(Rec::Ready(Up::Owned {
                     site,
@@ -215,6 +299,7 @@ pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) -> Vec
                     offset,
                     owner,
                     call: owner_call.to_string(),
+                    unordered,
                 }));
                 PENDING.store(true, Ordering::Relaxed);
             }
@@ -229,6 +314,7 @@ pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) -> Vec
             writes: b.writes,
             call,
             site,
+            point: threads.and_then(|t| (t.now)()),
         });
     }
     m.publish();
@@ -261,16 +347,251 @@ fn lent(watches: &[Watch], bufs: &[Buf]) -> Vec<Up> {
         .collect()
 }
 
-/// The operation `id` has completed: MPI hands its buffers back.
+/// The operation `id` has completed: MPI hands its buffers back. While
+/// the rank has several threads, the buffers stay watched for accesses of
+/// threads not ordered after this completion.
 pub fn release(id: u32) {
+    hand_back(id, true);
+}
+
+/// The operation `id`'s request was freed while active: its buffers are
+/// no longer watched at all (nothing can order an access with it).
+pub fn forget(id: u32) {
+    hand_back(id, false);
+}
+
+fn hand_back(id: u32, completed: bool) {
     if !ACTIVE.load(Ordering::Relaxed) {
         return;
     }
+    let point = THREADS.get().filter(|_| completed).and_then(|t| (t.now)());
     let mut g = mem();
     if let Some(m) = g.as_mut() {
-        m.owned.retain(|s| s.id != id);
+        let (gone, kept): (Vec<Span>, Vec<Span>) = std::mem::take(&mut m.owned)
+            .into_iter()
+            .partition(|s| s.id == id);
+        m.owned = kept;
+        if let Some(p) = point {
+            m.gone.extend(gone.into_iter().map(|s| (s, p)));
+            if m.gone.len() > MAX_GONE {
+                let extra = m.gone.len() - MAX_GONE;
+                m.gone.drain(..extra);
+            }
+        }
         m.publish();
     }
+}
+
+/// How many completed buffers are kept for the threads not yet ordered
+/// after their completion (the oldest go first).
+pub const MAX_GONE: usize = 256;
+
+/// The order of the rank's threads, as the threads module tells it (it
+/// uses this module, not the other way round).
+pub struct ThreadsOrder {
+    /// The calling thread's point now, while the rank has several
+    /// threads (else none).
+    pub now: fn() -> Option<(usize, u32)>,
+    /// Whether the calling thread has seen a point: none when it has,
+    /// else its own index.
+    pub unseen: fn((usize, u32)) -> Option<usize>,
+    /// Whether every thread has seen a point.
+    pub all_seen: fn((usize, u32)) -> bool,
+    /// The calling thread's index.
+    pub current: fn() -> Option<usize>,
+}
+
+static THREADS: std::sync::OnceLock<ThreadsOrder> = std::sync::OnceLock::new();
+
+/// Installs the threads' order (once, when MPI is initialised).
+pub fn threads_order(o: ThreadsOrder) {
+    let _ = THREADS.set(o);
+}
+
+/// Drops the completed buffers, and the accesses of the threads'
+/// histories, that every thread is ordered after.
+pub fn prune_gone() {
+    let Some(t) = THREADS.get() else {
+        return;
+    };
+    if HISTORY.load(Ordering::Relaxed) {
+        for h in histories().iter() {
+            let mut h = h.lock().unwrap_or_else(|e| e.into_inner());
+            let thread = h.thread;
+            let keep = h
+                .entries
+                .iter()
+                .position(|e| !(t.all_seen)((thread, e.value)))
+                .unwrap_or(h.entries.len());
+            if keep > 0 {
+                h.entries.drain(..keep);
+                h.open = [(usize::MAX, false, 0); OPEN];
+            }
+        }
+    }
+    let mut g = mem();
+    if let Some(m) = g.as_mut() {
+        if !m.gone.is_empty() {
+            m.gone.retain(|(_, p)| !(t.all_seen)(*p));
+            m.publish();
+        }
+    }
+}
+
+/// Whether the threads' loads and stores are kept ([`history_on`]).
+static HISTORY: AtomicBool = AtomicBool::new(false);
+/// How many ranges one thread's history keeps at most; beyond, its new
+/// accesses are not kept (an operation then misses them: no false alarm).
+pub const MAX_HISTORY: usize = 1 << 16;
+
+/// What one thread loaded and stored, in the order of its own clock entry
+/// (`value`): byte ranges per (return address, kind), each grown while the
+/// thread's accesses at that address touch it. An operation another thread
+/// starts conflicts with the accesses whose value it has not seen.
+struct History {
+    thread: usize,
+    value: u32,
+    entries: Vec<Seen>,
+    /// For the present value: the entries last grown, by (return address,
+    /// store), most recent first (a loop's few places stay here).
+    open: [(usize, bool, usize); OPEN],
+}
+
+/// How many entries a history keeps open for growing.
+const OPEN: usize = 8;
+
+struct Seen {
+    value: u32,
+    lo: usize,
+    hi: usize,
+    store: bool,
+    ip: usize,
+}
+
+type Shared = std::sync::Arc<Mutex<History>>;
+
+static HISTORIES: Mutex<Vec<Shared>> = Mutex::new(Vec::new());
+
+fn histories() -> MutexGuard<'static, Vec<Shared>> {
+    HISTORIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// From now on the threads' loads and stores are kept: the rank has
+/// several threads, and the program reports its accesses.
+pub fn history_on() {
+    if instrumented() && THREADS.get().is_some() {
+        HISTORY.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The calling thread's own clock entry is now `value`.
+pub fn epoch(value: u32) {
+    let _ = LOCAL.try_with(|l| l.epoch.set(value));
+}
+
+#[cold]
+fn register() -> Option<Shared> {
+    let thread = (THREADS.get()?.current)()?;
+    let h = std::sync::Arc::new(Mutex::new(History {
+        thread,
+        value: 0,
+        entries: Vec::new(),
+        open: [(usize::MAX, false, 0); OPEN],
+    }));
+    histories().push(h.clone());
+    Some(h)
+}
+
+/// Keeps a load or store of the calling thread in its history.
+fn remember(addr: usize, size: usize, store: bool, ip: usize) {
+    if size == 0 {
+        return;
+    }
+    let _ = LOCAL.try_with(|l| {
+        if l.inside.get() > 0 {
+            return;
+        }
+        let h = match l.mine.get() {
+            Some(h) => h,
+            None => match register() {
+                Some(h) => l.mine.get_or_init(|| h),
+                None => return,
+            },
+        };
+        let value = l.epoch.get();
+        let mut h = h.lock().unwrap_or_else(|e| e.into_inner());
+        let h = &mut *h;
+        if h.value != value {
+            h.value = value;
+            h.open = [(usize::MAX, false, 0); OPEN];
+        }
+        let end = addr.saturating_add(size);
+        if let Some(k) = h.open.iter().position(|o| o.0 == ip && o.1 == store) {
+            let i = h.open[k].2;
+            let e = &mut h.entries[i];
+            if e.lo <= end && addr <= e.hi {
+                e.lo = e.lo.min(addr);
+                e.hi = e.hi.max(end);
+                return;
+            }
+        }
+        if h.entries.len() >= MAX_HISTORY {
+            return;
+        }
+        h.entries.push(Seen {
+            value,
+            lo: addr,
+            hi: end,
+            store,
+            ip,
+        });
+        let i = h.entries.len() - 1;
+        h.open.rotate_right(1);
+        h.open[0] = (ip, store, i);
+    });
+}
+
+/// The accesses of other threads to `b` that the calling thread has not
+/// seen and that conflict with it (one of the two writes): (return
+/// address, store, bytes, offset into `b`, the calling thread, the
+/// accessing thread), one per return address and kind.
+fn earlier(t: &ThreadsOrder, b: &Buf) -> Vec<(usize, bool, u64, u64, usize, usize)> {
+    if !HISTORY.load(Ordering::Relaxed) {
+        return Vec::new();
+    }
+    let (lo, hi) = (b.addr, b.addr + b.len);
+    let mut out: Vec<(usize, bool, u64, u64, usize, usize)> = Vec::new();
+    let all: Vec<Shared> = histories().clone();
+    for h in all {
+        let h = h.lock().unwrap_or_else(|e| e.into_inner());
+        for e in h.entries.iter().rev() {
+            if !(e.lo < hi && lo < e.hi && (e.store || b.writes)) {
+                continue;
+            }
+            if out
+                .iter()
+                .any(|o| o.0 == e.ip && o.1 == e.store && o.5 == h.thread)
+            {
+                continue;
+            }
+            let Some(me) = (t.unseen)((h.thread, e.value)) else {
+                continue;
+            };
+            if me == h.thread {
+                continue;
+            }
+            let start = lo.max(e.lo);
+            out.push((
+                e.ip,
+                e.store,
+                (hi.min(e.hi) - start) as u64,
+                (start - lo) as u64,
+                me,
+                h.thread,
+            ));
+        }
+    }
+    out
 }
 
 /// Watches `len` bytes at `base` under `tag`: the program's accesses to
@@ -369,6 +690,7 @@ pub fn take() -> Vec<Up> {
                 offset,
                 owner,
                 call,
+                unordered,
             } => Up::Owned {
                 site: place(ip),
                 access: if store { Access::Store } else { Access::Load },
@@ -376,6 +698,7 @@ pub fn take() -> Vec<Up> {
                 offset,
                 owner,
                 call: call.to_string(),
+                unordered,
             },
         })
         .collect();
@@ -417,28 +740,45 @@ fn add_range(v: &mut Vec<(u64, u64)>, a: u64, b: u64) {
 /// address if known.
 #[inline(always)]
 fn check(addr: usize, size: usize, store: bool) {
+    check_at(addr, size, store, 0);
+}
+
+/// A hook's work, given the program's return address (0 when the hook
+/// could not take it: it is then found by walking the stack, if needed).
+#[inline(always)]
+fn check_at(addr: usize, size: usize, store: bool, ip: usize) {
     if ACTIVE.load(Ordering::Relaxed) {
-        slow(addr, size, store);
+        slow(addr, size, store, ip);
+    }
+    if HISTORY.load(Ordering::Relaxed) {
+        remember(addr, size, store, ip);
     }
 }
 
+/// A point in the threads' order: a thread's index and its own entry.
+type Point = (usize, u32);
+
+/// An access's bytes in an operation's buffer (offset, size), the
+/// operation's site and call, and what the thread order says of it.
+type Hit<P> = (u64, u64, Site, &'static str, P);
+
 #[cold]
 #[inline(never)]
-fn slow(addr: usize, size: usize, store: bool) {
+fn slow(addr: usize, size: usize, store: bool, ip: usize) {
     let end = addr.saturating_add(size);
     if end <= LO.load(Ordering::Relaxed) || addr >= HI.load(Ordering::Relaxed) || size == 0 {
         return;
     }
-    if INSIDE.with(|c| c.get()) > 0 {
+    if LOCAL.with(|l| l.inside.get()) > 0 {
         return;
     }
     let mut g = mem();
     let Some(m) = g.as_mut() else {
         return;
     };
-    let mut ip = None;
+    let mut ip = (ip != 0).then_some(ip);
     let mut at = || *ip.get_or_insert_with(|| site::program_ip().unwrap_or(0));
-    let hits: Vec<(u64, u64, Site, &'static str)> = m
+    let hits: Vec<Hit<Option<Point>>> = m
         .owned
         .iter()
         .filter(|s| s.lo < end && addr < s.hi && (store || s.writes))
@@ -449,10 +789,22 @@ fn slow(addr: usize, size: usize, store: bool) {
                 (end.min(s.hi) - start) as u64,
                 s.site,
                 s.call,
+                s.point,
             )
         })
         .collect();
-    for (offset, size, owner, call) in hits {
+    for (offset, size, owner, call, point) in hits {
+        // Another thread's access that the call did not order before it
+        // runs at once with the call in some execution, as an access
+        // before the call would: both are reported alike.
+        let unordered = point.and_then(|p| {
+            let me = (THREADS.get()?.unseen)(p)?;
+            (me != p.0).then_some(Unordered {
+                thread: me as u32,
+                other: p.0 as u32,
+                before_call: true,
+            })
+        });
         let ip = at();
         if m.first((ip as u64, owner)) {
             m.recs.push(Rec::Access {
@@ -462,8 +814,48 @@ fn slow(addr: usize, size: usize, store: bool) {
                 offset,
                 owner,
                 call,
+                unordered,
             });
             PENDING.store(true, Ordering::Relaxed);
+        }
+    }
+    if let (false, Some(t)) = (m.gone.is_empty(), THREADS.get()) {
+        let late: Vec<Hit<Point>> = m
+            .gone
+            .iter()
+            .filter(|(s, _)| s.lo < end && addr < s.hi && (store || s.writes))
+            .map(|(s, p)| {
+                let start = addr.max(s.lo);
+                (
+                    (start - s.lo) as u64,
+                    (end.min(s.hi) - start) as u64,
+                    s.site,
+                    s.call,
+                    *p,
+                )
+            })
+            .collect();
+        for (offset, size, owner, call, p) in late {
+            let Some(me) = (t.unseen)(p) else {
+                continue;
+            };
+            let ip = at();
+            if m.first((ip as u64, owner)) {
+                m.recs.push(Rec::Access {
+                    ip,
+                    store,
+                    size,
+                    offset,
+                    owner,
+                    call,
+                    unordered: Some(Unordered {
+                        thread: me as u32,
+                        other: p.0 as u32,
+                        before_call: false,
+                    }),
+                });
+                PENDING.store(true, Ordering::Relaxed);
+            }
         }
     }
     let touched: Vec<(u64, u64, u64)> = m
@@ -512,11 +904,33 @@ pub extern "C" fn __tsan_ignore_thread_begin() {}
 #[no_mangle]
 pub extern "C" fn __tsan_ignore_thread_end() {}
 
+/// The body of the fixed-size hooks: `kind` is the access's size times
+/// two, plus one for a store.
+extern "C" fn hooked(addr: *mut c_void, ip: usize, kind: usize) {
+    check_at(addr as usize, kind >> 1, kind & 1 == 1, ip);
+}
+
+// On x86-64 each hook is a trampoline that hands `hooked` the program's
+// return address (the word on top of the stack at entry) and its kind.
 macro_rules! plain_hooks {
     ($($name:ident $size:literal $store:literal),* $(,)?) => {$(
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(addr: *mut c_void) {
+            core::arch::naked_asm!(
+                "mov rsi, qword ptr [rsp]",
+                "mov edx, {kind}",
+                "jmp {target}",
+                kind = const $size * 2 + $store as usize,
+                target = sym hooked,
+            )
+        }
+
+        #[cfg(not(target_arch = "x86_64"))]
         #[no_mangle]
         pub extern "C" fn $name(addr: *mut c_void) {
-            check(addr as usize, $size, $store);
+            hooked(addr, 0, $size * 2 + $store as usize);
         }
     )*};
 }
@@ -539,11 +953,13 @@ plain_hooks! {
     __tsan_vptr_read 8 false,
 }
 
+// The `_pc` forms are given the access's program counter: it stands for
+// the return address.
 macro_rules! pc_hooks {
     ($($name:ident $size:literal $store:literal),* $(,)?) => {$(
         #[no_mangle]
-        pub extern "C" fn $name(addr: *mut c_void, _pc: *mut c_void) {
-            check(addr as usize, $size, $store);
+        pub extern "C" fn $name(addr: *mut c_void, pc: *mut c_void) {
+            check_at(addr as usize, $size, $store, pc as usize);
         }
     )*};
 }
@@ -560,35 +976,86 @@ pub extern "C" fn __tsan_vptr_update(addr: *mut c_void, _new: *mut c_void) {
     check(addr as usize, 8, true);
 }
 
-#[no_mangle]
-pub extern "C" fn __tsan_read_range(addr: *mut c_void, size: usize) {
-    check(addr as usize, size, false);
+extern "C" fn range_at(addr: *mut c_void, size: usize, ip: usize, store: usize) {
+    check_at(addr as usize, size, store == 1, ip);
 }
 
-#[no_mangle]
-pub extern "C" fn __tsan_write_range(addr: *mut c_void, size: usize) {
-    check(addr as usize, size, true);
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn __wrap_memcpy(d: *mut c_void, s: *const c_void, n: usize) -> *mut c_void {
-    check(s as usize, n, false);
-    check(d as usize, n, true);
+unsafe extern "C" fn memcpy_at(
+    d: *mut c_void,
+    s: *const c_void,
+    n: usize,
+    ip: usize,
+) -> *mut c_void {
+    check_at(s as usize, n, false, ip);
+    check_at(d as usize, n, true, ip);
     libc::memcpy(d, s, n)
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn __wrap_memmove(d: *mut c_void, s: *const c_void, n: usize) -> *mut c_void {
-    check(s as usize, n, false);
-    check(d as usize, n, true);
+unsafe extern "C" fn memmove_at(
+    d: *mut c_void,
+    s: *const c_void,
+    n: usize,
+    ip: usize,
+) -> *mut c_void {
+    check_at(s as usize, n, false, ip);
+    check_at(d as usize, n, true, ip);
     libc::memmove(d, s, n)
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn __wrap_memset(d: *mut c_void, c: c_int, n: usize) -> *mut c_void {
-    check(d as usize, n, true);
+unsafe extern "C" fn memset_at(d: *mut c_void, c: c_int, n: usize, ip: usize) -> *mut c_void {
+    check_at(d as usize, n, true, ip);
     libc::memset(d, c, n)
 }
+
+// The range hooks and the copies: trampolines too on x86-64, the return
+// address going in the argument register after the function's own.
+macro_rules! trampoline {
+    ($name:ident ( $($a:ident : $t:ty),* ) $(-> $r:ty)?, [$($setup:literal),*], $target:ident, $fallback:expr) => {
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) $(-> $r)? {
+            core::arch::naked_asm!($($setup,)* "jmp {target}", target = sym $target)
+        }
+
+        #[cfg(not(target_arch = "x86_64"))]
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($a: $t),*) $(-> $r)? {
+            $fallback
+        }
+    };
+}
+
+trampoline!(
+    __tsan_read_range(addr: *mut c_void, size: usize),
+    ["mov rdx, qword ptr [rsp]", "xor ecx, ecx"],
+    range_at,
+    range_at(addr, size, 0, 0)
+);
+trampoline!(
+    __tsan_write_range(addr: *mut c_void, size: usize),
+    ["mov rdx, qword ptr [rsp]", "mov ecx, 1"],
+    range_at,
+    range_at(addr, size, 0, 1)
+);
+trampoline!(
+    __wrap_memcpy(d: *mut c_void, s: *const c_void, n: usize) -> *mut c_void,
+    ["mov rcx, qword ptr [rsp]"],
+    memcpy_at,
+    memcpy_at(d, s, n, 0)
+);
+trampoline!(
+    __wrap_memmove(d: *mut c_void, s: *const c_void, n: usize) -> *mut c_void,
+    ["mov rcx, qword ptr [rsp]"],
+    memmove_at,
+    memmove_at(d, s, n, 0)
+);
+trampoline!(
+    __wrap_memset(d: *mut c_void, c: c_int, n: usize) -> *mut c_void,
+    ["mov rcx, qword ptr [rsp]"],
+    memset_at,
+    memset_at(d, c, n, 0)
+);
 
 /// The memory order of a hook's `mo` argument (C11's numbering; bits
 /// above the low byte are hints the pass may add).
@@ -892,6 +1359,16 @@ pub unsafe extern "C" fn __tsan_atomic128_compare_exchange_val(
 mod tests {
     use super::*;
 
+    /// A store at one place in the program (a hook's return address names
+    /// it).
+    #[inline(never)]
+    fn store8(a: usize) {
+        // SAFETY: the hook reads nothing of the address.
+        unsafe { __tsan_write8(a as *mut c_void) };
+        // Not a tail call: the hook returns here.
+        std::hint::black_box(a);
+    }
+
     #[test]
     fn ranges_coalesce_and_stay_bounded() {
         let mut v = Vec::new();
@@ -920,12 +1397,15 @@ mod tests {
         let base = window.as_mut_ptr() as usize;
         watch(base, 128, 7);
         for i in 0..4 {
-            __tsan_write8((base + 8 * i) as *mut c_void);
+            store8(base + 8 * i);
         }
-        __tsan_read4((base + 64) as *mut c_void);
-        __tsan_read4((base + 200) as *mut c_void);
+        // SAFETY: the hook reads nothing of the address.
+        unsafe { __tsan_read4((base + 64) as *mut c_void) };
+        // SAFETY: the hook reads nothing of the address.
+        unsafe { __tsan_read4((base + 200) as *mut c_void) };
         enter();
-        __tsan_write8((base + 120) as *mut c_void);
+        // SAFETY: the hook reads nothing of the address.
+        unsafe { __tsan_write8((base + 120) as *mut c_void) };
         leave();
         let got = take();
         let w: Vec<_> = got
@@ -941,13 +1421,15 @@ mod tests {
         assert!(w.contains(&(7, false, vec![(64, 68)])), "{w:?}");
         assert_eq!(w.len(), 2, "{w:?}");
         unwatch(7);
-        __tsan_write8(base as *mut c_void);
+        // SAFETY: the hook reads nothing of the address.
+        unsafe { __tsan_write8(base as *mut c_void) };
         assert!(take().is_empty());
         // Memory attached to a dynamic window: offsets are addresses, and
         // detaching one region leaves the others watched.
         watch_from(base, 64, 9, 0);
         watch_from(base + 64, 64, 9, 0);
-        __tsan_write4((base + 4) as *mut c_void);
+        // SAFETY: the hook reads nothing of the address.
+        unsafe { __tsan_write4((base + 4) as *mut c_void) };
         let got = take();
         assert!(
             got.iter()
@@ -956,9 +1438,11 @@ mod tests {
             "{got:?}"
         );
         unwatch_at(9, base);
-        __tsan_write4((base + 4) as *mut c_void);
+        // SAFETY: the hook reads nothing of the address.
+        unsafe { __tsan_write4((base + 4) as *mut c_void) };
         assert!(take().is_empty());
-        __tsan_write4((base + 68) as *mut c_void);
+        // SAFETY: the hook reads nothing of the address.
+        unsafe { __tsan_write4((base + 68) as *mut c_void) };
         assert_eq!(take().len(), 1);
         unwatch(9);
         // A buffer handed to MPI in watched memory is named for the call,
@@ -1025,10 +1509,11 @@ mod tests {
                 writes: false,
             }],
         );
-        __tsan_read8(base as *mut c_void);
+        // SAFETY: the hook reads nothing of the address.
+        unsafe { __tsan_read8(base as *mut c_void) };
         assert!(take().is_empty());
         for _ in 0..3 {
-            __tsan_write8((base + 8) as *mut c_void);
+            store8(base + 8);
         }
         own(
             Some(2),
@@ -1042,7 +1527,8 @@ mod tests {
         );
         release(1);
         release(2);
-        __tsan_write8(base as *mut c_void);
+        // SAFETY: the hook reads nothing of the address.
+        unsafe { __tsan_write8(base as *mut c_void) };
         let got = take();
         assert_eq!(got.len(), 2, "{got:?}");
         assert!(matches!(

@@ -77,7 +77,7 @@ impl Lib {
         // Its buffers are no longer watched: nothing the program does can
         // order its accesses with the operation now (FIB029 says so), and
         // what MPI has finished would depend on timing.
-        crate::memory::release(id);
+        crate::memory::forget(id);
         self.fakes.remove(&fake_request_bits(id));
         self.origins.remove(&id);
         let done = match self.reqs.get(&id).map(|r| &r.kind) {

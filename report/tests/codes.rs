@@ -430,6 +430,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             owner_place: place(),
             place: place(),
             replay: "-".into(),
+            unordered: None,
         },
         BufferOverflow {
             rank: 0,

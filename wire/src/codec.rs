@@ -14,7 +14,7 @@ use crate::ops::{
     Block, CollKind, FlushKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,
 };
 use crate::site::Site;
-use crate::threads::{Level, ThreadFault};
+use crate::threads::{Level, ThreadFault, Unordered};
 
 /// A malformed frame.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -803,6 +803,7 @@ impl Up {
                 offset,
                 owner,
                 call,
+                unordered,
             } => {
                 w.u8(30);
                 w.site(*site);
@@ -818,6 +819,14 @@ impl Up {
                 w.u64(*offset);
                 w.site(*owner);
                 w.str(call);
+                match unordered {
+                    None => w.u8(0),
+                    Some(u) => {
+                        w.u8(1 + u8::from(u.before_call));
+                        w.u32(u.thread);
+                        w.u32(u.other);
+                    }
+                }
             }
             Up::Watched {
                 tag,
@@ -951,6 +960,14 @@ impl Up {
                 offset: r.u64()?,
                 owner: r.site()?,
                 call: r.str()?,
+                unordered: match r.u8()? {
+                    0 => None,
+                    k => Some(Unordered {
+                        thread: r.u32()?,
+                        other: r.u32()?,
+                        before_call: k == 2,
+                    }),
+                },
             },
             31 => {
                 let tag = r.u64()?;
@@ -1797,8 +1814,22 @@ mod tests {
                 offset: 1 << 40,
                 owner: Site::Table(2),
                 call: "MPI_Isend".into(),
+                unordered: None,
             });
         }
+        round_up(Up::Owned {
+            site,
+            access: Access::Load,
+            size: 8,
+            offset: 0,
+            owner: Site::Table(2),
+            call: "MPI_Irecv".into(),
+            unordered: Some(Unordered {
+                thread: 2,
+                other: 0,
+                before_call: true,
+            }),
+        });
         round_up(Up::Watched {
             tag: u64::MAX,
             site,

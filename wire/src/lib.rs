@@ -45,7 +45,7 @@ pub use ops::{
 };
 pub use site::{module_id, Site};
 pub use support::{one_sided, support, Support, Why, INTERCEPTED, PASS_THROUGH, UNSUPPORTED};
-pub use threads::{Level, ThreadFault};
+pub use threads::{Level, ThreadFault, Unordered};
 
 /// `MPI_ANY_SOURCE` or `MPI_ANY_TAG` on the wire.
 pub const ANY: i32 = -1;

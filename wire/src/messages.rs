@@ -8,7 +8,7 @@ use crate::extents::Overflow;
 use crate::onesided::RmaFault;
 use crate::ops::Op;
 use crate::site::Site;
-use crate::threads::ThreadFault;
+use crate::threads::{ThreadFault, Unordered};
 
 /// A message from a rank to the scheduler.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,7 +74,9 @@ pub enum Up {
     /// call being made, `size` bytes of it overlapping) at `site`, `offset`
     /// bytes into the buffer of the pending operation `call` made at
     /// `owner`. Sent once per (site, owner) pair, at the rank's next MPI
-    /// call (the access itself is no call); the run goes on.
+    /// call (the access itself is no call); the run goes on. With
+    /// `unordered`, the access is another thread's than the operation's
+    /// call or completion, and nothing the program does orders the two.
     Owned {
         site: Site,
         access: Access,
@@ -82,6 +84,7 @@ pub enum Up {
         offset: u64,
         owner: Site,
         call: String,
+        unordered: Option<Unordered>,
     },
     /// Loads or stores (`store`) the program made at `site` in memory
     /// watched under `tag` (a window's, say), since the rank's previous

@@ -96,3 +96,15 @@ impl ThreadFault {
         }
     }
 }
+
+/// A load or store (or a call's buffer) of one thread against an operation
+/// of another that nothing the program does orders it with
+/// ([`Up::Owned`](crate::Up::Owned)): the accessing thread, the other
+/// thread, and whether the access came before the other thread's call that
+/// started the operation (else after the call that completed it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Unordered {
+    pub thread: u32,
+    pub other: u32,
+    pub before_call: bool,
+}

@@ -72,8 +72,9 @@ fn with_me<T>(f: impl FnOnce(&mut Me) -> T) -> T {
         let mut m = m.borrow_mut();
         let me = m.get_or_insert_with(|| {
             let index = state().order.thread();
+            memory::epoch(1);
             if index > 0 {
-                MANY.store(true, Ordering::Relaxed);
+                many();
             }
             Me {
                 index,
@@ -85,17 +86,41 @@ fn with_me<T>(f: impl FnOnce(&mut Me) -> T) -> T {
     })
 }
 
-/// The calling thread's index.
+/// The calling thread's index (its number in reports: the first thread
+/// fib met, the main one, is 0).
 fn me() -> usize {
     with_me(|me| me.index)
+}
+
+/// The calling thread's index, made on first use like [`me`]'s, but none
+/// while its storage is being destroyed (or already borrowed).
+fn current() -> Option<usize> {
+    let known = ME
+        .try_with(|m| m.try_borrow().ok().map(|m| m.as_ref().map(|me| me.index)))
+        .ok()??;
+    Some(known.unwrap_or_else(me))
 }
 
 /// Whether a second thread has been seen.
 static MANY: AtomicBool = AtomicBool::new(false);
 
+/// The rank has several threads: their accesses are kept from now on.
+fn many() {
+    if !MANY.swap(true, Ordering::Relaxed) {
+        memory::history_on();
+    }
+}
+
+/// Thread `t` stepped: the memory hooks date its accesses by its entry.
+fn stepped(s: &State, t: usize) {
+    memory::epoch(s.order.point(t).1);
+}
+
 /// What `MPI_Init`/`MPI_Init_thread` said.
 #[derive(Clone, Copy)]
 struct Init {
+    /// The thread that initialised MPI.
+    thread: usize,
     site: Site,
     required: Level,
     level: Level,
@@ -111,9 +136,6 @@ struct State {
     /// The last clocks of ended threads, by `pthread_t`.
     ended: HashMap<usize, Clock>,
     init: Option<Init>,
-    /// Each thread's number in reports, by index: 0 is the thread that
-    /// initialised MPI, the others in the order of their first MPI call.
-    numbers: HashMap<usize, u32>,
     faults: Vec<ThreadFault>,
     reported: HashSet<ThreadFault>,
 }
@@ -147,11 +169,6 @@ impl State {
             self.faults.push(f);
         }
     }
-
-    fn number(&mut self, index: usize) -> u32 {
-        let next = self.numbers.len() as u32;
-        *self.numbers.entry(index).or_insert(next)
-    }
 }
 
 /// MPI is initialised by the calling thread at `site`, at `level` (asked
@@ -159,11 +176,28 @@ impl State {
 /// it, watched for the program's first load of it.
 pub fn initialised(site: Site, required: Level, level: Level, provided: Option<usize>) {
     let unread = provided.is_some_and(|p| memory::sentinel(p, std::mem::size_of::<c_int>()));
-    let index = me();
+    let thread = me();
+    memory::threads_order(memory::ThreadsOrder {
+        now: || {
+            if !MANY.load(Ordering::Relaxed) {
+                return None;
+            }
+            let t = current()?;
+            Some(state().order.point(t))
+        },
+        unseen: |p| {
+            let t = current()?;
+            (!state().order.seen(t, p)).then_some(t)
+        },
+        all_seen: |p| state().order.seen_by_all(p),
+        current,
+    });
+    if MANY.load(Ordering::Relaxed) {
+        memory::history_on();
+    }
     let mut s = state();
-    // The initialising call was the rank's first (its entry numbered it).
-    debug_assert_eq!(s.numbers.get(&index), Some(&0));
     s.init = Some(Init {
+        thread,
         site,
         required,
         level,
@@ -180,8 +214,11 @@ pub fn level() -> Option<Level> {
 /// checked against the level and the other threads' calls.
 pub fn enter(site: Site) {
     let index = me();
+    // Asked before the state is held: the memory table is taken before
+    // the state, never after.
+    let read = memory::sentinel_read();
     let mut s = state();
-    let number = s.number(index);
+    let number = index as u32;
     let clashes = s.order.enter(index, site);
     let Some(init) = s.init else {
         return;
@@ -189,7 +226,8 @@ pub fn enter(site: Site) {
     if !MANY.load(Ordering::Relaxed) {
         return;
     }
-    if number != 0 && init.level <= Level::Funneled {
+    let main = index == init.thread;
+    if !main && init.level <= Level::Funneled {
         s.fault(ThreadFault::NotMain {
             site,
             thread: number,
@@ -199,7 +237,7 @@ pub fn enter(site: Site) {
     }
     if init.level == Level::Serialized {
         for c in clashes {
-            let other = s.number(c.thread);
+            let other = c.thread as u32;
             s.fault(ThreadFault::Concurrent {
                 site,
                 thread: number,
@@ -211,8 +249,8 @@ pub fn enter(site: Site) {
             });
         }
     }
-    if number != 0 && init.unread {
-        if memory::sentinel_read() {
+    if !main && init.unread {
+        if read {
             s.init.as_mut().expect("checked").unread = false;
         } else {
             s.fault(ThreadFault::Unchecked {
@@ -229,7 +267,9 @@ pub fn enter(site: Site) {
 /// The calling thread's MPI call returns.
 pub fn leave() {
     let index = me();
-    state().order.leave(index);
+    let mut s = state();
+    s.order.leave(index);
+    stepped(&s, index);
 }
 
 /// Whether a thread that finds another inside MPI waits for it to return
@@ -242,9 +282,10 @@ pub fn waits_its_turn() -> bool {
 /// Notes whether the program has read the level `MPI_Init_thread`
 /// provided since its call (what `memory::sentinel` saw).
 pub fn note_read() {
+    let read = memory::sentinel_read();
     let mut s = state();
     if let Some(init) = s.init.as_mut() {
-        if init.unread && memory::sentinel_read() {
+        if init.unread && read {
             init.unread = false;
         }
     }
@@ -264,7 +305,9 @@ pub fn take() -> Vec<Up> {
 /// Releases the object `key`.
 fn release(key: (usize, u64)) {
     let t = me();
-    state().order.release(t, key);
+    let mut s = state();
+    s.order.release(t, key);
+    stepped(&s, t);
 }
 
 /// Acquires the object `key`.
@@ -276,8 +319,11 @@ fn acquire(key: (usize, u64)) {
 /// The calling thread's clock for a thread or team it starts.
 fn fork() -> Clock {
     let t = me();
-    MANY.store(true, Ordering::Relaxed);
-    state().order.fork(t)
+    many();
+    let mut s = state();
+    let c = s.order.fork(t);
+    stepped(&s, t);
+    c
 }
 
 /// The calling thread comes after `clock`.
@@ -295,9 +341,12 @@ fn joined(pthread: usize) {
     }
 }
 
-/// Forgets the objects of the region at `key` (its barriers).
+/// Forgets the objects of the region at `key` (its barriers), once it
+/// has ended: the buffers completed in it that every thread is now
+/// ordered after need no watching either.
 fn forget(key: usize) {
     state().order.forget(|k| k.0 != key);
+    memory::prune_gone();
 }
 
 /// A barrier of `key` at generation `generation`: every thread's events
@@ -311,5 +360,8 @@ fn barrier(key: usize, generation: u64, wait: impl FnOnce() -> c_int) -> c_int {
     }
     let rc = wait();
     acquire((key, generation));
+    // Once every thread passed, the buffers completed before the barrier
+    // need no watching.
+    memory::prune_gone();
     rc
 }

@@ -60,6 +60,8 @@ pub struct Clash {
 #[derive(Default)]
 pub struct Order {
     clocks: Vec<Clock>,
+    /// The threads that have ended (they see nothing more).
+    ended: Vec<bool>,
     calls: Vec<Calls>,
     syncs: HashMap<(usize, u64), Clock>,
 }
@@ -71,6 +73,7 @@ impl Order {
         let mut c = vec![0; t + 1];
         c[t] = 1;
         self.clocks.push(c);
+        self.ended.push(false);
         self.calls.push(Calls::default());
         t
     }
@@ -89,8 +92,9 @@ impl Order {
         join(&mut self.clocks[t], clock);
     }
 
-    /// Thread `t`'s last clock, as it ends (or leaves a region); `t` steps.
+    /// Thread `t`'s last clock, as it ends; `t` steps.
     pub fn end(&mut self, t: usize) -> Clock {
+        self.ended[t] = true;
         self.fork(t)
     }
 
@@ -155,6 +159,24 @@ impl Order {
         out
     }
 
+    /// Thread `t`'s point now: its index and its own entry's value. A
+    /// completion made inside a call is at the call's point.
+    pub fn point(&self, t: usize) -> (usize, u32) {
+        (t, self.clocks[t][t])
+    }
+
+    /// Whether thread `t` has seen the point `p` (a later step of `p`'s
+    /// thread is ordered before `t`'s present).
+    pub fn seen(&self, t: usize, p: (usize, u32)) -> bool {
+        self.clocks[t].get(p.0).is_some_and(|&v| v >= p.1)
+    }
+
+    /// Whether every thread still running has seen `p` (its own thread
+    /// once it stepped).
+    pub fn seen_by_all(&self, p: (usize, u32)) -> bool {
+        (0..self.clocks.len()).all(|t| self.ended[t] || self.seen(t, p))
+    }
+
     /// Thread `t`'s call returns.
     pub fn leave(&mut self, t: usize) {
         self.calls[t].inside = None;
@@ -188,6 +210,12 @@ mod tests {
         Create(usize),
         /// Waits for thread `k` to end (only thread 0 does).
         Join(usize),
+        /// Thread 0 starts an operation that owns the buffer (one event).
+        Own,
+        /// Thread 0 completes it, inside a wait call (one event).
+        Done,
+        /// A load or store of the buffer (one event), numbered.
+        Touch(u32),
     }
 
     /// A tiny deterministic generator (xorshift), so that a failing seed
@@ -358,6 +386,10 @@ mod tests {
                         next.pc[t] += 1;
                         self.pc[k] >= p[k].len()
                     }
+                    Step::Own | Step::Done | Step::Touch(_) => {
+                        next.pc[t] += 1;
+                        true
+                    }
                 };
                 if ok {
                     out.push(((t, second), next));
@@ -489,6 +521,7 @@ mod tests {
                     o.after(t, &c);
                     pc[t] += 1;
                 }
+                Step::Own | Step::Done | Step::Touch(_) => pc[t] += 1,
             }
             if t != 0 && pc[t] >= p[t].len() && ended[t].is_none() {
                 ended[t] = Some(o.end(t));
@@ -544,5 +577,225 @@ mod tests {
             with_pairs > 0 && with_pairs < seeds as usize,
             "{with_pairs}"
         );
+    }
+
+    /// Adds a buffer to a generated program: thread 0 starts an operation
+    /// on it and completes it later, and each other thread touches it once.
+    fn with_buffer(mut p: Vec<Vec<Step>>, rng: &mut Rng) -> Vec<Vec<Step>> {
+        let len = p[0].len();
+        let own = rng.below(len as u64 + 1) as usize;
+        let done = own + rng.below((len - own) as u64 + 1) as usize;
+        p[0].insert(done, Step::Done);
+        p[0].insert(own, Step::Own);
+        for (k, thread) in p.iter_mut().enumerate().skip(1) {
+            let at = rng.below(thread.len() as u64 + 1) as usize;
+            thread.insert(at, Step::Touch(k as u32));
+        }
+        p
+    }
+
+    /// Whether the buffer is owned in `e`: thread 0 has passed `Own` and
+    /// not `Done`.
+    fn pending(p: &[Vec<Step>], e: &Exec) -> bool {
+        let at = |step: fn(&Step) -> bool| p[0].iter().position(step).expect("in thread 0");
+        let (own, done) = (
+            at(|s| matches!(s, Step::Own)),
+            at(|s| matches!(s, Step::Done)),
+        );
+        e.pc[0] > own && e.pc[0] <= done
+    }
+
+    /// The brute force for the buffer: the touches that fall while the
+    /// operation owns it in some execution.
+    fn possible_touches(p: &[Vec<Step>]) -> BTreeSet<u32> {
+        let mut seen = std::collections::HashSet::new();
+        let mut found = BTreeSet::new();
+        let mut stack = vec![Exec::start(p.len())];
+        while let Some(e) = stack.pop() {
+            if !seen.insert(e.clone()) {
+                continue;
+            }
+            for ((t, _), next) in e.moves(p) {
+                if let Step::Touch(k) = p[t][e.pc[t]] {
+                    if pending(p, &e) {
+                        found.insert(k);
+                    }
+                }
+                stack.push(next);
+            }
+        }
+        found
+    }
+
+    /// One execution's touches as the owned-memory check reports them: a
+    /// touch while the buffer is owned (the table of owned ranges), or
+    /// after its completion by a thread that has not seen the completion
+    /// (the completed buffers kept while the rank has several threads).
+    fn touches_reported(p: &[Vec<Step>], events: &[Event]) -> BTreeSet<u32> {
+        touches(p, events).0
+    }
+
+    /// [`touches_reported`], and the touches that came before the
+    /// operation started.
+    fn touches(p: &[Vec<Step>], events: &[Event]) -> (BTreeSet<u32>, BTreeSet<u32>) {
+        let n = p.len();
+        let mut o = Order::default();
+        for _ in 0..n {
+            o.thread();
+        }
+        let mut pc = vec![0; n];
+        let mut generation = vec![0u64; n];
+        let mut ended: Vec<Option<Clock>> = vec![None; n];
+        let (mut owned, mut gone) = (false, None);
+        let (mut out, mut early) = (BTreeSet::new(), BTreeSet::new());
+        // The threads' histories: each touch before the operation, dated
+        // by its thread's own entry.
+        let mut history: Vec<(usize, u32, u32)> = Vec::new();
+        for &(t, second) in events {
+            match p[t][pc[t]] {
+                Step::Call(_) => {
+                    if second {
+                        o.leave(t);
+                        pc[t] += 1;
+                    } else {
+                        o.enter(t, Site::Unknown);
+                    }
+                }
+                Step::Lock(m) => {
+                    o.acquire(t, (m, 0));
+                    pc[t] += 1;
+                }
+                Step::Unlock(m) => {
+                    o.release(t, (m, 0));
+                    pc[t] += 1;
+                }
+                Step::Barrier => {
+                    if second {
+                        o.acquire(t, (100, generation[t]));
+                        pc[t] += 1;
+                    } else {
+                        generation[t] += 1;
+                        o.release(t, (100, generation[t]));
+                    }
+                }
+                Step::Create(k) => {
+                    let c = o.fork(t);
+                    o.after(k, &c);
+                    pc[t] += 1;
+                }
+                Step::Join(k) => {
+                    let c = ended[k].take().expect("joined after its end");
+                    o.after(t, &c);
+                    pc[t] += 1;
+                }
+                Step::Own => {
+                    o.enter(t, Site::Unknown);
+                    // The other threads' earlier touches the call has not
+                    // seen.
+                    for &(u, value, k) in &history {
+                        if u != t && !o.seen(t, (u, value)) {
+                            out.insert(k);
+                        }
+                    }
+                    owned = true;
+                    o.leave(t);
+                    pc[t] += 1;
+                }
+                Step::Done => {
+                    // The wait that completes it: released at the call's
+                    // point, which its return steps past.
+                    o.enter(t, Site::Unknown);
+                    owned = false;
+                    gone = Some(o.point(t));
+                    o.leave(t);
+                    pc[t] += 1;
+                }
+                Step::Touch(k) => {
+                    if owned || gone.is_some_and(|g| !o.seen(t, g)) {
+                        out.insert(k);
+                    } else if !owned && gone.is_none() {
+                        early.insert(k);
+                        history.push((t, o.point(t).1, k));
+                    }
+                    pc[t] += 1;
+                }
+            }
+            if t != 0 && pc[t] >= p[t].len() && ended[t].is_none() {
+                ended[t] = Some(o.end(t));
+            }
+        }
+        (out, early)
+    }
+
+    /// Every generated program with a buffer: each touch an execution
+    /// reports falls while the operation owns the buffer in some
+    /// execution, and every such touch is reported in some execution
+    /// (the one that shows it, at least).
+    #[test]
+    fn owned_memory_brute_force() {
+        let seeds: u64 = std::env::var("FIB_THREAD_SEEDS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(400);
+        let (mut some, mut none) = (0, 0);
+        for seed in 1..=seeds {
+            let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
+            let locks = seed % 3 != 0;
+            let p = program(&mut rng, locks, seed % 4 == 1);
+            let p = with_buffer(p, &mut rng);
+            let brute = possible_touches(&p);
+            let mut union = BTreeSet::new();
+            for _ in 0..80 {
+                let (r, early) = touches(&p, &complete(&p, &[], &mut rng));
+                assert!(
+                    r.is_subset(&brute),
+                    "seed {seed}: reported {r:?}, possible {brute:?}, program {p:?}"
+                );
+                // Without locks the order is the same in every execution:
+                // every touch that can fall while the buffer is owned is
+                // reported, whenever it came.
+                if !locks {
+                    assert_eq!(r, brute, "seed {seed}: program {p:?}, early {early:?}");
+                }
+                union.extend(r);
+            }
+            // A touch that can fall while owned: an execution that gets
+            // there reports it.
+            let mut missing: BTreeSet<u32> = brute.difference(&union).copied().collect();
+            if !missing.is_empty() {
+                missing.retain(|k| !witnessed(&p, *k, &mut rng));
+            }
+            assert!(
+                missing.is_empty(),
+                "seed {seed}: {missing:?} of {brute:?} never reported; program {p:?}"
+            );
+            if brute.is_empty() {
+                none += 1;
+            } else {
+                some += 1;
+            }
+        }
+        assert!(some > 0 && none > 0, "{some} {none}");
+    }
+
+    /// Whether an execution in which touch `k` falls while the buffer is
+    /// owned reports it (found by a search over states).
+    fn witnessed(p: &[Vec<Step>], k: u32, rng: &mut Rng) -> bool {
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![(Exec::start(p.len()), Vec::new())];
+        while let Some((e, path)) = stack.pop() {
+            if !seen.insert(e.clone()) {
+                continue;
+            }
+            for ((t, second), next) in e.moves(p) {
+                let mut path = path.clone();
+                path.push((t, second));
+                if matches!(p[t][e.pc[t]], Step::Touch(j) if j == k) && pending(p, &e) {
+                    return touches_reported(p, &complete(p, &path, rng)).contains(&k);
+                }
+                stack.push((next, path));
+            }
+        }
+        false
     }
 }

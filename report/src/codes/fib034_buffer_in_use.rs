@@ -42,6 +42,14 @@ MPI_Request_free of an active request the buffer is no longer watched:
 nothing the program does can order its accesses with the operation, which
 FIB029 reports at the free.
 
+With threads, the owner is the operation, whichever thread made it: a
+thread's load or store conflicts while the operation is pending, and
+also after another thread completed it when nothing the program does
+(a join, a barrier, a mutex, the end of an OpenMP region) orders that
+completion before the access; MPI may still be writing the buffer when
+the access runs in another execution. The finding then names both
+threads.
+
 The finding points at the load or store (fib sees them when it builds the
 program with memory checking, see the guide's memory checking page) and
 labels the call that made the operation. It is found in the rank's own
@@ -100,6 +108,16 @@ pub enum Touch {
     },
 }
 
+/// An access of one thread against an operation of another that nothing
+/// orders it with: the accessing thread, the other thread, and whether the
+/// access came before the other thread's call (else after its completion).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unordered {
+    pub thread: u32,
+    pub other: u32,
+    pub before_call: bool,
+}
+
 /// Accesses at one site to the buffer of operations made at one site.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BufferInUse {
@@ -115,6 +133,9 @@ pub struct BufferInUse {
     /// Where the access (or the new call) was made.
     pub place: Place,
     pub replay: String,
+    /// With threads: the access is another thread's than the operation's
+    /// call (`before_call`) or completion, and nothing orders the two.
+    pub unordered: Option<Unordered>,
 }
 
 impl Rule for BufferInUse {
@@ -122,6 +143,9 @@ impl Rule for BufferInUse {
 
     fn finding(&self) -> Finding {
         let owner = &self.owner_call;
+        if let Some(u) = self.unordered {
+            return self.unordered_finding(u);
+        }
         let what = match &self.touch {
             Touch::Load => format!(
                 "load of {} bytes from the buffer of a pending {owner} (at byte {})",
@@ -169,6 +193,58 @@ impl Rule for BufferInUse {
     }
 }
 
+impl BufferInUse {
+    /// The finding for an access after a completion on another thread
+    /// that nothing orders before it.
+    fn unordered_finding(&self, u: Unordered) -> Finding {
+        let owner = &self.owner_call;
+        let (me, other) = (u.thread, u.other);
+        let (does, access) = if u.before_call {
+            ("makes", "and that call")
+        } else {
+            ("completes", "after that completion")
+        };
+        let what = match &self.touch {
+            Touch::Load => format!(
+                "thread {me} loads {} bytes from the buffer of an {owner} that thread {other} {does}, with nothing ordering the load {access} (at byte {})",
+                self.size, self.offset
+            ),
+            Touch::Store => format!(
+                "thread {me} stores {} bytes into the buffer of an {owner} that thread {other} {does}, with nothing ordering the store {access} (at byte {})",
+                self.size, self.offset
+            ),
+            Touch::Call { name, .. } => format!(
+                "the buffer of this {name} on thread {me} overlaps the buffer of an {owner} that thread {other} {does}, with nothing ordering this call {access} ({} bytes from byte {})",
+                self.size, self.offset
+            ),
+        };
+        let mut f = Finding::new(&FIB034, leak_message(&self.ranks, &what, 1)).at(&self.place);
+        f.rank = leak_rank(&self.ranks);
+        f.replay = Some(self.replay.clone());
+        if let (Some(file), Some(line)) = (&self.owner_place.file, self.owner_place.line) {
+            f.labels.push(Label {
+                file: file.clone(),
+                line,
+                column: self.owner_place.column.unwrap_or(1),
+                span: self.owner_place.span,
+                message: format!(
+                    "the {owner} of thread {other}, whose buffer MPI owns until it completes"
+                ),
+            });
+        }
+        f.help = Some(if u.before_call {
+            format!(
+                "order the access before the {owner} on thread {other}: a barrier, a join, or a mutex both threads take, between the two"
+            )
+        } else {
+            format!(
+                "order the access after the completion of the {owner} on thread {other}: a barrier, a join, or a mutex both threads take, between the two"
+            )
+        });
+        f
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +266,7 @@ mod tests {
             owner_place: at(7),
             place: at(8),
             replay: "0".into(),
+            unordered: None,
         }
         .finding();
         assert_eq!(
@@ -199,5 +276,37 @@ mod tests {
         assert_eq!((f.line, f.rank), (Some(8), Some(0)));
         assert_eq!(f.labels[0].line, 7);
         assert_eq!(f.severity(), Severity::Error);
+    }
+
+    #[test]
+    fn an_access_unordered_with_another_threads_completion_names_both_threads() {
+        let at = |line| Place {
+            file: Some("a.c".into()),
+            line: Some(line),
+            column: Some(5),
+            span: None,
+        };
+        let f = BufferInUse {
+            ranks: vec![1],
+            touch: Touch::Load,
+            size: 8,
+            offset: 0,
+            owner_call: "MPI_Irecv".into(),
+            owner_place: at(10),
+            place: at(20),
+            replay: "0".into(),
+            unordered: Some(Unordered {
+                thread: 1,
+                other: 0,
+                before_call: false,
+            }),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "rank 1: thread 1 loads 8 bytes from the buffer of an MPI_Irecv that thread 0 completes, with nothing ordering the load after that completion (at byte 0)"
+        );
+        assert_eq!(f.labels[0].line, 10);
+        assert!(f.help.unwrap().contains("a barrier, a join, or a mutex"));
     }
 }

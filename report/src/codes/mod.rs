@@ -89,7 +89,7 @@ pub use fib030_type_mismatch::{TypeMismatch, FIB030};
 pub use fib031_collective_arguments::{CollectiveArguments, FIB031};
 pub use fib032_buffer_type_mismatch::{BufferTypeMismatch, FIB032};
 pub use fib033_null_status::{NullStatus, FIB033};
-pub use fib034_buffer_in_use::{BufferInUse, Touch, FIB034};
+pub use fib034_buffer_in_use::{BufferInUse, Touch, Unordered, FIB034};
 pub use fib035_rma_epoch::{EpochError, FIB035};
 pub use fib036_rma_out_of_window::{OutOfWindow, FIB036};
 pub use fib037_leaked_window::{LeakedWindow, FIB037};

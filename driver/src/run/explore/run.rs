@@ -692,6 +692,7 @@ impl Loop {
                 offset,
                 owner,
                 call,
+                unordered,
             } => self.owned.push(OwnedAccess {
                 rank: r,
                 calls: self.rank_calls.get(r).copied().unwrap_or(0),
@@ -701,6 +702,7 @@ impl Loop {
                 offset,
                 owner,
                 call,
+                unordered,
             }),
             Up::Watched {
                 tag,
