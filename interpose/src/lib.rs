@@ -34,6 +34,7 @@ mod held;
 mod icoll;
 mod init;
 mod inter;
+mod local;
 mod memory;
 mod owned;
 mod p2p;

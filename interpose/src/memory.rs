@@ -266,7 +266,7 @@ pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) -> Vec
         }
         // Other threads' earlier accesses this call is not ordered after:
         // each is recorded against this call, at the access.
-        if let (Some(t), Some(id)) = (threads, id) {
+        if let Some(t) = threads {
             for (ip, store, size, offset, me, other) in earlier(t, b) {
                 if m.first((ip as u64, site)) {
                     m.recs.push(Rec::Access {
@@ -285,7 +285,6 @@ pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) -> Vec
                     PENDING.store(true, Ordering::Relaxed);
                 }
             }
-            let _ = id;
         }
         for (offset, size, owner, owner_call, unordered) in clashes {
             if m.first((key, owner)) {
@@ -305,6 +304,27 @@ pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) -> Vec
             }
         }
         let Some(id) = id else {
+            // A blocking call's buffer is MPI's until the call returns:
+            // another thread's access not ordered after the call may run
+            // at the same time, as after a completion.
+            if let Some(p) = threads.and_then(|t| (t.now)()) {
+                m.gone.push((
+                    Span {
+                        id: u32::MAX,
+                        lo,
+                        hi,
+                        writes: b.writes,
+                        call,
+                        site,
+                        point: Some(p),
+                    },
+                    p,
+                ));
+                if m.gone.len() > MAX_GONE {
+                    let extra = m.gone.len() - MAX_GONE;
+                    m.gone.drain(..extra);
+                }
+            }
             continue;
         };
         m.owned.push(Span {

@@ -44,7 +44,9 @@ pub use ops::{
     HANDLE_MAKERS,
 };
 pub use site::{module_id, Site};
-pub use support::{one_sided, support, Support, Why, INTERCEPTED, PASS_THROUGH, UNSUPPORTED};
+pub use support::{
+    one_sided, support, Support, Why, INTERCEPTED, PASS_THROUGH, THREAD_CHECKED, UNSUPPORTED,
+};
 pub use threads::{Level, ThreadFault, Unordered};
 
 /// `MPI_ANY_SOURCE` or `MPI_ANY_TAG` on the wire.

@@ -57,6 +57,12 @@ pub fn support(name: &str) -> Support {
     }
 }
 
+/// Local calls (in [`PASS_THROUGH`]) that the interposition library wraps
+/// all the same, only to check the calling thread against the thread level
+/// MPI provided: the ones a thread body makes most, to learn where it runs.
+/// They are not reported to the scheduler.
+pub const THREAD_CHECKED: &[&str] = &["MPI_Comm_rank", "MPI_Comm_size", "MPI_Get_processor_name"];
+
 /// The one-sided operations whose names do not start with `MPI_Win_`.
 const ONE_SIDED: &[&str] = &[
     "MPI_Put",
@@ -1069,6 +1075,14 @@ mod tests {
     fn no_unsupported_name_falls_in_a_family_of_local_calls() {
         for name in UNSUPPORTED {
             assert!(!local_family(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn the_thread_checked_calls_pass_through() {
+        for name in THREAD_CHECKED {
+            assert_eq!(support(name), Support::PassThrough, "{name}");
+            assert!(PASS_THROUGH.contains(name), "{name}");
         }
     }
 }

@@ -21,6 +21,18 @@ fn real(cache: &AtomicUsize, name: &'static [u8]) -> usize {
         // SAFETY: `name` is NUL-terminated.
         f = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr().cast()) } as usize;
         if f == 0 {
+            // The link dropped the OpenMP runtime as unneeded (`--as-needed`
+            // once the program's only references to it went to the
+            // wrappers): it is loaded here.
+            // SAFETY: a NUL-terminated library name; dlsym on its handle.
+            unsafe {
+                let h = libc::dlopen(c"libgomp.so.1".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL);
+                if !h.is_null() {
+                    f = libc::dlsym(h, name.as_ptr().cast()) as usize;
+                }
+            }
+        }
+        if f == 0 {
             crate::conn::fatal(&format!(
                 "the program calls {} but no library defines it",
                 String::from_utf8_lossy(&name[..name.len() - 1])
