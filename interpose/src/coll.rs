@@ -15,6 +15,7 @@ use mpi_sys::*;
 use crate::conn::fatal;
 use crate::handle::{bits, same};
 use crate::held::lib;
+use crate::owned::{self, Role};
 use crate::sig::Side;
 
 /// Reports a collective, waits for Go, then starts it with `start` and polls
@@ -77,6 +78,24 @@ unsafe fn coll_blocking_when(
     rc
 }
 
+/// A blocking collective's buffers are MPI's while the call runs: another
+/// thread's access that nothing orders with the call races with MPI's use
+/// of them (`memory::blocking`, which does nothing while the rank has one
+/// thread).
+unsafe fn threads_watch(
+    call: &'static str,
+    comm: MPI_Comm,
+    root: c_int,
+    bufs: impl FnOnce(usize, Role) -> Vec<crate::memory::Buf>,
+) {
+    if crate::memory::threads_watched() {
+        let (n, _, role) = owned::group(comm, root);
+        if role != Role::Idle {
+            crate::memory::blocking(call, crate::site::for_call(), &bufs(n, role));
+        }
+    }
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Barrier(comm: MPI_Comm) -> c_int {
     // A barrier the driver deleted (to prove its group irrelevant) is not
@@ -104,6 +123,9 @@ pub unsafe extern "C" fn MPI_Bcast(
     crate::extents::coll::bcast("MPI_Bcast", buffer, count, datatype, root, comm);
     crate::sig::coll(count, datatype, None);
     crate::digest::broadcast(buffer, count, datatype, root, comm);
+    threads_watch("MPI_Bcast", comm, root, |_, role| {
+        owned::of::bcast(buffer, count, datatype, role)
+    });
     coll_or_blocking(
         CollKind::Bcast,
         comm,
@@ -126,6 +148,9 @@ pub unsafe extern "C" fn MPI_Reduce(
     crate::extents::coll::reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, root, comm);
     crate::sig::coll(count, datatype, Some(op));
     crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
+    threads_watch("MPI_Reduce", comm, root, |_, role| {
+        owned::of::reduce(sendbuf, recvbuf, count, datatype, role)
+    });
     coll_or_blocking(
         CollKind::Reduce,
         comm,
@@ -147,6 +172,9 @@ pub unsafe extern "C" fn MPI_Allreduce(
     crate::extents::coll::allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
+    threads_watch("MPI_Allreduce", comm, 0, |_, _| {
+        owned::of::reduction(sendbuf, recvbuf, count, datatype)
+    });
     coll_or_blocking(
         CollKind::Allreduce,
         comm,
@@ -186,6 +214,11 @@ pub unsafe extern "C" fn MPI_Gather(
         Side::one(sendcount, sendtype),
     );
     crate::digest::gathered(sendbuf, sendcount, sendtype, comm);
+    threads_watch("MPI_Gather", comm, root, |n, role| {
+        owned::of::gather(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n, role,
+        )
+    });
     coll_or_blocking(
         CollKind::Gather,
         comm,
@@ -232,6 +265,11 @@ pub unsafe extern "C" fn MPI_Scatter(
         Side::one(sendcount, sendtype),
         Side::one(recvcount, recvtype),
     );
+    threads_watch("MPI_Scatter", comm, root, |n, role| {
+        owned::of::scatter(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n, role,
+        )
+    });
     coll_or_blocking(
         CollKind::Scatter,
         comm,
@@ -272,6 +310,11 @@ pub unsafe extern "C" fn MPI_Allgather(
     );
     crate::sig::coll(recvcount, recvtype, None);
     crate::digest::gathered(sendbuf, sendcount, sendtype, comm);
+    threads_watch("MPI_Allgather", comm, 0, |n, _| {
+        owned::of::allgather(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n,
+        )
+    });
     coll_or_blocking(
         CollKind::Allgather,
         comm,
@@ -311,6 +354,11 @@ pub unsafe extern "C" fn MPI_Alltoall(
         comm,
     );
     crate::sig::coll(recvcount, recvtype, None);
+    threads_watch("MPI_Alltoall", comm, 0, |n, _| {
+        owned::of::alltoall(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n,
+        )
+    });
     coll_or_blocking(
         CollKind::Alltoall,
         comm,
@@ -534,6 +582,9 @@ pub unsafe extern "C" fn MPI_Scan(
     crate::extents::coll::allreduce("MPI_Scan", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
+    threads_watch("MPI_Scan", comm, 0, |_, _| {
+        owned::of::reduction(sendbuf, recvbuf, count, datatype)
+    });
     coll(CollKind::Scan, comm, 0, |r| {
         PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })
@@ -551,6 +602,9 @@ pub unsafe extern "C" fn MPI_Exscan(
     crate::extents::coll::allreduce("MPI_Exscan", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
+    threads_watch("MPI_Exscan", comm, 0, |_, _| {
+        owned::of::reduction(sendbuf, recvbuf, count, datatype)
+    });
     coll(CollKind::Exscan, comm, 0, |r| {
         PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r)
     })

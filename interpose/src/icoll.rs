@@ -147,7 +147,7 @@ pub unsafe extern "C" fn MPI_Ibcast(
         comm,
         root,
         request,
-        |_, _, role| owned::data(buffer, count, datatype, role != Role::Root),
+        |_, _, role| owned::of::bcast(buffer, count, datatype, role),
         |r| PMPI_Ibcast(buffer, count, datatype, root, comm, r),
     )
 }
@@ -170,13 +170,7 @@ pub unsafe extern "C" fn MPI_Ireduce(
         comm,
         root,
         request,
-        |_, _, role| {
-            let mut b = owned::data(sendbuf, count, datatype, false);
-            if role == Role::Root {
-                b.extend(owned::data(recvbuf, count, datatype, true));
-            }
-            b
-        },
+        |_, _, role| owned::of::reduce(sendbuf, recvbuf, count, datatype, role),
         |r| PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, r),
     )
 }
@@ -199,11 +193,7 @@ pub unsafe extern "C" fn MPI_Iallreduce(
         comm,
         0,
         request,
-        |_, _, _| {
-            let mut b = owned::data(sendbuf, count, datatype, false);
-            b.extend(owned::data(recvbuf, count, datatype, true));
-            b
-        },
+        |_, _, _| owned::of::reduction(sendbuf, recvbuf, count, datatype),
         |r| PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, r),
     )
 }
@@ -244,17 +234,9 @@ pub unsafe extern "C" fn MPI_Igather(
         root,
         request,
         |n, _, role| {
-            let mut b = owned::data(sendbuf, sendcount, sendtype, false);
-            if role == Role::Root {
-                b.extend(owned::elems(
-                    recvbuf,
-                    0,
-                    recvcount.saturating_mul(n as c_int),
-                    recvtype,
-                    true,
-                ));
-            }
-            b
+            owned::of::gather(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n, role,
+            )
         },
         |r| {
             PMPI_Igather(
@@ -300,17 +282,9 @@ pub unsafe extern "C" fn MPI_Iscatter(
         root,
         request,
         |n, _, role| {
-            let mut b = owned::data(recvbuf, recvcount, recvtype, true);
-            if role == Role::Root {
-                b.extend(owned::elems(
-                    sendbuf,
-                    0,
-                    sendcount.saturating_mul(n as c_int),
-                    sendtype,
-                    false,
-                ));
-            }
-            b
+            owned::of::scatter(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n, role,
+            )
         },
         |r| {
             PMPI_Iscatter(
@@ -349,15 +323,9 @@ pub unsafe extern "C" fn MPI_Iallgather(
         0,
         request,
         |n, _, _| {
-            let mut b = owned::data(sendbuf, sendcount, sendtype, false);
-            b.extend(owned::elems(
-                recvbuf,
-                0,
-                recvcount.saturating_mul(n as c_int),
-                recvtype,
-                true,
-            ));
-            b
+            owned::of::allgather(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n,
+            )
         },
         |r| {
             PMPI_Iallgather(
@@ -396,23 +364,9 @@ pub unsafe extern "C" fn MPI_Ialltoall(
         0,
         request,
         |n, _, _| {
-            let mut b = owned::elems(
-                sendbuf,
-                0,
-                sendcount.saturating_mul(n as c_int),
-                sendtype,
-                false,
+            owned::of::alltoall(
+                sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n,
             )
-            .into_iter()
-            .collect::<Vec<_>>();
-            b.extend(owned::elems(
-                recvbuf,
-                0,
-                recvcount.saturating_mul(n as c_int),
-                recvtype,
-                true,
-            ));
-            b
         },
         |r| {
             PMPI_Ialltoall(
@@ -685,11 +639,7 @@ pub unsafe extern "C" fn MPI_Iscan(
         comm,
         0,
         request,
-        |_, _, _| {
-            let mut b = owned::data(sendbuf, count, datatype, false);
-            b.extend(owned::data(recvbuf, count, datatype, true));
-            b
-        },
+        |_, _, _| owned::of::reduction(sendbuf, recvbuf, count, datatype),
         |r| PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, r),
     )
 }
@@ -711,11 +661,7 @@ pub unsafe extern "C" fn MPI_Iexscan(
         comm,
         0,
         request,
-        |_, _, _| {
-            let mut b = owned::data(sendbuf, count, datatype, false);
-            b.extend(owned::data(recvbuf, count, datatype, true));
-            b
-        },
+        |_, _, _| owned::of::reduction(sendbuf, recvbuf, count, datatype),
         |r| PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, r),
     )
 }

@@ -187,6 +187,50 @@ impl Mem {
         );
     }
 
+    /// Keeps `b`, a buffer MPI used in `call` at `site` until the point
+    /// `p` of the threads' order, for the threads not ordered after it.
+    fn gone_at(&mut self, b: &Buf, call: &'static str, site: Site, p: (usize, u32)) {
+        self.gone.push((
+            Span {
+                id: u32::MAX,
+                lo: b.addr,
+                hi: b.addr + b.len,
+                writes: b.writes,
+                call,
+                site,
+                point: Some(p),
+            },
+            p,
+        ));
+        if self.gone.len() > MAX_GONE {
+            let extra = self.gone.len() - MAX_GONE;
+            self.gone.drain(..extra);
+        }
+    }
+
+    /// Records the accesses of other threads to `b` that the call `call`
+    /// at `site` is not ordered after.
+    fn earlier_accesses(&mut self, t: &ThreadsOrder, b: &Buf, call: &'static str, site: Site) {
+        for (ip, store, size, offset, me, other) in earlier(t, b) {
+            if self.first((ip as u64, site)) {
+                self.recs.push(Rec::Access {
+                    ip,
+                    store,
+                    size,
+                    offset,
+                    owner: site,
+                    call,
+                    unordered: Some(Unordered {
+                        thread: other as u32,
+                        other: me as u32,
+                        before_call: true,
+                    }),
+                });
+                PENDING.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
     /// Records a pair once; false when it was recorded before or the table
     /// is full.
     fn first(&mut self, key: (u64, Site)) -> bool {
@@ -266,26 +310,6 @@ pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) -> Vec
         }
         // Other threads' earlier accesses this call is not ordered after:
         // each is recorded against this call, at the access.
-        if let Some(t) = threads {
-            for (ip, store, size, offset, me, other) in earlier(t, b) {
-                if m.first((ip as u64, site)) {
-                    m.recs.push(Rec::Access {
-                        ip,
-                        store,
-                        size,
-                        offset,
-                        owner: site,
-                        call,
-                        unordered: Some(Unordered {
-                            thread: other as u32,
-                            other: me as u32,
-                            before_call: true,
-                        }),
-                    });
-                    PENDING.store(true, Ordering::Relaxed);
-                }
-            }
-        }
         for (offset, size, owner, owner_call, unordered) in clashes {
             if m.first((key, owner)) {
                 m.recs.push(Rec::Ready(Up::Owned {
@@ -308,22 +332,7 @@ pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) -> Vec
             // another thread's access not ordered after the call may run
             // at the same time, as after a completion.
             if let Some(p) = threads.and_then(|t| (t.now)()) {
-                m.gone.push((
-                    Span {
-                        id: u32::MAX,
-                        lo,
-                        hi,
-                        writes: b.writes,
-                        call,
-                        site,
-                        point: Some(p),
-                    },
-                    p,
-                ));
-                if m.gone.len() > MAX_GONE {
-                    let extra = m.gone.len() - MAX_GONE;
-                    m.gone.drain(..extra);
-                }
+                m.gone_at(b, call, site, p);
             }
             continue;
         };
@@ -338,7 +347,44 @@ pub fn own(id: Option<u32>, call: &'static str, site: Site, bufs: &[Buf]) -> Vec
         });
     }
     m.publish();
+    // Other threads' accesses before the call, looked for once the buffers
+    // are owned: an access that misses this look checks the table after
+    // logging itself (see `check_at`), and finds them there.
+    if let Some(t) = THREADS.get() {
+        for b in bufs.iter().filter(|b| b.len > 0) {
+            m.earlier_accesses(t, b, call, site);
+        }
+    }
     lent
+}
+
+/// Whether the threads' accesses are kept: the rank has several threads
+/// and the program reports its accesses ([`blocking`] has work then).
+pub fn threads_watched() -> bool {
+    HISTORY.load(Ordering::Relaxed)
+}
+
+/// MPI uses `bufs` during the blocking call `call` at `site` (a
+/// collective): the accesses of other threads that nothing orders with the
+/// call, before it (their histories) or after its start (kept like a
+/// completed operation's buffers), are recorded against it. Conflicts with
+/// pending operations and window memory are not looked for here.
+pub fn blocking(call: &'static str, site: Site, bufs: &[Buf]) {
+    let Some(t) = THREADS.get() else {
+        return;
+    };
+    let Some(p) = (t.now)() else {
+        return;
+    };
+    let mut g = mem();
+    let m = g.get_or_insert_with(Mem::default);
+    for b in bufs.iter().filter(|b| b.len > 0) {
+        m.gone_at(b, call, site, p);
+    }
+    m.publish();
+    for b in bufs.iter().filter(|b| b.len > 0) {
+        m.earlier_accesses(t, b, call, site);
+    }
 }
 
 /// The bytes of `bufs` in the ranges `watches` names, as offsets the way
@@ -765,13 +811,18 @@ fn check(addr: usize, size: usize, store: bool) {
 
 /// A hook's work, given the program's return address (0 when the hook
 /// could not take it: it is then found by walking the stack, if needed).
+///
+/// The access is logged in its thread's history before the table is
+/// looked at: an operation another thread starts meanwhile either finds
+/// it in the history (its look came after the log, under the history's
+/// lock) or made its buffers owned before this thread looks at the table.
 #[inline(always)]
 fn check_at(addr: usize, size: usize, store: bool, ip: usize) {
-    if ACTIVE.load(Ordering::Relaxed) {
-        slow(addr, size, store, ip);
-    }
     if HISTORY.load(Ordering::Relaxed) {
         remember(addr, size, store, ip);
+    }
+    if ACTIVE.load(Ordering::Acquire) {
+        slow(addr, size, store, ip);
     }
 }
 

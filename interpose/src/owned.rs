@@ -153,3 +153,135 @@ pub unsafe fn wblocks(
         })
         .collect()
 }
+
+/// The buffers of the collectives whose nonblocking and blocking forms
+/// both watch them (`icoll.rs` for the operation's life, `coll.rs` for
+/// other threads' accesses during the call): each read by MPI or written,
+/// `n` being the group's size (the remote group's on an intercommunicator)
+/// and `role` the rank's.
+pub mod of {
+    use std::os::raw::{c_int, c_void};
+
+    use mpi_sys::*;
+
+    use super::{data, elems, Role};
+    use crate::memory::Buf;
+
+    /// `n` blocks of `count` elements from `buf`.
+    unsafe fn blocks(
+        buf: *const c_void,
+        count: c_int,
+        dtype: MPI_Datatype,
+        n: usize,
+        writes: bool,
+    ) -> Option<Buf> {
+        elems(buf, 0, count.saturating_mul(n as c_int), dtype, writes)
+    }
+
+    /// A broadcast: the root's buffer is read, the others' written.
+    pub unsafe fn bcast(
+        buf: *mut c_void,
+        count: c_int,
+        dtype: MPI_Datatype,
+        role: Role,
+    ) -> Vec<Buf> {
+        data(buf, count, dtype, role != Role::Root)
+    }
+
+    /// A reduction to every rank (`Allreduce`, `Scan`, `Exscan`).
+    pub unsafe fn reduction(
+        send: *const c_void,
+        recv: *mut c_void,
+        count: c_int,
+        dtype: MPI_Datatype,
+    ) -> Vec<Buf> {
+        let mut b = data(send, count, dtype, false);
+        b.extend(data(recv, count, dtype, true));
+        b
+    }
+
+    /// A reduction to the root.
+    pub unsafe fn reduce(
+        send: *const c_void,
+        recv: *mut c_void,
+        count: c_int,
+        dtype: MPI_Datatype,
+        role: Role,
+    ) -> Vec<Buf> {
+        let mut b = data(send, count, dtype, false);
+        if role == Role::Root {
+            b.extend(data(recv, count, dtype, true));
+        }
+        b
+    }
+
+    /// A gather: the root's receive buffer holds `n` blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn gather(
+        send: *const c_void,
+        sendcount: c_int,
+        sendtype: MPI_Datatype,
+        recv: *mut c_void,
+        recvcount: c_int,
+        recvtype: MPI_Datatype,
+        n: usize,
+        role: Role,
+    ) -> Vec<Buf> {
+        let mut b = data(send, sendcount, sendtype, false);
+        if role == Role::Root {
+            b.extend(blocks(recv, recvcount, recvtype, n, true));
+        }
+        b
+    }
+
+    /// A scatter: the root's send buffer holds `n` blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn scatter(
+        send: *const c_void,
+        sendcount: c_int,
+        sendtype: MPI_Datatype,
+        recv: *mut c_void,
+        recvcount: c_int,
+        recvtype: MPI_Datatype,
+        n: usize,
+        role: Role,
+    ) -> Vec<Buf> {
+        let mut b = data(recv, recvcount, recvtype, true);
+        if role == Role::Root {
+            b.extend(blocks(send, sendcount, sendtype, n, false));
+        }
+        b
+    }
+
+    /// An all-gather: every receive buffer holds `n` blocks.
+    pub unsafe fn allgather(
+        send: *const c_void,
+        sendcount: c_int,
+        sendtype: MPI_Datatype,
+        recv: *mut c_void,
+        recvcount: c_int,
+        recvtype: MPI_Datatype,
+        n: usize,
+    ) -> Vec<Buf> {
+        let mut b = data(send, sendcount, sendtype, false);
+        b.extend(blocks(recv, recvcount, recvtype, n, true));
+        b
+    }
+
+    /// An all-to-all: both buffers hold `n` blocks.
+    pub unsafe fn alltoall(
+        send: *const c_void,
+        sendcount: c_int,
+        sendtype: MPI_Datatype,
+        recv: *mut c_void,
+        recvcount: c_int,
+        recvtype: MPI_Datatype,
+        n: usize,
+    ) -> Vec<Buf> {
+        let mut b: Vec<Buf> = blocks(send, sendcount, sendtype, n, false)
+            .into_iter()
+            .collect();
+        b.extend(blocks(recv, recvcount, recvtype, n, true));
+        b
+    }
+}

@@ -61,9 +61,29 @@ fn files() -> &'static mut Files {
     }
 }
 
-/// The site of the MPI call in progress (or of the last one).
+thread_local! {
+    /// The site the calling thread set last: with threads, the global one
+    /// may be another thread's.
+    static MINE: std::cell::Cell<(u32, u32)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Sets the site of the MPI call about to be made, for its thread and as
+/// the rank's last.
+fn set(file: u32, line: u32) {
+    FILE.store(file, Ordering::Relaxed);
+    LINE.store(line, Ordering::Relaxed);
+    let _ = MINE.try_with(|m| m.set((file, line)));
+}
+
+/// The site of the calling thread's MPI call in progress (or of its last
+/// one; the rank's last when the thread set none).
 pub fn current() -> Site {
-    Site::from_raw(FILE.load(Ordering::Relaxed), LINE.load(Ordering::Relaxed))
+    let (file, line) = MINE
+        .try_with(|m| m.get())
+        .ok()
+        .filter(|&(f, l)| (f, l) != (0, 0))
+        .unwrap_or_else(|| (FILE.load(Ordering::Relaxed), LINE.load(Ordering::Relaxed)));
+    Site::from_raw(file, line)
 }
 
 /// Appends an [`Up::File`] for every file id not yet named to the scheduler.
@@ -101,8 +121,7 @@ pub fn for_call() -> Site {
         Site::Unknown | Site::Addr { .. } => {
             let s = caller().unwrap_or_default();
             let (file, line) = s.to_raw();
-            FILE.store(file, Ordering::Relaxed);
-            LINE.store(line, Ordering::Relaxed);
+            set(file, line);
             s
         }
     }
@@ -243,8 +262,7 @@ pub unsafe extern "C" fn fib_set_site(file: *const c_char, line: c_int) {
             id
         }
     };
-    FILE.store(id, Ordering::Relaxed);
-    LINE.store(line.max(0) as u32, Ordering::Relaxed);
+    set(id, line.max(0) as u32);
     if files().announced < files().paths.len() {
         // Name the file right away, so that a crash before the next MPI call
         // still refers to a known file.
@@ -258,8 +276,7 @@ pub unsafe extern "C" fn fib_set_site(file: *const c_char, line: c_int) {
 #[no_mangle]
 pub extern "C" fn fib_set_site_id(id: c_int) {
     let (file, line) = Site::Table(id.max(0) as u32).to_raw();
-    FILE.store(file, Ordering::Relaxed);
-    LINE.store(line, Ordering::Relaxed);
+    set(file, line);
 }
 
 /// The barrier sites the driver asked to delete (`FIB_ELIDE`): entries

@@ -326,6 +326,17 @@ fn fork() -> Clock {
     c
 }
 
+/// Threads will start from `clock`, handed out under `key`, until
+/// [`started`]: what every thread has seen is what they have seen too.
+fn pending(key: usize, clock: &Clock) {
+    state().order.pending(key, clock.clone());
+}
+
+/// The threads handed a clock under `key` have started (or never will).
+fn started(key: usize) {
+    state().order.started(key);
+}
+
 /// The calling thread comes after `clock`.
 fn after(clock: &Clock) {
     let t = me();

@@ -62,6 +62,10 @@ pub struct Order {
     clocks: Vec<Clock>,
     /// The threads that have ended (they see nothing more).
     ended: Vec<bool>,
+    /// Clocks handed to threads that have not started yet (a created
+    /// thread, a parallel region's team), by a key of the handing: they
+    /// will start from these.
+    births: HashMap<usize, Clock>,
     calls: Vec<Calls>,
     syncs: HashMap<(usize, u64), Clock>,
 }
@@ -171,10 +175,25 @@ impl Order {
         self.clocks[t].get(p.0).is_some_and(|&v| v >= p.1)
     }
 
-    /// Whether every thread still running has seen `p` (its own thread
-    /// once it stepped).
+    /// Whether every thread still running, or still to start from a clock
+    /// handed out, has seen `p`.
     pub fn seen_by_all(&self, p: (usize, u32)) -> bool {
         (0..self.clocks.len()).all(|t| self.ended[t] || self.seen(t, p))
+            && self
+                .births
+                .values()
+                .all(|c| c.get(p.0).is_some_and(|&v| v >= p.1))
+    }
+
+    /// Threads will start from `clock` (handed out under `key`) until
+    /// [`Order::started`].
+    pub fn pending(&mut self, key: usize, clock: Clock) {
+        self.births.insert(key, clock);
+    }
+
+    /// The threads handed the clock under `key` have all started.
+    pub fn started(&mut self, key: usize) {
+        self.births.remove(&key);
     }
 
     /// Thread `t`'s call returns.

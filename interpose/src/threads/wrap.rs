@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::order::Clock;
-use super::{acquire, after, barrier, forget, fork, joined, release, with_me};
+use super::{acquire, after, barrier, forget, fork, joined, pending, release, started, with_me};
 
 /// Keys of objects without an address of their own.
 const CRITICAL: usize = 1;
@@ -75,6 +75,7 @@ extern "C" fn born(p: *mut c_void) -> *mut c_void {
     // SAFETY: `p` is the Birth `__wrap_pthread_create` boxed for this thread.
     let b = unsafe { Box::from_raw(p.cast::<Birth>()) };
     after(&b.clock);
+    started(p as usize);
     (b.start)(b.arg)
 }
 
@@ -89,8 +90,10 @@ pub unsafe extern "C" fn __wrap_pthread_create(
 ) -> c_int {
     let clock = fork();
     let birth = Box::into_raw(Box::new(Birth { start, arg, clock }));
+    pending(birth as usize, &(*birth).clock);
     let rc = libc::pthread_create(thread, attr, born, birth.cast());
     if rc != 0 {
+        started(birth as usize);
         drop(Box::from_raw(birth));
     }
     rc
@@ -209,6 +212,8 @@ struct Region {
     data: *mut c_void,
     fork: Clock,
     end: Mutex<Clock>,
+    /// How many threads of the team have started.
+    arrived: AtomicUsize,
 }
 
 extern "C" fn in_region(p: *mut c_void) {
@@ -216,6 +221,12 @@ extern "C" fn in_region(p: *mut c_void) {
     // call returns, after every thread of the team has run this.
     let r = unsafe { &*p.cast::<Region>() };
     after(&r.fork);
+    // Once the whole team has started, no thread is still to start from
+    // the region's clock.
+    let team = real_fn!("omp_get_num_threads" as extern "C" fn() -> c_int)();
+    if r.arrived.fetch_add(1, Ordering::AcqRel) + 1 >= team.max(1) as usize {
+        started(p as usize);
+    }
     with_me(|me| me.regions.push((p as usize, 0)));
     (r.body)(r.data);
     with_me(|me| me.regions.pop());
@@ -233,9 +244,12 @@ fn fork_join(body: Body, data: *mut c_void, run: impl FnOnce(Body, *mut c_void))
         data,
         fork,
         end: Mutex::new(Clock::new()),
+        arrived: AtomicUsize::new(0),
     };
-    run(in_region, (&region as *const Region).cast_mut().cast());
     let key = &region as *const Region as usize;
+    pending(key, &region.fork);
+    run(in_region, (&region as *const Region).cast_mut().cast());
+    started(key);
     let end = region.end.into_inner().unwrap_or_else(|e| e.into_inner());
     after(&end);
     // The region's own barriers are done with.
