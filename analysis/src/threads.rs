@@ -5,7 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use fib_report::codes::{Rule, ThreadLevelUnchecked, ThreadNotMain, ThreadsConcurrent};
+use fib_report::codes::{
+    CollectivesTwoThreads, RequestTwoThreads, Rule, ThreadLevelUnchecked, ThreadNotMain,
+    ThreadsConcurrent,
+};
 use fib_report::Finding;
 use fib_wire::{Site, ThreadFault};
 
@@ -28,6 +31,12 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                 site, other_site, ..
             } => (1, (*site).min(*other_site), (*site).max(*other_site)),
             ThreadFault::Unchecked { site, .. } => (2, *site, Site::Unknown),
+            ThreadFault::SharedRequest {
+                site, other_site, ..
+            } => (3, (*site).min(*other_site), (*site).max(*other_site)),
+            ThreadFault::Collectives {
+                site, other_site, ..
+            } => (4, (*site).min(*other_site), (*site).max(*other_site)),
         };
         let g = groups.entry(key).or_insert_with(|| (Vec::new(), &t.fault));
         if !g.0.contains(&t.rank) {
@@ -37,9 +46,60 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
     let files = &rec.files;
     let call = |site: Site| sites.call_name(site, SOME_CALL, files);
     let place = |site: Site| sites.place(site, "", files);
+    // Of two calls nothing orders, which came second is the run's
+    // timing: a finding goes to the one later in the source.
+    let later_first = |a: (Site, u32), b: (Site, u32)| {
+        let key = |s: Site| {
+            let p = place(s);
+            (p.file, p.line, p.column)
+        };
+        if key(a.0) < key(b.0) {
+            (b, a)
+        } else {
+            (a, b)
+        }
+    };
     groups
         .into_values()
         .map(|(ranks, fault)| match fault {
+            ThreadFault::SharedRequest {
+                site,
+                thread,
+                other_site,
+                other,
+            } => {
+                let (a, b) = later_first((*site, *thread), (*other_site, *other));
+                RequestTwoThreads {
+                    ranks,
+                    thread: a.1,
+                    call: call(a.0),
+                    place: place(a.0),
+                    other: b.1,
+                    other_call: call(b.0),
+                    other_place: place(b.0),
+                    replay: token.to_string(),
+                }
+                .finding()
+            }
+            ThreadFault::Collectives {
+                site,
+                thread,
+                other_site,
+                other,
+            } => {
+                let (a, b) = later_first((*site, *thread), (*other_site, *other));
+                CollectivesTwoThreads {
+                    ranks,
+                    thread: a.1,
+                    call: call(a.0),
+                    place: place(a.0),
+                    other: b.1,
+                    other_call: call(b.0),
+                    other_place: place(b.0),
+                    replay: token.to_string(),
+                }
+                .finding()
+            }
             ThreadFault::NotMain {
                 site,
                 thread,
@@ -64,16 +124,7 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                 overlapped,
                 ..
             } => {
-                // Which of the two calls came second depends on the run's
-                // timing: the finding goes to the one later in the source.
-                let (mut a, mut b) = ((*site, *thread), (*other_site, *other));
-                let key = |s: Site| {
-                    let p = place(s);
-                    (p.file, p.line, p.column)
-                };
-                if key(a.0) < key(b.0) {
-                    std::mem::swap(&mut a, &mut b);
-                }
+                let (a, b) = later_first((*site, *thread), (*other_site, *other));
                 ThreadsConcurrent {
                     ranks,
                     thread: a.1,

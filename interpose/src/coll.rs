@@ -56,6 +56,10 @@ unsafe fn coll_blocking_when(
     let mut l = lib();
     crate::check::coll(&mut l, comm, kind.has_root().then_some(root));
     let cid = l.comm_id(comm);
+    crate::threads::uses(
+        &[crate::threads::Shared::Collectives(cid)],
+        crate::site::current(),
+    );
     let root = if kind.has_root() {
         crate::values::root_to_wire(root)
     } else {

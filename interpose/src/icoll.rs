@@ -32,6 +32,10 @@ unsafe fn idup(
     let mut l = lib();
     crate::check::request_out(&mut l, request);
     let cid = l.comm_id(comm);
+    crate::threads::uses(
+        &[crate::threads::Shared::Collectives(cid)],
+        crate::site::current(),
+    );
     let mut real = RSMPI_REQUEST_NULL;
     let rc = PMPI_Comm_idup(comm, newcomm, &mut real);
     let (id, handle) = l.new_req(Kind::Coll(Real::new(real)));

@@ -7,13 +7,14 @@ use std::collections::HashSet;
 use fib_report::codes::{
     self, Abort, BarrierNotCovered, BarrierNotReached, BarrierUndecided, BufferInUse,
     BufferOverflow, BufferTypeMismatch, BufferingDeadlock, BuildFailed, BuildStage, ChoiceAt, Code,
-    CollectiveArguments, CollectiveMismatch, ConfirmDisagreement, Crash, Deadlock, EpochError,
-    ExplorationCut, FailingExit, FreedActiveRequest, InputDependentCall, Inputs, InvalidCall,
-    IrrelevantBarrier, LayoutFault, LeakedCommunicator, LeakedHandle, LeakedRequest, LeakedWindow,
-    Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed, OutOfWindow, RaceAccess,
-    ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged, Rule, Scope,
-    StructLayout, ThreadLevelUnchecked, ThreadNotMain, ThreadsConcurrent, Timeout, Touch,
-    TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver, WindowRace, SECTIONS,
+    CollectiveArguments, CollectiveMismatch, CollectivesTwoThreads, ConfirmDisagreement, Crash,
+    Deadlock, EpochError, ExplorationCut, FailingExit, FreedActiveRequest, InputDependentCall,
+    Inputs, InvalidCall, IrrelevantBarrier, LayoutFault, LeakedCommunicator, LeakedHandle,
+    LeakedRequest, LeakedWindow, Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed,
+    OutOfWindow, RaceAccess, ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged,
+    RequestTwoThreads, Rule, Scope, StructLayout, ThreadLevelUnchecked, ThreadNotMain,
+    ThreadsConcurrent, Timeout, Touch, TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver,
+    WindowRace, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -52,7 +53,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 42);
+    assert_eq!(codes::ALL.len(), 44);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -499,6 +500,26 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             required: "MPI_THREAD_MULTIPLE".into(),
             level: "MPI_THREAD_MULTIPLE".into(),
             init_place: place(),
+            replay: replay(),
+        },
+        RequestTwoThreads {
+            ranks: vec![0],
+            thread: 1,
+            call: "MPI_Wait".into(),
+            place: place(),
+            other: 0,
+            other_call: "MPI_Wait".into(),
+            other_place: place(),
+            replay: replay(),
+        },
+        CollectivesTwoThreads {
+            ranks: vec![0],
+            thread: 1,
+            call: "MPI_Bcast".into(),
+            place: place(),
+            other: 0,
+            other_call: "MPI_Barrier".into(),
+            other_place: place(),
             replay: replay(),
         },
     ]

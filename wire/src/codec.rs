@@ -1294,6 +1294,30 @@ fn encode_thread(w: &mut W, f: &ThreadFault) {
             w.site(*init);
             w.u8(u8::from(*overlapped));
         }
+        ThreadFault::SharedRequest {
+            site,
+            thread,
+            other_site,
+            other,
+        } => {
+            w.u8(3);
+            w.site(*site);
+            w.u32(*thread);
+            w.site(*other_site);
+            w.u32(*other);
+        }
+        ThreadFault::Collectives {
+            site,
+            thread,
+            other_site,
+            other,
+        } => {
+            w.u8(4);
+            w.site(*site);
+            w.u32(*thread);
+            w.site(*other_site);
+            w.u32(*other);
+        }
         ThreadFault::Unchecked {
             site,
             thread,
@@ -1338,6 +1362,18 @@ fn decode_thread(r: &mut R) -> Result<ThreadFault, WireError> {
             init: r.site()?,
             required: level(r)?,
             level: level(r)?,
+        },
+        3 => ThreadFault::SharedRequest {
+            site: r.site()?,
+            thread: r.u32()?,
+            other_site: r.site()?,
+            other: r.u32()?,
+        },
+        4 => ThreadFault::Collectives {
+            site: r.site()?,
+            thread: r.u32()?,
+            other_site: r.site()?,
+            other: r.u32()?,
         },
         t => return Err(WireError(format!("thread fault tag {t}"))),
     })
@@ -1784,6 +1820,22 @@ mod tests {
                 level: Level::Serialized,
                 init: Site::Table(0),
                 overlapped: true,
+            },
+        });
+        round_up(Up::Thread {
+            fault: ThreadFault::SharedRequest {
+                site,
+                thread: 1,
+                other_site: Site::Table(9),
+                other: 2,
+            },
+        });
+        round_up(Up::Thread {
+            fault: ThreadFault::Collectives {
+                site,
+                thread: 0,
+                other_site: Site::Table(9),
+                other: 1,
             },
         });
         round_up(Up::Thread {

@@ -74,6 +74,25 @@ pub enum ThreadFault {
         init: Site,
         overlapped: bool,
     },
+    /// Under `MPI_THREAD_MULTIPLE`, thread `thread`'s completion call at
+    /// `site` and thread `other`'s at `other_site` (a wait or a test) name
+    /// the same request variable, and nothing the program does orders them.
+    SharedRequest {
+        site: Site,
+        thread: u32,
+        other_site: Site,
+        other: u32,
+    },
+    /// Under `MPI_THREAD_MULTIPLE`, thread `thread`'s collective call at
+    /// `site` and thread `other`'s at `other_site` are on one communicator,
+    /// and nothing the program does orders them: which comes first in the
+    /// communicator's collective order is timing.
+    Collectives {
+        site: Site,
+        thread: u32,
+        other_site: Site,
+        other: u32,
+    },
     /// Thread `thread` called MPI at `site`, and the program had not yet
     /// read the level `MPI_Init_thread` at `init` provided (`level`; it
     /// asked for `required`).
@@ -92,6 +111,8 @@ impl ThreadFault {
         match self {
             ThreadFault::NotMain { site, .. }
             | ThreadFault::Concurrent { site, .. }
+            | ThreadFault::SharedRequest { site, .. }
+            | ThreadFault::Collectives { site, .. }
             | ThreadFault::Unchecked { site, .. } => *site,
         }
     }

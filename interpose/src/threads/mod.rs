@@ -138,6 +138,18 @@ struct State {
     init: Option<Init>,
     faults: Vec<ThreadFault>,
     reported: HashSet<ThreadFault>,
+    /// Per object threads must not use at once, each thread's last call
+    /// on it: its point and site.
+    users: HashMap<Shared, Vec<(usize, u32, Site)>>,
+}
+
+/// What two threads must not use at once under `MPI_THREAD_MULTIPLE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Shared {
+    /// A request variable (its address), completed by a wait or a test.
+    Request(usize),
+    /// A communicator's collective order (its wire id).
+    Collectives(u32),
 }
 
 static STATE: Mutex<Option<State>> = Mutex::new(None);
@@ -261,6 +273,47 @@ pub fn enter(site: Site) {
                 level: init.level,
             });
         }
+    }
+}
+
+/// The calling thread's call at `site`, inside MPI, uses `shared`: under
+/// `MPI_THREAD_MULTIPLE`, another thread's call on one of them that this
+/// call is not ordered with is a fault (under a lower level, FIB042 or
+/// FIB043 already reports the two calls).
+pub fn uses(shared: &[Shared], site: Site) {
+    if !MANY.load(Ordering::Relaxed) {
+        return;
+    }
+    let t = me();
+    let mut s = state();
+    if s.init.map(|i| i.level) != Some(Level::Multiple) {
+        return;
+    }
+    let point = s.order.point(t);
+    for &key in shared {
+        let others: Vec<(usize, u32, Site)> = s.users.get(&key).cloned().unwrap_or_default();
+        for (u, value, other_site) in others {
+            if u != t && !s.order.seen(t, (u, value)) {
+                let (thread, other) = (t as u32, u as u32);
+                s.fault(match key {
+                    Shared::Request(_) => ThreadFault::SharedRequest {
+                        site,
+                        thread,
+                        other_site,
+                        other,
+                    },
+                    Shared::Collectives(_) => ThreadFault::Collectives {
+                        site,
+                        thread,
+                        other_site,
+                        other,
+                    },
+                });
+            }
+        }
+        let users = s.users.entry(key).or_default();
+        users.retain(|(u, _, _)| *u != t);
+        users.push((t, point.1, site));
     }
 }
 
