@@ -208,26 +208,44 @@ impl Mem {
         }
     }
 
+    /// Records the program's access at `ip` (a store, else a load) of
+    /// `size` bytes at `offset` in the buffer of the operation `call` made
+    /// at `owner`, once per (access, owner).
+    #[allow(clippy::too_many_arguments)]
+    fn access(
+        &mut self,
+        ip: usize,
+        store: bool,
+        size: u64,
+        offset: u64,
+        owner: Site,
+        call: &'static str,
+        unordered: Option<Unordered>,
+    ) {
+        if self.first((ip as u64, owner)) {
+            self.recs.push(Rec::Access {
+                ip,
+                store,
+                size,
+                offset,
+                owner,
+                call,
+                unordered,
+            });
+            PENDING.store(true, Ordering::Relaxed);
+        }
+    }
+
     /// Records the accesses of other threads to `b` that the call `call`
     /// at `site` is not ordered after.
     fn earlier_accesses(&mut self, t: &ThreadsOrder, b: &Buf, call: &'static str, site: Site) {
         for (ip, store, size, offset, me, other) in earlier(t, b) {
-            if self.first((ip as u64, site)) {
-                self.recs.push(Rec::Access {
-                    ip,
-                    store,
-                    size,
-                    offset,
-                    owner: site,
-                    call,
-                    unordered: Some(Unordered {
-                        thread: other as u32,
-                        other: me as u32,
-                        before_call: true,
-                    }),
-                });
-                PENDING.store(true, Ordering::Relaxed);
-            }
+            let unordered = Unordered {
+                thread: other as u32,
+                other: me as u32,
+                before_call: true,
+            };
+            self.access(ip, store, size, offset, site, call, Some(unordered));
         }
     }
 
@@ -477,22 +495,25 @@ pub fn threads_order(o: ThreadsOrder) {
 /// Drops the completed buffers, and the accesses of the threads'
 /// histories, that every thread is ordered after.
 pub fn prune_gone() {
+    // Both are kept only while the rank has several threads (which turns
+    // the history on): a rank with one thread returns here at each call.
+    if !HISTORY.load(Ordering::Relaxed) {
+        return;
+    }
     let Some(t) = THREADS.get() else {
         return;
     };
-    if HISTORY.load(Ordering::Relaxed) {
-        for h in histories().iter() {
-            let mut h = h.lock().unwrap_or_else(|e| e.into_inner());
-            let thread = h.thread;
-            let keep = h
-                .entries
-                .iter()
-                .position(|e| !(t.all_seen)((thread, e.value)))
-                .unwrap_or(h.entries.len());
-            if keep > 0 {
-                h.entries.drain(..keep);
-                h.open = [(usize::MAX, false, 0); OPEN];
-            }
+    for h in histories().iter() {
+        let mut h = h.lock().unwrap_or_else(|e| e.into_inner());
+        let thread = h.thread;
+        let keep = h
+            .entries
+            .iter()
+            .position(|e| !(t.all_seen)((thread, e.value)))
+            .unwrap_or(h.entries.len());
+        if keep > 0 {
+            h.entries.drain(..keep);
+            h.open = [(usize::MAX, false, 0); OPEN];
         }
     }
     let mut g = mem();
@@ -876,19 +897,7 @@ fn slow(addr: usize, size: usize, store: bool, ip: usize) {
                 before_call: true,
             })
         });
-        let ip = at();
-        if m.first((ip as u64, owner)) {
-            m.recs.push(Rec::Access {
-                ip,
-                store,
-                size,
-                offset,
-                owner,
-                call,
-                unordered,
-            });
-            PENDING.store(true, Ordering::Relaxed);
-        }
+        m.access(at(), store, size, offset, owner, call, unordered);
     }
     if let (false, Some(t)) = (m.gone.is_empty(), THREADS.get()) {
         let late: Vec<Hit<Point>> = m
@@ -910,23 +919,12 @@ fn slow(addr: usize, size: usize, store: bool, ip: usize) {
             let Some(me) = (t.unseen)(p) else {
                 continue;
             };
-            let ip = at();
-            if m.first((ip as u64, owner)) {
-                m.recs.push(Rec::Access {
-                    ip,
-                    store,
-                    size,
-                    offset,
-                    owner,
-                    call,
-                    unordered: Some(Unordered {
-                        thread: me as u32,
-                        other: p.0 as u32,
-                        before_call: false,
-                    }),
-                });
-                PENDING.store(true, Ordering::Relaxed);
-            }
+            let unordered = Unordered {
+                thread: me as u32,
+                other: p.0 as u32,
+                before_call: false,
+            };
+            m.access(at(), store, size, offset, owner, call, Some(unordered));
         }
     }
     let touched: Vec<(u64, u64, u64)> = m

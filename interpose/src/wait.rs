@@ -82,11 +82,14 @@ unsafe fn completion(
     test: bool,
 ) -> Option<Vec<(usize, MPI_Status)>> {
     let mut l = lib();
-    // Two threads must not complete one request at once.
-    let vars: Vec<crate::threads::Shared> = (0..count.max(0) as usize)
-        .map(|pos| crate::threads::Shared::Request(reqs.add(pos) as usize))
-        .collect();
-    crate::threads::uses(&vars, crate::site::current());
+    // Two threads must not complete one request at once (nothing to build
+    // while the rank has one thread).
+    if crate::threads::several() {
+        let vars: Vec<crate::threads::Shared> = (0..count.max(0) as usize)
+            .map(|pos| crate::threads::Shared::Request(reqs.add(pos) as usize))
+            .collect();
+        crate::threads::uses(&vars, crate::site::current());
+    }
     let mut active = Vec::new();
     for pos in 0..count.max(0) as usize {
         if let Some(id) = l.req_id(*reqs.add(pos)) {

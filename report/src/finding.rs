@@ -200,6 +200,20 @@ impl Finding {
         self
     }
 
+    /// Labels `place` with `message`, when the place has a file and a line
+    /// (a place fib could not resolve gets no label).
+    pub(crate) fn label_at(&mut self, place: &Place, message: String) {
+        if let (Some(file), Some(line)) = (&place.file, place.line) {
+            self.labels.push(Label {
+                file: file.clone(),
+                line,
+                column: place.column.unwrap_or(1),
+                span: place.span,
+                message,
+            });
+        }
+    }
+
     /// How serious the finding is: its code's severity, unless the
     /// configuration overrides it.
     pub fn severity(&self) -> Severity {

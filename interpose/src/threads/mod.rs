@@ -276,12 +276,18 @@ pub fn enter(site: Site) {
     }
 }
 
+/// Whether the rank has had a second thread (until then no call of it is
+/// judged against another's).
+pub fn several() -> bool {
+    MANY.load(Ordering::Relaxed)
+}
+
 /// The calling thread's call at `site`, inside MPI, uses `shared`: under
 /// `MPI_THREAD_MULTIPLE`, another thread's call on one of them that this
 /// call is not ordered with is a fault (under a lower level, FIB042 or
 /// FIB043 already reports the two calls).
 pub fn uses(shared: &[Shared], site: Site) {
-    if !MANY.load(Ordering::Relaxed) {
+    if !several() {
         return;
     }
     let t = me();

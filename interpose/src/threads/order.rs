@@ -486,65 +486,105 @@ mod tests {
         }
     }
 
-    /// Runs one execution's events through [`Order`] as the wrappers do:
-    /// the clashes it reports, as site pairs.
-    fn replay(p: &[Vec<Step>], events: &[Event]) -> BTreeSet<(u32, u32)> {
-        let n = p.len();
-        let mut o = Order::default();
-        for _ in 0..n {
-            o.thread();
+    /// An execution's events run through [`Order`] as the wrappers run
+    /// them: the synchronisation steps here, the calls and the buffer's
+    /// steps by the caller.
+    struct Replay<'p> {
+        p: &'p [Vec<Step>],
+        o: Order,
+        pc: Vec<usize>,
+        generation: Vec<u64>,
+        ended: Vec<Option<Clock>>,
+    }
+
+    impl<'p> Replay<'p> {
+        fn new(p: &'p [Vec<Step>]) -> Replay<'p> {
+            let n = p.len();
+            let mut o = Order::default();
+            for _ in 0..n {
+                o.thread();
+            }
+            Replay {
+                p,
+                o,
+                pc: vec![0; n],
+                generation: vec![0; n],
+                ended: vec![None; n],
+            }
         }
-        let mut pc = vec![0; n];
-        let mut generation = vec![0u64; n];
-        let mut ended: Vec<Option<Clock>> = vec![None; n];
-        let mut out = BTreeSet::new();
-        for &(t, second) in events {
-            match p[t][pc[t]] {
-                Step::Call(s) => {
-                    if second {
-                        o.leave(t);
-                        pc[t] += 1;
-                    } else {
-                        for c in o.enter(t, Site::Table(s)) {
-                            let Site::Table(other) = c.site else {
-                                unreachable!()
-                            };
-                            out.insert((s.min(other), s.max(other)));
-                        }
-                    }
-                }
+
+        /// Runs the event `(t, second)`; a call's entry or return, or a
+        /// step of the buffer, goes to `other` with the order.
+        fn step(&mut self, (t, second): Event, other: impl FnOnce(&mut Order, usize, Step, bool)) {
+            let o = &mut self.o;
+            let step = self.p[t][self.pc[t]];
+            let done = match step {
                 Step::Lock(m) => {
                     o.acquire(t, (m, 0));
-                    pc[t] += 1;
+                    true
                 }
                 Step::Unlock(m) => {
                     o.release(t, (m, 0));
-                    pc[t] += 1;
+                    true
                 }
                 Step::Barrier => {
                     if second {
-                        o.acquire(t, (100, generation[t]));
-                        pc[t] += 1;
+                        o.acquire(t, (100, self.generation[t]));
                     } else {
-                        generation[t] += 1;
-                        o.release(t, (100, generation[t]));
+                        self.generation[t] += 1;
+                        o.release(t, (100, self.generation[t]));
                     }
+                    second
                 }
                 Step::Create(k) => {
                     let c = o.fork(t);
                     o.after(k, &c);
-                    pc[t] += 1;
+                    true
                 }
                 Step::Join(k) => {
-                    let c = ended[k].take().expect("joined after its end");
+                    let c = self.ended[k].take().expect("joined after its end");
                     o.after(t, &c);
-                    pc[t] += 1;
+                    true
                 }
-                Step::Own | Step::Done | Step::Touch(_) => pc[t] += 1,
+                Step::Call(_) => {
+                    other(o, t, step, second);
+                    second
+                }
+                Step::Own | Step::Done | Step::Touch(_) => {
+                    other(o, t, step, second);
+                    true
+                }
+            };
+            if done {
+                self.pc[t] += 1;
             }
-            if t != 0 && pc[t] >= p[t].len() && ended[t].is_none() {
-                ended[t] = Some(o.end(t));
+            if t != 0 && self.pc[t] >= self.p[t].len() && self.ended[t].is_none() {
+                self.ended[t] = Some(self.o.end(t));
             }
+        }
+    }
+
+    /// Runs one execution's events through [`Order`] as the wrappers do:
+    /// the clashes it reports, as site pairs.
+    fn replay(p: &[Vec<Step>], events: &[Event]) -> BTreeSet<(u32, u32)> {
+        let mut r = Replay::new(p);
+        let mut out = BTreeSet::new();
+        for &ev in events {
+            r.step(ev, |o, t, step, second| {
+                let Step::Call(s) = step else {
+                    return;
+                };
+                if second {
+                    o.leave(t);
+                    return;
+                }
+                for c in o.enter(t, Site::Table(s)) {
+                    let Site::Table(other) = c.site else {
+                        unreachable!()
+                    };
+                    out.insert((s.min(other), s.max(other)));
+                }
+            });
         }
         out
     }
@@ -657,55 +697,17 @@ mod tests {
     /// [`touches_reported`], and the touches that came before the
     /// operation started.
     fn touches(p: &[Vec<Step>], events: &[Event]) -> (BTreeSet<u32>, BTreeSet<u32>) {
-        let n = p.len();
-        let mut o = Order::default();
-        for _ in 0..n {
-            o.thread();
-        }
-        let mut pc = vec![0; n];
-        let mut generation = vec![0u64; n];
-        let mut ended: Vec<Option<Clock>> = vec![None; n];
+        let mut r = Replay::new(p);
         let (mut owned, mut gone) = (false, None);
         let (mut out, mut early) = (BTreeSet::new(), BTreeSet::new());
         // The threads' histories: each touch before the operation, dated
         // by its thread's own entry.
         let mut history: Vec<(usize, u32, u32)> = Vec::new();
-        for &(t, second) in events {
-            match p[t][pc[t]] {
+        for &ev in events {
+            r.step(ev, |o, t, step, second| match step {
+                Step::Call(_) if second => o.leave(t),
                 Step::Call(_) => {
-                    if second {
-                        o.leave(t);
-                        pc[t] += 1;
-                    } else {
-                        o.enter(t, Site::Unknown);
-                    }
-                }
-                Step::Lock(m) => {
-                    o.acquire(t, (m, 0));
-                    pc[t] += 1;
-                }
-                Step::Unlock(m) => {
-                    o.release(t, (m, 0));
-                    pc[t] += 1;
-                }
-                Step::Barrier => {
-                    if second {
-                        o.acquire(t, (100, generation[t]));
-                        pc[t] += 1;
-                    } else {
-                        generation[t] += 1;
-                        o.release(t, (100, generation[t]));
-                    }
-                }
-                Step::Create(k) => {
-                    let c = o.fork(t);
-                    o.after(k, &c);
-                    pc[t] += 1;
-                }
-                Step::Join(k) => {
-                    let c = ended[k].take().expect("joined after its end");
-                    o.after(t, &c);
-                    pc[t] += 1;
+                    o.enter(t, Site::Unknown);
                 }
                 Step::Own => {
                     o.enter(t, Site::Unknown);
@@ -718,7 +720,6 @@ mod tests {
                     }
                     owned = true;
                     o.leave(t);
-                    pc[t] += 1;
                 }
                 Step::Done => {
                     // The wait that completes it: released at the call's
@@ -727,21 +728,17 @@ mod tests {
                     owned = false;
                     gone = Some(o.point(t));
                     o.leave(t);
-                    pc[t] += 1;
                 }
                 Step::Touch(k) => {
                     if owned || gone.is_some_and(|g| !o.seen(t, g)) {
                         out.insert(k);
-                    } else if !owned && gone.is_none() {
+                    } else if gone.is_none() {
                         early.insert(k);
                         history.push((t, o.point(t).1, k));
                     }
-                    pc[t] += 1;
                 }
-            }
-            if t != 0 && pc[t] >= p[t].len() && ended[t].is_none() {
-                ended[t] = Some(o.end(t));
-            }
+                _ => unreachable!("a synchronisation step"),
+            });
         }
         (out, early)
     }

@@ -2,7 +2,7 @@
 
 use super::common::{leak_message, leak_rank};
 use super::{Code, Rule};
-use crate::finding::{Finding, Label, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// A load or store of the program, or a new operation's buffer, in the
 /// buffer of an operation still pending.
@@ -163,19 +163,11 @@ impl Rule for BufferInUse {
         let mut f = Finding::new(Self::CODE, leak_message(&self.ranks, &what, 1)).at(&self.place);
         f.rank = leak_rank(&self.ranks);
         f.replay = Some(self.replay.clone());
-        if let (Some(file), Some(line)) = (&self.owner_place.file, self.owner_place.line) {
-            f.labels.push(Label {
-                file: file.clone(),
-                line,
-                column: self.owner_place.column.unwrap_or(1),
-                span: self.owner_place.span,
-                message: if one_sided(owner) {
+        f.label_at(&self.owner_place, if one_sided(owner) {
                     format!("the {owner} that owns the buffer until a flush, unlock, fence or MPI_Win_complete completes it")
                 } else {
                     format!("the {owner} that owns the buffer until a wait or test completes it")
-                },
-            });
-        }
+                });
         let complete = if one_sided(owner) {
             "MPI_Win_flush_local, or the flush, unlock, fence or MPI_Win_complete that ends its epoch"
         } else {
@@ -221,17 +213,10 @@ impl BufferInUse {
         let mut f = Finding::new(&FIB034, leak_message(&self.ranks, &what, 1)).at(&self.place);
         f.rank = leak_rank(&self.ranks);
         f.replay = Some(self.replay.clone());
-        if let (Some(file), Some(line)) = (&self.owner_place.file, self.owner_place.line) {
-            f.labels.push(Label {
-                file: file.clone(),
-                line,
-                column: self.owner_place.column.unwrap_or(1),
-                span: self.owner_place.span,
-                message: format!(
-                    "the {owner} of thread {other}, whose buffer MPI owns until it completes"
-                ),
-            });
-        }
+        f.label_at(
+            &self.owner_place,
+            format!("the {owner} of thread {other}, whose buffer MPI owns until it completes"),
+        );
         f.help = Some(if u.before_call {
             format!(
                 "order the access before the {owner} on thread {other}: a barrier, a join, or a mutex both threads take, between the two"

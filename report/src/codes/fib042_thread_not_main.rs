@@ -3,7 +3,7 @@
 
 use super::common::{leak_message, leak_rank};
 use super::{Code, Rule};
-use crate::finding::{Finding, Label, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// A call from a thread that is not the one that initialised MPI, under
 /// `MPI_THREAD_SINGLE` or `MPI_THREAD_FUNNELED`.
@@ -81,18 +81,13 @@ impl Rule for ThreadNotMain {
         let mut f = Finding::new(Self::CODE, leak_message(&self.ranks, &what, 1)).at(&self.place);
         f.rank = leak_rank(&self.ranks);
         f.replay = Some(self.replay.clone());
-        if let (Some(file), Some(line)) = (&self.init_place.file, self.init_place.line) {
-            f.labels.push(Label {
-                file: file.clone(),
-                line,
-                column: self.init_place.column.unwrap_or(1),
-                span: self.init_place.span,
-                message: format!(
-                    "the {} that initialised MPI, on the main thread, at {}",
-                    self.init_call, self.level
-                ),
-            });
-        }
+        f.label_at(
+            &self.init_place,
+            format!(
+                "the {} that initialised MPI, on the main thread, at {}",
+                self.init_call, self.level
+            ),
+        );
         f.help = Some(format!(
             "make the {} from the main thread (#pragma omp master, or outside the parallel region), or initialise MPI with MPI_Init_thread at MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE and check `provided`",
             self.call

@@ -3,7 +3,7 @@
 
 use super::common::{leak_message, leak_rank};
 use super::{Code, Rule};
-use crate::finding::{Finding, Label, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// Two MPI calls of different threads that the program's synchronisation
 /// leaves unordered, under a level that lets one thread at a time call.
@@ -94,15 +94,10 @@ impl Rule for ThreadsConcurrent {
         let mut f = Finding::new(Self::CODE, leak_message(&self.ranks, &what, 1)).at(&self.place);
         f.rank = leak_rank(&self.ranks);
         f.replay = Some(self.replay.clone());
-        if let (Some(file), Some(line)) = (&self.other_place.file, self.other_place.line) {
-            f.labels.push(Label {
-                file: file.clone(),
-                line,
-                column: self.other_place.column.unwrap_or(1),
-                span: self.other_place.span,
-                message: format!("the {} of thread {}", self.other_call, self.other),
-            });
-        }
+        f.label_at(
+            &self.other_place,
+            format!("the {} of thread {}", self.other_call, self.other),
+        );
         f.help = Some(
             "order the two calls (a mutex or #pragma omp critical around each, or a barrier between them), or initialise MPI at MPI_THREAD_MULTIPLE and check `provided`".into(),
         );

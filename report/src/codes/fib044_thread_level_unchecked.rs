@@ -3,7 +3,7 @@
 
 use super::common::{leak_message, leak_rank};
 use super::{Code, Rule};
-use crate::finding::{Finding, Label, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// A call from a thread other than the main one, made before the program
 /// read the `provided` argument of `MPI_Init_thread`.
@@ -79,18 +79,10 @@ impl Rule for ThreadLevelUnchecked {
         let mut f = Finding::new(Self::CODE, leak_message(&self.ranks, &what, 1)).at(&self.place);
         f.rank = leak_rank(&self.ranks);
         f.replay = Some(self.replay.clone());
-        if let (Some(file), Some(line)) = (&self.init_place.file, self.init_place.line) {
-            f.labels.push(Label {
-                file: file.clone(),
-                line,
-                column: self.init_place.column.unwrap_or(1),
-                span: self.init_place.span,
-                message: format!(
+        f.label_at(&self.init_place, format!(
                     "MPI_Init_thread asked for {} and provided {} here; `provided` is not read before the threads call MPI",
                     self.required, self.level
-                ),
-            });
-        }
+                ));
         f.help = Some(format!(
             "check `provided` right after MPI_Init_thread: if (provided < {}) MPI_Abort(MPI_COMM_WORLD, 1);",
             self.required

@@ -2,7 +2,7 @@
 
 use super::common::{leak_message, leak_rank};
 use super::{Code, Rule};
-use crate::finding::{Finding, Label, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// Waits or tests of two threads on one request variable that the
 /// program's synchronisation leaves unordered, under
@@ -77,18 +77,13 @@ impl Rule for RequestTwoThreads {
         let mut f = Finding::new(Self::CODE, leak_message(&self.ranks, &what, 1)).at(&self.place);
         f.rank = leak_rank(&self.ranks);
         f.replay = Some(self.replay.clone());
-        if let (Some(file), Some(line)) = (&self.other_place.file, self.other_place.line) {
-            f.labels.push(Label {
-                file: file.clone(),
-                line,
-                column: self.other_place.column.unwrap_or(1),
-                span: self.other_place.span,
-                message: format!(
-                    "the {} of thread {} on the same request",
-                    self.other_call, self.other
-                ),
-            });
-        }
+        f.label_at(
+            &self.other_place,
+            format!(
+                "the {} of thread {} on the same request",
+                self.other_call, self.other
+            ),
+        );
         f.help = Some(
             "let one thread complete the request (omp single, or omp master and a barrier after), or order the two calls with a mutex or critical section".into(),
         );

@@ -3,7 +3,7 @@
 
 use super::common::{leak_message, leak_rank};
 use super::{Code, Rule};
-use crate::finding::{Finding, Label, Place, Severity};
+use crate::finding::{Finding, Place, Severity};
 
 /// Collective calls of two threads on one communicator that the program's
 /// synchronisation leaves unordered, under `MPI_THREAD_MULTIPLE`.
@@ -78,18 +78,13 @@ impl Rule for CollectivesTwoThreads {
         let mut f = Finding::new(Self::CODE, leak_message(&self.ranks, &what, 1)).at(&self.place);
         f.rank = leak_rank(&self.ranks);
         f.replay = Some(self.replay.clone());
-        if let (Some(file), Some(line)) = (&self.other_place.file, self.other_place.line) {
-            f.labels.push(Label {
-                file: file.clone(),
-                line,
-                column: self.other_place.column.unwrap_or(1),
-                span: self.other_place.span,
-                message: format!(
-                    "the {} of thread {} on the same communicator",
-                    self.other_call, self.other
-                ),
-            });
-        }
+        f.label_at(
+            &self.other_place,
+            format!(
+                "the {} of thread {} on the same communicator",
+                self.other_call, self.other
+            ),
+        );
         f.help = Some(
             "make a communicator's collectives from one thread, order them with a barrier or critical section, or give each thread its own communicator (MPI_Comm_dup)".into(),
         );
