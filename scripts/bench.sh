@@ -31,7 +31,9 @@
 # synchronisation goes through fib's wrappers (OMP_WAIT_POLICY=passive:
 # four spinning threads on two cores would measure the spinning).
 #
-# Further sections: launching under MPICH and Open MPI, --jobs 1 against
+# Further sections: launching under MPICH and Open MPI, fib's own mpiexec
+# against a launch command of the user's (--launcher: hydra's mpiexec and
+# Slurm's srun, the ranks reaching fib over TCP), --jobs 1 against
 # --jobs 2, one run for every order of a row of wildcard receives or of
 # MPI_Waitany against --exhaustive, rows whose statuses only steer data
 # (the programs of tests/choices, and tests/choices/diffusion_frames.c at 8 ranks and 50 steps) against
@@ -43,8 +45,8 @@
 # CHOICES_LIMIT (default 50) is the interleaving limit of each run of the
 # section on rows whose statuses only steer data; STATIC_LINES (default
 # "10000 100000 200000 1000000") the sizes of the static analysis's programs.
-# BENCH_SECTION=choices or BENCH_SECTION=static runs only that section
-# (after the build).
+# BENCH_SECTION=choices, BENCH_SECTION=static or BENCH_SECTION=launcher
+# runs only that section (after the build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -140,9 +142,60 @@ static_section() {
     cargo run -q --release -p instrument --example time_analysis ${STATIC_LINES:-10000 100000 200000 1000000}
 }
 
+# The scheduler reached over TCP by ranks a launcher of the user's starts
+# (`--launcher`): the ping-pong and the two small programs, with fib's own
+# `mpiexec` (Unix socket), hydra's `mpiexec` as a launch command, and
+# Slurm's `srun` (scripts/slurm.sh starts the one-node cluster).
+launcher_section() {
+    bash scripts/slurm.sh
+    python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" <<'PY'
+import json
+import subprocess
+import sys
+import time
+
+runs = int(sys.argv[1])
+launchers = [
+    ("fib's mpiexec (Unix socket)", []),
+    ("--launcher 'mpiexec.mpich -n {n}' (TCP)", ["--launcher", "mpiexec.mpich -n {n}"]),
+    ("--launcher 'srun --mpi=pmi2 -n {n}' (TCP)", ["--launcher", "srun --mpi=pmi2 -n {n}"]),
+]
+cases = [
+    ("bench/pingpong.c", 2, [sys.argv[2]]),
+    ("tests/umpire/isend_irecv_ring.c", 4, []),
+    ("tests/umpire/any_src_three_senders_ok.c", 4, []),
+]
+rows = []
+for path, n, args in cases:
+    for name, flags in launchers:
+        best = None
+        for _ in range(runs):
+            start = time.perf_counter()
+            out = subprocess.run(["target/release/fib", "check", path, "-n", str(n), *flags,
+                                  "--format", "json", "--", *args],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            took = time.perf_counter() - start
+            if out.returncode not in (0, 1):
+                sys.exit(f"bench: {path} with {name} exited with {out.returncode}:\n{out.stderr}")
+            if best is None or took < best[0]:
+                best = (took, json.loads(out.stdout)["programs"][0])
+        took, p = best
+        il = p["interleavings"] + p["timing"].get("probe_runs", 0)
+        explore = p["timing"]["explore_ms"] / 1000
+        rows.append((path.split("/")[-1], str(n), name, p["outcome"], str(il), f"{took:.3f}",
+                     f"{explore / il:.3f}", f"{p['calls'] / explore:,.0f}"))
+header = ("program", "ranks", "launch", "outcome", "il", "fib s", "s/il", "calls/s")
+widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+for row in [header] + rows:
+    print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+print(f"best of {runs} runs each; il = runs made; s/il and calls/s: the exploration alone, launch included")
+PY
+}
+
 case "${BENCH_SECTION:-}" in
     choices) choices_section; exit 0 ;;
     static) static_section; exit 0 ;;
+    launcher) launcher_section; exit 0 ;;
 esac
 
 mkdir -p target/bench
@@ -404,6 +457,9 @@ for row in [header] + rows:
 print("il = interleavings run; arg = steps (diffusion) or messages (waitany); orders = those of")
 print("the wildcard rows (diffusion), or matchings * Waitany orders (waitany), a full exploration runs")
 PY
+
+echo
+launcher_section
 
 echo
 choices_section

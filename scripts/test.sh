@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 bash scripts/setup.sh
+# A one-node Slurm cluster, for the tests of `--launcher` through `srun`
+# and `salloc` (tests/cluster).
+bash scripts/slurm.sh
 # Every dependency of every platform, as the architecture test reads the
 # dependency graph with `cargo metadata --offline` (a build fetches only
 # this platform's).

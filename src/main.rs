@@ -103,9 +103,24 @@ struct ExploreArgs {
     /// else scratch.
     #[arg(long, value_name = "WHERE", value_parser = ["scratch", "source"])]
     run_in: Option<String>,
+    /// Launch the ranks with this command instead of `mpiexec -n N`, `{n}`
+    /// standing for the process count: `srun -n {n}`, `mpiexec.mpich -f
+    /// hosts -n {n}`, `mpirun --hostfile hosts -np {n}`. The ranks reach fib
+    /// over TCP (at `FIB_HOST` when set) and run in the working directory.
+    /// Default: `launcher` in fib.toml.
+    #[arg(long, value_name = "COMMAND")]
+    launcher: Option<String>,
 }
 
 impl ExploreArgs {
+    /// The launch command, when `--launcher` gives one.
+    fn launcher(&self) -> Result<Option<settings::Launcher>> {
+        self.launcher
+            .as_deref()
+            .map(|l| settings::Launcher::parse(l).map_err(|m| anyhow::anyhow!("--launcher {m}")))
+            .transpose()
+    }
+
     /// Where the runs write, when `--run-in` says.
     fn run_in(&self) -> Option<settings::RunIn> {
         self.run_in
@@ -393,6 +408,7 @@ fn check(args: CheckArgs) -> Result<i32> {
         run_unsupported: args.run_unsupported,
         build: args.build.clone(),
         run_in: args.explore.run_in(),
+        launcher: args.explore.launcher()?,
     };
     let line = args.out.line();
     let bar = line.as_ref().map(|l| l.bar.clone());

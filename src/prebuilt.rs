@@ -54,8 +54,9 @@ pub(crate) fn run_prebuilt(args: RunArgs) -> Result<i32> {
         }
     }
     let mpi = args.mpi.as_deref().map(parse_mpi).transpose()?;
-    let toolchain = fib_driver::toolchain::for_program(&exe, mpi, &|m| eprintln!("fib: {m}"))
+    let mut toolchain = fib_driver::toolchain::for_program(&exe, mpi, &|m| eprintln!("fib: {m}"))
         .map_err(anyhow::Error::new)?;
+    toolchain.launcher = args.explore.launcher()?;
     let unseen = fib_driver::unseen_memory(&exe);
     if !unseen.is_empty() {
         eprintln!(

@@ -4,8 +4,8 @@
 //! logging, which writes each line with a single write(2) because all ranks
 //! share stderr.
 
-use std::io::Write;
-use std::os::fd::{AsRawFd, IntoRawFd};
+use std::net::TcpStream;
+use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -59,9 +59,61 @@ pub fn raw_write_all(fd: i32, mut buf: &[u8]) {
     }
 }
 
+/// The scheduler's socket: a Unix socket when the ranks share a directory
+/// with fib, a TCP connection when a launcher of the user's places them
+/// (`tcp:HOST:PORT`, see [`fib_wire::env::SOCKET`]).
+pub struct Stream(OwnedFd);
+
+impl Stream {
+    /// Connects to `addr`: `tcp:HOST:PORT` or a socket's path.
+    fn connect(addr: &str) -> std::io::Result<Stream> {
+        match addr.strip_prefix("tcp:") {
+            Some(hp) => {
+                let s = TcpStream::connect(hp)?;
+                // Each answer is one small frame a rank waits for.
+                s.set_nodelay(true)?;
+                Ok(Stream(s.into()))
+            }
+            None => Ok(Stream(UnixStream::connect(addr)?.into())),
+        }
+    }
+
+    /// Sends all of `buf` (never raising `SIGPIPE`: a scheduler gone is an
+    /// error here, not a signal to the program).
+    fn write_all(&mut self, mut buf: &[u8]) -> std::io::Result<()> {
+        while !buf.is_empty() {
+            // SAFETY: sending a valid buffer on the descriptor this stream
+            // owns.
+            let n = unsafe {
+                libc::send(
+                    self.0.as_raw_fd(),
+                    buf.as_ptr().cast(),
+                    buf.len(),
+                    libc::MSG_NOSIGNAL,
+                )
+            };
+            if n < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(e);
+            }
+            buf = &buf[n as usize..];
+        }
+        Ok(())
+    }
+}
+
+impl AsRawFd for Stream {
+    fn as_raw_fd(&self) -> RawFd {
+        self.0.as_raw_fd()
+    }
+}
+
 /// The socket to the scheduler with its buffers.
 pub struct Conn {
-    stream: Option<UnixStream>,
+    stream: Option<Stream>,
     /// Encoded messages not yet written.
     pub pending: Vec<u8>,
     frames: Frames,
@@ -71,9 +123,10 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// Connects to the scheduler's socket at `path`.
+    /// Connects to the scheduler at `path` (a socket's path, or
+    /// `tcp:HOST:PORT`).
     pub fn connect(path: &str) -> Conn {
-        let stream = match UnixStream::connect(path) {
+        let stream = match Stream::connect(path) {
             Ok(s) => s,
             Err(e) => fatal(&format!("cannot connect to the scheduler at {path}: {e}")),
         };
@@ -197,7 +250,7 @@ impl Conn {
     pub fn release(&mut self) {
         self.flush();
         if let Some(s) = self.stream.take() {
-            let _ = s.into_raw_fd();
+            let _ = s.0.into_raw_fd();
         }
     }
 }

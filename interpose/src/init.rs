@@ -4,7 +4,7 @@
 use std::os::raw::{c_char, c_int};
 use std::sync::atomic::Ordering;
 
-use fib_wire::env::{SOCKET as SOCKET_ENV, ZERO_BUFFER};
+use fib_wire::env::{KEY, SOCKET as SOCKET_ENV, ZERO_BUFFER};
 use fib_wire::{Level, Op, Up};
 use mpi_sys::*;
 
@@ -37,6 +37,10 @@ unsafe fn start() {
         rank: rank as u32,
         size: size as u32,
         pid: std::process::id(),
+        key: std::env::var(KEY)
+            .ok()
+            .and_then(|k| u64::from_str_radix(&k, 16).ok())
+            .unwrap_or(0),
     });
     site::announce_files();
     // Flushed at once, so the scheduler knows the rank even if it dies

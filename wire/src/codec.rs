@@ -730,11 +730,17 @@ impl Up {
         let at = begin(out);
         let mut w = W(out);
         match self {
-            Up::Hello { rank, size, pid } => {
+            Up::Hello {
+                rank,
+                size,
+                pid,
+                key,
+            } => {
                 w.u8(1);
                 w.u32(*rank);
                 w.u32(*size);
                 w.u32(*pid);
+                w.u64(*key);
             }
             Up::File { id, path } => {
                 w.u8(2);
@@ -901,6 +907,7 @@ impl Up {
                 rank: r.u32()?,
                 size: r.u32()?,
                 pid: r.u32()?,
+                key: r.u64()?,
             },
             2 => Up::File {
                 id: r.u32()?,
@@ -1545,6 +1552,7 @@ mod tests {
             rank: 2,
             size: 4,
             pid: 99,
+            key: 0x0123_4567_89ab_cdef,
         });
         round_up(Up::File {
             id: 1,

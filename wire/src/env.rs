@@ -3,8 +3,15 @@
 //! passes on only what it is told) and the interposition library reads
 //! them. A rank started without [`SOCKET`] was not started by fib.
 
-/// The path of the scheduler's Unix socket the rank connects to.
+/// Where the scheduler listens: the path of its Unix socket, or
+/// `tcp:HOST:PORT` when the ranks run wherever a launcher puts them and
+/// share no path with fib.
 pub const SOCKET: &str = "FIB_SOCKET";
+
+/// The run's key, a random 64-bit number in hexadecimal, which every rank
+/// says in its [`Up::Hello`](crate::Up::Hello): over TCP, anyone who can
+/// reach the port can connect, and only the run's ranks know the key.
+pub const KEY: &str = "FIB_KEY";
 
 /// `1` when every standard send is synchronous (`--zero-buffer`), `0` when
 /// standard sends are buffered.

@@ -13,8 +13,15 @@ use crate::threads::{ThreadFault, Unordered};
 /// A message from a rank to the scheduler.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Up {
-    /// First message of every rank, sent from `MPI_Init`.
-    Hello { rank: u32, size: u32, pid: u32 },
+    /// First message of every rank, sent from `MPI_Init`, with the run's
+    /// key ([`env::KEY`](crate::env::KEY)): a connection that does not
+    /// know it is not one of the run's ranks.
+    Hello {
+        rank: u32,
+        size: u32,
+        pid: u32,
+        key: u64,
+    },
     /// Names a file id, or a module id ([`module_id`](crate::module_id)), used
     /// in later [`Site`]s.
     File { id: u32, path: String },

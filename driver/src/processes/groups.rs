@@ -21,12 +21,43 @@ pub(crate) fn watch_group(group: i32) -> bool {
     true
 }
 
+/// The groups led by a launcher of the user's (`srun`, a hostfile's
+/// `mpiexec`): its ranks may be on other hosts, out of reach of a signal
+/// from here, and a job step or allocation only the launcher can end.
+/// [`kill_tree`] asks such a leader to end first.
+static GENTLE: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+/// Marks `group`'s leader as a launcher to ask first ([`GENTLE`]).
+pub(crate) fn ask_first(group: i32) {
+    GENTLE.lock().unwrap_or_else(|e| e.into_inner()).push(group);
+}
+
 /// Removes `group` from the ones an interrupt kills.
 pub(crate) fn forget_group(group: i32) {
     GROUPS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .retain(|&g| g != group);
+    GENTLE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|&g| g != group);
+}
+
+/// How long a launcher of the user's has to end its job once asked
+/// (`SIGTERM`): `srun` cancels its step and gives the allocation back,
+/// hydra's `mpiexec` kills its proxies on every host.
+const ASK_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Asks the launcher `leader` to end (`SIGTERM`) and waits, at most
+/// [`ASK_GRACE`], until it has.
+fn ask_to_end(leader: i32) {
+    // SAFETY: signalling the leader of a group fib started.
+    unsafe { libc::kill(leader, libc::SIGTERM) };
+    let until = std::time::Instant::now() + ASK_GRACE;
+    while running(leader) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
 }
 
 /// Kills every group watched (the interrupt handler's part).
@@ -76,6 +107,13 @@ impl Drop for Group {
 /// new, every process of the tree is known.
 pub(crate) fn kill_tree(root: i32) {
     let _killing = KILLING.lock().unwrap_or_else(|e| e.into_inner());
+    let gentle = GENTLE
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .contains(&root);
+    if gentle {
+        ask_to_end(root);
+    }
     let mut victims = vec![root];
     // SAFETY: signalling the group we created and the processes found
     // below it.

@@ -16,6 +16,7 @@
 //! link = ["-lfftw3"]              # link flags of every program (-lm is always linked)
 //! cflags = ["-DUSE_MPI", "-O2"]   # compile flags of every source, after the build's
 //! run_in = "scratch"              # or "source": where the runs write their files
+//! launcher = "srun -n {n}"        # the cluster's launch command ({n}: the process count)
 //!
 //! [severity]
 //! FIB014 = "error"                # or "warning", "note", "off"
@@ -39,7 +40,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::settings::RunIn;
+use crate::settings::{Launcher, RunIn};
 use crate::toolchain::Mpi;
 use crate::DriverError;
 
@@ -68,6 +69,7 @@ struct Raw {
     #[serde(default)]
     cflags: Vec<String>,
     run_in: Option<String>,
+    launcher: Option<String>,
     #[serde(default)]
     programs: BTreeMap<String, RawProgram>,
 }
@@ -145,6 +147,8 @@ pub struct Config {
     /// Where the runs write (`run_in`): a scratch directory of each run's
     /// own, or the program's working directory.
     pub run_in: Option<RunIn>,
+    /// The launch command (`launcher`), in place of `mpiexec -n N`.
+    pub launcher: Option<Launcher>,
 }
 
 /// The settings of one program (`[programs."path/to/prog.c"]`).
@@ -251,6 +255,11 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
     cx.link(None, &raw.link)?;
     cx.cflags(&raw.cflags)?;
     let run_in = cx.run_in(None, raw.run_in.as_deref())?;
+    let launcher = raw
+        .launcher
+        .as_deref()
+        .map(|l| Launcher::parse(l).map_err(|m| cx.err(None, "launcher", m)))
+        .transpose()?;
     let mut severity = Vec::new();
     for (code, level) in &raw.severity {
         let s = severity_of(code, level).map_err(|m| cx.err(Some("severity"), code, m))?;
@@ -294,6 +303,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         link: raw.link,
         cflags: raw.cflags,
         run_in,
+        launcher,
     })
 }
 
@@ -684,6 +694,24 @@ link = ["-lfoo"]
     #[test]
     fn where_the_runs_write() {
         assert_eq!(parse_str("nprocs = 2").unwrap().run_in, None);
+        assert_eq!(
+            parse_str("launcher = \"srun -p debug -n {n}\"")
+                .unwrap()
+                .launcher
+                .map(|l| l.command(4)),
+            Some(vec![
+                "srun".into(),
+                "-p".into(),
+                "debug".into(),
+                "-n".into(),
+                "4".into()
+            ])
+        );
+        let e = parse_str("\nlauncher = \"srun\"\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "tree/fib.toml:2: `launcher`: `srun` does not say where the process count goes: write `{n}` there, as in `srun -n {n}`"
+        );
         let s =
             parse_str("run_in = \"source\"\n[programs.\"a.c\"]\nrun_in = \"scratch\"\n").unwrap();
         assert_eq!(s.run_in, Some(RunIn::Source));

@@ -246,7 +246,14 @@ pub(crate) fn run_built(
     // Standard sends go from the program's buffer until a run needs them
     // copied; `FIB_COPY_SENDS=1` copies from the first run (to compare).
     let copies = AtomicBool::new(crate::settings::copy_sends());
-    let mirror = match opts.run_in {
+    // A scratch directory lives in the run's private directory on fib's
+    // host: the ranks a launcher of the user's starts may be elsewhere,
+    // and run in the working directory itself.
+    let run_in = match opts.toolchain.launcher {
+        Some(_) => RunIn::Source,
+        None => opts.run_in,
+    };
+    let mirror = match run_in {
         RunIn::Scratch => Some(scratch::Mirror::plan(
             built.cwd,
             Some(kept_files_dir(built.cwd, &report.program, report.nprocs)),

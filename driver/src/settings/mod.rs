@@ -44,6 +44,58 @@ impl RunIn {
     }
 }
 
+/// A launch command of the user's (`--launcher`, `launcher` in `fib.toml`)
+/// in place of the implementation's `mpiexec`: its words, one of which
+/// holds `{n}` for the process count; the program and its arguments follow
+/// them. `srun -n {n}`, `mpiexec.mpich -f hosts -n {n}`,
+/// `mpirun --hostfile hosts -np {n}`. The ranks it starts may be on other
+/// hosts: they reach fib over TCP and run in the working directory itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Launcher {
+    words: Vec<String>,
+}
+
+impl Launcher {
+    /// Splits `s` as a shell would (quotes, backslashes; no expansion).
+    pub fn parse(s: &str) -> Result<Launcher, String> {
+        let Some(words) = shlex::split(s) else {
+            return Err(format!("`{s}`: a quote is not closed"));
+        };
+        if words.is_empty() {
+            return Err("the launch command is empty".into());
+        }
+        if !words.iter().any(|w| w.contains("{n}")) {
+            return Err(format!(
+                "`{s}` does not say where the process count goes: write `{{n}}` there, as in `srun -n {{n}}`"
+            ));
+        }
+        Ok(Launcher { words })
+    }
+
+    /// The command for `n` processes, before the program.
+    pub fn command(&self, n: usize) -> Vec<String> {
+        let n = n.to_string();
+        self.words.iter().map(|w| w.replace("{n}", &n)).collect()
+    }
+
+    /// The launcher's program, as written.
+    pub fn program(&self) -> &str {
+        &self.words[0]
+    }
+}
+
+impl std::fmt::Display for Launcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&shlex::try_join(self.words.iter().map(String::as_str)).unwrap_or_default())
+    }
+}
+
+/// `FIB_HOST`: the address the ranks of a `--launcher` run reach fib at,
+/// when this host's first address is not the one they can reach.
+pub fn host() -> Option<String> {
+    text(var::HOST).filter(|h| !h.trim().is_empty())
+}
+
 /// How many interleavings run at once when neither `--jobs` nor `fib.toml`
 /// says: one per core.
 pub fn default_jobs() -> usize {
@@ -69,6 +121,8 @@ pub mod var {
     pub const WRAP_DIR: &str = "FIB_WRAP_DIR";
     /// Memory checking: `auto` (the default), `on` or `off`.
     pub const MEMORY: &str = "FIB_MEMORY";
+    /// The address the ranks of a `--launcher` run connect to.
+    pub const HOST: &str = "FIB_HOST";
 }
 
 /// Whether fib builds programs to see their loads and stores (the memory

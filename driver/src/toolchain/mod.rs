@@ -31,6 +31,10 @@ pub struct Toolchain {
     pub mpiexec: String,
     /// The interposition library built against this implementation.
     pub interpose: PathBuf,
+    /// The user's launch command (`--launcher`), which replaces
+    /// `mpiexec -n N`: the ranks then reach the scheduler over TCP and run
+    /// in the working directory itself.
+    pub launcher: Option<crate::settings::Launcher>,
 }
 
 impl Toolchain {
@@ -53,6 +57,7 @@ impl Toolchain {
                 .clone()
                 .unwrap_or_else(|| mpi.mpiexec().into()),
             interpose,
+            launcher: None,
         })
     }
 }

@@ -67,6 +67,9 @@ pub struct Request {
     /// Where the runs write (`--run-in`); else `fib.toml`'s `run_in`, else
     /// a scratch directory.
     pub run_in: Option<RunIn>,
+    /// The launch command (`--launcher`); else `fib.toml`'s `launcher`,
+    /// else the implementation's `mpiexec`.
+    pub launcher: Option<crate::settings::Launcher>,
 }
 
 /// What a check found, and what fib has to tell about the paths themselves
@@ -125,9 +128,11 @@ impl Session<'_> {
             (None, None) => Mpi::detect(),
         }
         .map_err(DriverError::Input)?;
-        Toolchain::for_mpi(mpi, &self.tools, &self.libraries, &|m| {
+        let mut tc = Toolchain::for_mpi(mpi, &self.tools, &self.libraries, &|m| {
             self.progress.note(m)
-        })
+        })?;
+        tc.launcher = self.req.launcher.clone().or_else(|| s.launcher.clone());
+        Ok(tc)
     }
 }
 

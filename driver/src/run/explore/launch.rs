@@ -11,7 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use crate::processes::{forget_group, interrupted, kill_stragglers, kill_tree, watch_group};
+use crate::processes::{
+    ask_first, forget_group, interrupted, kill_stragglers, kill_tree, watch_group,
+};
 use crate::toolchain::Toolchain;
 use crate::DriverError;
 
@@ -49,7 +51,13 @@ pub struct LaunchSpec<'a> {
     pub args: &'a [String],
     /// The working directory of `mpiexec` and so of every rank.
     pub cwd: &'a Path,
-    pub socket: &'a Path,
+    /// The run's private directory (its socket, Open MPI's session
+    /// directory).
+    pub dir: &'a Path,
+    /// Where the ranks reach the scheduler ([`fib_wire::env::SOCKET`]).
+    pub address: &'a str,
+    /// The run's key ([`fib_wire::env::KEY`]).
+    pub key: u64,
     pub zero_buffer: bool,
     /// Standard sends go from a copy ([`super::RunSpec::copies`]).
     pub copies: bool,
@@ -70,12 +78,12 @@ impl Launch {
             return Err(DriverError::Interrupted);
         }
         let tc = spec.toolchain;
-        let mut cmd = Command::new(&tc.mpiexec);
         let preload = tc.interpose.to_string_lossy();
-        let socket = spec.socket.to_string_lossy();
+        let key = format!("{:016x}", spec.key);
         let mut env = vec![
             ("LD_PRELOAD", preload.as_ref()),
-            (fib_wire::env::SOCKET, socket.as_ref()),
+            (fib_wire::env::SOCKET, spec.address),
+            (fib_wire::env::KEY, key.as_str()),
             (
                 fib_wire::env::ZERO_BUFFER,
                 if spec.zero_buffer { "1" } else { "0" },
@@ -97,24 +105,45 @@ impl Launch {
         if let Some(a) = &ahead {
             env.push((fib_wire::env::AHEAD, a));
         }
-        cmd.args(tc.mpi.launch_args(spec.nprocs, &env));
+        let mut cmd = match &tc.launcher {
+            None => {
+                let mut cmd = Command::new(&tc.mpiexec);
+                cmd.args(tc.mpi.launch_args(spec.nprocs, &env));
+                // Open MPI's launcher keeps a session directory per job (8
+                // MB, under `/tmp/ompi.HOST.UID` by default) that a killed
+                // job leaves behind: in the run's own directory it goes
+                // with the run.
+                cmd.env("OMPI_MCA_orte_tmpdir_base", spec.dir);
+                cmd
+            }
+            Some(l) => {
+                // Each rank starts as `env K=V ... PROGRAM ARGS`: the ranks
+                // get fib's settings however the launcher treats its own
+                // environment (Open MPI's passes on only what `-x` names),
+                // and the launcher itself does not load the library.
+                let words = l.command(spec.nprocs);
+                let mut cmd = Command::new(&words[0]);
+                cmd.args(&words[1..]).arg("env");
+                cmd.args(env.iter().map(|(k, v)| format!("{k}={v}")));
+                cmd
+            }
+        };
         cmd.arg(spec.exe).args(spec.args);
-        // Open MPI's launcher keeps a session directory per job (8 MB,
-        // under `/tmp/ompi.HOST.UID` by default) that a killed job leaves
-        // behind: in the run's own directory it goes with the run.
-        if let Some(dir) = spec.socket.parent() {
-            cmd.env("OMPI_MCA_orte_tmpdir_base", dir);
-        }
         cmd.current_dir(spec.cwd)
             .env("HWLOC_COMPONENTS", "-linuxio,-pci")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| DriverError::Tool(tc.mpiexec.clone(), e))?;
+        let launcher = match &tc.launcher {
+            Some(l) => l.program().to_string(),
+            None => tc.mpiexec.clone(),
+        };
+        let mut child = cmd.spawn().map_err(|e| DriverError::Tool(launcher, e))?;
         let group = child.id() as i32;
+        if tc.launcher.is_some() {
+            ask_first(group);
+        }
         if !watch_group(group) {
             // The interrupt came between the check above and now: the
             // handler did not see this group, so kill it here.

@@ -7,6 +7,7 @@
 
 mod ahead;
 mod launch;
+mod listen;
 mod rerun;
 mod run;
 

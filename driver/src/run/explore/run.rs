@@ -14,12 +14,12 @@ use fib_analysis::{
     Ending, Endings, HandleLeak, OwnedAccess, RunRecord, ThreadIssue, WatchedAccesses,
 };
 use fib_wire::{Down, Frames, Up};
-use mio::net::{UnixListener, UnixStream};
 use mio::{Events, Interest, Poll, Token as MioToken};
 use poe::engine::{Config, Engine, Planned, RunEnd};
 
 use super::ahead::{Ahead, Held, Went};
 use super::launch::{Launch, LaunchSpec};
+use super::listen::{self, Listener, Stream};
 use super::rerun::Rerun;
 use crate::processes;
 use crate::run::scratch::{self, Mirror};
@@ -85,7 +85,7 @@ const SPIN_POLLS: u32 = 64;
 const LAUNCHER_CHECK: Duration = Duration::from_millis(100);
 
 struct Conn {
-    stream: UnixStream,
+    stream: Stream,
     frames: Frames,
     rank: Option<usize>,
     eof: bool,
@@ -171,8 +171,12 @@ fn run_once(
         None => spec.cwd.to_path_buf(),
     };
     let sock = dir.join("s");
-    let mut listener = UnixListener::bind(&sock)
-        .map_err(|e| DriverError::Io(format!("binding {}", sock.display()), e))?;
+    let mut listener = match spec.toolchain.launcher {
+        None => Listener::unix(&sock)?,
+        Some(_) => Listener::tcp()?,
+    };
+    let address = listener.address(&sock)?;
+    let key = listen::new_key();
     let poll = Poll::new().map_err(|e| DriverError::Io("creating a poller".into(), e))?;
     poll.registry()
         .register(&mut listener, LISTENER, Interest::READABLE)
@@ -184,7 +188,9 @@ fn run_once(
         exe: spec.exe,
         args: spec.args,
         cwd: &cwd,
-        socket: &sock,
+        dir,
+        address: &address,
+        key,
         zero_buffer: spec.zero_buffer,
         copies,
         elide: spec.elide.as_deref(),
@@ -207,6 +213,7 @@ fn run_once(
         poll,
         listener,
         engine,
+        key,
         conns: Vec::new(),
         by_rank: vec![None; spec.nprocs],
         files: HashMap::new(),
@@ -301,8 +308,10 @@ enum Served {
 /// The event loop's state.
 struct Loop {
     poll: Poll,
-    listener: UnixListener,
+    listener: Listener,
     engine: Engine,
+    /// The run's key, which every rank's hello must say.
+    key: u64,
     conns: Vec<Conn>,
     by_rank: Vec<Option<usize>>,
     files: HashMap<u32, String>,
@@ -410,7 +419,7 @@ impl Loop {
     fn accept(&mut self) -> Result<(), DriverError> {
         loop {
             match self.listener.accept() {
-                Ok((mut stream, _)) => {
+                Ok(mut stream) => {
                     let t = MioToken(self.conns.len());
                     self.poll
                         .registry()
@@ -621,12 +630,25 @@ impl Loop {
                         return;
                     }
                 }
+                Err(_) if self.conns[c].rank.is_none() => {
+                    self.drop_stranger(c);
+                    return;
+                }
                 Err(e) => {
                     self.endings.protocol(self.conns[c].rank, e.to_string());
                     return;
                 }
             }
         }
+    }
+
+    /// Drops connection `c`, which did not say hello with the run's key:
+    /// not one of the run's ranks but something else that reached its TCP
+    /// port. The run goes on.
+    fn drop_stranger(&mut self, c: usize) {
+        self.conns[c].eof = true;
+        self.conns[c].frames = Frames::default();
+        let _ = self.poll.registry().deregister(&mut self.conns[c].stream);
     }
 
     /// Handles one message of connection `c`; false when the connection
@@ -766,11 +788,18 @@ impl Loop {
 
     /// The first message of a connection, which must say which rank it is.
     fn hello(&mut self, c: usize, msg: Up) -> bool {
-        let Up::Hello { rank, size, .. } = msg else {
+        let Up::Hello {
+            rank, size, key, ..
+        } = msg
+        else {
             self.endings
                 .protocol(None, format!("unexpected message {msg:?}"));
             return false;
         };
+        if key != self.key {
+            self.drop_stranger(c);
+            return false;
+        }
         let r = rank as usize;
         if size as usize != self.by_rank.len()
             || r >= self.by_rank.len()
@@ -835,7 +864,7 @@ impl Loop {
 }
 
 /// Writes everything to a non-blocking socket, waiting for room as needed.
-fn write_all(s: &mut UnixStream, mut bytes: &[u8]) -> std::io::Result<()> {
+fn write_all(s: &mut Stream, mut bytes: &[u8]) -> std::io::Result<()> {
     while !bytes.is_empty() {
         match s.write(bytes) {
             Ok(n) => bytes = &bytes[n..],

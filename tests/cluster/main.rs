@@ -1,0 +1,310 @@
+//! fib on the cluster's own launcher (`--launcher`): through a real Slurm
+//! (Debian's slurmctld, slurmd and munge, which `scripts/slurm.sh` starts as
+//! a one-node cluster before the tests), with `srun` and with `mpiexec`
+//! inside `salloc`; and through two emulated hosts that share nothing with
+//! fib but the network: hydra starts each host's proxy through
+//! `tests/cluster/host.sh`, in a mount and UTS namespace of its own with a
+//! private `/tmp` and `/dev/shm` and its own host name, so that MPICH talks
+//! between them over TCP and no rank sees fib's temporary directory.
+
+#[path = "../common/fs_proc.rs"]
+mod fs_proc;
+use fs_proc::processes_with;
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// A program of the command-line tests.
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/cli")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// `srun` with Slurm's PMI-2, which MPICH speaks.
+const SRUN: &str = "srun --mpi=pmi2 -n {n}";
+
+/// Hydra's `mpiexec` starting one proxy on each of two emulated hosts.
+fn two_hosts() -> String {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cluster/host.sh");
+    format!(
+        "mpiexec.mpich -launcher ssh -launcher-exec {} -hosts hosta,hostb -n {{n}}",
+        script.display()
+    )
+}
+
+fn fib(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args(args)
+        .output()
+        .expect("running fib")
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "fib did not print JSON ({e}):\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+fn marker(test: &str) -> String {
+    format!("fib-test-marker-{test}-{}", std::process::id())
+}
+
+/// The Slurm jobs named `name` still known to the controller.
+fn jobs_named(name: &str) -> Vec<String> {
+    let out = Command::new("squeue")
+        .args(["-h", "-n", name, "-o", "%i %T"])
+        .output()
+        .expect("running squeue");
+    assert!(out.status.success(), "squeue failed");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Checks `wildcard_race.c` (3 ranks; a wildcard receive that can take
+/// rank 2's message, after which rank 0's receive from rank 2 never
+/// completes) through `launcher`: the deadlock is found in one of two
+/// interleavings, and its token replays that interleaving alone.
+fn deadlock_found_and_replayed(launcher: &str, extra: &[&str]) {
+    let f = fixture("wildcard_race.c");
+    let fib = |more: &[&str]| {
+        let mut args = vec![
+            "check",
+            &f,
+            "-n",
+            "3",
+            "--format",
+            "json",
+            "--launcher",
+            launcher,
+        ];
+        args.extend(extra);
+        args.extend(more);
+        fib(&args)
+    };
+    let out = fib(&[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json(&out);
+    let p = &v["programs"][0];
+    assert_eq!(p["outcome"], "deadlock");
+    assert_eq!(p["interleavings"], 2);
+    let d = &p["findings"][0];
+    assert_eq!(d["code"], "FIB001");
+    assert_eq!(
+        (d["rank"].as_u64(), d["line"].as_u64()),
+        (Some(0), Some(12))
+    );
+    assert_eq!(d["replay"], "1");
+
+    let out = fib(&["--replay", "1"]);
+    assert_eq!(out.status.code(), Some(1));
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["interleavings"], 1);
+    assert_eq!(p["outcome"], "deadlock");
+    assert_eq!(p["findings"][0]["line"], 12);
+}
+
+/// Checks `sendrecv_witness.c` through `launcher`: its barrier is relevant,
+/// and the witness runs from rank 0's first wildcard receive through the
+/// barrier to the send it keeps away.
+fn relevant_barrier_with_witness(launcher: &str) {
+    let f = fixture("sendrecv_witness.c");
+    let out = fib(&["check", &f, "--format", "json", "--launcher", launcher]);
+    let p = &json(&out)["programs"][0];
+    let b = &p["barriers"][0];
+    assert_eq!(b["verdict"], "relevant");
+    let path: Vec<&str> = b["witness"]["path"]
+        .as_array()
+        .expect("a witness path")
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(path.len(), 5, "{path:?}");
+    assert!(
+        path[0].starts_with("rank 0 MPI_Recv at") && path[0].ends_with("sendrecv_witness.c:13")
+    );
+    assert_eq!(path[2], "all ranks meet in the barrier");
+    assert!(
+        path[4].starts_with("rank 2 MPI_Send at") && path[4].ends_with("sendrecv_witness.c:24")
+    );
+}
+
+#[test]
+fn srun_finds_the_deadlock_and_its_token_replays() {
+    deadlock_found_and_replayed(SRUN, &[]);
+}
+
+#[test]
+fn srun_with_open_mpi_finds_the_deadlock_and_its_token_replays() {
+    // Open MPI speaks PMIx to `srun`.
+    deadlock_found_and_replayed("srun --mpi=pmix -n {n}", &["--mpi", "openmpi"]);
+}
+
+#[test]
+fn srun_gives_a_relevant_barrier_its_witness() {
+    relevant_barrier_with_witness(SRUN);
+}
+
+#[test]
+fn mpiexec_inside_an_allocation_finds_the_deadlock() {
+    // `salloc` runs fib inside a job of 3 tasks; hydra's `mpiexec` finds
+    // the allocation and starts its proxies with Slurm.
+    let f = fixture("wildcard_race.c");
+    let out = Command::new("salloc")
+        .args(["-n", "3", "-J", &marker("salloc")])
+        .arg(env!("CARGO_BIN_EXE_fib"))
+        .args(["check", &f, "-n", "3", "--format", "json", "--launcher"])
+        .arg("mpiexec.mpich -n {n}")
+        .output()
+        .expect("running salloc");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["outcome"], "deadlock");
+    assert_eq!(p["findings"][0]["line"], 12);
+}
+
+#[test]
+fn two_hosts_sharing_no_path_with_fib_find_the_deadlock_and_replay_it() {
+    deadlock_found_and_replayed(&two_hosts(), &[]);
+}
+
+#[test]
+fn two_hosts_sharing_no_path_with_fib_give_the_witness() {
+    relevant_barrier_with_witness(&two_hosts());
+}
+
+#[test]
+fn the_two_hosts_do_not_see_the_directory_fib_runs_ranks_in_by_default() {
+    // Without `--launcher`, fib runs the ranks in a scratch directory of
+    // its temporary directory and listens on a socket there: the emulated
+    // hosts, with a /tmp of their own, cannot even start in it. This is
+    // what makes the tests above prove that a launcher's ranks need no
+    // path of fib's.
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cluster/host.sh");
+    let dir = tempfile::tempdir().unwrap();
+    let mpiexec = dir.path().join("mpiexec-two-hosts");
+    std::fs::write(
+        &mpiexec,
+        format!(
+            "#!/bin/sh\nexec mpiexec.mpich -launcher ssh -launcher-exec {} -hosts hosta,hostb \"$@\"\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        &mpiexec,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args([
+            "check",
+            &fixture("wildcard_race.c"),
+            "-n",
+            "3",
+            "--format",
+            "json",
+        ])
+        .env("FIB_MPIEXEC", &mpiexec)
+        .output()
+        .unwrap();
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["outcome"], "crash");
+    let notes = p["findings"][0]["notes"].to_string();
+    assert!(
+        notes.contains("unable to change wdir to /tmp/fib-run-"),
+        "{notes}"
+    );
+}
+
+/// Waits until `marker` shows in the command lines of at least `n`
+/// processes.
+fn wait_for(marker: &str, n: usize) {
+    let until = Instant::now() + Duration::from_secs(60);
+    while processes_with(marker).len() < n {
+        assert!(Instant::now() < until, "the ranks never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_timeout_under_srun_ends_the_job_and_leaves_no_process() {
+    // Rank 0 computes forever: the run's time limit kills it, and `srun`
+    // is asked to end its job first, so no allocation outlives the run.
+    let m = marker("srun-timeout");
+    let launcher = format!("srun --mpi=pmi2 -J {m} -n {{n}}");
+    let out = fib(&[
+        "check",
+        &fixture("spin_forever.c"),
+        "-n",
+        "2",
+        "--timeout",
+        "3",
+        "--format",
+        "json",
+        "--launcher",
+        &launcher,
+        "--",
+        &m,
+    ]);
+    let p = &json(&out)["programs"][0];
+    assert_eq!(p["outcome"], "timeout");
+    assert_eq!(processes_with(&m), Vec::<String>::new());
+    assert_eq!(jobs_named(&m), Vec::<String>::new());
+}
+
+#[test]
+fn ctrl_c_under_srun_ends_the_job_and_leaves_no_process() {
+    let m = marker("srun-interrupt");
+    let launcher = format!("srun --mpi=pmi2 -J {m} -n {{n}}");
+    let child = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args([
+            "check",
+            &fixture("spin_forever.c"),
+            "-n",
+            "2",
+            "--timeout",
+            "120",
+            "--color",
+            "never",
+            "--launcher",
+            &launcher,
+            "--",
+            &m,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // srun (its command line carries the marker twice) and both ranks.
+    wait_for(&m, 3);
+    // SAFETY: signalling our own child.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert_eq!(processes_with(&m), Vec::<String>::new());
+    assert_eq!(jobs_named(&m), Vec::<String>::new());
+}
