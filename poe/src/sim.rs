@@ -14,7 +14,7 @@ use std::collections::{HashSet, VecDeque};
 use fib_wire::{Down, Op, Site};
 
 use crate::engine::{
-    Choice, Config, Engine, Exchange, FiredList, Leak, Ops, Planned, RunEnd, WaitRow,
+    Choice, Config, Engine, Exchange, FiredList, Leak, Ops, Planned, Policy, RunEnd, WaitRow,
 };
 use crate::explore::{self as ex, DepthFirst, Ran, Stopped, Token};
 
@@ -64,13 +64,24 @@ pub enum Turns {
 
 /// Runs `program` once, following `plan`.
 pub fn run_once(program: &Program, cfg: Config, plan: Vec<Planned>, turns: Turns) -> RunResult {
+    run_once_with(program, cfg, plan, turns, Policy::First)
+}
+
+/// Runs `program` once, following `plan`, then `policy`.
+pub fn run_once_with(
+    program: &Program,
+    cfg: Config,
+    plan: Vec<Planned>,
+    turns: Turns,
+    policy: Policy,
+) -> RunResult {
     let steps = |r: usize, pc: usize| {
         program[r].get(pc).map(|s| {
             let (op, poll) = step_op(s);
             (site_of(pc), op, poll)
         })
     };
-    run(program.len(), cfg, plan, turns, &steps)
+    run(program.len(), cfg, plan, turns, policy, &steps)
 }
 
 /// The site of a simulated rank's `pc`-th step: line `pc + 1` of file 1.
@@ -126,7 +137,7 @@ pub struct Rerun {
 impl Rerun {
     pub fn new(nprocs: usize, cfg: Config) -> Rerun {
         Rerun {
-            sim: Sim::new(nprocs, cfg, Vec::new(), Turns::Forward),
+            sim: Sim::new(nprocs, cfg, Vec::new(), Turns::Forward, Policy::First),
             calls: vec![(0, VecDeque::new()); nprocs],
             end: None,
         }
@@ -172,8 +183,15 @@ impl Rerun {
 /// whether it is a poll.
 type Steps<'a> = dyn Fn(usize, usize) -> Option<(Site, &'a Op, bool)> + 'a;
 
-fn run(n: usize, cfg: Config, plan: Vec<Planned>, turns: Turns, steps: &Steps) -> RunResult {
-    let mut sim = Sim::new(n, cfg, plan, turns);
+fn run(
+    n: usize,
+    cfg: Config,
+    plan: Vec<Planned>,
+    turns: Turns,
+    policy: Policy,
+    steps: &Steps,
+) -> RunResult {
+    let mut sim = Sim::new(n, cfg, plan, turns, policy);
     loop {
         match sim.round(steps) {
             Round::Moved => {}
@@ -210,9 +228,9 @@ enum Round {
 }
 
 impl Sim {
-    fn new(n: usize, cfg: Config, plan: Vec<Planned>, turns: Turns) -> Sim {
+    fn new(n: usize, cfg: Config, plan: Vec<Planned>, turns: Turns, policy: Policy) -> Sim {
         Sim {
-            engine: Engine::new(cfg, plan),
+            engine: Engine::with_policy(cfg, plan, policy),
             zero_buffer: cfg.zero_buffer,
             pc: vec![0; n],
             waiting: vec![false; n],
@@ -438,9 +456,20 @@ pub fn explore_jobs(program: &Program, cfg: Config, turns: Turns, jobs: usize) -
 
 /// Explores every interleaving of `program` and returns one result per run.
 pub fn explore(program: &Program, cfg: Config, turns: Turns) -> Vec<RunResult> {
+    explore_with(program, cfg, turns, Policy::First)
+}
+
+/// [`explore`] with the choices past each run's plan taken as `policy`
+/// says.
+pub fn explore_with(
+    program: &Program,
+    cfg: Config,
+    turns: Turns,
+    policy: Policy,
+) -> Vec<RunResult> {
     let mut out = Vec::new();
     let run = |plan| {
-        let r = run_once(program, cfg, plan, turns);
+        let r = run_once_with(program, cfg, plan, turns, policy.clone());
         let choices = r.choices.clone();
         out.push(r);
         Ok::<_, std::convert::Infallible>(Ran {

@@ -40,8 +40,8 @@ pub use exchange::{predict, Exchange, Vouch, Vouched};
 pub use matching::SOME_SUBSETS_UP_TO;
 pub use model::{
     call_name, Access, Alternative, Choice, ChoicePoint, CollWhat, Config, Differs, Fired,
-    FiredList, Kind, Leak, Mismatch, OpId, OpRec, Ops, Peer, Planned, Rank, RankView, RunEnd,
-    WinSync,
+    FiredList, Kind, Leak, Mismatch, OpId, OpRec, Ops, Outcome, Outcomes, Peer, Planned, Policy,
+    Rank, RankView, RunEnd, WinSync,
 };
 pub use rows::WaitRow;
 
@@ -88,11 +88,17 @@ impl Engine {
     /// A run that takes its choices from `plan` while it lasts and the first
     /// alternative after that.
     pub fn new(cfg: Config, plan: Vec<Planned>) -> Engine {
+        Engine::with_policy(cfg, plan, Policy::First)
+    }
+
+    /// A run that takes its choices from `plan` while it lasts and as
+    /// `policy` says after that.
+    pub fn with_policy(cfg: Config, plan: Vec<Planned>, policy: Policy) -> Engine {
         Engine {
             cfg,
             matching: Matching::new(cfg.nprocs),
             causality: Causality::new(cfg.nprocs),
-            path: Path::new(plan),
+            path: Path::new(plan, policy),
             end: None,
             false_rounds: 0,
             params: params::Params::default(),
@@ -842,6 +848,34 @@ mod tests {
         }]);
         assert_eq!(e.op(id(0, 0)).matched, Some(id(2, 0)));
         assert!(e.plan_exhausted());
+    }
+
+    /// [`wildcard_run`] past an empty plan under `policy`.
+    fn wildcard_run_with(policy: Policy) -> Engine {
+        let mut e = Engine::with_policy(cfg(3), vec![], policy);
+        e.call(1, site(1), ssend(0));
+        e.call(2, site(2), ssend(0));
+        e.call(0, site(3), recv(ANY));
+        e.advance();
+        e
+    }
+
+    #[test]
+    fn a_followed_run_takes_what_the_receive_took_and_diverges_without_it() {
+        let took = |rank| Policy::Follow([(id(0, 0), Outcome::From(rank))].into_iter().collect());
+        let e = wildcard_run_with(took(2));
+        assert_eq!(e.op(id(0, 0)).matched, Some(id(2, 0)));
+        // The choice is the engine's own, with both alternatives: the walk
+        // runs the other one next.
+        assert_eq!(e.choices()[0].taken, 1);
+        assert_eq!(e.choices()[0].point.alternatives.len(), 2);
+        // A receive that took a message no send of the run could give is
+        // no run the engine can make.
+        let e = wildcard_run_with(took(0));
+        assert!(matches!(
+            e.end(),
+            Some(RunEnd::Divergence { index: 0, expected: None, found: Some(p) }) if p.at == id(0, 0)
+        ));
     }
 
     #[test]

@@ -313,6 +313,57 @@ impl Choice {
     }
 }
 
+/// How a run takes the choices past its plan. Which alternative a free
+/// choice takes decides only the order in which the exploration meets the
+/// interleavings, never which it meets: the depth-first walk runs every
+/// other alternative of every point later, whatever this one took.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Policy {
+    /// The first alternative (the first point's own first).
+    #[default]
+    First,
+    /// What a run of the program made without the scheduler did, which the
+    /// engine follows: at each free choice point, the alternative by which
+    /// a call takes what its [`Outcome`] says. A point with no such
+    /// alternative ends the run as a [`RunEnd::Divergence`].
+    Follow(Outcomes),
+    /// An alternative picked by a generator seeded with this number and
+    /// the choice's position: for the tests that prove the policy does not
+    /// matter.
+    Seeded(u64),
+}
+
+/// What the choosing calls of a run made without the scheduler took, by
+/// call.
+pub type Outcomes = std::collections::BTreeMap<OpId, Outcome>;
+
+/// What a choosing call took in a run made without the scheduler.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Outcome {
+    /// A wildcard receive or probe got the message of this world rank (its
+    /// earliest one that it accepts, under non-overtaking).
+    From(Rank),
+    /// A `Waitany` returned the request at this position.
+    Index(u32),
+    /// A `Waitsome` returned the requests at these positions.
+    Subset(Vec<u32>),
+    /// A receive the program asked to cancel was cancelled.
+    Cancelled,
+}
+
+impl Outcome {
+    /// Whether taking `alt` at the call makes it take this.
+    pub fn is(&self, alt: &Alternative) -> bool {
+        match (self, alt) {
+            (Outcome::From(r), Alternative::Send(s)) => s.rank == *r,
+            (Outcome::Index(i), Alternative::Index(j)) => i == j,
+            (Outcome::Subset(a), Alternative::Subset(b)) => a == b,
+            (Outcome::Cancelled, Alternative::Cancel) => true,
+            _ => false,
+        }
+    }
+}
+
 /// What the engine must follow at the n-th choice point of a replay: the
 /// alternative to take and, when known, the point it expects there.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,11 +6,13 @@
 
 use rustc_hash::FxHashSet as HashSet;
 
-use super::model::{Alternative, Choice, ChoicePoint, OpId, Planned, RunEnd};
+use super::model::{Alternative, Choice, ChoicePoint, OpId, Planned, Policy, RunEnd};
 
 /// The choices of one run.
 pub(crate) struct Path {
     plan: Vec<Planned>,
+    /// How the choices past the plan are taken.
+    policy: Policy,
     choices: Vec<Choice>,
     /// Alternatives already explored in another branch that this run must not
     /// take again (the point's own alternatives, after an
@@ -21,10 +23,11 @@ pub(crate) struct Path {
 }
 
 impl Path {
-    /// A run that follows `plan`.
-    pub(crate) fn new(plan: Vec<Planned>) -> Path {
+    /// A run that follows `plan`, then `policy`.
+    pub(crate) fn new(plan: Vec<Planned>, policy: Policy) -> Path {
         Path {
             plan,
+            policy,
             choices: Vec::new(),
             asleep: HashSet::default(),
             asleep_at: HashSet::default(),
@@ -123,7 +126,16 @@ impl Path {
                 }
                 p.taken
             }
-            None => 0,
+            None => match self.pick(&point) {
+                Some(i) => i,
+                None => {
+                    return Err(RunEnd::Divergence {
+                        index: n,
+                        expected: None,
+                        found: Some(point),
+                    })
+                }
+            },
         };
         let choice = Choice {
             point,
@@ -147,6 +159,30 @@ impl Path {
         }
         self.choices.push(choice);
         Ok((at, alt))
+    }
+}
+
+impl Path {
+    /// The alternative the policy takes at `point`, past the plan; `None`
+    /// when a followed run took none of them.
+    fn pick(&self, point: &ChoicePoint) -> Option<usize> {
+        match &self.policy {
+            Policy::First => Some(0),
+            Policy::Seeded(seed) => {
+                let mut x = seed ^ (self.choices.len() as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+                x ^= x >> 33;
+                x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+                x ^= x >> 33;
+                Some((x % point.alternatives.len() as u64) as usize)
+            }
+            Policy::Follow(outcomes) => point.alternatives.iter().position(|a| {
+                let (at, alt) = match a {
+                    Alternative::Defer { at, alt } => (*at, &**alt),
+                    a => (point.at, a),
+                };
+                outcomes.get(&at).is_some_and(|o| o.is(alt))
+            }),
+        }
     }
 }
 
@@ -187,7 +223,7 @@ mod tests {
 
     #[test]
     fn past_the_plan_the_first_alternative_is_taken() {
-        let mut p = Path::new(vec![]);
+        let mut p = Path::new(vec![], Policy::First);
         assert!(p.exhausted());
         let (at, alt) = p.take(point(id(0, 0), &[id(1, 0), id(2, 0)])).unwrap();
         assert_eq!((at, alt), (id(0, 0), Alternative::Send(id(1, 0))));
@@ -198,11 +234,14 @@ mod tests {
     #[test]
     fn the_plan_is_followed_and_checked() {
         let pt = point(id(0, 0), &[id(1, 0), id(2, 0)]);
-        let mut p = Path::new(vec![Planned {
-            expect: Some(pt.clone()),
-            taken: 1,
-            prefer: None,
-        }]);
+        let mut p = Path::new(
+            vec![Planned {
+                expect: Some(pt.clone()),
+                taken: 1,
+                prefer: None,
+            }],
+            Policy::First,
+        );
         assert!(!p.exhausted());
         assert_eq!(p.take(pt).unwrap().1, Alternative::Send(id(2, 0)));
         assert!(p.exhausted());
@@ -212,11 +251,14 @@ mod tests {
     fn another_point_than_planned_is_a_divergence() {
         let planned = point(id(0, 0), &[id(1, 0)]);
         let found = point(id(0, 0), &[id(2, 0)]);
-        let mut p = Path::new(vec![Planned {
-            expect: Some(planned.clone()),
-            taken: 0,
-            prefer: None,
-        }]);
+        let mut p = Path::new(
+            vec![Planned {
+                expect: Some(planned.clone()),
+                taken: 0,
+                prefer: None,
+            }],
+            Policy::First,
+        );
         assert_eq!(
             p.take(found.clone()),
             Err(RunEnd::Divergence {
@@ -230,11 +272,14 @@ mod tests {
 
     #[test]
     fn a_token_position_out_of_range_is_a_divergence() {
-        let mut p = Path::new(vec![Planned {
-            expect: None,
-            taken: 2,
-            prefer: None,
-        }]);
+        let mut p = Path::new(
+            vec![Planned {
+                expect: None,
+                taken: 2,
+                prefer: None,
+            }],
+            Policy::First,
+        );
         let r = p.take(point(id(0, 0), &[id(1, 0), id(2, 0)]));
         assert!(matches!(r, Err(RunEnd::Divergence { index: 0, .. })));
     }
@@ -248,12 +293,12 @@ mod tests {
                 prefer: Some(Alternative::Send(to)),
             }]
         };
-        let mut p = Path::new(plan(id(2, 0)));
+        let mut p = Path::new(plan(id(2, 0)), Policy::First);
         let r = p.take(point(id(0, 0), &[id(1, 0), id(2, 0)]));
         assert_eq!(r, Ok((id(0, 0), Alternative::Send(id(2, 0)))));
         assert_eq!(p.choices()[0].taken, 1);
         // A point without it is a divergence.
-        let mut p = Path::new(plan(id(3, 0)));
+        let mut p = Path::new(plan(id(3, 0)), Policy::First);
         let r = p.take(point(id(0, 0), &[id(1, 0), id(2, 0)]));
         assert!(matches!(r, Err(RunEnd::Divergence { index: 0, .. })));
     }
@@ -275,11 +320,14 @@ mod tests {
         assert_eq!(with_defers(vec![]), None);
         // Taking the Defer fires at the other call; the point's own send
         // sleeps from then on, unless nothing else is left.
-        let mut p = Path::new(vec![Planned {
-            expect: None,
-            taken: 2,
-            prefer: None,
-        }]);
+        let mut p = Path::new(
+            vec![Planned {
+                expect: None,
+                taken: 2,
+                prefer: None,
+            }],
+            Policy::First,
+        );
         assert_eq!(
             p.take(merged).unwrap(),
             (id(2, 5), Alternative::Send(id(3, 0)))
@@ -291,7 +339,7 @@ mod tests {
 
     #[test]
     fn awake_points_come_in_the_order_of_their_calls() {
-        let p = Path::new(vec![]);
+        let p = Path::new(vec![], Policy::First);
         let late = point(id(1, 0), &[id(0, 0)]);
         let early = point(id(0, 3), &[id(1, 1)]);
         assert_eq!(
