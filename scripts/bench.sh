@@ -45,8 +45,8 @@
 # CHOICES_LIMIT (default 50) is the interleaving limit of each run of the
 # section on rows whose statuses only steer data; STATIC_LINES (default
 # "10000 100000 200000 1000000") the sizes of the static analysis's programs.
-# BENCH_SECTION=choices, BENCH_SECTION=static or BENCH_SECTION=launcher
-# runs only that section (after the build).
+# BENCH_SECTION=choices, static, launcher or modes runs only that section
+# (after the build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -192,10 +192,79 @@ print(f"best of {runs} runs each; il = runs made; s/il and calls/s: the explorat
 PY
 }
 
+# Scheduled runs against recorded ones (--mode recorded, the ranks never
+# waiting for fib): the native time, fib's time per interleaving in each
+# mode, both modes' interleaving counts and outcomes, and the calls per
+# second each rank makes while recorded. RING_RANKS (default "64 256") are
+# the sizes of the ring (tests/umpire/isend_irecv_ring.c).
+modes_section() {
+    mkdir -p target/bench
+    for src in bench/pingpong.c bench/server.c bench/bandwidth.c tests/umpire/isend_irecv_ring.c \
+        tests/diffusion2d/diffusion2d_anysrc.c; do
+        mpicc.mpich -O2 -o "target/bench/$(basename "$src" .c)" "$src"
+    done
+    python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${SERVER_REQUESTS:-2000}" \
+        "${BANDWIDTH_ROUNDS:-500}" "${RING_RANKS:-64 256}" <<'PY'
+import json
+import os
+import subprocess
+import sys
+import time
+
+runs = int(sys.argv[1])
+cases = [
+    ("bench/pingpong.c", 2, [sys.argv[2]], []),
+    ("bench/server.c", 4, [sys.argv[3]], ["--max-interleavings", "1"]),
+    ("bench/bandwidth.c", 2, [sys.argv[4]], []),
+    ("tests/diffusion2d/diffusion2d_anysrc.c", 8, [], ["--max-interleavings", "20"]),
+] + [("tests/umpire/isend_irecv_ring.c", int(n), [], []) for n in sys.argv[5].split()]
+
+
+def best(cmd, ok=(0,)):
+    b = None
+    for _ in range(runs):
+        start = time.perf_counter()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        took = time.perf_counter() - start
+        if p.returncode not in ok:
+            sys.exit(f"bench: {' '.join(cmd)} exited with {p.returncode}:\n{p.stderr[-2000:]}")
+        if b is None or took < b[0]:
+            b = (took, p.stdout)
+        if took > 60:
+            break
+    return b
+
+
+rows = []
+for path, n, args, flags in cases:
+    name = os.path.basename(path)[:-2]
+    native = best(["mpiexec.mpich", "-n", str(n), f"target/bench/{name}", *args])[0]
+    cells = [f"{name}.c", str(n), f"{native:.3f}"]
+    for mode in ("scheduled", "recorded"):
+        took, out = best(["target/release/fib", "check", path, "-n", str(n), "--mode", mode, *flags,
+                          "--format", "json", "--timeout", "3600", "--", *args], ok=(0, 1))
+        p = json.loads(out)["programs"][0]
+        il = p["interleavings"] + p["timing"].get("probe_runs", 0)
+        explore = p["timing"]["explore_ms"] / 1000
+        cells += [p["outcome"], str(il), f"{explore / il:.3f}", f"{explore / (il * native):.2f}"]
+        if mode == "recorded":
+            cells.append(f"{p['calls'] / il / n / (explore / il):,.0f}")
+    rows.append(tuple(cells))
+header = ("program", "ranks", "native s", "sched", "il", "s/il", "x native", "recorded", "il",
+          "s/il", "x native", "calls/s/rank")
+widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
+for row in [header] + rows:
+    print("  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
+print(f"best of {runs} runs each; il = runs made; s/il: the exploration per run, launch included;")
+print("x native = s/il over the native time; calls/s/rank: the calls each rank makes per second of a recorded run")
+PY
+}
+
 case "${BENCH_SECTION:-}" in
     choices) choices_section; exit 0 ;;
     static) static_section; exit 0 ;;
     launcher) launcher_section; exit 0 ;;
+    modes) modes_section; exit 0 ;;
 esac
 
 mkdir -p target/bench
@@ -460,6 +529,9 @@ PY
 
 echo
 launcher_section
+
+echo
+modes_section
 
 echo
 choices_section

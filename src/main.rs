@@ -110,6 +110,13 @@ struct ExploreArgs {
     /// Default: `launcher` in fib.toml.
     #[arg(long, value_name = "COMMAND")]
     launcher: Option<String>,
+    /// How the runs go: `scheduled` (every call through fib's scheduler,
+    /// which decides every choice) or `recorded` (every call straight to
+    /// MPI, the ranks never waiting for fib, each run read back afterwards
+    /// and only the receives of its plan forced). Default: `mode` in
+    /// fib.toml, else scheduled.
+    #[arg(long, value_name = "MODE", value_parser = ["scheduled", "recorded"])]
+    mode: Option<String>,
 }
 
 impl ExploreArgs {
@@ -119,6 +126,13 @@ impl ExploreArgs {
             .as_deref()
             .map(|l| settings::Launcher::parse(l).map_err(|m| anyhow::anyhow!("--launcher {m}")))
             .transpose()
+    }
+
+    /// How the runs go, when `--mode` says.
+    fn mode(&self) -> Option<settings::Mode> {
+        self.mode
+            .as_deref()
+            .and_then(|m| settings::Mode::parse(m).ok())
     }
 
     /// Where the runs write, when `--run-in` says.
@@ -409,6 +423,7 @@ fn check(args: CheckArgs) -> Result<i32> {
         build: args.build.clone(),
         run_in: args.explore.run_in(),
         launcher: args.explore.launcher()?,
+        mode: args.explore.mode(),
     };
     let line = args.out.line();
     let bar = line.as_ref().map(|l| l.bar.clone());

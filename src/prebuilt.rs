@@ -77,6 +77,7 @@ pub(crate) fn run_prebuilt(args: RunArgs) -> Result<i32> {
         confirm: args.explore.confirm,
         cwd: args.cwd.clone(),
         run_in: args.explore.run_in(),
+        mode: args.explore.mode(),
     };
     let line = args.out.line();
     install_interrupts(line.as_ref().map(|l| l.bar.clone()))?;

@@ -50,6 +50,10 @@ pub enum DriverError {
     /// The user interrupted fib before the work in progress gave anything
     /// to report (the program is then listed as not checked).
     Interrupted,
+    /// A recorded run met what it cannot follow (the call named, or a
+    /// choice it cannot force): the program is checked with the scheduler
+    /// instead.
+    Unrecorded(String),
 }
 
 impl std::fmt::Display for DriverError {
@@ -60,6 +64,7 @@ impl std::fmt::Display for DriverError {
             DriverError::Instrument(e) => write!(f, "{e}"),
             DriverError::Input(m) => write!(f, "{m}"),
             DriverError::Interrupted => write!(f, "interrupted"),
+            DriverError::Unrecorded(m) => write!(f, "a recorded run cannot follow {m}"),
         }
     }
 }
@@ -69,7 +74,7 @@ impl std::error::Error for DriverError {
         match self {
             DriverError::Io(_, e) | DriverError::Tool(_, e) => Some(e),
             DriverError::Instrument(e) => Some(e),
-            DriverError::Input(_) | DriverError::Interrupted => None,
+            DriverError::Input(_) | DriverError::Interrupted | DriverError::Unrecorded(_) => None,
         }
     }
 }

@@ -25,7 +25,91 @@ const SETTLE_WITHIN: std::time::Duration = std::time::Duration::from_micros(20);
 /// the clock.
 const CLOCK_EVERY: u32 = 8;
 
+/// Whether a recorded run's rank has said it waits.
+fn rec_blocked(rec: &Option<crate::record::Recording>) -> bool {
+    rec.as_ref().is_some_and(|r| r.blocked)
+}
+
 impl Lib {
+    /// [`Lib::settle`] in a recorded run: polls MPI until the requests of
+    /// `ids` complete, with nothing sent meanwhile, unless it takes longer
+    /// than [`crate::record::BLOCKED_AFTER`]: the rank then sends
+    /// everything and says it is blocked ([`fib_wire::Up::Blocked`]), and
+    /// once the call completes, that it is not.
+    fn settle_recorded(&mut self, ids: &[u32]) {
+        let since = std::time::Instant::now();
+        let mut polls: u32 = 0;
+        loop {
+            let all = ids
+                .iter()
+                .all(|id| match self.reqs.get_mut(id).map(|r| &mut r.kind) {
+                    Some(Kind::Sync(real) | Kind::Standard(real) | Kind::Coll(real)) => real.test(),
+                    Some(Kind::Recv(RecvReq {
+                        real: Some(real), ..
+                    })) => real.test(),
+                    _ => true,
+                });
+            if all {
+                break;
+            }
+            polls = polls.wrapping_add(1);
+            if polls.is_multiple_of(CLOCK_EVERY) && since.elapsed() >= crate::record::BLOCKED_AFTER
+            {
+                // What the receives that completed took is part of what
+                // the rank sends before it waits: the engine cannot follow
+                // the run without it.
+                self.report_taken(ids);
+                self.blocked(true);
+            }
+            // SAFETY: always safe.
+            unsafe { libc::sched_yield() };
+        }
+        self.blocked(false);
+    }
+
+    /// In a recorded run, reports whom each wildcard receive of `ids` that
+    /// has completed in MPI got its message from ([`fib_wire::Up::Took`]),
+    /// once; sent at once when the rank already said it waits.
+    fn report_taken(&mut self, ids: &[u32]) {
+        let Some(rec) = &mut self.record else { return };
+        let mut any = false;
+        for id in ids {
+            let Some(&comm) = rec.wild.get(id) else {
+                continue;
+            };
+            let Some(Kind::Recv(RecvReq {
+                real: Some(real), ..
+            })) = self.reqs.get_mut(id).map(|r| &mut r.kind)
+            else {
+                continue;
+            };
+            if !real.test() {
+                continue;
+            }
+            let st = real.status.expect("a completed request keeps its status");
+            rec.wild.remove(id);
+            // SAFETY: the receive's communicator, valid while it is.
+            let src = unsafe { crate::record::to_world(comm, st.MPI_SOURCE) };
+            self.conn.push(&fib_wire::Up::Took { req: *id, src });
+            any = true;
+        }
+        if any && rec_blocked(&self.record) {
+            self.conn.flush();
+        }
+    }
+
+    /// In a recorded run, says once that the rank waits in MPI (sending
+    /// everything before), or that it no longer does.
+    pub fn blocked(&mut self, on: bool) {
+        let Some(rec) = &mut self.record else { return };
+        if rec.blocked == on {
+            return;
+        }
+        rec.blocked = on;
+        self.conn.push(&fib_wire::Up::Blocked { on });
+        self.conn.flush();
+    }
+
     /// Posts a receive with a named source to MPI at once, when going
     /// ahead is on and no receive of this rank waits for the scheduler:
     /// MPI then matches it as the engine will (non-overtaking, in posting
@@ -39,6 +123,15 @@ impl Lib {
         tag: c_int,
         comm: MPI_Comm,
     ) -> Option<Real> {
+        if let Some(rec) = &mut self.record {
+            let src = rec.source(src, comm);
+            if src == RSMPI_PROC_NULL {
+                return None;
+            }
+            let mut req = RSMPI_REQUEST_NULL;
+            PMPI_Irecv(buf, count, dtype, src, tag, comm, &mut req);
+            return Some(Real::new(req));
+        }
         if !self.ahead || self.deferred > 0 || src == RSMPI_ANY_SOURCE || src == RSMPI_PROC_NULL {
             return None;
         }
@@ -54,7 +147,7 @@ impl Lib {
     /// as settled ([`fib_wire::Up::Ahead`]), completes it with
     /// [`Lib::settle`], and the scheduler lets the engine catch up.
     pub fn settles(&self, ids: &[u32]) -> bool {
-        self.ahead
+        (self.ahead || self.record.is_some())
             && ids
                 .iter()
                 .all(|id| match self.reqs.get(id).map(|r| &r.kind) {
@@ -79,6 +172,9 @@ impl Lib {
     /// for a server that takes its requests with wildcard receives) would
     /// otherwise hold every choice of the scheduler's back by that much.
     pub fn settle(&mut self, ids: &[u32]) {
+        if self.record.is_some() {
+            return self.settle_recorded(ids);
+        }
         let mut since: Option<std::time::Instant> = None;
         let mut flushed = std::mem::take(&mut self.settle_waited);
         if flushed {

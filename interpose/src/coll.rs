@@ -65,12 +65,27 @@ unsafe fn coll_blocking_when(
     } else {
         0
     };
+    // A recorded run's collective completes in MPI, and the scheduler's
+    // engine catches up with it afterwards.
+    let recorded = l.record.is_some();
+    if recorded {
+        l.push(fib_wire::Up::Ahead {
+            posted: false,
+            settled: true,
+        });
+    }
     l.event(Op::Coll {
         kind,
         comm: cid,
         root,
     });
-    l.wait_go();
+    if recorded {
+        // Sent before the collective: a rank the others' failure kills
+        // inside it still has it reported.
+        l.conn.flush();
+    } else {
+        l.wait_go();
+    }
     if let Some(blocking) = blocking {
         if always || crate::values::is_inter(comm) {
             return blocking();

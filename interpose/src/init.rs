@@ -113,8 +113,19 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     let mut l = lib();
     crate::windows::at_finalize(&mut l);
     crate::handles::report(&mut l);
-    l.event(Op::Finalize);
-    l.wait_go();
+    if l.record.is_some() {
+        l.push(Up::Ahead {
+            posted: false,
+            settled: true,
+        });
+        l.event(Op::Finalize);
+        // MPI_Finalize waits for the other ranks: everything is sent first,
+        // and the rank counts as waiting from here on.
+        l.blocked(true);
+    } else {
+        l.event(Op::Finalize);
+        l.wait_go();
+    }
     crate::windows::free_leaked(&mut l);
     l.finish_background();
     crate::progress::free_progress_comm();

@@ -39,6 +39,7 @@ mod memory;
 mod owned;
 mod p2p;
 mod progress;
+mod record;
 mod report;
 mod sig;
 mod site;

@@ -112,9 +112,18 @@ unsafe fn send(
     for m in lent {
         l.push(m);
     }
+    // A recorded run's synchronous send completes in MPI, once its receive
+    // takes it, and the engine catches up with it afterwards.
+    let recorded = reply && blocking && l.record.is_some();
+    if recorded {
+        l.push(fib_wire::Up::Ahead {
+            posted: false,
+            settled: true,
+        });
+    }
     l.event(op);
     if blocking {
-        if reply {
+        if reply && !recorded {
             l.wait_go();
         }
         match real {
@@ -164,6 +173,9 @@ unsafe fn recv(
         cancelled: false,
         real,
     }));
+    if let Some(rec) = l.record.as_mut().filter(|_| src == RSMPI_ANY_SOURCE) {
+        rec.wild.insert(id, comm);
+    }
     let lent = if crate::memory::instrumented() {
         let call = match (blocking, starting) {
             (_, true) => "MPI_Start",

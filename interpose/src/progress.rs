@@ -208,6 +208,10 @@ impl Lib {
     /// rendezvous send, a synchronous send's acknowledgement) is not stalled
     /// by this rank sleeping in a socket read.
     pub fn wait_down(&mut self) -> Down {
+        // Nobody answers a recorded run's ranks.
+        if self.record.is_some() {
+            self.unrecorded();
+        }
         self.conn.flush();
         let mut idle = 0u32;
         loop {
@@ -266,11 +270,23 @@ impl Lib {
 
     /// Polls until `done` says so, posting released receives meanwhile.
     pub fn spin(&mut self, mut done: impl FnMut() -> bool) {
+        // A recorded run has nothing to read, and says when it waits long.
+        let since = self.record.is_some().then(std::time::Instant::now);
+        let mut polls: u32 = 0;
         loop {
             if done() {
+                self.blocked(false);
                 return;
             }
-            self.poll_socket();
+            match since {
+                Some(s) => {
+                    polls = polls.wrapping_add(1);
+                    if polls.is_multiple_of(8) && s.elapsed() >= crate::record::BLOCKED_AFTER {
+                        self.blocked(true);
+                    }
+                }
+                None => self.poll_socket(),
+            }
             // SAFETY: always safe.
             unsafe { libc::sched_yield() };
         }
@@ -334,6 +350,12 @@ impl Lib {
     /// complete: polls its real operation, forgets it and returns its status.
     pub fn complete(&mut self, id: u32) -> MPI_Status {
         let st = self.peek(id);
+        if let Some(comm) = self.record.as_mut().and_then(|r| r.wild.remove(&id)) {
+            // SAFETY: the receive's communicator, still valid while its
+            // receive is.
+            let src = unsafe { crate::record::to_world(comm, st.MPI_SOURCE) };
+            self.conn.push(&Up::Took { req: id, src });
+        }
         if let Some(newcomm) = self.idups.remove(&id) {
             let Some(cid) = self.new_comms.pop_front() else {
                 fatal(&format!(

@@ -233,6 +233,9 @@ pub struct Lib {
     pub new_comms: std::collections::VecDeque<u32>,
     /// The windows not freed, by handle bits.
     pub windows: HashMap<u64, Win>,
+    /// A recorded run's state ([`crate::record`]); `None` when the
+    /// scheduler answers the rank.
+    pub record: Option<crate::record::Recording>,
 }
 
 struct Global(UnsafeCell<Option<Lib>>);
@@ -292,6 +295,7 @@ impl Lib {
             idups: HashMap::default(),
             new_comms: std::collections::VecDeque::new(),
             windows: HashMap::default(),
+            record: crate::record::Recording::from_env(rank),
         }
     }
 }

@@ -336,6 +336,10 @@ pub unsafe extern "C" fn MPI_Cancel(request: *mut MPI_Request) -> c_int {
         return MPI_SUCCESS as c_int;
     }
     l.event(Op::Cancel { req: id });
+    // Whether MPI cancels or matches the receive is the scheduler's choice.
+    if l.record.is_some() {
+        l.unrecorded();
+    }
     MPI_SUCCESS as c_int
 }
 
@@ -351,6 +355,11 @@ pub unsafe extern "C" fn MPI_Request_free(request: *mut MPI_Request) -> c_int {
         return PMPI_Request_free(request);
     };
     l.event(Op::RequestFree { req: id });
+    // A freed wildcard receive's message is the scheduler's choice: nothing
+    // completes it in the rank to say what it took.
+    if l.record.as_ref().is_some_and(|r| r.wild.contains_key(&id)) {
+        l.unrecorded();
+    }
     l.persistent.remove(&id);
     l.free_req(id);
     *request = RSMPI_REQUEST_NULL;

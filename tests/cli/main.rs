@@ -14,6 +14,7 @@ mod linking;
 mod memory;
 mod parses;
 mod prebuilt;
+mod recorded;
 mod scratch;
 mod unsupported;
 mod workflow;

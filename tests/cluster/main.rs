@@ -5,7 +5,9 @@
 //! fib but the network: hydra starts each host's proxy through
 //! `tests/cluster/host.sh`, in a mount and UTS namespace of its own with a
 //! private `/tmp` and `/dev/shm` and its own host name, so that MPICH talks
-//! between them over TCP and no rank sees fib's temporary directory.
+//! between them over TCP and no rank sees fib's temporary directory. Both
+//! in scheduled runs and in recorded ones (`--mode recorded`), whose ranks
+//! never wait for fib.
 
 #[path = "../common/fs_proc.rs"]
 mod fs_proc;
@@ -148,6 +150,18 @@ fn relevant_barrier_with_witness(launcher: &str) {
 #[test]
 fn srun_finds_the_deadlock_and_its_token_replays() {
     deadlock_found_and_replayed(SRUN, &[]);
+}
+
+#[test]
+fn recorded_runs_through_srun_find_the_deadlock_and_its_token_replays() {
+    // The ranks never wait for fib: only the receives of each run's plan
+    // are forced, and the deadlock is found once every rank waits in MPI.
+    deadlock_found_and_replayed(SRUN, &["--mode", "recorded"]);
+}
+
+#[test]
+fn recorded_runs_on_two_hosts_find_the_deadlock_and_its_token_replays() {
+    deadlock_found_and_replayed(&two_hosts(), &["--mode", "recorded"]);
 }
 
 #[test]

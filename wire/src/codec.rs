@@ -895,6 +895,16 @@ impl Up {
                 w.u8(45);
                 encode_thread(&mut w, fault);
             }
+            Up::Took { req, src } => {
+                w.u8(46);
+                w.u32(*req);
+                w.u32(*src);
+            }
+            Up::Blocked { on } => {
+                w.u8(47);
+                w.u8(u8::from(*on));
+            }
+            Up::Unrecorded => w.u8(48),
         }
         end(out, at);
     }
@@ -1051,6 +1061,12 @@ impl Up {
             45 => Up::Thread {
                 fault: decode_thread(&mut r)?,
             },
+            46 => Up::Took {
+                req: r.u32()?,
+                src: r.u32()?,
+            },
+            47 => Up::Blocked { on: r.bool()? },
+            48 => Up::Unrecorded,
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1554,6 +1570,9 @@ mod tests {
             pid: 99,
             key: 0x0123_4567_89ab_cdef,
         });
+        round_up(Up::Took { req: 7, src: 3 });
+        round_up(Up::Blocked { on: true });
+        round_up(Up::Unrecorded);
         round_up(Up::File {
             id: 1,
             path: "a/b.c".into(),

@@ -36,3 +36,14 @@ pub const ELIDE: &str = "FIB_ELIDE";
 /// row of wildcard receives whose order fib may try, see the engine's
 /// `exchange` module); unset or `0` otherwise.
 pub const HASH_DATA: &str = "FIB_HASH_DATA";
+
+/// `1` when the run is recorded: every call goes to MPI at once, the rank
+/// never waits for the scheduler, and its reports are sent in bulk, the
+/// scheduler reading the run back afterwards (`--mode recorded`).
+pub const RECORD: &str = "FIB_RECORD";
+
+/// In a recorded run, the receives from `MPI_ANY_SOURCE` whose source the
+/// run's plan forces: a comma-separated list of `K:R`, the rank's `K`-th
+/// receive call (from 0, counting every receive it makes) taking the
+/// message of world rank `R`. The other ones take what MPI gives.
+pub const FORCE: &str = "FIB_FORCE";

@@ -135,6 +135,20 @@ pub enum Up {
         call: String,
         fault: Overflow,
     },
+    /// In a recorded run ([`env::RECORD`](crate::env::RECORD)): the
+    /// receive of request `req`, from `MPI_ANY_SOURCE`, got the message of
+    /// world rank `src`. Sent once it completes, after its [`Up::Op`].
+    Took { req: u32, src: u32 },
+    /// In a recorded run: with `on`, the rank has waited a while in MPI
+    /// for a call to complete, and everything it did before is sent;
+    /// without, that call has completed since. The scheduler looks for a
+    /// deadlock once every rank still running waits so.
+    Blocked { on: bool },
+    /// In a recorded run: the call the rank reported last is one whose
+    /// outcome a recorded run does not follow yet (only the scheduler
+    /// gives it). The rank exits; the program is checked with the
+    /// scheduler instead.
+    Unrecorded,
     /// The rank's threads call MPI in a way the level MPI provided does
     /// not allow, or before the program read that level, as `fault` says.
     /// Sent once per fault at the rank's next call; the run goes on.

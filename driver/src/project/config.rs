@@ -17,6 +17,7 @@
 //! cflags = ["-DUSE_MPI", "-O2"]   # compile flags of every source, after the build's
 //! run_in = "scratch"              # or "source": where the runs write their files
 //! launcher = "srun -n {n}"        # the cluster's launch command ({n}: the process count)
+//! mode = "scheduled"              # or "recorded": the ranks never wait for fib's scheduler
 //!
 //! [severity]
 //! FIB014 = "error"                # or "warning", "note", "off"
@@ -40,7 +41,7 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::settings::{Launcher, RunIn};
+use crate::settings::{Launcher, Mode, RunIn};
 use crate::toolchain::Mpi;
 use crate::DriverError;
 
@@ -70,6 +71,7 @@ struct Raw {
     cflags: Vec<String>,
     run_in: Option<String>,
     launcher: Option<String>,
+    mode: Option<String>,
     #[serde(default)]
     programs: BTreeMap<String, RawProgram>,
 }
@@ -149,6 +151,8 @@ pub struct Config {
     pub run_in: Option<RunIn>,
     /// The launch command (`launcher`), in place of `mpiexec -n N`.
     pub launcher: Option<Launcher>,
+    /// How the runs go (`mode`).
+    pub mode: Option<Mode>,
 }
 
 /// The settings of one program (`[programs."path/to/prog.c"]`).
@@ -260,6 +264,11 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         .as_deref()
         .map(|l| Launcher::parse(l).map_err(|m| cx.err(None, "launcher", m)))
         .transpose()?;
+    let mode = raw
+        .mode
+        .as_deref()
+        .map(|m| Mode::parse(m).map_err(|e| cx.err(None, "mode", e)))
+        .transpose()?;
     let mut severity = Vec::new();
     for (code, level) in &raw.severity {
         let s = severity_of(code, level).map_err(|m| cx.err(Some("severity"), code, m))?;
@@ -304,6 +313,7 @@ pub fn parse(text: &str, file: &Path) -> Result<Config, ConfigError> {
         cflags: raw.cflags,
         run_in,
         launcher,
+        mode,
     })
 }
 
@@ -707,6 +717,14 @@ link = ["-lfoo"]
                 "4".into()
             ])
         );
+        assert_eq!(
+            parse_str("mode = \"recorded\"").unwrap().mode,
+            Some(Mode::Recorded)
+        );
+        let e = parse_str("mode = \"fast\"").unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("tree/fib.toml:1: `mode`: `fast`: runs are `scheduled`"));
         let e = parse_str("\nlauncher = \"srun\"\n").unwrap_err();
         assert_eq!(
             e.to_string(),

@@ -73,6 +73,9 @@ pub(crate) struct Options {
     /// Where the runs write: a scratch directory of each run's own, or
     /// the working directory itself (`run_in`, `--run-in`).
     pub run_in: RunIn,
+    /// Whether the runs are recorded instead of scheduled (`--mode
+    /// recorded`): the ranks never wait for the scheduler.
+    pub recorded: bool,
 }
 
 /// Why `--replay TOKEN` names no interleaving of the program: the user's
@@ -260,7 +263,11 @@ pub(crate) fn run_built(
         )?),
         RunIn::Source => None,
     };
-    let spec = RunSpec {
+    // Without buffering, a standard send waits for its receive in the
+    // engine but not in MPI, which buffers it: a recorded run could take
+    // matches the engine cannot follow, so those runs are scheduled.
+    let recorded = opts.recorded && !opts.zero_buffer;
+    let mut spec = RunSpec {
         toolchain: &opts.toolchain,
         nprocs: report.nprocs,
         exe: built.exe,
@@ -268,13 +275,27 @@ pub(crate) fn run_built(
         cwd: built.cwd,
         scratch: mirror.as_ref(),
         zero_buffer: opts.zero_buffer,
-        exchange: built.exchange,
+        // A recorded run forces only its plan's receives: no run of it
+        // stands for other orders (their probe runs name sends instead).
+        exchange: built.exchange.filter(|_| !recorded),
         timeout: opts.timeout,
         elide: None,
         copies: &copies,
+        recorded,
     };
     let phase = Instant::now();
-    let base = explore_program(&spec, sites, opts, has_barriers, tracker, &report.program)?;
+    let base = match explore_program(&spec, sites, opts, has_barriers, tracker, &report.program) {
+        Err(DriverError::Unrecorded(what)) => {
+            tracker.note(&format!(
+                "{}: a recorded run cannot follow {what} yet: checked with the scheduler",
+                report.program
+            ));
+            spec.recorded = false;
+            spec.exchange = built.exchange;
+            explore_program(&spec, sites, opts, has_barriers, tracker, &report.program)?
+        }
+        r => r?,
+    };
     report.timing.explore_ms = phase.elapsed().as_millis() as u64;
     // Verdicts speak of every interleaving: a replay of one cannot give them.
     let classify = has_barriers

@@ -53,6 +53,8 @@ pub struct Prebuilt {
     /// Where the runs write; by default a scratch directory of each run's
     /// own ([`crate::settings::RunIn`]).
     pub run_in: Option<crate::settings::RunIn>,
+    /// How the runs go (`--mode`).
+    pub mode: Option<crate::settings::Mode>,
 }
 
 /// Checks the program `req.exe` (as the user named it) under `toolchain`
@@ -79,6 +81,7 @@ pub fn run_prebuilt(
         run_unsupported: true,
         link: Vec::new(),
         run_in: req.run_in.unwrap_or_default(),
+        recorded: req.mode == Some(crate::settings::Mode::Recorded),
     };
     let exe = req.exe.as_path();
     let opts = &opts;

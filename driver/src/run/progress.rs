@@ -52,6 +52,11 @@ pub(crate) struct Tracker<'a> {
 }
 
 impl<'a> Tracker<'a> {
+    /// Tells the user `message` while the check goes on.
+    pub(crate) fn note(&self, message: &str) {
+        self.sink.note(message);
+    }
+
     /// The check of `program` at `nprocs` processes, building first.
     pub(crate) fn new(sink: &'a dyn Progress, program: &str, nprocs: usize) -> Tracker<'a> {
         let t = Tracker {

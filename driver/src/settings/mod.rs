@@ -90,6 +90,31 @@ impl std::fmt::Display for Launcher {
     }
 }
 
+/// How the runs go (`--mode`, `mode` in `fib.toml`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Every rank's calls go through fib's scheduler as they are made,
+    /// which decides every choice.
+    #[default]
+    Scheduled,
+    /// The ranks never wait for the scheduler: every call goes to MPI at
+    /// once, the reports come in bulk, and the scheduler reads each run
+    /// back, forcing only the receives of its plan.
+    Recorded,
+}
+
+impl Mode {
+    pub fn parse(s: &str) -> Result<Mode, String> {
+        match s {
+            "scheduled" => Ok(Mode::Scheduled),
+            "recorded" => Ok(Mode::Recorded),
+            _ => Err(format!(
+                "`{s}`: runs are `scheduled` (every call through fib's scheduler) or `recorded` (every call straight to MPI, read back afterwards)"
+            )),
+        }
+    }
+}
+
 /// `FIB_HOST`: the address the ranks of a `--launcher` run reach fib at,
 /// when this host's first address is not the one they can reach.
 pub fn host() -> Option<String> {

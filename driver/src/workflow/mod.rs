@@ -70,6 +70,9 @@ pub struct Request {
     /// The launch command (`--launcher`); else `fib.toml`'s `launcher`,
     /// else the implementation's `mpiexec`.
     pub launcher: Option<crate::settings::Launcher>,
+    /// How the runs go (`--mode`); else `fib.toml`'s `mode`, else
+    /// scheduled.
+    pub mode: Option<crate::settings::Mode>,
 }
 
 /// What a check found, and what fib has to tell about the paths themselves
@@ -285,6 +288,7 @@ fn options(req: &Request, s: &Config, program: &Program, tc: &Toolchain) -> Vec<
             run_unsupported: req.run_unsupported,
             link: s.link.iter().chain(&own.link).cloned().collect(),
             run_in: req.run_in.or(own.run_in).or(s.run_in).unwrap_or_default(),
+            recorded: req.mode.or(s.mode).unwrap_or_default() == crate::settings::Mode::Recorded,
         })
         .collect()
 }

@@ -82,6 +82,13 @@ pub struct Engine {
     /// scans of every call.
     wildcard_recvs: bool,
     waitanys: bool,
+    /// Under [`Policy::Follow`], whether more outcomes may still come
+    /// ([`Engine::follow`]): a choice none of whose alternatives is known
+    /// yet waits until [`Engine::followed_all`].
+    more_outcomes: bool,
+    /// Whether the engine takes no choice and declares no deadlock for now
+    /// ([`Engine::hold`]).
+    holding: bool,
 }
 
 impl Engine {
@@ -106,7 +113,41 @@ impl Engine {
             untried: Vec::new(),
             wildcard_recvs: false,
             waitanys: false,
+            more_outcomes: false,
+            holding: false,
         }
+    }
+
+    /// With `on`, the engine does what needs no choice and takes no choice
+    /// nor declares a deadlock, until called again without: a followed
+    /// run's reports come in bulk, and what every rank waits in is known
+    /// only once every rank has said it waits. (A choice's alternatives
+    /// are the sends every rank has made by then.)
+    pub fn hold(&mut self, on: bool) {
+        self.holding = on;
+    }
+
+    /// A run that takes its choices from `plan` while it lasts, then
+    /// follows a run made without the scheduler whose outcomes come as it
+    /// goes ([`Engine::follow`], until [`Engine::followed_all`]).
+    pub fn following(cfg: Config, plan: Vec<Planned>) -> Engine {
+        let mut e = Engine::with_policy(cfg, plan, Policy::Follow(Outcomes::new()));
+        e.more_outcomes = true;
+        e
+    }
+
+    /// Under [`Policy::Follow`]: the call `at` took `outcome` in the run
+    /// the engine follows. Said before the engine chooses there (a choice
+    /// whose outcomes are all unknown waits), in any order.
+    pub fn follow(&mut self, at: OpId, outcome: Outcome) {
+        self.path.follow(at, outcome);
+    }
+
+    /// Under [`Policy::Follow`]: every outcome of the followed run is
+    /// known; a choice none of whose alternatives is one of them now ends
+    /// the run as a [`RunEnd::Divergence`].
+    pub fn followed_all(&mut self) {
+        self.more_outcomes = false;
     }
 
     /// What the ranks left behind, once the run has completed (empty for any
@@ -478,7 +519,7 @@ impl Engine {
                     continue;
                 }
                 if self.matching.all_waiting() {
-                    if !self.at_quiescence() {
+                    if self.holding || !self.at_quiescence() {
                         break;
                     }
                     continue;
@@ -674,6 +715,9 @@ impl Engine {
             return true;
         }
         if let Some(point) = with_defers(points) {
+            if self.path.awaits(&point, self.more_outcomes) {
+                return false;
+            }
             self.choose(point);
             return self.end.is_none();
         }
@@ -876,6 +920,36 @@ mod tests {
             e.end(),
             Some(RunEnd::Divergence { index: 0, expected: None, found: Some(p) }) if p.at == id(0, 0)
         ));
+    }
+
+    #[test]
+    fn a_following_engine_waits_for_what_the_receive_took() {
+        let mut e = Engine::following(cfg(3), vec![]);
+        e.call(1, site(1), ssend(0));
+        e.call(2, site(2), ssend(0));
+        e.call(0, site(3), recv(ANY));
+        // Nothing is known of the receive yet: no choice, no end.
+        assert!(e.advance().is_empty());
+        assert!(e.choices().is_empty());
+        assert_eq!(e.end(), None);
+        e.follow(id(0, 0), Outcome::From(2));
+        e.advance();
+        assert_eq!(e.op(id(0, 0)).matched, Some(id(2, 0)));
+        // Once every outcome is known, a choice that has none diverges.
+        let mut e = Engine::following(cfg(3), vec![]);
+        e.call(1, site(1), ssend(0));
+        e.call(2, site(2), Op::Finalize);
+        e.call(0, site(3), recv(ANY));
+        e.follow(id(0, 0), Outcome::From(2));
+        e.advance();
+        assert_eq!(e.end(), None);
+        e.followed_all();
+        e.advance();
+        assert!(
+            matches!(e.end(), Some(RunEnd::Divergence { index: 0, .. })),
+            "{:?}",
+            e.end()
+        );
     }
 
     #[test]

@@ -163,6 +163,24 @@ impl Path {
 }
 
 impl Path {
+    /// Adds what the call `at` took to the outcomes a followed run
+    /// follows ([`Policy::Follow`]; nothing under another policy).
+    pub(crate) fn follow(&mut self, at: OpId, outcome: super::model::Outcome) {
+        if let Policy::Follow(outcomes) = &mut self.policy {
+            outcomes.insert(at, outcome);
+        }
+    }
+
+    /// Whether the choice at `point` must wait for what a followed run's
+    /// calls took: past the plan, under [`Policy::Follow`], with no
+    /// alternative whose outcome is known yet, while more may come
+    /// (`more`).
+    pub(crate) fn awaits(&self, point: &ChoicePoint, more: bool) -> bool {
+        more && self.exhausted()
+            && matches!(self.policy, Policy::Follow(_))
+            && self.pick(point).is_none()
+    }
+
     /// The alternative the policy takes at `point`, past the plan; `None`
     /// when a followed run took none of them.
     fn pick(&self, point: &ChoicePoint) -> Option<usize> {

@@ -27,6 +27,12 @@ struct Entry {
     /// [`Alternative::Defer`]s that some run in the subtree woke (unless
     /// [`DepthFirst::slept`]).
     wanted: Vec<bool>,
+    /// The alternative the run that met the point took past its plan: the
+    /// first one, or another when the run was made without the scheduler
+    /// ([`crate::engine::Policy`]). An [`Alternative::Defer`] taken so ran
+    /// before the point's own alternatives, not after them as a woken one:
+    /// it sleeps nothing below ([`DepthFirst::slept`]).
+    first: usize,
 }
 
 /// Walks the tree of choice sequences depth first.
@@ -82,6 +88,7 @@ impl DepthFirst {
                 explored[c.taken] = true;
                 self.stack.push(Entry {
                     choice: c.clone(),
+                    first: c.taken,
                     explored,
                     wanted: c
                         .point
@@ -128,6 +135,7 @@ impl DepthFirst {
                 .enumerate()
                 .any(|(p, a)| {
                     p != e.choice.taken
+                        && p != e.first
                         && e.explored[p]
                         && matches!(a, Alternative::Defer { at: x, alt: y } if x == at && y == alt)
                 })

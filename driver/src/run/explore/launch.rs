@@ -65,6 +65,9 @@ pub struct LaunchSpec<'a> {
     pub elide: Option<&'a str>,
     /// Whether the ranks hash the data they send ([`fib_wire::env::HASH_DATA`]).
     pub hash_data: bool,
+    /// When the run is recorded: the receives its plan forces
+    /// ([`fib_wire::env::FORCE`]).
+    pub record: Option<&'a str>,
 }
 
 impl Launch {
@@ -98,6 +101,10 @@ impl Launch {
         }
         if spec.hash_data {
             env.push((fib_wire::env::HASH_DATA, "1"));
+        }
+        if let Some(force) = spec.record {
+            env.push((fib_wire::env::RECORD, "1"));
+            env.push((fib_wire::env::FORCE, force));
         }
         // Calls going ahead of the scheduler can be turned off for
         // comparison; Open MPI's launcher passes on only what it is told.

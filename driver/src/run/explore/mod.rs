@@ -8,6 +8,7 @@
 mod ahead;
 mod launch;
 mod listen;
+mod recorded;
 mod rerun;
 mod run;
 
@@ -21,6 +22,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use super::progress::Tracker;
 use crate::DriverError;
+use recorded::Ordinals;
 pub use run::{Exchangeable, RunSpec};
 
 /// How a program's interleavings are explored.
@@ -69,6 +71,8 @@ pub(crate) fn explore_until(
     differs_from: Option<&Signature>,
 ) -> Result<Explored, DriverError> {
     let mut exploration = Exploration::new(sites, keep);
+    // What forces a recorded run's plan: learnt from the runs before it.
+    let ordinals = Ordinals::default();
     let limit = walk.limit;
     let order_matters = Mutex::new(HashSet::default());
     let stopped = poe::explore::explore_parallel(
@@ -81,8 +85,9 @@ pub(crate) fn explore_until(
                 plan,
                 walk.log_first && first,
                 walk.keep_first && first,
+                &ordinals,
             )?;
-            try_orders(spec, &mut rec, &order_matters)?;
+            try_orders(spec, &mut rec, &order_matters, &ordinals)?;
             Ok(rec)
         },
         |plan, rec| {
@@ -127,6 +132,7 @@ fn try_orders(
     spec: &RunSpec,
     rec: &mut RunRecord,
     order_matters: &Mutex<HashSet<(usize, Vec<fib_wire::Site>)>>,
+    ordinals: &Ordinals,
 ) -> Result<(), DriverError> {
     use fib_analysis::orders;
     if rec.untried.is_empty() || rec.streams.is_none() || !rec.ending.completed() {
@@ -158,14 +164,19 @@ fn try_orders(
             // An interrupted probe run ends the trying, not the run that
             // finished: it is an interleaving like any other, its rows left
             // for the exploration (which sees the interruption next).
-            let Some(probe) = finished(run::run(spec, plan, false, false))? else {
+            let Some(probe) = finished(run::run(spec, plan, false, false, ordinals))? else {
                 return Ok(());
             };
             rec.probes += 1;
             let mut compared = orders::same(rec, &probe, &row, twin.as_ref());
             if compared == orders::Compared::DataOnly {
-                let Some(again) =
-                    finished(run::run(spec, orders::again(&rec.choices), false, false))?
+                let Some(again) = finished(run::run(
+                    spec,
+                    orders::again(&rec.choices),
+                    false,
+                    false,
+                    ordinals,
+                ))?
                 else {
                     return Ok(());
                 };

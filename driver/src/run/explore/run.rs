@@ -20,6 +20,7 @@ use poe::engine::{Config, Engine, Planned, RunEnd};
 use super::ahead::{Ahead, Held, Went};
 use super::launch::{Launch, LaunchSpec};
 use super::listen::{self, Listener, Stream};
+use super::recorded::{Ordinals, Recorded};
 use super::rerun::Rerun;
 use crate::processes;
 use crate::run::scratch::{self, Mirror};
@@ -44,6 +45,9 @@ pub struct RunSpec<'a> {
     pub timeout: Duration,
     /// Barrier sites the ranks must skip, for `--confirm`.
     pub elide: Option<String>,
+    /// Whether the runs are recorded (`--mode recorded`, see
+    /// [`super::recorded`]).
+    pub recorded: bool,
     /// Whether a buffered run's standard sends go from a copy of the
     /// program's data (`FIB_COPY_SENDS=1`). Runs start without, and the
     /// first run that cannot go on without copies ([`Engine::held_by_sends`])
@@ -106,6 +110,7 @@ pub fn run(
     plan: Vec<Planned>,
     log_calls: bool,
     keep_files: bool,
+    ordinals: &Ordinals,
 ) -> Result<RunRecord, DriverError> {
     let copies = spec.zero_buffer || spec.copies.load(Ordering::Relaxed);
     let once = Once {
@@ -113,7 +118,7 @@ pub fn run(
         copies,
         keep_files,
     };
-    if let Some(rec) = run_once(spec, plan.clone(), once)? {
+    if let Some(rec) = run_once(spec, plan.clone(), once, ordinals)? {
         return Ok(rec);
     }
     // MPI held a send of the program's buffer that the interleaving needs
@@ -124,7 +129,10 @@ pub fn run(
         copies: true,
         ..once
     };
-    Ok(run_once(spec, plan, once)?.expect("a run with copies is never held by its sends"))
+    Ok(
+        run_once(spec, plan, once, ordinals)?
+            .expect("a run with copies is never held by its sends"),
+    )
 }
 
 /// How [`run_once`] runs: [`run`]'s flags, and whether sends are copied.
@@ -152,6 +160,7 @@ fn run_once(
     spec: &RunSpec,
     plan: Vec<Planned>,
     once: Once,
+    ordinals: &Ordinals,
 ) -> Result<Option<RunRecord>, DriverError> {
     let Once {
         log_calls,
@@ -182,7 +191,18 @@ fn run_once(
         .register(&mut listener, LISTENER, Interest::READABLE)
         .map_err(|e| DriverError::Io("registering the socket".into(), e))?;
 
+    // A recorded run's plan is forced on the ranks; its standard sends go
+    // from copies, so that MPI buffers them as the engine does.
+    let record =
+        match spec.recorded {
+            true => Some(ordinals.force(&plan).ok_or_else(|| {
+                DriverError::Unrecorded("a choice other than a receive's".into())
+            })?),
+            false => None,
+        };
+    let copies = copies || record.is_some();
     let mut launch = Launch::start(&LaunchSpec {
+        record: record.as_deref(),
         toolchain: spec.toolchain,
         nprocs: spec.nprocs,
         exe: spec.exe,
@@ -201,14 +221,19 @@ fn run_once(
             .register(&mut mio::unix::SourceFd(&fd), LAUNCHER, Interest::READABLE)
             .map_err(|e| DriverError::Io("registering the launcher".into(), e))?;
     }
-    let engine = Engine::new(
-        Config {
-            nprocs: spec.nprocs,
-            zero_buffer: spec.zero_buffer,
-            exchange: spec.exchange.is_some(),
-        },
-        plan,
-    );
+    let config = Config {
+        nprocs: spec.nprocs,
+        zero_buffer: spec.zero_buffer,
+        exchange: spec.exchange.is_some(),
+    };
+    let engine = match spec.recorded {
+        true => {
+            let mut e = Engine::following(config, plan);
+            e.hold(true);
+            e
+        }
+        false => Engine::new(config, plan),
+    };
     let mut st = Loop {
         poll,
         listener,
@@ -239,6 +264,9 @@ fn run_once(
             .exchange
             .is_some_and(|x| x.try_orders)
             .then(|| vec![Default::default(); spec.nprocs]),
+        recorded: spec.recorded.then(|| Recorded::new(spec.nprocs, ordinals)),
+        live: true,
+        errors: Vec::new(),
     };
     let served = st.serve(&mut launch, Instant::now() + spec.timeout)?;
     match served {
@@ -249,6 +277,10 @@ fn run_once(
         Served::HeldBySends => {
             launch.kill();
             return Ok(None);
+        }
+        Served::Unrecorded(what) => {
+            launch.kill();
+            return Err(DriverError::Unrecorded(what));
         }
         Served::Ended => {}
     }
@@ -294,7 +326,7 @@ fn depends_on_timing(op: &fib_wire::Op) -> bool {
 }
 
 /// How serving a run ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Served {
     /// [`Endings`] decided how the run ended.
     Ended,
@@ -303,10 +335,12 @@ enum Served {
     /// The run cannot go on without copies of its sends
     /// ([`Engine::held_by_sends`]).
     HeldBySends,
+    /// A recorded run met a call it cannot follow (named).
+    Unrecorded(String),
 }
 
 /// The event loop's state.
-struct Loop {
+struct Loop<'a> {
     poll: Poll,
     listener: Listener,
     engine: Engine,
@@ -351,9 +385,16 @@ struct Loop {
     held: bool,
     /// When the ranks hash their data: each rank's calls and data.
     streams: Option<Vec<fib_analysis::stream::Stream>>,
+    /// A recorded run's state ([`super::recorded`]).
+    recorded: Option<Recorded<'a>>,
+    /// In a recorded run, whether the ranks may still send: the engine
+    /// then catches up only when they all wait.
+    live: bool,
+    /// A recorded run's MPI errors not yet told ([`Loop::settle_errors`]).
+    errors: Vec<(usize, fib_wire::Site, i32, String)>,
 }
 
-impl Loop {
+impl Loop<'_> {
     /// Serves the ranks until the run has ended or the user interrupts
     /// fib (the interrupt handler kills the run's processes; the loop sees
     /// the flag within one poll).
@@ -364,6 +405,13 @@ impl Loop {
         while self.endings.decided().is_none() {
             if self.held {
                 return Ok(Served::HeldBySends);
+            }
+            if self
+                .recorded
+                .as_ref()
+                .is_some_and(|x| x.unrecorded.is_some())
+            {
+                return Ok(self.unrecorded_at());
             }
             if processes::interrupted() {
                 return Ok(Served::Interrupted);
@@ -402,10 +450,25 @@ impl Loop {
                     t => self.read_conn(t.0),
                 }
             }
+            self.settle_errors();
             self.step();
+            self.when_quiet();
             if launcher || events.is_empty() || last_check.elapsed() >= LAUNCHER_CHECK {
                 last_check = Instant::now();
                 self.check_launcher(launch);
+            }
+        }
+        if let Some(x) = &self.recorded {
+            if x.unrecorded.is_some() {
+                return Ok(self.unrecorded_at());
+            }
+            // The run ended another way (a rank aborted or crashed, the
+            // time ran out): the engine still reads back what the ranks
+            // sent, for what the run showed before.
+            if self.live {
+                self.live = false;
+                self.read_all();
+                self.catch_up();
             }
         }
         Ok(if processes::interrupted() {
@@ -438,6 +501,67 @@ impl Loop {
         }
     }
 
+    /// A recorded run's MPI errors, once read: the engine first reads what
+    /// every rank sent (not through `step`: with some ranks' reports not
+    /// all in, how else it stands may be premature), and the arguments it
+    /// finds differing in a collective explain the error MPI raised.
+    fn settle_errors(&mut self) {
+        if self.errors.is_empty() {
+            return;
+        }
+        self.read_all();
+        self.catch_up();
+        if let Some(e @ RunEnd::ArgsDiffer { .. }) = self.engine.end() {
+            let e = e.clone();
+            self.endings.engine(Some(&e));
+        }
+        for (r, site, code, text) in std::mem::take(&mut self.errors) {
+            self.endings.mpi_error(r, site, code, text);
+        }
+    }
+
+    /// Lets a recorded run's engine take in everything sent so far, telling
+    /// [`Endings`] nothing: with some ranks' reports not all in, how the
+    /// engine stands may be premature.
+    fn catch_up(&mut self) {
+        loop {
+            let answers = self.engine.advance();
+            if !self.send(answers) {
+                break;
+            }
+        }
+    }
+
+    /// A recorded run's end at the call it cannot follow.
+    fn unrecorded_at(&self) -> Served {
+        let Some((r, (call, _))) = self
+            .recorded
+            .as_ref()
+            .and_then(|x| x.unrecorded.map(|r| (r, x.last[r])))
+        else {
+            return Served::Ended;
+        };
+        Served::Unrecorded(format!("{call} (rank {r})"))
+    }
+
+    /// In a recorded run whose ranks still run: once every rank still
+    /// running has waited in MPI for a while, with everything before sent,
+    /// the engine catches up, and finds the deadlock if there is one.
+    fn when_quiet(&mut self) {
+        let conns = &self.conns;
+        let by_rank = &self.by_rank;
+        let gone = |r: usize| by_rank[r].is_some_and(|c| conns[c].eof);
+        let quiet = match &mut self.recorded {
+            Some(x) if self.live => x.quiet(gone),
+            _ => false,
+        };
+        if quiet {
+            self.live = false;
+            self.step();
+            self.live = true;
+        }
+    }
+
     /// After reading: settles a quiet exit, lets the engine answer, and
     /// tells [`Endings`] how the engine stands.
     fn step(&mut self) {
@@ -447,6 +571,11 @@ impl Loop {
             // the cause wins over the symptom.
             self.read_all();
             self.endings.settle_quiet_exit();
+        }
+        // A recorded run's engine takes no choice and declares no deadlock
+        // until it knows what every rank waits in.
+        if self.recorded.is_some() {
+            self.engine.hold(self.live);
         }
         if !matches!(self.engine.end(), Some(RunEnd::Completed)) {
             self.endings.engine(self.engine.end());
@@ -480,6 +609,9 @@ impl Loop {
 
     fn feed(&mut self, r: usize, call: Held) {
         self.ahead[r].fed(&call);
+        if let Some(x) = &mut self.recorded {
+            x.fed(r, &call.op, &mut self.engine);
+        }
         self.engine.call(r, call.site, call.op);
     }
 
@@ -503,6 +635,16 @@ impl Loop {
         }
         if let Some(status) = launch.exited() {
             self.read_all();
+            if self.recorded.is_some() {
+                // Everything the ranks sent is in: the engine follows the
+                // whole run now.
+                self.live = false;
+                self.engine.followed_all();
+                self.step();
+                if self.endings.decided().is_some() {
+                    return;
+                }
+            }
             let completed = matches!(self.engine.end(), Some(RunEnd::Completed));
             self.endings.launcher_exited(status.to_string(), completed);
         }
@@ -687,6 +829,9 @@ impl Loop {
                     }
                 }
                 self.endings.call(r, site, &op);
+                if let Some(x) = &mut self.recorded {
+                    x.reported(r, site, &op);
+                }
                 if self.rerun.is_some() && depends_on_timing(&op) {
                     self.rerun = None;
                 }
@@ -694,10 +839,31 @@ impl Loop {
             }
             Up::Ahead { posted, settled } => self.ahead[r].next = Some(Went { posted, settled }),
             Up::Stuck { on } => self.stuck[r] = on,
+            Up::Took { req, src } => {
+                if let Some(x) = &mut self.recorded {
+                    x.took(r, req, src, &mut self.engine);
+                }
+            }
+            Up::Blocked { on } => {
+                if let Some(x) = &mut self.recorded {
+                    x.blocked[r] = on;
+                }
+            }
+            Up::Unrecorded => {
+                if let Some(x) = &mut self.recorded {
+                    x.unrecorded = Some(r);
+                }
+            }
             Up::Abort { site, code } => self.endings.abort(r, site, code),
             Up::Crash { site, signal } => self.endings.crash(r, site, signal),
             Up::Unsupported { site, name } => self.endings.unsupported(r, site, name),
             Up::Exit { site, status } => self.endings.exit_status(r, site, status),
+            // A recorded run's collective went to MPI before the engine
+            // compared its arguments: the error waits until the engine has
+            // read what every rank sent ([`Loop::settle_errors`]).
+            Up::MpiError { site, code, text } if self.recorded.is_some() => {
+                self.errors.push((r, site, code, text));
+            }
             Up::MpiError { site, code, text } => self.endings.mpi_error(r, site, code, text),
             Up::Leaked { site, call, count } => self.handles.push(HandleLeak {
                 rank: r,
@@ -851,6 +1017,10 @@ impl Loop {
             }
         }
         for (r, bytes) in per.into_iter().enumerate() {
+            // The ranks of a recorded run read nothing.
+            if self.recorded.is_some() {
+                break;
+            }
             let Some(c) = self.by_rank[r] else { continue };
             if bytes.is_empty() || self.conns[c].eof {
                 continue;
