@@ -25,6 +25,17 @@ const SETTLE_WITHIN: std::time::Duration = std::time::Duration::from_micros(20);
 /// the clock.
 const CLOCK_EVERY: u32 = 8;
 
+impl Lib {
+    /// Ends a recorded run at a call whose outcome only the scheduler
+    /// gives ([`fib_wire::Up::Unrecorded`], after everything else).
+    pub fn unrecorded(&mut self) -> ! {
+        self.conn.push(&fib_wire::Up::Unrecorded);
+        self.conn.flush();
+        // SAFETY: `_exit` is always safe to call.
+        unsafe { libc::_exit(71) }
+    }
+}
+
 /// Whether a recorded run's rank has said it waits.
 fn rec_blocked(rec: &Option<crate::record::Recording>) -> bool {
     rec.as_ref().is_some_and(|r| r.blocked)

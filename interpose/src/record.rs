@@ -72,17 +72,6 @@ impl Recording {
     }
 }
 
-impl crate::state::Lib {
-    /// Ends a recorded run at a call whose outcome only the scheduler
-    /// gives ([`fib_wire::Up::Unrecorded`], after everything else).
-    pub fn unrecorded(&mut self) -> ! {
-        self.conn.push(&fib_wire::Up::Unrecorded);
-        self.conn.flush();
-        // SAFETY: `_exit` is always safe to call.
-        unsafe { libc::_exit(71) }
-    }
-}
-
 /// The rank in `comm` of world rank `w`.
 unsafe fn from_world(comm: MPI_Comm, w: u32) -> c_int {
     let (mut world, mut group) = (RSMPI_GROUP_NULL, RSMPI_GROUP_NULL);

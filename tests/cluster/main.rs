@@ -1,12 +1,13 @@
 //! fib on the cluster's own launcher (`--launcher`): through a real Slurm
 //! (Debian's slurmctld, slurmd and munge, which `scripts/slurm.sh` starts as
 //! a one-node cluster before the tests), with `srun` and with `mpiexec`
-//! inside `salloc`; and through two emulated hosts that share nothing with
-//! fib but the network: hydra starts each host's proxy through
-//! `tests/cluster/host.sh`, in a mount and UTS namespace of its own with a
-//! private `/tmp` and `/dev/shm` and its own host name, so that MPICH talks
-//! between them over TCP and no rank sees fib's temporary directory. Both
-//! in scheduled runs and in recorded ones (`--mode recorded`), whose ranks
+//! inside `salloc`; and through two emulated hosts that share with fib only
+//! the network and the paths a cluster's nodes share: hydra starts each
+//! host's proxy through `tests/cluster/host.sh`, in a mount and UTS
+//! namespace of its own, with fib's temporary directory hidden, a private
+//! `/dev/shm` and its own host name, so that MPICH talks between them over
+//! TCP and no rank sees fib's sockets or scratch directories. Both in
+//! scheduled runs and in recorded ones (`--mode recorded`), whose ranks
 //! never wait for fib.
 
 #[path = "../common/fs_proc.rs"]
@@ -40,11 +41,24 @@ fn two_hosts() -> String {
     )
 }
 
+/// `fib` with `args`, its temporary directory one of the test's own, which
+/// the emulated hosts do not see ([`hidden_tmp`]).
 fn fib(args: &[&str]) -> Output {
+    let tmp = hidden_tmp();
     Command::new(env!("CARGO_BIN_EXE_fib"))
         .args(args)
+        .env("TMPDIR", tmp.path())
+        .env("FIB_TEST_HIDE", tmp.path())
         .output()
         .expect("running fib")
+}
+
+/// A temporary directory for fib (its run directories, sockets and scratch
+/// directories), which `host.sh` replaces with an empty one on the emulated
+/// hosts: the rest of the machine's paths stay shared, as a cluster's
+/// nodes share the program and fib's library and cache.
+fn hidden_tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary directory")
 }
 
 fn json(out: &Output) -> Value {
@@ -61,17 +75,28 @@ fn marker(test: &str) -> String {
     format!("fib-test-marker-{test}-{}", std::process::id())
 }
 
-/// The Slurm jobs named `name` still known to the controller.
+/// The Slurm jobs named `name` still known to the controller once those
+/// ending have ended: a job whose step was cancelled is COMPLETING for a
+/// moment; one left behind stays RUNNING.
 fn jobs_named(name: &str) -> Vec<String> {
-    let out = Command::new("squeue")
-        .args(["-h", "-n", name, "-o", "%i %T"])
-        .output()
-        .expect("running squeue");
-    assert!(out.status.success(), "squeue failed");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect()
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = Command::new("squeue")
+            .args(["-h", "-n", name, "-o", "%i %T"])
+            .output()
+            .expect("running squeue");
+        assert!(out.status.success(), "squeue failed");
+        let jobs: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let ending = !jobs.is_empty() && jobs.iter().all(|j| j.ends_with("COMPLETING"));
+        if ending && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
+        }
+        return jobs;
+    }
 }
 
 /// Checks `wildcard_race.c` (3 ranks; a wildcard receive that can take
@@ -231,6 +256,7 @@ fn the_two_hosts_do_not_see_the_directory_fib_runs_ranks_in_by_default() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
+    let tmp = hidden_tmp();
     let out = Command::new(env!("CARGO_BIN_EXE_fib"))
         .args([
             "check",
@@ -241,15 +267,15 @@ fn the_two_hosts_do_not_see_the_directory_fib_runs_ranks_in_by_default() {
             "json",
         ])
         .env("FIB_MPIEXEC", &mpiexec)
+        .env("TMPDIR", tmp.path())
+        .env("FIB_TEST_HIDE", tmp.path())
         .output()
         .unwrap();
     let p = &json(&out)["programs"][0];
     assert_eq!(p["outcome"], "crash");
     let notes = p["findings"][0]["notes"].to_string();
-    assert!(
-        notes.contains("unable to change wdir to /tmp/fib-run-"),
-        "{notes}"
-    );
+    let wdir = format!("unable to change wdir to {}/fib-run-", tmp.path().display());
+    assert!(notes.contains(&wdir), "{notes}");
 }
 
 /// Waits until `marker` shows in the command lines of at least `n`
