@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{fib, fixture, json, marker, processes_with};
+use super::{ctrl_c, fib, fixture, json, marker, processes_with};
 
 /// `fib check` of the fixture `name` in `mode`, with `more` arguments.
 fn check(name: &str, mode: &str, more: &[&str]) -> (Option<i32>, Value, String) {
@@ -179,11 +179,5 @@ fn ctrl_c_stops_a_recorded_run_and_leaves_no_process() {
         assert!(Instant::now() < until, "the ranks never started");
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: signalling our own child.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130));
-    assert_eq!(processes_with(&m), Vec::<String>::new());
+    ctrl_c(child, &m);
 }
