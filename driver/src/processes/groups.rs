@@ -190,9 +190,13 @@ fn state(pid: i32) -> Option<char> {
     rest.split_whitespace().next()?.chars().next()
 }
 
-/// Every process below `root` in the process tree, read from `/proc`.
+/// Every process below `root` in the process tree, and every process of
+/// the group `root` leads with those below it, read from `/proc`: once the
+/// leader is reaped, what it started in the background (a build's
+/// `sleep &`) hangs below init, found by its group only.
 fn descendants(root: i32) -> Vec<i32> {
     let mut parent_of = Vec::new();
+    let mut grouped = Vec::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for e in dir.flatten() {
             let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
@@ -206,16 +210,18 @@ fn descendants(root: i32) -> Vec<i32> {
             let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
                 continue;
             };
-            if let Some(ppid) = rest
-                .split_whitespace()
-                .nth(1)
-                .and_then(|s| s.parse::<i32>().ok())
-            {
+            let mut fields = rest.split_whitespace().skip(1);
+            let mut next = || fields.next().and_then(|s| s.parse::<i32>().ok());
+            if let (Some(ppid), Some(pgrp)) = (next(), next()) {
                 parent_of.push((pid, ppid));
+                if pgrp == root && pid != root {
+                    grouped.push(pid);
+                }
             }
         }
     }
     let mut found = vec![root];
+    found.extend(grouped);
     let mut i = 0;
     while i < found.len() {
         let p = found[i];
@@ -279,6 +285,39 @@ mod tests {
             // SAFETY: cleaning up what the test started.
             unsafe { libc::kill(p, libc::SIGKILL) };
         }
+        assert_eq!(left, Vec::<i32>::new());
+    }
+
+    /// A background process of a group whose leader has already been
+    /// reaped (a build's `sleep &`): it hangs below init, and the kill
+    /// finds it, and waits until it is gone.
+    #[test]
+    fn a_reaped_leaders_background_process_is_gone_when_the_kill_returns() {
+        use std::os::unix::process::CommandExt;
+        let marker = format!("0.{}3", std::process::id());
+        let mut child = Command::new("sh")
+            .args(["-c", &format!("sleep 1000 {marker} & exit 0")])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while with_marker(&marker).is_empty() {
+            assert!(std::time::Instant::now() < until, "the sleep never started");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let _ = child.wait();
+        // Found by its group, though its parent is init now.
+        let found = descendants(child.id() as i32);
+        let started = with_marker(&marker);
+        kill_tree(child.id() as i32);
+        let left = with_marker(&marker);
+        for &p in &left {
+            // SAFETY: cleaning up what the test started.
+            unsafe { libc::kill(p, libc::SIGKILL) };
+        }
+        assert_eq!(found, started);
         assert_eq!(left, Vec::<i32>::new());
     }
 }
