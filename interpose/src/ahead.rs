@@ -36,6 +36,17 @@ impl Lib {
     }
 }
 
+/// What a recorded run's completion call waits for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    /// Every request (`MPI_Wait`, `MPI_Waitall`).
+    All,
+    /// One (`MPI_Waitany`).
+    Any,
+    /// At least one, and every one complete by then (`MPI_Waitsome`).
+    Some,
+}
+
 /// Whether a recorded run's rank has said it waits.
 fn rec_blocked(rec: &Option<crate::record::Recording>) -> bool {
     rec.as_ref().is_some_and(|r| r.blocked)
@@ -48,34 +59,100 @@ impl Lib {
     /// everything and says it is blocked ([`fib_wire::Up::Blocked`]), and
     /// once the call completes, that it is not.
     fn settle_recorded(&mut self, ids: &[u32]) {
-        let since = std::time::Instant::now();
-        let mut polls: u32 = 0;
-        loop {
-            let all = ids
-                .iter()
-                .all(|id| match self.reqs.get_mut(id).map(|r| &mut r.kind) {
+        self.wait_recorded(ids, Want::All);
+    }
+
+    /// In a recorded run, completes an `MPI_Waitany` on `ids` (with
+    /// `some`, an `MPI_Waitsome`) in MPI and returns the positions it
+    /// returns: those the plan forces ([`crate::record::Recording::pick`]),
+    /// or else the first request MPI completes (every one found complete
+    /// at once).
+    pub fn settle_picked(&mut self, ids: &[u32], some: bool) -> Vec<u32> {
+        let forced = self.record.as_mut().and_then(|r| r.pick());
+        let Some(at) = forced else {
+            return self.wait_recorded(ids, if some { Want::Some } else { Want::Any });
+        };
+        let fits = !at.is_empty()
+            && (some || at.len() == 1)
+            && at.iter().all(|&i| (i as usize) < ids.len());
+        if !fits {
+            crate::conn::fatal(&format!(
+                "protocol error: the plan forces positions {at:?} of a list of {} requests",
+                ids.len()
+            ));
+        }
+        let chosen: Vec<u32> = at.iter().map(|&i| ids[i as usize]).collect();
+        self.wait_recorded(&chosen, Want::All);
+        at
+    }
+
+    /// Polls MPI until what `want` asks of the requests of `ids` has
+    /// completed, and returns their positions (see
+    /// [`Lib::settle_recorded`] for what a long wait sends).
+    fn wait_recorded(&mut self, ids: &[u32], want: Want) -> Vec<u32> {
+        self.poll_recorded(ids, |l| {
+            let mut done = Vec::new();
+            for (i, id) in ids.iter().enumerate() {
+                let complete = match l.reqs.get_mut(id).map(|r| &mut r.kind) {
                     Some(Kind::Sync(real) | Kind::Standard(real) | Kind::Coll(real)) => real.test(),
                     Some(Kind::Recv(RecvReq {
                         real: Some(real), ..
                     })) => real.test(),
                     _ => true,
-                });
-            if all {
-                break;
+                };
+                match (complete, want) {
+                    (false, Want::All) => break,
+                    (true, Want::Any) => {
+                        done.push(i as u32);
+                        break;
+                    }
+                    (true, _) => done.push(i as u32),
+                    (false, _) => {}
+                }
+            }
+            let enough = done.len() == ids.len() || (want != Want::All && !done.is_empty());
+            enough.then_some(done)
+        })
+    }
+
+    /// In a recorded run, polls with `poll` until it gives something.
+    /// Past [`crate::record::BLOCKED_AFTER`] the rank sends everything,
+    /// with what the wildcard receives of `ids` that completed took, and
+    /// says it is blocked ([`fib_wire::Up::Blocked`]); once `poll` has
+    /// given, that it is not.
+    pub fn poll_recorded<T>(
+        &mut self,
+        ids: &[u32],
+        mut poll: impl FnMut(&mut Lib) -> Option<T>,
+    ) -> T {
+        let since = std::time::Instant::now();
+        let mut polls: u32 = 0;
+        let out = loop {
+            if let Some(t) = poll(self) {
+                break t;
             }
             polls = polls.wrapping_add(1);
-            if polls.is_multiple_of(CLOCK_EVERY) && since.elapsed() >= crate::record::BLOCKED_AFTER
-            {
+            if !polls.is_multiple_of(CLOCK_EVERY) {
+                continue;
+            }
+            let waited = since.elapsed();
+            if waited >= crate::record::BLOCKED_AFTER {
                 // What the receives that completed took is part of what
                 // the rank sends before it waits: the engine cannot follow
                 // the run without it.
                 self.report_taken(ids);
                 self.blocked(true);
             }
-            // SAFETY: always safe.
-            unsafe { libc::sched_yield() };
-        }
+            // A call that completes within microseconds spins on MPI alone,
+            // as MPI itself does: a yield is a system call, and a switch
+            // whenever another process is runnable.
+            if waited >= SETTLE_WITHIN {
+                // SAFETY: always safe.
+                unsafe { libc::sched_yield() };
+            }
+        };
         self.blocked(false);
+        out
     }
 
     /// In a recorded run, reports whom each wildcard receive of `ids` that

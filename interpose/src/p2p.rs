@@ -534,12 +534,39 @@ unsafe fn probe(
     let mut l = lib();
     crate::check::probe(&mut l, comm, source, tag);
     let cid = l.comm_id(comm);
+    // A recorded run's blocking probe finds what MPI shows it (or the
+    // source the plan forces), and says whose message that is.
+    let recorded = blocking && l.record.is_some();
+    if recorded {
+        l.push(fib_wire::Up::Ahead {
+            posted: false,
+            settled: true,
+        });
+    }
     l.event(Op::Probe {
         src: rank_to_wire(source),
         tag: tag_to_wire(tag),
         comm: cid,
         blocking,
     });
+    if recorded {
+        let Some(rec) = l.record.as_mut() else {
+            unreachable!("a recorded run")
+        };
+        let src = rec.probe_source(source, comm);
+        let st = l.poll_recorded(&[], |_| {
+            let mut flag: c_int = 0;
+            let mut st = crate::values::empty_status();
+            PMPI_Iprobe(src, tag, comm, &mut flag, &mut st);
+            (flag != 0).then_some(st)
+        });
+        if source == RSMPI_ANY_SOURCE {
+            let src = crate::record::to_world(comm, st.MPI_SOURCE);
+            l.push(fib_wire::Up::Found { src });
+        }
+        put_status(status, &st);
+        return true;
+    }
     match l.wait_down() {
         Down::Probed {
             found: true,

@@ -7,8 +7,13 @@
 //! the engine. A rank that waits long in MPI says so
 //! ([`fib_wire::Up::Blocked`]) after sending everything, so that the
 //! scheduler can look for a deadlock with no rank answering it. A call
-//! whose outcome only the scheduler gives in this version (a probe, a
-//! test, `MPI_Waitany`, ...) ends the run ([`fib_wire::Up::Unrecorded`]).
+//! `MPI_Waitany` and `MPI_Waitsome` return what completes first in MPI, or
+//! the positions the plan forces, and say which ([`fib_wire::Up::Picked`]);
+//! a blocking `MPI_Probe` from `MPI_ANY_SOURCE` finds what MPI shows it, or
+//! the source the plan forces, and says whose ([`fib_wire::Up::Found`]).
+//! A call whose outcome only the scheduler gives in this version (a
+//! nonblocking probe, a test, ...) ends the run
+//! ([`fib_wire::Up::Unrecorded`]).
 
 use std::os::raw::c_int;
 
@@ -24,6 +29,16 @@ pub struct Recording {
     forced: HashMap<u64, u32>,
     /// Receives made so far.
     receives: u64,
+    /// `MPI_Waitany` and `MPI_Waitsome` calls whose positions the plan
+    /// forces, by their ordinal among the rank's calls of the two.
+    picks: HashMap<u64, Vec<u32>>,
+    /// `MPI_Waitany` and `MPI_Waitsome` calls made so far.
+    waits: u64,
+    /// Blocking probes from `MPI_ANY_SOURCE` whose source the plan forces,
+    /// by their ordinal among the rank's blocking probes, with the world
+    /// rank; and the blocking probes made so far.
+    probes_forced: HashMap<u64, u32>,
+    probes: u64,
     /// Wildcard receives posted and not completed, by request id, with
     /// their communicator.
     pub wild: HashMap<u32, MPI_Comm>,
@@ -38,20 +53,51 @@ impl Recording {
         if std::env::var(fib_wire::env::RECORD).ok()? != "1" {
             return None;
         }
-        let forced = std::env::var(fib_wire::env::FORCE)
+        let mut forced = HashMap::default();
+        let mut picks = HashMap::default();
+        let mut probes_forced = HashMap::default();
+        for kv in std::env::var(fib_wire::env::FORCE)
             .unwrap_or_default()
             .split(',')
-            .filter(|s| !s.is_empty())
-            .filter_map(|kv| {
-                let (who, kv) = kv.split_once('/')?;
-                let (k, r) = kv.split_once(':')?;
-                (who.parse::<i32>().ok()? == rank).then_some(())?;
-                Some((k.parse().ok()?, r.parse().ok()?))
-            })
-            .collect();
+        {
+            let Some((who, kv)) = kv.split_once('/') else {
+                continue;
+            };
+            let Some((k, r)) = kv.split_once(':') else {
+                continue;
+            };
+            if who.parse::<i32>().ok() != Some(rank) {
+                continue;
+            }
+            if let Some(k) = k.strip_prefix('p') {
+                // `pK:R`: the K-th blocking probe finds world rank R's message.
+                if let (Ok(k), Ok(r)) = (k.parse(), r.parse()) {
+                    probes_forced.insert(k, r);
+                }
+                continue;
+            }
+            match k.strip_prefix('w') {
+                // `wK:I+J`: the K-th Waitany or Waitsome returns I and J.
+                Some(k) => {
+                    let at: Option<Vec<u32>> = r.split('+').map(|i| i.parse().ok()).collect();
+                    if let (Ok(k), Some(at)) = (k.parse(), at) {
+                        picks.insert(k, at);
+                    }
+                }
+                None => {
+                    if let (Ok(k), Ok(r)) = (k.parse(), r.parse()) {
+                        forced.insert(k, r);
+                    }
+                }
+            }
+        }
         Some(Recording {
             forced,
             receives: 0,
+            picks,
+            waits: 0,
+            probes_forced,
+            probes: 0,
             wild: HashMap::default(),
             blocked: false,
         })
@@ -69,6 +115,28 @@ impl Recording {
             Some(&w) => from_world(comm, w),
             None => src,
         }
+    }
+}
+
+impl Recording {
+    /// The source to probe for with the next blocking probe: the
+    /// program's `src`, unless it is `MPI_ANY_SOURCE` and the plan forces
+    /// this probe.
+    pub unsafe fn probe_source(&mut self, src: c_int, comm: MPI_Comm) -> c_int {
+        let k = self.probes;
+        self.probes += 1;
+        match self.probes_forced.get(&k) {
+            Some(&w) if src == RSMPI_ANY_SOURCE => from_world(comm, w),
+            _ => src,
+        }
+    }
+
+    /// The positions the plan forces the next `MPI_Waitany` or
+    /// `MPI_Waitsome` to return, if it does.
+    pub fn pick(&mut self) -> Option<Vec<u32>> {
+        let k = self.waits;
+        self.waits += 1;
+        self.picks.remove(&k)
     }
 }
 

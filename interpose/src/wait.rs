@@ -30,6 +30,21 @@ pub fn wait_ids(l: &mut Lib, kind: WaitKind, ids: &[u32], test: bool) -> Vec<u32
         l.settle(ids);
         return (0..ids.len() as u32).collect();
     }
+    // A recorded run's Waitany or Waitsome returns what completes in MPI
+    // (or what the plan forces), and says which.
+    let picks = matches!(kind, WaitKind::Any | WaitKind::Some);
+    if !test && picks && l.record.is_some() && l.settles(ids) {
+        l.push(fib_wire::Up::Ahead {
+            posted: false,
+            settled: true,
+        });
+        l.event(Op::Wait { kind, reqs });
+        let indices = l.settle_picked(ids, kind == WaitKind::Some);
+        l.push(fib_wire::Up::Picked {
+            indices: indices.clone(),
+        });
+        return indices;
+    }
     l.event(if test {
         Op::Test { kind, reqs }
     } else {

@@ -123,6 +123,78 @@ fn a_recorded_check_gives_the_relevant_barrier_its_witness() {
 }
 
 #[test]
+fn a_recorded_check_follows_and_forces_waitany_and_waitsome() {
+    // waitany_race_with_wildcard.c: rank 0's MPI_Waitany returns rank 2's
+    // message only when rank 2's wildcard receive was decided first, and
+    // rank 0 then waits for a message nobody sends.
+    let name = "../umpire/waitany_race_with_wildcard.c";
+    let (code, v, err) = check(name, "recorded", &["-n", "4"]);
+    assert!(!err.contains("cannot follow"), "{err}");
+    assert_eq!(code, Some(1));
+    let p = &v["programs"][0];
+    assert_eq!(p["outcome"], "deadlock");
+    let d = &p["findings"][0];
+    assert_eq!(d["code"], "FIB001");
+    assert_eq!(
+        (d["rank"].as_u64(), d["line"].as_u64()),
+        (Some(0), Some(24))
+    );
+    let (_, scheduled, _) = check(name, "scheduled", &["-n", "4"]);
+    assert_eq!(found(&v), found(&scheduled));
+    // The deadlock's token names the same interleaving in the scheduled
+    // mode, which is what a replay uses (a token lists the alternatives
+    // taken, not what they are: a recorded run cannot force them).
+    let token = d["replay"].as_str().unwrap().to_string();
+    let (code, v, err) = check(name, "recorded", &["-n", "4", "--replay", &token]);
+    assert!(
+        err.contains(
+            "a recorded run cannot follow the choices of a replay token yet: checked with the scheduler"
+        ),
+        "{err}"
+    );
+    assert_eq!(code, Some(1));
+    let p = &v["programs"][0];
+    assert_eq!(p["interleavings"], 1);
+    assert_eq!(p["outcome"], "deadlock");
+    assert_eq!(p["findings"][0]["line"], 24);
+
+    // waitsome_loop.c: a server completing its workers' messages with
+    // MPI_Waitsome, every subset an interleaving.
+    let name = "../umpire/waitsome_loop.c";
+    let (code, v, err) = check(name, "recorded", &["-n", "4"]);
+    assert!(!err.contains("cannot follow"), "{err}");
+    let (scode, scheduled, _) = check(name, "scheduled", &["-n", "4"]);
+    assert_eq!((code, scode), (Some(0), Some(0)));
+    assert_eq!(found(&v), found(&scheduled));
+    assert_eq!(
+        v["programs"][0]["interleavings"],
+        scheduled["programs"][0]["interleavings"]
+    );
+}
+
+#[test]
+fn a_recorded_check_follows_and_forces_wildcard_probes() {
+    // probe_any_src_deadlock.c: rank 0 probes from MPI_ANY_SOURCE and
+    // receives from whom the probe found; one of the two senders' second
+    // message is then never received. The second run forces the probe.
+    for (name, outcome, runs) in [
+        ("../umpire/probe_any_src_deadlock.c", "deadlock", 2),
+        ("../umpire/probe_any_src_then_recv.c", "ok", 2),
+    ] {
+        let (_, v, err) = check(name, "recorded", &["-n", "3"]);
+        assert!(!err.contains("cannot follow"), "{name}: {err}");
+        let p = &v["programs"][0];
+        assert_eq!(
+            (p["outcome"].as_str(), p["interleavings"].as_u64()),
+            (Some(outcome), Some(runs)),
+            "{name}"
+        );
+        let (_, scheduled, _) = check(name, "scheduled", &["-n", "3"]);
+        assert_eq!(found(&v), found(&scheduled), "{name}");
+    }
+}
+
+#[test]
 fn a_call_a_recorded_run_cannot_follow_is_checked_with_the_scheduler() {
     // iprobe_poll.c polls with MPI_Iprobe, whose answer only the scheduler
     // gives: fib says so and checks it scheduled.

@@ -33,7 +33,8 @@
 //!   name contains one of the substrings;
 //! - `FIB_UMPIRE_RECORDED=substr[,substr...]` (or `all`): the programs
 //!   `umpire_corpus_recorded` checks in recorded runs (default: those of
-//!   wildcard receives and barriers);
+//!   wildcard receives, barriers, `MPI_Waitany`, `MPI_Waitsome` and
+//!   wildcard probes);
 //! - `FIB_UMPIRE_JOBS=n`: how many programs to check at once (default 2);
 //! - `FIB_UMPIRE_TIMEOUT=secs`: per-program limit (default 300).
 
@@ -558,8 +559,10 @@ fn umpire_corpus_openmpi() {
     corpus_under("openmpi", false);
 }
 
-/// The corpus's programs of wildcard receives and barriers in recorded runs
-/// (`--mode recorded`, under MPICH): the same outcomes, findings and
+/// The corpus's programs of wildcard receives, barriers, `MPI_Waitany`,
+/// `MPI_Waitsome` and wildcard probes in recorded runs (`--mode recorded`,
+/// under MPICH):
+/// the same outcomes, findings and
 /// verdicts as scheduled ones (`FIB_UMPIRE_RECORDED` lists which, as
 /// `FIB_UMPIRE_ONLY` does; `all` for every program). A program with a call
 /// a recorded run cannot follow is checked scheduled, and must pass too.
@@ -591,9 +594,17 @@ fn corpus_under(mpi: &'static str, recorded: bool) {
             .filter(|s| !s.is_empty())
             .map(String::from)
             .collect(),
-        Err(_) => ["any_src", "any_source", "wildcard", "barrier"]
-            .map(String::from)
-            .to_vec(),
+        Err(_) => [
+            "any_src",
+            "any_source",
+            "wildcard",
+            "barrier",
+            "waitany",
+            "waitsome",
+            "probe_any_src",
+        ]
+        .map(String::from)
+        .to_vec(),
     };
     let selected: VecDeque<Program> = programs
         .into_iter()

@@ -905,6 +905,14 @@ impl Up {
                 w.u8(u8::from(*on));
             }
             Up::Unrecorded => w.u8(48),
+            Up::Picked { indices } => {
+                w.u8(49);
+                w.list(indices);
+            }
+            Up::Found { src } => {
+                w.u8(50);
+                w.u32(*src);
+            }
         }
         end(out, at);
     }
@@ -1067,6 +1075,8 @@ impl Up {
             },
             47 => Up::Blocked { on: r.bool()? },
             48 => Up::Unrecorded,
+            49 => Up::Picked { indices: r.list()? },
+            50 => Up::Found { src: r.u32()? },
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1573,6 +1583,9 @@ mod tests {
         round_up(Up::Took { req: 7, src: 3 });
         round_up(Up::Blocked { on: true });
         round_up(Up::Unrecorded);
+        round_up(Up::Picked {
+            indices: vec![0, 2],
+        });
         round_up(Up::File {
             id: 1,
             path: "a/b.c".into(),

@@ -42,8 +42,12 @@ pub const HASH_DATA: &str = "FIB_HASH_DATA";
 /// scheduler reading the run back afterwards (`--mode recorded`).
 pub const RECORD: &str = "FIB_RECORD";
 
-/// In a recorded run, the receives from `MPI_ANY_SOURCE` whose source the
-/// run's plan forces: a comma-separated list of `K:R`, the rank's `K`-th
-/// receive call (from 0, counting every receive it makes) taking the
-/// message of world rank `R`. The other ones take what MPI gives.
+/// In a recorded run, the choices the run's plan forces, a
+/// comma-separated list: `P/K:R`, rank `P`'s `K`-th receive call (from 0,
+/// counting every receive it makes), from `MPI_ANY_SOURCE`, taking the
+/// message of world rank `R`; and `P/wK:I+J`, rank `P`'s `K`-th
+/// `MPI_Waitany` or `MPI_Waitsome` (counting the two) returning the
+/// requests at positions `I` and `J` of its active ones; and `P/pK:R`,
+/// rank `P`'s `K`-th blocking probe, from `MPI_ANY_SOURCE`, finding the
+/// message of world rank `R`. The other choices take what MPI gives.
 pub const FORCE: &str = "FIB_FORCE";

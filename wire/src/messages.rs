@@ -139,6 +139,14 @@ pub enum Up {
     /// receive of request `req`, from `MPI_ANY_SOURCE`, got the message of
     /// world rank `src`. Sent once it completes, after its [`Up::Op`].
     Took { req: u32, src: u32 },
+    /// In a recorded run: the `MPI_Waitany` or `MPI_Waitsome` the rank
+    /// reported last returned the requests at these positions of its list
+    /// (one for `MPI_Waitany`, ascending). Sent before the call returns.
+    Picked { indices: Vec<u32> },
+    /// In a recorded run: the blocking probe from `MPI_ANY_SOURCE` the rank
+    /// reported last found the message of world rank `src`. Sent before
+    /// the call returns.
+    Found { src: u32 },
     /// In a recorded run: with `on`, the rank has waited a while in MPI
     /// for a call to complete, and everything it did before is sent;
     /// without, that call has completed since. The scheduler looks for a

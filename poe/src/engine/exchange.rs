@@ -36,7 +36,11 @@
 //!    nothing MPI sees (the caller's `free`) only (no test or
 //!    `MPI_Waitsome` of one, no other `MPI_Waitany`, which could tell which
 //!    completed first, no cancel, no free), so what the rank does next
-//!    does not depend on the order;
+//!    does not depend on the order; and once such an `MPI_Waitany` has
+//!    returned, the rank makes only completion calls until every receive
+//!    of the block has completed (else, in another order, one could still
+//!    be unmatched when the rank's next call lets a message from outside
+//!    the block be sent, and take it);
 //! 2. each was decided by its own choice point, none of whose alternatives
 //!    were asleep (a run after a deferral sees a subset), and got a send;
 //! 3. the sends are buffered (a standard send complete without its
@@ -337,7 +341,7 @@ pub(crate) fn blocks(m: &Matching, c: &Causality, p: &Path, caller: &Vouch) -> V
             }
             let before = latest.get(&key.0).copied();
             let sites: Vec<Site> = row.iter().map(|&k| ops[k].site).collect();
-            let waited = key.2 || waited_alone(ops, i..j, caller.free);
+            let waited = key.2 || waited_alone(ops, rank, i..j, caller.free, &run.completed);
             // Matched probes each followed by the `MPI_Mrecv` of a message
             // may be vouched for as pairs, sized from the status or not.
             let pairs = key.2
@@ -482,22 +486,53 @@ fn block_key(k: &Kind) -> Option<(u32, i32, bool)> {
 /// `range` with waits alone: no test, `MPI_Waitsome` or `MPI_Waitany`
 /// (unless at a site where what it returns reaches nothing MPI sees,
 /// `free`) lists one of them, and none is cancelled or freed.
+///
+/// Once an `MPI_Waitany` has returned one of them, the rank makes nothing
+/// but completion calls until every one has completed (`completed`: what
+/// each wait completed in this run, by its call): otherwise, in another
+/// order, a receive of the row could still be unmatched when what the
+/// rank does next (a barrier, a send) lets a message from outside the row
+/// be sent, which that receive could take.
 fn waited_alone(
     ops: &super::model::Ops,
+    rank: usize,
     range: std::ops::Range<usize>,
     free: &dyn Fn(Site) -> bool,
+    completed: &FxHashMap<OpId, Vec<OpId>>,
 ) -> bool {
-    ops.iter_from(range.end).all(|o| match &o.kind {
-        Kind::Wait { kind, ops, test } => {
-            !test
-                && (matches!(kind, WaitKind::One | WaitKind::All)
-                    || *kind == WaitKind::Any && free(o.site))
-                || !ops.iter().any(|i| range.contains(i))
+    let mut left = range.len();
+    let mut any = false;
+    for (k, o) in ops.iter_from(range.end).enumerate() {
+        let at = range.end + k;
+        match &o.kind {
+            Kind::Wait {
+                kind,
+                ops: listed,
+                test,
+            } => {
+                let lists = listed.iter().any(|i| range.contains(i));
+                if lists
+                    && (*test
+                        || !(matches!(kind, WaitKind::One | WaitKind::All)
+                            || *kind == WaitKind::Any && free(o.site)))
+                {
+                    return false;
+                }
+                any |= lists && *kind == WaitKind::Any;
+                if let Some(done) = completed.get(&OpId { rank, index: at }) {
+                    left -= done.iter().filter(|d| range.contains(&d.index)).count();
+                }
+                continue;
+            }
+            Kind::Cancel { op } if range.contains(op) => return false,
+            Kind::RequestFree { op, .. } if op.is_some_and(|i| range.contains(&i)) => return false,
+            _ => {}
         }
-        Kind::Cancel { op } => !range.contains(op),
-        Kind::RequestFree { op, .. } => !op.is_some_and(|i| range.contains(&i)),
-        _ => true,
-    })
+        if any && left > 0 {
+            return false;
+        }
+    }
+    true
 }
 
 /// What the checks need of the run, indexed once.
@@ -512,6 +547,8 @@ struct Run<'a> {
     fired_at: FxHashMap<OpId, usize>,
     /// The send each probe found.
     probed: FxHashMap<OpId, OpId>,
+    /// What each wait or test completed.
+    completed: FxHashMap<OpId, Vec<OpId>>,
     /// Every send by (sender, destination, communicator): its position in
     /// the sender's calls and its tag, in program order.
     sends: FxHashMap<(usize, usize, u32), Vec<(usize, i32)>>,
@@ -529,8 +566,15 @@ impl<'a> Run<'a> {
         }
         let mut fired_at = FxHashMap::default();
         let mut probed = FxHashMap::default();
+        let mut completed = FxHashMap::default();
         for (i, f) in m.fired().iter().enumerate() {
             match f {
+                Fired::Completion {
+                    op,
+                    completed: done,
+                } => {
+                    completed.insert(*op, done.clone());
+                }
                 Fired::SendRecv { recv, .. } => {
                     fired_at.insert(*recv, i);
                 }
@@ -562,6 +606,7 @@ impl<'a> Run<'a> {
             decided,
             fired_at,
             probed,
+            completed,
             sends,
         }
     }

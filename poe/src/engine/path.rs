@@ -71,15 +71,46 @@ impl Path {
 
     /// The points with their asleep alternatives left out (points left with
     /// none dropped), unless that leaves nothing; in the order of the calls
-    /// that choose.
+    /// that choose. What a followed run took past the plan stays awake: MPI
+    /// knows nothing of what other branches explored, and the run is read
+    /// back as it went (its branch repeats an explored one, and loses
+    /// none); a seeded pick, standing for MPI, may take any alternative;
+    /// and what the point the plan expects next offered stays awake too,
+    /// so that a run replaying such a branch finds the same point. Woken
+    /// alternatives come after the awake ones.
     pub(crate) fn awake(&self, points: Vec<ChoicePoint>) -> Vec<ChoicePoint> {
+        let expected = self
+            .plan
+            .get(self.choices.len())
+            .and_then(|p| p.expect.as_ref());
+        let followed = |at: OpId, a: &Alternative| match &self.policy {
+            Policy::Follow(outcomes) if self.exhausted() => {
+                outcomes.get(&at).is_some_and(|o| o.is(a))
+            }
+            // A seeded pick stands for what MPI does: anything.
+            Policy::Seeded(_) if self.exhausted() => true,
+            Policy::Follow(_) | Policy::Seeded(_) => expected.is_some_and(|e| {
+                e.alternatives.iter().any(|x| match x {
+                    Alternative::Defer { at: d, alt } => *d == at && **alt == *a,
+                    x => e.at == at && x == a,
+                })
+            }),
+            _ => false,
+        };
         let awake: Vec<ChoicePoint> = points
             .iter()
             .filter_map(|p| {
-                let alternatives: Vec<Alternative> = p
-                    .alternatives
-                    .iter()
-                    .filter(|a| !self.asleep.contains(&(p.at, (*a).clone())))
+                let asleep = |a: &Alternative| self.asleep.contains(&(p.at, a.clone()));
+                // The awake ones first, then those woken: an alternative
+                // keeps the position it has in the scheduled mode's runs,
+                // so that a token means the same interleaving in both.
+                let alternatives: Vec<Alternative> = (p.alternatives.iter())
+                    .filter(|a| !asleep(a))
+                    .chain(
+                        p.alternatives
+                            .iter()
+                            .filter(|a| asleep(a) && followed(p.at, a)),
+                    )
                     .cloned()
                     .collect();
                 (!alternatives.is_empty()).then(|| ChoicePoint {

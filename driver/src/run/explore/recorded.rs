@@ -3,10 +3,16 @@
 //! reports come in bulk, and a wildcard receive says afterwards whom it got
 //! its message from ([`fib_wire::Up::Took`]); the engine reads the run back
 //! ([`poe::Engine::following`]), taking at each choice past the plan what
-//! the run took there. The plan itself is forced on the ranks: each planned
-//! choice names the world rank whose message a receive takes
-//! ([`fib_wire::env::FORCE`], by the receive's ordinal among its rank's
-//! receives, which [`Ordinals`] learns from the runs that met it).
+//! the run took there; an `MPI_Waitany` or `MPI_Waitsome` says which
+//! requests it returned ([`fib_wire::Up::Picked`]), a blocking probe from
+//! `MPI_ANY_SOURCE` whose message it found ([`fib_wire::Up::Found`]). The
+//! plan itself is
+//! forced on the ranks: each planned choice names the world rank whose
+//! message a receive or a probe takes, or the positions a `Waitany` or
+//! `Waitsome` returns ([`fib_wire::env::FORCE`], by the call's ordinal
+//! among its rank's receives, its blocking probes, or its `Waitany` and
+//! `Waitsome` calls, which
+//! [`Ordinals`] learns from the runs that met it).
 //!
 //! A recorded run's engine catches up only once every rank has ended or
 //! waits in MPI ([`fib_wire::Up::Blocked`]), so that it never chooses
@@ -18,7 +24,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use fib_wire::{Op, ANY};
+use fib_wire::{Op, WaitKind, ANY};
 use poe::engine::{Alternative, Outcome, Planned};
 use poe::{Engine, OpId};
 
@@ -27,49 +33,94 @@ use poe::{Engine, OpId};
 /// its next reports within this.
 pub(super) const QUIET: Duration = Duration::from_millis(300);
 
-/// The receive ordinals of the calls the runs of one exploration met, by
+/// A choosing call's ordinal in its rank: among its receives, among its
+/// `MPI_Waitany` and `MPI_Waitsome` calls, or among its blocking probes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Ordinal {
+    Recv(u64),
+    Pick(u64),
+    /// Among its blocking probes.
+    Probe(u64),
+}
+
+/// The ordinals of the choosing calls the runs of one exploration met, by
 /// the engine's name for them: what a later run's plan is forced by.
 #[derive(Default)]
-pub struct Ordinals(Mutex<HashMap<OpId, u64>>);
+pub struct Ordinals(Mutex<HashMap<OpId, Ordinal>>);
 
 impl Ordinals {
-    fn learn(&self, found: &[(OpId, u64)]) {
+    fn learn(&self, found: &[(OpId, Ordinal)]) {
         let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
         m.extend(found.iter().copied());
     }
 
     /// [`fib_wire::env::FORCE`] for `plan`: for each planned choice, the
-    /// receive that takes a message and the world rank it takes it from.
-    /// `None` when a choice is not a receive's (a `Waitany`'s, a lock's):
-    /// a recorded run cannot force it.
-    pub(super) fn force(&self, plan: &[Planned]) -> Option<String> {
+    /// receive that takes a message and the world rank it takes it from,
+    /// or the `Waitany` or `Waitsome` and the positions it returns; what
+    /// it cannot force otherwise (another call's choice, a test's or a
+    /// lock's; a replay token's, which names no call).
+    pub(super) fn force(&self, plan: &[Planned]) -> Result<String, &'static str> {
         let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
+        let other = "a choice other than a receive's or a wait's";
         for p in plan {
-            let point = p.expect.as_ref()?;
+            let Some(point) = &p.expect else {
+                return Err("the choices of a replay token");
+            };
             if p.prefer.is_some() {
-                return None;
+                return Err(other);
             }
-            let (at, alt) = match point.alternatives.get(p.taken)? {
+            let Some(taken) = point.alternatives.get(p.taken) else {
+                return Err(other);
+            };
+            let (at, alt) = match taken {
                 Alternative::Defer { at, alt } => (*at, &**alt),
                 a => (point.at, a),
             };
-            let Alternative::Send(send) = alt else {
-                return None;
+            let Some(k) = m.get(&at) else {
+                return Err(other);
             };
-            let k = m.get(&at)?;
-            out.push(format!("{}/{k}:{}", at.rank, send.rank));
+            match (alt, k) {
+                (Alternative::Send(send), Ordinal::Recv(k)) => {
+                    out.push(format!("{}/{k}:{}", at.rank, send.rank))
+                }
+                (Alternative::Send(send), Ordinal::Probe(k)) => {
+                    out.push(format!("{}/p{k}:{}", at.rank, send.rank))
+                }
+                (Alternative::Index(i), Ordinal::Pick(k)) => {
+                    out.push(format!("{}/w{k}:{i}", at.rank))
+                }
+                (Alternative::Subset(is), Ordinal::Pick(k)) => {
+                    let is: Vec<String> = is.iter().map(|i| i.to_string()).collect();
+                    out.push(format!("{}/w{k}:{}", at.rank, is.join("+")))
+                }
+                _ => return Err(other),
+            }
         }
-        Some(out.join(","))
+        Ok(out.join(","))
     }
 }
 
-/// A receive of a recorded run: its name in the engine once fed, and the
-/// world rank it took its message from once the rank said so.
+/// A choosing call of a recorded run: its name in the engine once fed,
+/// and what it took once the rank said so.
 #[derive(Default)]
 struct Slot {
     op: Option<OpId>,
-    took: Option<u32>,
+    took: Option<Outcome>,
+}
+
+impl Slot {
+    /// Names the call, or tells what it took: once both are known, the
+    /// engine follows it.
+    fn fill(&mut self, op: Option<OpId>, took: Option<Outcome>, engine: &mut Engine) {
+        self.op = self.op.or(op);
+        if took.is_some() {
+            self.took = took;
+        }
+        if let (Some(id), Some(t)) = (self.op, &self.took) {
+            engine.follow(id, t.clone());
+        }
+    }
 }
 
 /// One recorded run's state in the scheduler.
@@ -78,13 +129,21 @@ pub(super) struct Recorded<'a> {
     /// Per rank, its receives reported and fed so far: a receive's ordinal.
     reported: Vec<u64>,
     fed: Vec<u64>,
+    /// Per rank, its `Waitany` and `Waitsome` calls reported and fed, and
+    /// whether the last one reported is a `Waitsome`.
+    picks_reported: Vec<u64>,
+    picks_fed: Vec<u64>,
+    last_some: Vec<bool>,
+    /// Per rank, its blocking probes reported and fed.
+    probes_reported: Vec<u64>,
+    probes_fed: Vec<u64>,
     /// Per rank, the ordinal of the latest wildcard receive reported under
     /// each request id (a completion, and so its `Took`, comes before the
     /// id is used again).
     by_req: Vec<HashMap<u32, u64>>,
-    slots: HashMap<(usize, u64), Slot>,
-    /// The ordinals of the receives fed, for the plans of later runs.
-    found: Vec<(OpId, u64)>,
+    slots: HashMap<(usize, Ordinal), Slot>,
+    /// The ordinals of the choosing calls fed, for the plans of later runs.
+    found: Vec<(OpId, Ordinal)>,
     /// Per rank, whether it last said it waits in MPI.
     pub blocked: Vec<bool>,
     /// Since when every rank still running has waited.
@@ -101,6 +160,11 @@ impl<'a> Recorded<'a> {
             ordinals,
             reported: vec![0; nprocs],
             fed: vec![0; nprocs],
+            picks_reported: vec![0; nprocs],
+            picks_fed: vec![0; nprocs],
+            last_some: vec![false; nprocs],
+            probes_reported: vec![0; nprocs],
+            probes_fed: vec![0; nprocs],
             by_req: vec![HashMap::new(); nprocs],
             slots: HashMap::new(),
             found: Vec::new(),
@@ -114,31 +178,66 @@ impl<'a> Recorded<'a> {
     /// Rank `r` reported `op`, made at `site`.
     pub fn reported(&mut self, r: usize, site: fib_wire::Site, op: &Op) {
         self.last[r] = (poe::engine::call_name(op), site);
-        if let Op::Recv { req, src, .. } = op {
-            let k = self.reported[r];
-            self.reported[r] += 1;
-            if *src == ANY {
-                self.by_req[r].insert(*req, k);
+        match op {
+            Op::Recv { req, src, .. } => {
+                let k = self.reported[r];
+                self.reported[r] += 1;
+                if *src == ANY {
+                    self.by_req[r].insert(*req, k);
+                }
             }
+            Op::Wait { kind, .. } if picks(op) => {
+                self.picks_reported[r] += 1;
+                self.last_some[r] = *kind == WaitKind::Some;
+            }
+            Op::Probe { blocking: true, .. } => self.probes_reported[r] += 1,
+            _ => {}
         }
     }
 
     /// Rank `r`'s call `op` goes to the engine now.
     pub fn fed(&mut self, r: usize, op: &Op, engine: &mut Engine) {
-        let Op::Recv { src, .. } = op else { return };
-        let k = self.fed[r];
-        self.fed[r] += 1;
         let id = OpId {
             rank: r,
             index: engine.ops(r).len(),
         };
-        self.found.push((id, k));
-        if *src == ANY {
-            let slot = self.slots.entry((r, k)).or_default();
-            slot.op = Some(id);
-            if let Some(w) = slot.took {
-                engine.follow(id, Outcome::From(w as usize));
+        match op {
+            Op::Recv { src, .. } => {
+                let k = Ordinal::Recv(self.fed[r]);
+                self.fed[r] += 1;
+                self.found.push((id, k));
+                if *src == ANY {
+                    self.slots
+                        .entry((r, k))
+                        .or_default()
+                        .fill(Some(id), None, engine);
+                }
             }
+            Op::Probe {
+                blocking: true,
+                src,
+                ..
+            } => {
+                let k = Ordinal::Probe(self.probes_fed[r]);
+                self.probes_fed[r] += 1;
+                self.found.push((id, k));
+                if *src == ANY {
+                    self.slots
+                        .entry((r, k))
+                        .or_default()
+                        .fill(Some(id), None, engine);
+                }
+            }
+            op if picks(op) => {
+                let k = Ordinal::Pick(self.picks_fed[r]);
+                self.picks_fed[r] += 1;
+                self.found.push((id, k));
+                self.slots
+                    .entry((r, k))
+                    .or_default()
+                    .fill(Some(id), None, engine);
+            }
+            _ => {}
         }
     }
 
@@ -148,11 +247,40 @@ impl<'a> Recorded<'a> {
         let Some(&k) = self.by_req[r].get(&req) else {
             return;
         };
-        let slot = self.slots.entry((r, k)).or_default();
-        slot.took = Some(src);
-        if let Some(id) = slot.op {
-            engine.follow(id, Outcome::From(src as usize));
-        }
+        self.slots.entry((r, Ordinal::Recv(k))).or_default().fill(
+            None,
+            Some(Outcome::From(src as usize)),
+            engine,
+        );
+    }
+
+    /// Rank `r`'s last blocking probe reported, from `MPI_ANY_SOURCE`,
+    /// found world rank `src`'s message.
+    pub fn found(&mut self, r: usize, src: u32, engine: &mut Engine) {
+        let Some(k) = self.probes_reported[r].checked_sub(1) else {
+            return;
+        };
+        self.slots.entry((r, Ordinal::Probe(k))).or_default().fill(
+            None,
+            Some(Outcome::From(src as usize)),
+            engine,
+        );
+    }
+
+    /// Rank `r`'s last `Waitany` or `Waitsome` reported returned the
+    /// requests at positions `indices`.
+    pub fn picked(&mut self, r: usize, indices: Vec<u32>, engine: &mut Engine) {
+        let Some(k) = self.picks_reported[r].checked_sub(1) else {
+            return;
+        };
+        let took = match (self.last_some[r], indices.as_slice()) {
+            (false, [i]) => Outcome::Index(*i),
+            _ => Outcome::Subset(indices),
+        };
+        self.slots
+            .entry((r, Ordinal::Pick(k)))
+            .or_default()
+            .fill(None, Some(took), engine);
     }
 
     /// Whether every rank still running has waited in MPI for [`QUIET`]
@@ -168,6 +296,18 @@ impl<'a> Recorded<'a> {
         let since = *self.quiet_since.get_or_insert_with(Instant::now);
         since.elapsed() >= QUIET
     }
+}
+
+/// Whether `op` is a choosing completion call a recorded run follows: an
+/// `MPI_Waitany` or `MPI_Waitsome` (tests are not followed yet).
+fn picks(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Wait {
+            kind: WaitKind::Any | WaitKind::Some,
+            ..
+        }
+    )
 }
 
 impl Drop for Recorded<'_> {

@@ -193,13 +193,14 @@ fn run_once(
 
     // A recorded run's plan is forced on the ranks; its standard sends go
     // from copies, so that MPI buffers them as the engine does.
-    let record =
-        match spec.recorded {
-            true => Some(ordinals.force(&plan).ok_or_else(|| {
-                DriverError::Unrecorded("a choice other than a receive's".into())
-            })?),
-            false => None,
-        };
+    let record = match spec.recorded {
+        true => Some(
+            ordinals
+                .force(&plan)
+                .map_err(|what| DriverError::Unrecorded(what.into()))?,
+        ),
+        false => None,
+    };
     let copies = copies || record.is_some();
     let mut launch = Launch::start(&LaunchSpec {
         record: record.as_deref(),
@@ -842,6 +843,16 @@ impl Loop<'_> {
             Up::Took { req, src } => {
                 if let Some(x) = &mut self.recorded {
                     x.took(r, req, src, &mut self.engine);
+                }
+            }
+            Up::Found { src } => {
+                if let Some(x) = &mut self.recorded {
+                    x.found(r, src, &mut self.engine);
+                }
+            }
+            Up::Picked { indices } => {
+                if let Some(x) = &mut self.recorded {
+                    x.picked(r, indices, &mut self.engine);
                 }
             }
             Up::Blocked { on } => {
