@@ -231,7 +231,8 @@ impl Lib {
     /// Whether a wait for all of `ids` can complete in MPI without the
     /// scheduler: each is a send, or a receive already posted (by
     /// [`Lib::post_ahead`] or the scheduler), and MPI matches these exactly
-    /// as the engine will. Such a call needs no answer: the rank reports it
+    /// as the engine will; in a recorded run, a nonblocking collective too.
+    /// Such a call needs no answer: the rank reports it
     /// as settled ([`fib_wire::Up::Ahead`]), completes it with
     /// [`Lib::settle`], and the scheduler lets the engine catch up.
     pub fn settles(&self, ids: &[u32]) -> bool {
@@ -240,8 +241,11 @@ impl Lib {
                 .iter()
                 .all(|id| match self.reqs.get(id).map(|r| &r.kind) {
                     Some(Kind::Recv(r)) => r.real.is_some() || r.proc_null,
-                    // Only the scheduler knows when a collective matched.
-                    Some(Kind::Coll(_)) => false,
+                    // Only the scheduler knows when a collective matched;
+                    // a recorded run's completes in MPI (but an
+                    // `MPI_Comm_idup`, whose communicator the scheduler
+                    // names).
+                    Some(Kind::Coll(_)) => self.record.is_some() && !self.idups.contains_key(id),
                     Some(_) => true,
                     None => false,
                 })

@@ -33,8 +33,8 @@
 //!   name contains one of the substrings;
 //! - `FIB_UMPIRE_RECORDED=substr[,substr...]` (or `all`): the programs
 //!   `umpire_corpus_recorded` checks in recorded runs (default: those of
-//!   wildcard receives, barriers, `MPI_Waitany`, `MPI_Waitsome` and
-//!   wildcard probes);
+//!   wildcard receives, barriers, `MPI_Waitany`, `MPI_Waitsome`, wildcard
+//!   probes, `MPI_Ibarrier`, `MPI_Ibcast` and `MPI_Iallreduce`);
 //! - `FIB_UMPIRE_JOBS=n`: how many programs to check at once (default 2);
 //! - `FIB_UMPIRE_TIMEOUT=secs`: per-program limit (default 300).
 
@@ -560,8 +560,8 @@ fn umpire_corpus_openmpi() {
 }
 
 /// The corpus's programs of wildcard receives, barriers, `MPI_Waitany`,
-/// `MPI_Waitsome` and wildcard probes in recorded runs (`--mode recorded`,
-/// under MPICH):
+/// `MPI_Waitsome`, wildcard probes and some nonblocking collectives in
+/// recorded runs (`--mode recorded`, under MPICH):
 /// the same outcomes, findings and
 /// verdicts as scheduled ones (`FIB_UMPIRE_RECORDED` lists which, as
 /// `FIB_UMPIRE_ONLY` does; `all` for every program). A program with a call
@@ -602,6 +602,9 @@ fn corpus_under(mpi: &'static str, recorded: bool) {
             "waitany",
             "waitsome",
             "probe_any_src",
+            "ibarrier",
+            "ibcast",
+            "iallreduce",
         ]
         .map(String::from)
         .to_vec(),
