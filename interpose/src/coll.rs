@@ -844,6 +844,32 @@ pub(crate) unsafe fn construct(
         Op::IntercommMerge { .. } => "MPI_Intercomm_merge",
         _ => "MPI_Comm_create",
     };
+    // A recorded run's rank makes the communicator in MPI and names it
+    // itself; the scheduler renames it once its engine has matched the
+    // constructor.
+    if l.record.is_some() {
+        l.push(fib_wire::Up::Ahead {
+            posted: false,
+            settled: true,
+        });
+        l.event(op);
+        // Sent before the constructor: a rank the others' failure kills
+        // inside it still has it reported.
+        l.conn.flush();
+        let rc = make();
+        let comm = if same(*newcomm, RSMPI_COMM_NULL) {
+            fib_wire::NO_COMM
+        } else {
+            let Some(rec) = l.record.as_mut() else {
+                unreachable!("a recorded run")
+            };
+            let comm = rec.name_comm();
+            l.comms.insert(bits(*newcomm), comm);
+            comm
+        };
+        l.push(fib_wire::Up::Named { comm });
+        return rc;
+    }
     l.event(op);
     let id = match l.wait_down() {
         Down::NewComm { id } => id,

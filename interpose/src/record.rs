@@ -10,7 +10,9 @@
 //! `MPI_Waitany` and `MPI_Waitsome` return what completes first in MPI, or
 //! the positions the plan forces, and say which ([`fib_wire::Up::Picked`]);
 //! a blocking `MPI_Probe` from `MPI_ANY_SOURCE` finds what MPI shows it, or
-//! the source the plan forces, and says whose ([`fib_wire::Up::Found`]).
+//! the source the plan forces, and says whose ([`fib_wire::Up::Found`]);
+//! a communicator constructor runs in MPI, and the rank names the new
+//! communicator itself ([`fib_wire::Up::Named`]).
 //! A call whose outcome only the scheduler gives in this version (a
 //! nonblocking probe, a test, ...) ends the run
 //! ([`fib_wire::Up::Unrecorded`]).
@@ -39,6 +41,9 @@ pub struct Recording {
     /// rank; and the blocking probes made so far.
     probes_forced: HashMap<u64, u32>,
     probes: u64,
+    /// The name the next communicator the rank makes gets
+    /// ([`fib_wire::Up::Named`]).
+    next_comm: u32,
     /// Wildcard receives posted and not completed, by request id, with
     /// their communicator.
     pub wild: HashMap<u32, MPI_Comm>,
@@ -98,6 +103,7 @@ impl Recording {
             waits: 0,
             probes_forced,
             probes: 0,
+            next_comm: fib_wire::RECORDED_COMMS,
             wild: HashMap::default(),
             blocked: false,
         })
@@ -131,6 +137,12 @@ impl Recording {
         }
     }
 
+    /// A name for the communicator a constructor just made.
+    pub fn name_comm(&mut self) -> u32 {
+        self.next_comm += 1;
+        self.next_comm - 1
+    }
+
     /// The positions the plan forces the next `MPI_Waitany` or
     /// `MPI_Waitsome` to return, if it does.
     pub fn pick(&mut self) -> Option<Vec<u32>> {
@@ -140,11 +152,23 @@ impl Recording {
     }
 }
 
-/// The rank in `comm` of world rank `w`.
+/// The group a source rank of `comm` is a rank of: the remote group of an
+/// intercommunicator.
+unsafe fn source_group(comm: MPI_Comm) -> MPI_Group {
+    let mut group = RSMPI_GROUP_NULL;
+    if crate::values::is_inter(comm) {
+        PMPI_Comm_remote_group(comm, &mut group);
+    } else {
+        PMPI_Comm_group(comm, &mut group);
+    }
+    group
+}
+
+/// The source rank in `comm` of world rank `w`.
 unsafe fn from_world(comm: MPI_Comm, w: u32) -> c_int {
-    let (mut world, mut group) = (RSMPI_GROUP_NULL, RSMPI_GROUP_NULL);
+    let mut world = RSMPI_GROUP_NULL;
     PMPI_Comm_group(RSMPI_COMM_WORLD, &mut world);
-    PMPI_Comm_group(comm, &mut group);
+    let mut group = source_group(comm);
     let w = w as c_int;
     let mut r: c_int = 0;
     PMPI_Group_translate_ranks(world, 1, &w, group, &mut r);
@@ -153,11 +177,11 @@ unsafe fn from_world(comm: MPI_Comm, w: u32) -> c_int {
     r
 }
 
-/// The world rank of rank `r` of `comm`.
+/// The world rank of source rank `r` of `comm`.
 pub unsafe fn to_world(comm: MPI_Comm, r: c_int) -> u32 {
-    let (mut world, mut group) = (RSMPI_GROUP_NULL, RSMPI_GROUP_NULL);
+    let mut world = RSMPI_GROUP_NULL;
     PMPI_Comm_group(RSMPI_COMM_WORLD, &mut world);
-    PMPI_Comm_group(comm, &mut group);
+    let mut group = source_group(comm);
     let mut w: c_int = 0;
     PMPI_Group_translate_ranks(group, 1, &r, world, &mut w);
     PMPI_Group_free(&mut world);

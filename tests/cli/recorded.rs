@@ -195,6 +195,32 @@ fn a_recorded_check_follows_and_forces_wildcard_probes() {
 }
 
 #[test]
+fn a_recorded_check_follows_the_communicators_the_ranks_make() {
+    // split_comm_mismatch.c: the ranks split the world and then call
+    // collectives on communicators that do not match; intercomm_any_src_
+    // two_senders.c: a wildcard receive on an intercommunicator, whose
+    // sources are ranks of the remote group.
+    for (name, outcome, code) in [
+        ("../umpire/split_comm_mismatch.c", "deadlock", "FIB001"),
+        ("../umpire/intercomm_any_src_two_senders.c", "ok", ""),
+    ] {
+        let (_, v, err) = check(name, "recorded", &["-n", "4"]);
+        assert!(!err.contains("cannot follow"), "{name}: {err}");
+        let p = &v["programs"][0];
+        assert_eq!(p["outcome"], outcome, "{name}");
+        let codes: Vec<&str> = p["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(codes.first().copied().unwrap_or(""), code, "{name}");
+        let (_, scheduled, _) = check(name, "scheduled", &["-n", "4"]);
+        assert_eq!(found(&v), found(&scheduled), "{name}");
+    }
+}
+
+#[test]
 fn a_call_a_recorded_run_cannot_follow_is_checked_with_the_scheduler() {
     // iprobe_poll.c polls with MPI_Iprobe, whose answer only the scheduler
     // gives: fib says so and checks it scheduled.

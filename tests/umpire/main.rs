@@ -34,7 +34,8 @@
 //! - `FIB_UMPIRE_RECORDED=substr[,substr...]` (or `all`): the programs
 //!   `umpire_corpus_recorded` checks in recorded runs (default: those of
 //!   wildcard receives, barriers, `MPI_Waitany`, `MPI_Waitsome`, wildcard
-//!   probes, `MPI_Ibarrier`, `MPI_Ibcast` and `MPI_Iallreduce`);
+//!   probes, `MPI_Ibarrier`, `MPI_Ibcast`, `MPI_Iallreduce`, split, dup'ed,
+//!   Cartesian and intercommunicators);
 //! - `FIB_UMPIRE_JOBS=n`: how many programs to check at once (default 2);
 //! - `FIB_UMPIRE_TIMEOUT=secs`: per-program limit (default 300).
 
@@ -560,8 +561,9 @@ fn umpire_corpus_openmpi() {
 }
 
 /// The corpus's programs of wildcard receives, barriers, `MPI_Waitany`,
-/// `MPI_Waitsome`, wildcard probes and some nonblocking collectives in
-/// recorded runs (`--mode recorded`, under MPICH):
+/// `MPI_Waitsome`, wildcard probes, some nonblocking collectives and
+/// communicator constructors in recorded runs (`--mode recorded`, under
+/// MPICH):
 /// the same outcomes, findings and
 /// verdicts as scheduled ones (`FIB_UMPIRE_RECORDED` lists which, as
 /// `FIB_UMPIRE_ONLY` does; `all` for every program). A program with a call
@@ -605,6 +607,10 @@ fn corpus_under(mpi: &'static str, recorded: bool) {
             "ibarrier",
             "ibcast",
             "iallreduce",
+            "split_comm",
+            "dup_comm",
+            "intercomm",
+            "cart_",
         ]
         .map(String::from)
         .to_vec(),

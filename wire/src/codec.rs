@@ -913,6 +913,10 @@ impl Up {
                 w.u8(50);
                 w.u32(*src);
             }
+            Up::Named { comm } => {
+                w.u8(51);
+                w.u32(*comm);
+            }
         }
         end(out, at);
     }
@@ -1077,6 +1081,7 @@ impl Up {
             48 => Up::Unrecorded,
             49 => Up::Picked { indices: r.list()? },
             50 => Up::Found { src: r.u32()? },
+            51 => Up::Named { comm: r.u32()? },
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;

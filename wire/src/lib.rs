@@ -67,6 +67,13 @@ pub const COMM_WORLD: u32 = 0;
 pub const COMM_SELF: u32 = 1;
 /// The first id the scheduler hands out for a new communicator.
 pub const FIRST_USER_COMM: u32 = 2;
+/// The first of the names a recorded run's rank gives the communicators
+/// it makes without asking the scheduler ([`Up::Named`]); the scheduler
+/// renames them to its own ids.
+pub const RECORDED_COMMS: u32 = 1 << 30;
+/// In [`Up::Named`]: the constructor gave the rank no communicator
+/// (`MPI_COMM_NULL`).
+pub const NO_COMM: u32 = u32::MAX;
 /// The name an `Up::Unsupported` report gives to MPI calls from two threads
 /// of a rank at once, which fib does not model.
 pub const THREAD_MULTIPLE: &str = "MPI_THREAD_MULTIPLE";

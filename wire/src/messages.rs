@@ -147,6 +147,12 @@ pub enum Up {
     /// reported last found the message of world rank `src`. Sent before
     /// the call returns.
     Found { src: u32 },
+    /// In a recorded run: the communicator constructor the rank reported
+    /// last gave it a communicator, which its later calls name `comm` (a
+    /// name of the rank's own, [`RECORDED_COMMS`](crate::RECORDED_COMMS)
+    /// and above, until the scheduler renames it), or none
+    /// ([`NO_COMM`](crate::NO_COMM)). Sent before the call returns.
+    Named { comm: u32 },
     /// In a recorded run: with `on`, the rank has waited a while in MPI
     /// for a call to complete, and everything it did before is sent;
     /// without, that call has completed since. The scheduler looks for a

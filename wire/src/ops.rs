@@ -716,6 +716,35 @@ pub struct Block {
 }
 
 impl Op {
+    /// The communicator ids the call names, to rename (a recorded run's
+    /// ranks name the communicators they make themselves, see
+    /// [`Up::Named`](crate::Up::Named)).
+    pub fn comms_mut(&mut self) -> Vec<&mut u32> {
+        match self {
+            Op::Send { comm, .. }
+            | Op::Recv { comm, .. }
+            | Op::Probe { comm, .. }
+            | Op::Coll { comm, .. }
+            | Op::Icoll { comm, .. }
+            | Op::CommDup { comm }
+            | Op::CommSplit { comm, .. }
+            | Op::CommSplitAs { comm, .. }
+            | Op::CommCreate { comm, .. }
+            | Op::CommFree { comm }
+            | Op::Mprobe { comm, .. }
+            | Op::CommIdup { comm, .. }
+            | Op::CommCreateGroup { comm, .. }
+            | Op::IntercommMerge { comm, .. }
+            | Op::WinCreate { comm, .. } => vec![comm],
+            Op::IntercommCreate {
+                local_comm,
+                peer_comm,
+                ..
+            } => vec![local_comm, peer_comm],
+            _ => Vec::new(),
+        }
+    }
+
     /// Whether the rank waits for a [`Down`](crate::Down) answer after sending
     /// this call. `zero_buffer` says whether standard sends are synchronous in
     /// this run.

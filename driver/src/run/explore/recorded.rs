@@ -20,7 +20,7 @@
 //! so and the engine finds nothing left to match is a deadlock, found with
 //! no rank answering the scheduler.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -152,6 +152,12 @@ pub(super) struct Recorded<'a> {
     pub unrecorded: Option<usize>,
     /// Per rank, the call it reported last, and where.
     pub last: Vec<(&'static str, fib_wire::Site)>,
+    /// Per rank, the names it gave the communicators its constructors
+    /// made ([`fib_wire::Up::Named`]) and the ids the engine gave them,
+    /// not yet paired; and the pairs.
+    names: Vec<VecDeque<u32>>,
+    ids: Vec<VecDeque<i32>>,
+    renames: Vec<HashMap<u32, u32>>,
 }
 
 impl<'a> Recorded<'a> {
@@ -172,6 +178,46 @@ impl<'a> Recorded<'a> {
             quiet_since: None,
             unrecorded: None,
             last: vec![("a call", fib_wire::Site::default()); nprocs],
+            names: vec![VecDeque::new(); nprocs],
+            ids: vec![VecDeque::new(); nprocs],
+            renames: vec![HashMap::new(); nprocs],
+        }
+    }
+
+    /// Rank `r`'s last constructor made the communicator it calls `comm`
+    /// (or none, [`fib_wire::NO_COMM`]).
+    pub fn named(&mut self, r: usize, comm: u32) {
+        self.names[r].push_back(comm);
+        self.pair(r);
+    }
+
+    /// The engine gave rank `r`'s oldest constructor not yet answered the
+    /// communicator `id` (`-1`: none).
+    pub fn given(&mut self, r: usize, id: i32) {
+        self.ids[r].push_back(id);
+        self.pair(r);
+    }
+
+    fn pair(&mut self, r: usize) {
+        while let (Some(&name), Some(&id)) = (self.names[r].front(), self.ids[r].front()) {
+            self.names[r].pop_front();
+            self.ids[r].pop_front();
+            if name != fib_wire::NO_COMM && id >= 0 {
+                self.renames[r].insert(name, id as u32);
+            }
+        }
+    }
+
+    /// Renames the communicators rank `r`'s call `op` names with the
+    /// engine's ids. A call goes to the engine only once the constructors
+    /// before it are answered, and after their names came.
+    pub fn rename(&self, r: usize, op: &mut Op) {
+        for c in op.comms_mut() {
+            if *c >= fib_wire::RECORDED_COMMS {
+                if let Some(&id) = self.renames[r].get(c) {
+                    *c = id;
+                }
+            }
         }
     }
 

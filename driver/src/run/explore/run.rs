@@ -608,7 +608,20 @@ impl Loop<'_> {
         }
     }
 
-    fn feed(&mut self, r: usize, call: Held) {
+    fn feed(&mut self, r: usize, mut call: Held) {
+        if let Some(x) = &mut self.recorded {
+            x.rename(r, &mut call.op);
+            // The rerun takes the call as the engine does.
+            if let Some(rerun) = &mut self.rerun {
+                let mut frame = Vec::new();
+                fib_wire::Up::Op {
+                    site: call.site,
+                    op: call.op.clone(),
+                }
+                .encode(&mut frame);
+                rerun.push(r, &frame[fib_wire::FRAME_HEADER..]);
+            }
+        }
         self.ahead[r].fed(&call);
         if let Some(x) = &mut self.recorded {
             x.fed(r, &call.op, &mut self.engine);
@@ -761,8 +774,11 @@ impl Loop<'_> {
                     return;
                 };
                 let msg = Up::decode(body);
-                // The rerun keeps a call as the rank sent it.
-                if let (Some(rerun), Some(r), Ok(Up::Op { .. })) = (&mut self.rerun, rank, &msg) {
+                // The rerun keeps a call as the rank sent it (a recorded
+                // run's, as the engine takes it: [`Loop::feed`]).
+                if let (Some(rerun), Some(r), Ok(Up::Op { .. }), None) =
+                    (&mut self.rerun, rank, &msg, &self.recorded)
+                {
                     rerun.push(r, body);
                 }
                 msg
@@ -843,6 +859,11 @@ impl Loop<'_> {
             Up::Took { req, src } => {
                 if let Some(x) = &mut self.recorded {
                     x.took(r, req, src, &mut self.engine);
+                }
+            }
+            Up::Named { comm } => {
+                if let Some(x) = &mut self.recorded {
+                    x.named(r, comm);
                 }
             }
             Up::Found { src } => {
@@ -1021,6 +1042,11 @@ impl Loop<'_> {
                 // A cancel is no answer: the rank takes it wherever it waits.
                 Down::PostRecv { .. } | Down::Cancelled { .. } => encode(r, &d),
                 _ if self.ahead[r].settled => {
+                    // A recorded run's constructor: the engine's name for
+                    // the communicator the rank made and named itself.
+                    if let (Some(x), Down::NewComm { id }) = (&mut self.recorded, &d) {
+                        x.given(r, *id);
+                    }
                     self.release(r);
                     released = true;
                 }
