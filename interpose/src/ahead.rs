@@ -228,6 +228,20 @@ impl Lib {
         Some(Real::new(req))
     }
 
+    /// Reports `op`; with `settled`, as a call that completes without the
+    /// scheduler's answer ([`fib_wire::Up::Ahead`] first: the scheduler
+    /// drops the answer and holds the rank's later calls until its engine
+    /// has given it).
+    pub fn event_settled(&mut self, op: fib_wire::Op, settled: bool) {
+        if settled {
+            self.push(fib_wire::Up::Ahead {
+                posted: false,
+                settled: true,
+            });
+        }
+        self.event(op);
+    }
+
     /// Whether a wait for all of `ids` can complete in MPI without the
     /// scheduler: each is a send, or a receive already posted (by
     /// [`Lib::post_ahead`] or the scheduler), and MPI matches these exactly

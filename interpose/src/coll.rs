@@ -68,17 +68,14 @@ unsafe fn coll_blocking_when(
     // A recorded run's collective completes in MPI, and the scheduler's
     // engine catches up with it afterwards.
     let recorded = l.record.is_some();
-    if recorded {
-        l.push(fib_wire::Up::Ahead {
-            posted: false,
-            settled: true,
-        });
-    }
-    l.event(Op::Coll {
-        kind,
-        comm: cid,
-        root,
-    });
+    l.event_settled(
+        Op::Coll {
+            kind,
+            comm: cid,
+            root,
+        },
+        recorded,
+    );
     if recorded {
         // Sent before the collective: a rank the others' failure kills
         // inside it still has it reported.
@@ -848,11 +845,7 @@ pub(crate) unsafe fn construct(
     // itself; the scheduler renames it once its engine has matched the
     // constructor.
     if l.record.is_some() {
-        l.push(fib_wire::Up::Ahead {
-            posted: false,
-            settled: true,
-        });
-        l.event(op);
+        l.event_settled(op, true);
         // Sent before the constructor: a rank the others' failure kills
         // inside it still has it reported.
         l.conn.flush();

@@ -114,11 +114,7 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     crate::windows::at_finalize(&mut l);
     crate::handles::report(&mut l);
     if l.record.is_some() {
-        l.push(Up::Ahead {
-            posted: false,
-            settled: true,
-        });
-        l.event(Op::Finalize);
+        l.event_settled(Op::Finalize, true);
         // MPI_Finalize waits for the other ranks: everything is sent first,
         // and the rank counts as waiting from here on.
         l.blocked(true);

@@ -115,13 +115,7 @@ unsafe fn send(
     // A recorded run's synchronous send completes in MPI, once its receive
     // takes it, and the engine catches up with it afterwards.
     let recorded = reply && blocking && l.record.is_some();
-    if recorded {
-        l.push(fib_wire::Up::Ahead {
-            posted: false,
-            settled: true,
-        });
-    }
-    l.event(op);
+    l.event_settled(op, recorded);
     if blocking {
         if reply && !recorded {
             l.wait_go();
@@ -537,18 +531,15 @@ unsafe fn probe(
     // A recorded run's blocking probe finds what MPI shows it (or the
     // source the plan forces), and says whose message that is.
     let recorded = blocking && l.record.is_some();
-    if recorded {
-        l.push(fib_wire::Up::Ahead {
-            posted: false,
-            settled: true,
-        });
-    }
-    l.event(Op::Probe {
-        src: rank_to_wire(source),
-        tag: tag_to_wire(tag),
-        comm: cid,
-        blocking,
-    });
+    l.event_settled(
+        Op::Probe {
+            src: rank_to_wire(source),
+            tag: tag_to_wire(tag),
+            comm: cid,
+            blocking,
+        },
+        recorded,
+    );
     if recorded {
         let Some(rec) = l.record.as_mut() else {
             unreachable!("a recorded run")

@@ -166,25 +166,28 @@ unsafe fn source_group(comm: MPI_Comm) -> MPI_Group {
 
 /// The source rank in `comm` of world rank `w`.
 unsafe fn from_world(comm: MPI_Comm, w: u32) -> c_int {
-    let mut world = RSMPI_GROUP_NULL;
-    PMPI_Comm_group(RSMPI_COMM_WORLD, &mut world);
-    let mut group = source_group(comm);
-    let w = w as c_int;
-    let mut r: c_int = 0;
-    PMPI_Group_translate_ranks(world, 1, &w, group, &mut r);
-    PMPI_Group_free(&mut world);
-    PMPI_Group_free(&mut group);
-    r
+    translate(comm, w as c_int, false)
 }
 
 /// The world rank of source rank `r` of `comm`.
 pub unsafe fn to_world(comm: MPI_Comm, r: c_int) -> u32 {
+    translate(comm, r, true) as u32
+}
+
+/// Rank `r` of `comm`'s sources as a world rank (`into_world`), or world
+/// rank `r` as a rank of `comm`'s sources.
+unsafe fn translate(comm: MPI_Comm, r: c_int, into_world: bool) -> c_int {
     let mut world = RSMPI_GROUP_NULL;
     PMPI_Comm_group(RSMPI_COMM_WORLD, &mut world);
     let mut group = source_group(comm);
-    let mut w: c_int = 0;
-    PMPI_Group_translate_ranks(group, 1, &r, world, &mut w);
+    let (from, to) = if into_world {
+        (group, world)
+    } else {
+        (world, group)
+    };
+    let mut out: c_int = 0;
+    PMPI_Group_translate_ranks(from, 1, &r, to, &mut out);
     PMPI_Group_free(&mut world);
     PMPI_Group_free(&mut group);
-    w as u32
+    out
 }

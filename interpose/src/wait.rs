@@ -22,11 +22,7 @@ use crate::values::{empty_status, put_empty, put_status, statuses_ignored, write
 pub fn wait_ids(l: &mut Lib, kind: WaitKind, ids: &[u32], test: bool) -> Vec<u32> {
     let reqs = ids.to_vec();
     if !test && matches!(kind, WaitKind::One | WaitKind::All) && l.settles(ids) {
-        l.push(fib_wire::Up::Ahead {
-            posted: false,
-            settled: true,
-        });
-        l.event(Op::Wait { kind, reqs });
+        l.event_settled(Op::Wait { kind, reqs }, true);
         l.settle(ids);
         return (0..ids.len() as u32).collect();
     }
@@ -34,11 +30,7 @@ pub fn wait_ids(l: &mut Lib, kind: WaitKind, ids: &[u32], test: bool) -> Vec<u32
     // (or what the plan forces), and says which.
     let picks = matches!(kind, WaitKind::Any | WaitKind::Some);
     if !test && picks && l.record.is_some() && l.settles(ids) {
-        l.push(fib_wire::Up::Ahead {
-            posted: false,
-            settled: true,
-        });
-        l.event(Op::Wait { kind, reqs });
+        l.event_settled(Op::Wait { kind, reqs }, true);
         let indices = l.settle_picked(ids, kind == WaitKind::Some);
         l.push(fib_wire::Up::Picked {
             indices: indices.clone(),

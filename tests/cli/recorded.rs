@@ -7,11 +7,10 @@
 //! is interrupted leaves no process behind.
 
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::{ctrl_c, fib, fixture, json, marker, processes_with};
+use super::{ctrl_c, fib, fixture, json, marker, processes_with, sendrecv_witness, wait_for_ranks};
 
 /// `fib check` of the fixture `name` in `mode`, with `more` arguments.
 fn check(name: &str, mode: &str, more: &[&str]) -> (Option<i32>, Value, String) {
@@ -102,22 +101,7 @@ fn a_recorded_check_finds_the_deadlock_and_its_token_replays() {
 #[test]
 fn a_recorded_check_gives_the_relevant_barrier_its_witness() {
     let (_, v, _) = check("sendrecv_witness.c", "recorded", &[]);
-    let b = &v["programs"][0]["barriers"][0];
-    assert_eq!(b["verdict"], "relevant");
-    let path: Vec<&str> = b["witness"]["path"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap())
-        .collect();
-    assert_eq!(path.len(), 5, "{path:?}");
-    assert!(
-        path[0].starts_with("rank 0 MPI_Recv at") && path[0].ends_with("sendrecv_witness.c:13")
-    );
-    assert_eq!(path[2], "all ranks meet in the barrier");
-    assert!(
-        path[4].starts_with("rank 2 MPI_Send at") && path[4].ends_with("sendrecv_witness.c:24")
-    );
+    sendrecv_witness(&v["programs"][0]["barriers"][0]);
     let (_, scheduled, _) = check("sendrecv_witness.c", "scheduled", &[]);
     assert_eq!(found(&v), found(&scheduled));
 }
@@ -272,10 +256,6 @@ fn ctrl_c_stops_a_recorded_run_and_leaves_no_process() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let until = Instant::now() + Duration::from_secs(60);
-    while processes_with(&m).len() < 3 {
-        assert!(Instant::now() < until, "the ranks never started");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_ranks(&m);
     ctrl_c(child, &m);
 }

@@ -311,11 +311,7 @@ fn ctrl_c_leaves_no_scratch_directory() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while processes_with(&m).len() < 3 {
-        assert!(std::time::Instant::now() < until, "the ranks never started");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    super::wait_for_ranks(&m);
     // The run's scratch directory exists while it runs.
     assert!(std::fs::read_dir(&p.tmp).unwrap().next().is_some());
     super::ctrl_c(child, &m);

@@ -13,6 +13,9 @@
 #[path = "../common/fs_proc.rs"]
 mod fs_proc;
 use fs_proc::processes_with;
+#[path = "../common/witness.rs"]
+mod witness;
+use witness::sendrecv_witness;
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -153,23 +156,7 @@ fn deadlock_found_and_replayed(launcher: &str, extra: &[&str]) {
 fn relevant_barrier_with_witness(launcher: &str) {
     let f = fixture("sendrecv_witness.c");
     let out = fib(&["check", &f, "--format", "json", "--launcher", launcher]);
-    let p = &json(&out)["programs"][0];
-    let b = &p["barriers"][0];
-    assert_eq!(b["verdict"], "relevant");
-    let path: Vec<&str> = b["witness"]["path"]
-        .as_array()
-        .expect("a witness path")
-        .iter()
-        .map(|s| s.as_str().unwrap())
-        .collect();
-    assert_eq!(path.len(), 5, "{path:?}");
-    assert!(
-        path[0].starts_with("rank 0 MPI_Recv at") && path[0].ends_with("sendrecv_witness.c:13")
-    );
-    assert_eq!(path[2], "all ranks meet in the barrier");
-    assert!(
-        path[4].starts_with("rank 2 MPI_Send at") && path[4].ends_with("sendrecv_witness.c:24")
-    );
+    sendrecv_witness(&json(&out)["programs"][0]["barriers"][0]);
 }
 
 #[test]

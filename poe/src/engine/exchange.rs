@@ -498,7 +498,7 @@ fn waited_alone(
     rank: usize,
     range: std::ops::Range<usize>,
     free: &dyn Fn(Site) -> bool,
-    completed: &FxHashMap<OpId, Vec<OpId>>,
+    completed: &FxHashMap<OpId, &[OpId]>,
 ) -> bool {
     let mut left = range.len();
     let mut any = false;
@@ -548,7 +548,7 @@ struct Run<'a> {
     /// The send each probe found.
     probed: FxHashMap<OpId, OpId>,
     /// What each wait or test completed.
-    completed: FxHashMap<OpId, Vec<OpId>>,
+    completed: FxHashMap<OpId, &'a [OpId]>,
     /// Every send by (sender, destination, communicator): its position in
     /// the sender's calls and its tag, in program order.
     sends: FxHashMap<(usize, usize, u32), Vec<(usize, i32)>>,
@@ -573,7 +573,7 @@ impl<'a> Run<'a> {
                     op,
                     completed: done,
                 } => {
-                    completed.insert(*op, done.clone());
+                    completed.insert(*op, done.as_slice());
                 }
                 Fired::SendRecv { recv, .. } => {
                     fired_at.insert(*recv, i);

@@ -247,43 +247,33 @@ impl<'a> Recorded<'a> {
             rank: r,
             index: engine.ops(r).len(),
         };
-        match op {
+        // The call's ordinal, and whether it chooses (a specific source
+        // takes no choice, but counts).
+        let (k, chooses) = match op {
             Op::Recv { src, .. } => {
-                let k = Ordinal::Recv(self.fed[r]);
                 self.fed[r] += 1;
-                self.found.push((id, k));
-                if *src == ANY {
-                    self.slots
-                        .entry((r, k))
-                        .or_default()
-                        .fill(Some(id), None, engine);
-                }
+                (Ordinal::Recv(self.fed[r] - 1), *src == ANY)
             }
             Op::Probe {
                 blocking: true,
                 src,
                 ..
             } => {
-                let k = Ordinal::Probe(self.probes_fed[r]);
                 self.probes_fed[r] += 1;
-                self.found.push((id, k));
-                if *src == ANY {
-                    self.slots
-                        .entry((r, k))
-                        .or_default()
-                        .fill(Some(id), None, engine);
-                }
+                (Ordinal::Probe(self.probes_fed[r] - 1), *src == ANY)
             }
             op if picks(op) => {
-                let k = Ordinal::Pick(self.picks_fed[r]);
                 self.picks_fed[r] += 1;
-                self.found.push((id, k));
-                self.slots
-                    .entry((r, k))
-                    .or_default()
-                    .fill(Some(id), None, engine);
+                (Ordinal::Pick(self.picks_fed[r] - 1), true)
             }
-            _ => {}
+            _ => return,
+        };
+        self.found.push((id, k));
+        if chooses {
+            self.slots
+                .entry((r, k))
+                .or_default()
+                .fill(Some(id), None, engine);
         }
     }
 
