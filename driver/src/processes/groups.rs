@@ -257,6 +257,19 @@ mod tests {
         found
     }
 
+    /// Processes with `marker` in their command line that have become
+    /// `sleep` (a forked shell's copy that is still on its way to the
+    /// exec shows the shell's command line, or for a moment none).
+    fn sleeps_with(marker: &str) -> Vec<i32> {
+        with_marker(marker)
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .is_ok_and(|c| c.trim_end() == "sleep")
+            })
+            .collect()
+    }
+
     /// A process in a session of its own (as MPICH's proxy is) that keeps
     /// starting children while the tree is killed: none of them survives.
     #[test]
@@ -303,14 +316,14 @@ mod tests {
             .spawn()
             .unwrap();
         let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while with_marker(&marker).is_empty() {
+        while sleeps_with(&marker).is_empty() {
             assert!(std::time::Instant::now() < until, "the sleep never started");
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         let _ = child.wait();
         // Found by its group, though its parent is init now.
         let found = descendants(child.id() as i32);
-        let started = with_marker(&marker);
+        let started = sleeps_with(&marker);
         kill_tree(child.id() as i32);
         let left = with_marker(&marker);
         for &p in &left {
