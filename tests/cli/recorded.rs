@@ -3,8 +3,9 @@
 //! and only the receives of a run's plan are forced. It must give what the
 //! scheduled mode gives: the same deadlocks with their tokens, the same
 //! verdicts with their witnesses; a program with a call it cannot follow
-//! yet is checked with the scheduler instead; and a run that times out or
-//! is interrupted leaves no process behind.
+//! yet is checked with the scheduler instead; a run that crashes is read
+//! back whole; and a run that times out or is interrupted leaves no
+//! process behind.
 
 use std::process::{Command, Stdio};
 
@@ -95,6 +96,48 @@ fn a_recorded_check_finds_the_deadlock_and_its_token_replays() {
         assert_eq!(p["interleavings"], 1, "{mode}");
         assert_eq!(p["outcome"], "deadlock", "{mode}");
         assert_eq!(p["findings"][0]["line"], 12, "{mode}");
+    }
+}
+
+/// A run that ends in a crash is still read back whole: the barrier every
+/// rank passed before it gets its verdict, the other wildcard order is
+/// explored, and the crash's token replays in both modes.
+#[test]
+fn a_recorded_run_that_crashes_is_read_back_whole() {
+    let (code, v, _) = check("crash_after_barrier.c", "recorded", &["-n", "3"]);
+    assert_eq!(code, Some(1));
+    let (_, scheduled, _) = check("crash_after_barrier.c", "scheduled", &["-n", "3"]);
+    assert_eq!(found(&v), found(&scheduled));
+    let p = &v["programs"][0];
+    assert_eq!(p["outcome"], "crash");
+    assert_eq!(p["interleavings"], 2);
+    assert_eq!(
+        p["interleavings"],
+        scheduled["programs"][0]["interleavings"]
+    );
+    assert_eq!(p["barriers"][0]["verdict"], "irrelevant");
+    let crash = &p["findings"][0];
+    assert_eq!(
+        (
+            crash["code"].as_str(),
+            crash["rank"].as_u64(),
+            crash["line"].as_u64()
+        ),
+        (Some("FIB002"), Some(2), Some(17))
+    );
+    let token = crash["replay"].as_str().unwrap().to_string();
+    // The first run takes what MPI gives: either sender may come first.
+    assert!(token == "0.0" || token == "1.0", "{token}");
+    for mode in ["recorded", "scheduled"] {
+        let (_, v, _) = check(
+            "crash_after_barrier.c",
+            mode,
+            &["-n", "3", "--replay", &token],
+        );
+        let p = &v["programs"][0];
+        assert_eq!(p["interleavings"], 1, "{mode}");
+        assert_eq!(p["outcome"], "crash", "{mode}");
+        assert_eq!(p["findings"][0]["rank"], 2, "{mode}");
     }
 }
 
