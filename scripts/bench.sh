@@ -41,7 +41,8 @@
 # a check.
 #
 # Environment: BENCH_RUNS, PINGPONG_ROUNDS, BARRIERS, SERVER_REQUESTS,
-# BANDWIDTH_ROUNDS, NONBLOCKING_ROUNDS, RMA_ROUNDS, HYBRID_STEPS override the defaults;
+# BANDWIDTH_ROUNDS, NONBLOCKING_ROUNDS, RMA_ROUNDS, HYBRID_STEPS, RING_RANKS,
+# CALLS_ROUNDS override the defaults;
 # CHOICES_LIMIT (default 50) is the interleaving limit of each run of the
 # section on rows whose statuses only steer data; STATIC_LINES (default
 # "10000 100000 200000 1000000") the sizes of the static analysis's programs.
@@ -196,15 +197,17 @@ PY
 # waiting for fib): the native time, fib's time per interleaving in each
 # mode, both modes' interleaving counts and outcomes, and the calls per
 # second each rank makes while recorded. RING_RANKS (default "64 256") are
-# the sizes of the ring (tests/umpire/isend_irecv_ring.c).
+# the sizes of the ring (tests/umpire/isend_irecv_ring.c); CALLS_ROUNDS
+# (default 1000000) the rounds of bench/calls.c, whose calls cost MPI
+# little, so that its calls/s/rank is the recording's own rate.
 modes_section() {
     mkdir -p target/bench
-    for src in bench/pingpong.c bench/server.c bench/bandwidth.c tests/umpire/isend_irecv_ring.c \
+    for src in bench/pingpong.c bench/calls.c bench/server.c bench/bandwidth.c tests/umpire/isend_irecv_ring.c \
         tests/diffusion2d/diffusion2d_anysrc.c; do
         mpicc.mpich -O2 -o "target/bench/$(basename "$src" .c)" "$src"
     done
     python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${SERVER_REQUESTS:-2000}" \
-        "${BANDWIDTH_ROUNDS:-500}" "${RING_RANKS:-64 256}" <<'PY'
+        "${BANDWIDTH_ROUNDS:-500}" "${RING_RANKS:-64 256}" "${CALLS_ROUNDS:-1000000}" <<'PY'
 import json
 import os
 import subprocess
@@ -214,6 +217,7 @@ import time
 runs = int(sys.argv[1])
 cases = [
     ("bench/pingpong.c", 2, [sys.argv[2]], []),
+    ("bench/calls.c", 2, [sys.argv[6]], []),
     ("bench/server.c", 4, [sys.argv[3]], ["--max-interleavings", "1"]),
     ("bench/bandwidth.c", 2, [sys.argv[4]], []),
     ("tests/diffusion2d/diffusion2d_anysrc.c", 8, [], ["--max-interleavings", "20"]),

@@ -104,6 +104,10 @@ fn current() -> Option<usize> {
 /// Whether a second thread has been seen.
 static MANY: AtomicBool = AtomicBool::new(false);
 
+/// `MPI_Init_thread`'s `provided` is watched and the program has not read
+/// it yet (what [`Init::unread`] says, readable without the state).
+static UNREAD: AtomicBool = AtomicBool::new(false);
+
 /// The rank has several threads: their accesses are kept from now on.
 fn many() {
     if !MANY.swap(true, Ordering::Relaxed) {
@@ -215,6 +219,7 @@ pub fn initialised(site: Site, required: Level, level: Level, provided: Option<u
         level,
         unread,
     });
+    UNREAD.store(unread, Ordering::Relaxed);
 }
 
 /// The level MPI provided, once initialised.
@@ -225,6 +230,12 @@ pub fn level() -> Option<Level> {
 /// The calling thread enters MPI with its call at `site`: the call is
 /// checked against the level and the other threads' calls.
 pub fn enter(site: Site) {
+    // A rank with one thread has nothing to judge its calls against: a
+    // thread it starts later comes after every one of them (its clock is
+    // the creator's), so they need not be logged.
+    if !MANY.load(Ordering::Relaxed) {
+        return;
+    }
     let index = me();
     // Asked before the state is held: the memory table is taken before
     // the state, never after.
@@ -235,9 +246,6 @@ pub fn enter(site: Site) {
     let Some(init) = s.init else {
         return;
     };
-    if !MANY.load(Ordering::Relaxed) {
-        return;
-    }
     let main = index == init.thread;
     if !main && init.level <= Level::Funneled {
         s.fault(ThreadFault::NotMain {
@@ -264,6 +272,7 @@ pub fn enter(site: Site) {
     if !main && init.unread {
         if read {
             s.init.as_mut().expect("checked").unread = false;
+            UNREAD.store(false, Ordering::Relaxed);
         } else {
             s.fault(ThreadFault::Unchecked {
                 site,
@@ -325,6 +334,10 @@ pub fn uses(shared: &[Shared], site: Site) {
 
 /// The calling thread's MPI call returns.
 pub fn leave() {
+    // See [`enter`]: while the rank has one thread, nothing is logged.
+    if !MANY.load(Ordering::Relaxed) {
+        return;
+    }
     let index = me();
     let mut s = state();
     s.order.leave(index);
@@ -341,17 +354,22 @@ pub fn waits_its_turn() -> bool {
 /// Notes whether the program has read the level `MPI_Init_thread`
 /// provided since its call (what `memory::sentinel` saw).
 pub fn note_read() {
-    let read = memory::sentinel_read();
+    if !UNREAD.load(Ordering::Relaxed) || !memory::sentinel_read() {
+        return;
+    }
     let mut s = state();
     if let Some(init) = s.init.as_mut() {
-        if init.unread && read {
-            init.unread = false;
-        }
+        init.unread = false;
     }
+    UNREAD.store(false, Ordering::Relaxed);
 }
 
 /// The faults found since the last call, as messages.
 pub fn take() -> Vec<Up> {
+    // Every fault is found with several threads ([`enter`], [`uses`]).
+    if !MANY.load(Ordering::Relaxed) {
+        return Vec::new();
+    }
     let mut s = state();
     s.faults
         .drain(..)
