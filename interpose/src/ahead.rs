@@ -159,12 +159,8 @@ impl Lib {
     /// has completed in MPI got its message from ([`fib_wire::Up::Took`]),
     /// once; sent at once when the rank already said it waits.
     fn report_taken(&mut self, ids: &[u32]) {
-        let Some(rec) = &mut self.record else { return };
         let mut any = false;
         for id in ids {
-            let Some(&comm) = rec.wild.get(id) else {
-                continue;
-            };
             let Some(Kind::Recv(RecvReq {
                 real: Some(real), ..
             })) = self.reqs.get_mut(id).map(|r| &mut r.kind)
@@ -175,14 +171,63 @@ impl Lib {
                 continue;
             }
             let st = real.status.expect("a completed request keeps its status");
-            rec.wild.remove(id);
-            // SAFETY: the receive's communicator, valid while it is.
-            let src = unsafe { crate::record::to_world(comm, st.MPI_SOURCE) };
-            self.conn.push(&fib_wire::Up::Took { req: *id, src });
-            any = true;
+            any |= self.say_taken(*id, &st);
         }
         if any && rec_blocked(&self.record) {
             self.conn.flush();
+        }
+    }
+
+    /// In a recorded run, once the receive `id` has completed with status
+    /// `st`: if it is a wildcard receive or one the program asked to
+    /// cancel, says (once) whose message it got, or that MPI cancelled it
+    /// ([`fib_wire::Up::Took`]); returns whether it did.
+    pub fn say_taken(&mut self, id: u32, st: &MPI_Status) -> bool {
+        let Some(rec) = &mut self.record else {
+            return false;
+        };
+        let comm = match (rec.wild.remove(&id), rec.cancels.remove(&id)) {
+            (Some(c), _) | (None, Some(c)) => c,
+            (None, None) => return false,
+        };
+        let mut cancelled: c_int = 0;
+        // SAFETY: a status MPI filled in (or fib, for a receive never
+        // posted); the receive's communicator is valid while it is.
+        let src = unsafe {
+            PMPI_Test_cancelled(st, &mut cancelled);
+            match cancelled {
+                0 => crate::record::to_world(comm, st.MPI_SOURCE),
+                _ => fib_wire::CANCELLED,
+            }
+        };
+        self.conn.push(&fib_wire::Up::Took { req: id, src });
+        true
+    }
+
+    /// In a recorded run, the program's `MPI_Cancel` of request `id`. A
+    /// send's cancel fails, as the engine has it. A receive the plan
+    /// cancels was never posted: it is cancelled now; one the plan gives a
+    /// message is left to MPI; any other is cancelled in MPI, and says at
+    /// its completion what came of it ([`Lib::say_taken`]).
+    pub fn cancel_recorded(&mut self, id: u32) {
+        let Some(rec) = &mut self.record else { return };
+        let kept = rec.kept.contains(&id);
+        let Some(Kind::Recv(r)) = self.reqs.get_mut(&id).map(|r| &mut r.kind) else {
+            return;
+        };
+        if r.proc_null || r.cancelled {
+            return;
+        }
+        match &mut r.real {
+            None => self.cancel_recv(id),
+            Some(_) if kept => {}
+            Some(real) => {
+                if real.status.is_none() {
+                    // SAFETY: the request is active and owned by this entry.
+                    unsafe { PMPI_Cancel(&mut real.req) };
+                }
+                rec.cancels.insert(id, r.comm);
+            }
         }
     }
 
@@ -212,7 +257,7 @@ impl Lib {
         comm: MPI_Comm,
     ) -> Option<Real> {
         if let Some(rec) = &mut self.record {
-            let src = rec.source(src, comm);
+            let src = rec.source(src, comm)?;
             if src == RSMPI_PROC_NULL {
                 return None;
             }
@@ -254,7 +299,11 @@ impl Lib {
             && ids
                 .iter()
                 .all(|id| match self.reqs.get(id).map(|r| &r.kind) {
-                    Some(Kind::Recv(r)) => r.real.is_some() || r.proc_null,
+                    // A recorded run's receive that the plan cancelled
+                    // was never posted, and is complete.
+                    Some(Kind::Recv(r)) => {
+                        r.real.is_some() || r.proc_null || (r.cancelled && self.record.is_some())
+                    }
                     // Only the scheduler knows when a collective matched;
                     // a recorded run's completes in MPI (but an
                     // `MPI_Comm_idup`, whose communicator the scheduler

@@ -167,8 +167,11 @@ unsafe fn recv(
         cancelled: false,
         real,
     }));
-    if let Some(rec) = l.record.as_mut().filter(|_| src == RSMPI_ANY_SOURCE) {
-        rec.wild.insert(id, comm);
+    if let Some(rec) = l.record.as_mut() {
+        rec.keep(id);
+        if src == RSMPI_ANY_SOURCE {
+            rec.wild.insert(id, comm);
+        }
     }
     let lent = if crate::memory::instrumented() {
         let call = match (blocking, starting) {

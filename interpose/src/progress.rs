@@ -350,12 +350,7 @@ impl Lib {
     /// complete: polls its real operation, forgets it and returns its status.
     pub fn complete(&mut self, id: u32) -> MPI_Status {
         let st = self.peek(id);
-        if let Some(comm) = self.record.as_mut().and_then(|r| r.wild.remove(&id)) {
-            // SAFETY: the receive's communicator, still valid while its
-            // receive is.
-            let src = unsafe { crate::record::to_world(comm, st.MPI_SOURCE) };
-            self.conn.push(&Up::Took { req: id, src });
-        }
+        self.say_taken(id, &st);
         if let Some(newcomm) = self.idups.remove(&id) {
             let Some(cid) = self.new_comms.pop_front() else {
                 fatal(&format!(

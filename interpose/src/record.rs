@@ -12,7 +12,10 @@
 //! a blocking `MPI_Probe` from `MPI_ANY_SOURCE` finds what MPI shows it, or
 //! the source the plan forces, and says whose ([`fib_wire::Up::Found`]);
 //! a communicator constructor runs in MPI, and the rank names the new
-//! communicator itself ([`fib_wire::Up::Named`]).
+//! communicator itself ([`fib_wire::Up::Named`]). A receive the program
+//! cancels is cancelled in MPI, and says at its completion whether MPI
+//! cancelled it or whose message it got; one whose outcome the plan forces
+//! is never posted (cancelled) or is left to match (not cancelled).
 //! A call whose outcome only the scheduler gives in this version (a
 //! nonblocking probe, a test, ...) ends the run
 //! ([`fib_wire::Up::Unrecorded`]).
@@ -20,15 +23,25 @@
 use std::os::raw::c_int;
 
 use mpi_sys::*;
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// How long a rank waits in MPI before it says it is blocked.
 pub const BLOCKED_AFTER: std::time::Duration = std::time::Duration::from_millis(200);
 
 /// A recorded run's state in the rank.
 pub struct Recording {
-    /// Receive ordinals whose source the plan forces, with the world rank.
+    /// Receive ordinals whose outcome the plan forces: the world rank
+    /// whose message it takes, or [`fib_wire::CANCELLED`].
     forced: HashMap<u64, u32>,
+    /// The last receive made has its outcome forced ([`Recording::source`]).
+    decided: bool,
+    /// Receives whose outcome the plan forces, by request id: the
+    /// program's `MPI_Cancel` leaves them as the plan says.
+    pub kept: HashSet<u32>,
+    /// Receives the program asked to cancel, their outcome not forced, by
+    /// request id, with their communicator: each says at its completion
+    /// whether MPI cancelled it.
+    pub cancels: HashMap<u32, MPI_Comm>,
     /// Receives made so far.
     receives: u64,
     /// `MPI_Waitany` and `MPI_Waitsome` calls whose positions the plan
@@ -90,7 +103,12 @@ impl Recording {
                     }
                 }
                 None => {
-                    if let (Ok(k), Ok(r)) = (k.parse(), r.parse()) {
+                    // `K:c`: the K-th receive is cancelled.
+                    let r = match r {
+                        "c" => Ok(fib_wire::CANCELLED),
+                        r => r.parse(),
+                    };
+                    if let (Ok(k), Ok(r)) = (k.parse(), r) {
                         forced.insert(k, r);
                     }
                 }
@@ -98,6 +116,9 @@ impl Recording {
         }
         Some(Recording {
             forced,
+            decided: false,
+            kept: HashSet::default(),
+            cancels: HashMap::default(),
             receives: 0,
             picks,
             waits: 0,
@@ -110,16 +131,28 @@ impl Recording {
     }
 
     /// The source to post the next receive from: the program's `src`,
-    /// unless it is `MPI_ANY_SOURCE` and the plan forces this receive.
-    pub unsafe fn source(&mut self, src: c_int, comm: MPI_Comm) -> c_int {
+    /// unless it is `MPI_ANY_SOURCE` and the plan forces this receive's
+    /// message; `None` when the plan cancels it (it is never posted).
+    /// [`Recording::keep`] then tells whether its outcome is forced.
+    pub unsafe fn source(&mut self, src: c_int, comm: MPI_Comm) -> Option<c_int> {
         let k = self.receives;
         self.receives += 1;
-        if src != RSMPI_ANY_SOURCE {
-            return src;
+        let forced = self.forced.get(&k).copied();
+        self.decided = forced.is_some();
+        match forced {
+            Some(fib_wire::CANCELLED) => None,
+            Some(w) if src == RSMPI_ANY_SOURCE => Some(from_world(comm, w)),
+            _ => Some(src),
         }
-        match self.forced.get(&k) {
-            Some(&w) => from_world(comm, w),
-            None => src,
+    }
+
+    /// The receive [`Recording::source`] last answered for is request
+    /// `id`: its outcome is the plan's, or MPI's.
+    pub fn keep(&mut self, id: u32) {
+        if self.decided {
+            self.kept.insert(id);
+        } else {
+            self.kept.remove(&id);
         }
     }
 }

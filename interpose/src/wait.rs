@@ -343,9 +343,10 @@ pub unsafe extern "C" fn MPI_Cancel(request: *mut MPI_Request) -> c_int {
         return MPI_SUCCESS as c_int;
     }
     l.event(Op::Cancel { req: id });
-    // Whether MPI cancels or matches the receive is the scheduler's choice.
+    // Whether MPI cancels or matches the receive is the scheduler's choice;
+    // in a recorded run, the plan's or MPI's.
     if l.record.is_some() {
-        l.unrecorded();
+        l.cancel_recorded(id);
     }
     MPI_SUCCESS as c_int
 }

@@ -247,6 +247,28 @@ fn a_recorded_check_follows_the_communicators_the_ranks_make() {
     }
 }
 
+/// A wildcard receive the program cancels once the message may be on its
+/// way: MPI cancels it or gives it the message, and the next run forces
+/// the other outcome (a receive the plan cancels is never posted). Both
+/// are explored without the scheduler; only the cancelled one leaves
+/// rank 1's message unreceived (FIB020).
+#[test]
+fn a_recorded_check_follows_and_forces_cancels() {
+    let name = "../umpire/cancel_any_src_races_message.c";
+    let (code, v, err) = check(name, "recorded", &["-n", "2"]);
+    assert!(!err.contains("checked with the scheduler"), "{err}");
+    let (scheduled_code, scheduled, _) = check(name, "scheduled", &["-n", "2"]);
+    assert_eq!(code, scheduled_code);
+    assert_eq!(found(&v), found(&scheduled));
+    let p = &v["programs"][0];
+    assert_eq!(p["interleavings"], 2);
+    let f = &p["findings"][0];
+    assert_eq!(
+        (f["code"].as_str(), f["rank"].as_u64(), f["line"].as_u64()),
+        (Some("FIB020"), Some(1), Some(31))
+    );
+}
+
 #[test]
 fn a_call_a_recorded_run_cannot_follow_is_checked_with_the_scheduler() {
     // iprobe_poll.c polls with MPI_Iprobe, whose answer only the scheduler

@@ -35,7 +35,7 @@
 //!   `umpire_corpus_recorded` checks in recorded runs (default: those of
 //!   wildcard receives, barriers, `MPI_Waitany`, `MPI_Waitsome`, wildcard
 //!   probes, `MPI_Ibarrier`, `MPI_Ibcast`, `MPI_Iallreduce`, split, dup'ed,
-//!   Cartesian and intercommunicators);
+//!   Cartesian and intercommunicators, cancels);
 //! - `FIB_UMPIRE_JOBS=n`: how many programs to check at once (default 2);
 //! - `FIB_UMPIRE_TIMEOUT=secs`: per-program limit (default 300).
 
@@ -561,10 +561,9 @@ fn umpire_corpus_openmpi() {
 }
 
 /// The corpus's programs of wildcard receives, barriers, `MPI_Waitany`,
-/// `MPI_Waitsome`, wildcard probes, some nonblocking collectives and
-/// communicator constructors in recorded runs (`--mode recorded`, under
-/// MPICH):
-/// the same outcomes, findings and
+/// `MPI_Waitsome`, wildcard probes, some nonblocking collectives,
+/// communicator constructors and cancels in recorded runs (`--mode
+/// recorded`, under MPICH): the same outcomes, findings and
 /// verdicts as scheduled ones (`FIB_UMPIRE_RECORDED` lists which, as
 /// `FIB_UMPIRE_ONLY` does; `all` for every program). A program with a call
 /// a recorded run cannot follow is checked scheduled, and must pass too.
@@ -610,6 +609,7 @@ fn corpus_under(mpi: &'static str, recorded: bool) {
             "split_comm",
             "dup_comm",
             "intercomm",
+            "cancel_",
             "cart_",
         ]
         .map(String::from)

@@ -74,6 +74,9 @@ pub const RECORDED_COMMS: u32 = 1 << 30;
 /// In [`Up::Named`]: the constructor gave the rank no communicator
 /// (`MPI_COMM_NULL`).
 pub const NO_COMM: u32 = u32::MAX;
+/// [`Up::Took`]'s source for a receive that MPI cancelled (the program
+/// asked it to, `MPI_Cancel`) instead of giving it a message.
+pub const CANCELLED: u32 = u32::MAX;
 /// The name an `Up::Unsupported` report gives to MPI calls from two threads
 /// of a rank at once, which fib does not model.
 pub const THREAD_MULTIPLE: &str = "MPI_THREAD_MULTIPLE";

@@ -136,8 +136,10 @@ pub enum Up {
         fault: Overflow,
     },
     /// In a recorded run ([`env::RECORD`](crate::env::RECORD)): the
-    /// receive of request `req`, from `MPI_ANY_SOURCE`, got the message of
-    /// world rank `src`. Sent once it completes, after its [`Up::Op`].
+    /// receive of request `req`, from `MPI_ANY_SOURCE` or one the program
+    /// asked to cancel, got the message of world rank `src`, or was
+    /// cancelled ([`CANCELLED`](crate::CANCELLED)). Sent once it
+    /// completes, after its [`Up::Op`].
     Took { req: u32, src: u32 },
     /// In a recorded run: the `MPI_Waitany` or `MPI_Waitsome` the rank
     /// reported last returned the requests at these positions of its list

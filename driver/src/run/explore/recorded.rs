@@ -5,10 +5,12 @@
 //! ([`poe::Engine::following`]), taking at each choice past the plan what
 //! the run took there; an `MPI_Waitany` or `MPI_Waitsome` says which
 //! requests it returned ([`fib_wire::Up::Picked`]), a blocking probe from
-//! `MPI_ANY_SOURCE` whose message it found ([`fib_wire::Up::Found`]). The
-//! plan itself is
+//! `MPI_ANY_SOURCE` whose message it found ([`fib_wire::Up::Found`]); a
+//! receive the program cancelled, whether MPI cancelled it. The plan
+//! itself is
 //! forced on the ranks: each planned choice names the world rank whose
-//! message a receive or a probe takes, or the positions a `Waitany` or
+//! message a receive or a probe takes (or that a receive is cancelled), or
+//! the positions a `Waitany` or
 //! `Waitsome` returns ([`fib_wire::env::FORCE`], by the call's ordinal
 //! among its rank's receives, its blocking probes, or its `Waitany` and
 //! `Waitsome` calls, which
@@ -84,6 +86,7 @@ impl Ordinals {
                 (Alternative::Send(send), Ordinal::Recv(k)) => {
                     out.push(format!("{}/{k}:{}", at.rank, send.rank))
                 }
+                (Alternative::Cancel, Ordinal::Recv(k)) => out.push(format!("{}/{k}:c", at.rank)),
                 (Alternative::Send(send), Ordinal::Probe(k)) => {
                     out.push(format!("{}/p{k}:{}", at.rank, send.rank))
                 }
@@ -137,10 +140,15 @@ pub(super) struct Recorded<'a> {
     /// Per rank, its blocking probes reported and fed.
     probes_reported: Vec<u64>,
     probes_fed: Vec<u64>,
-    /// Per rank, the ordinal of the latest wildcard receive reported under
-    /// each request id (a completion, and so its `Took`, comes before the
-    /// id is used again).
+    /// Per rank, the ordinal of the latest receive reported under each
+    /// request id (a completion, and so its `Took`, comes before the id is
+    /// used again).
     by_req: Vec<HashMap<u32, u64>>,
+    /// Per rank, the engine's index of each receive fed, by ordinal.
+    recv_index: Vec<Vec<usize>>,
+    /// The receives (rank, ordinal) the program asked to cancel: each is a
+    /// choice, between its message and the cancel.
+    cancels: std::collections::HashSet<(usize, u64)>,
     slots: HashMap<(usize, Ordinal), Slot>,
     /// The ordinals of the choosing calls fed, for the plans of later runs.
     found: Vec<(OpId, Ordinal)>,
@@ -172,6 +180,8 @@ impl<'a> Recorded<'a> {
             probes_reported: vec![0; nprocs],
             probes_fed: vec![0; nprocs],
             by_req: vec![HashMap::new(); nprocs],
+            recv_index: vec![Vec::new(); nprocs],
+            cancels: Default::default(),
             slots: HashMap::new(),
             found: Vec::new(),
             blocked: vec![false; nprocs],
@@ -222,14 +232,28 @@ impl<'a> Recorded<'a> {
     }
 
     /// Rank `r` reported `op`, made at `site`.
-    pub fn reported(&mut self, r: usize, site: fib_wire::Site, op: &Op) {
+    pub fn reported(&mut self, r: usize, site: fib_wire::Site, op: &Op, engine: &mut Engine) {
         self.last[r] = (poe::engine::call_name(op), site);
         match op {
-            Op::Recv { req, src, .. } => {
+            Op::Recv { req, .. } => {
                 let k = self.reported[r];
                 self.reported[r] += 1;
-                if *src == ANY {
-                    self.by_req[r].insert(*req, k);
+                self.by_req[r].insert(*req, k);
+            }
+            Op::Cancel { req } => {
+                let Some(&k) = self.by_req[r].get(req) else {
+                    return;
+                };
+                if self.cancels.insert((r, k)) {
+                    // Already fed: the receive chooses from now on.
+                    if let Some(&index) = self.recv_index[r].get(k as usize) {
+                        let id = OpId { rank: r, index };
+                        self.slots.entry((r, Ordinal::Recv(k))).or_default().fill(
+                            Some(id),
+                            None,
+                            engine,
+                        );
+                    }
                 }
             }
             Op::Wait { kind, .. } if picks(op) => {
@@ -252,7 +276,12 @@ impl<'a> Recorded<'a> {
         let (k, chooses) = match op {
             Op::Recv { src, .. } => {
                 self.fed[r] += 1;
-                (Ordinal::Recv(self.fed[r] - 1), *src == ANY)
+                let k = self.fed[r] - 1;
+                self.recv_index[r].push(id.index);
+                (
+                    Ordinal::Recv(k),
+                    *src == ANY || self.cancels.contains(&(r, k)),
+                )
             }
             Op::Probe {
                 blocking: true,
@@ -277,17 +306,21 @@ impl<'a> Recorded<'a> {
         }
     }
 
-    /// Rank `r`'s wildcard receive of request `req` took world rank `src`'s
-    /// message.
+    /// Rank `r`'s wildcard receive, or receive it asked to cancel, of
+    /// request `req` took world rank `src`'s message (or was cancelled,
+    /// [`fib_wire::CANCELLED`]).
     pub fn took(&mut self, r: usize, req: u32, src: u32, engine: &mut Engine) {
         let Some(&k) = self.by_req[r].get(&req) else {
             return;
         };
-        self.slots.entry((r, Ordinal::Recv(k))).or_default().fill(
-            None,
-            Some(Outcome::From(src as usize)),
-            engine,
-        );
+        let took = match src {
+            fib_wire::CANCELLED => Outcome::Cancelled,
+            src => Outcome::From(src as usize),
+        };
+        self.slots
+            .entry((r, Ordinal::Recv(k)))
+            .or_default()
+            .fill(None, Some(took), engine);
     }
 
     /// Rank `r`'s last blocking probe reported, from `MPI_ANY_SOURCE`,

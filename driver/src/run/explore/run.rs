@@ -851,7 +851,7 @@ impl Loop<'_> {
                 }
                 self.endings.call(r, site, &op);
                 if let Some(x) = &mut self.recorded {
-                    x.reported(r, site, &op);
+                    x.reported(r, site, &op, &mut self.engine);
                 }
                 if self.rerun.is_some() && depends_on_timing(&op) {
                     self.rerun = None;
