@@ -623,14 +623,46 @@ unsafe fn mprobe(
     let mut l = lib();
     let cid = l.comm_id(comm);
     let id = l.new_id();
-    l.mprobe = Some((id, None));
-    l.event(Op::Mprobe {
-        src: rank_to_wire(source),
-        tag: tag_to_wire(tag),
-        comm: cid,
-        req: id,
-        blocking,
-    });
+    // A recorded run's blocking matched probe takes what MPI gives it (or
+    // the source the plan forces: it counts among the rank's receives),
+    // and says whose message that is.
+    let recorded = blocking && l.record.is_some();
+    if !recorded {
+        l.mprobe = Some((id, None));
+    }
+    l.event_settled(
+        Op::Mprobe {
+            src: rank_to_wire(source),
+            tag: tag_to_wire(tag),
+            comm: cid,
+            req: id,
+            blocking,
+        },
+        recorded,
+    );
+    if recorded {
+        let Some(rec) = l.record.as_mut() else {
+            unreachable!("a recorded run")
+        };
+        let src = rec.source(source, comm).unwrap_or(source);
+        if src == RSMPI_PROC_NULL {
+            PMPI_Mprobe(src, tag, comm, message, status);
+            return true;
+        }
+        let st = l.poll_recorded(&[], |_| {
+            let mut flag: c_int = 0;
+            let mut st = crate::values::empty_status();
+            PMPI_Improbe(src, tag, comm, &mut flag, message, &mut st);
+            (flag != 0).then_some(st)
+        });
+        if source == RSMPI_ANY_SOURCE {
+            let src = crate::record::to_world(comm, st.MPI_SOURCE);
+            l.push(fib_wire::Up::Took { req: id, src });
+        }
+        l.probed.insert(bits(*message), id);
+        put_status(status, &st);
+        return true;
+    }
     let down = l.wait_down();
     let chosen = l.mprobe.take().and_then(|(_, c)| c);
     match (down, chosen) {
@@ -726,11 +758,19 @@ unsafe fn mrecv(
             l.push(m);
         }
     }
-    l.event(Op::Mrecv {
-        req: id,
-        blocking,
-        probe,
-    });
+    // A recorded run's blocking one completes in MPI.
+    let settled = blocking && l.record.is_some();
+    l.event_settled(
+        Op::Mrecv {
+            req: id,
+            blocking,
+            probe,
+        },
+        settled,
+    );
+    if settled {
+        l.settle(&[id]);
+    }
     (id, h)
 }
 
@@ -745,7 +785,9 @@ pub unsafe extern "C" fn MPI_Mrecv(
     check("MPI_Mrecv", &[Need::data(0, buf, count, datatype, true)]);
     let (id, _) = mrecv(buf, count, datatype, message, true);
     let mut l = lib();
-    l.wait_go();
+    if l.record.is_none() {
+        l.wait_go();
+    }
     let st = l.complete(id);
     put_status(status, &st);
     MPI_SUCCESS as c_int

@@ -10,7 +10,9 @@
 //! `MPI_Waitany` and `MPI_Waitsome` return what completes first in MPI, or
 //! the positions the plan forces, and say which ([`fib_wire::Up::Picked`]);
 //! a blocking `MPI_Probe` from `MPI_ANY_SOURCE` finds what MPI shows it, or
-//! the source the plan forces, and says whose ([`fib_wire::Up::Found`]);
+//! the source the plan forces, and says whose ([`fib_wire::Up::Found`]); a
+//! blocking `MPI_Mprobe` takes its message as a receive does (it counts
+//! among the receives, and says whose with [`fib_wire::Up::Took`]);
 //! a communicator constructor runs in MPI, and the rank names the new
 //! communicator itself ([`fib_wire::Up::Named`]). A receive the program
 //! cancels is cancelled in MPI, and says at its completion whether MPI

@@ -269,6 +269,28 @@ fn a_recorded_check_follows_and_forces_cancels() {
     );
 }
 
+/// A blocking matched probe from `MPI_ANY_SOURCE` takes what MPI gives
+/// it, and the next run forces the other sender's message; its
+/// `MPI_Mrecv` completes in MPI. Both orders are explored without the
+/// scheduler, and the message the probe never takes is reported in the
+/// same interleaving as scheduled (FIB020).
+#[test]
+fn a_recorded_check_follows_and_forces_matched_probes() {
+    let name = "../umpire/mprobe_never_received.c";
+    let (code, v, err) = check(name, "recorded", &["-n", "3"]);
+    assert!(!err.contains("checked with the scheduler"), "{err}");
+    let (scheduled_code, scheduled, _) = check(name, "scheduled", &["-n", "3"]);
+    assert_eq!(code, scheduled_code);
+    assert_eq!(found(&v), found(&scheduled));
+    let p = &v["programs"][0];
+    assert_eq!(p["interleavings"], 2);
+    let f = &p["findings"][0];
+    assert_eq!(
+        (f["code"].as_str(), f["rank"].as_u64(), f["line"].as_u64()),
+        (Some("FIB020"), Some(2), Some(27))
+    );
+}
+
 #[test]
 fn a_call_a_recorded_run_cannot_follow_is_checked_with_the_scheduler() {
     // iprobe_poll.c polls with MPI_Iprobe, whose answer only the scheduler

@@ -35,7 +35,7 @@
 //!   `umpire_corpus_recorded` checks in recorded runs (default: those of
 //!   wildcard receives, barriers, `MPI_Waitany`, `MPI_Waitsome`, wildcard
 //!   probes, `MPI_Ibarrier`, `MPI_Ibcast`, `MPI_Iallreduce`, split, dup'ed,
-//!   Cartesian and intercommunicators, cancels);
+//!   Cartesian and intercommunicators, cancels, matched probes);
 //! - `FIB_UMPIRE_JOBS=n`: how many programs to check at once (default 2);
 //! - `FIB_UMPIRE_TIMEOUT=secs`: per-program limit (default 300).
 
@@ -562,7 +562,7 @@ fn umpire_corpus_openmpi() {
 
 /// The corpus's programs of wildcard receives, barriers, `MPI_Waitany`,
 /// `MPI_Waitsome`, wildcard probes, some nonblocking collectives,
-/// communicator constructors and cancels in recorded runs (`--mode
+/// communicator constructors, cancels and matched probes in recorded runs (`--mode
 /// recorded`, under MPICH): the same outcomes, findings and
 /// verdicts as scheduled ones (`FIB_UMPIRE_RECORDED` lists which, as
 /// `FIB_UMPIRE_ONLY` does; `all` for every program). A program with a call
@@ -610,6 +610,7 @@ fn corpus_under(mpi: &'static str, recorded: bool) {
             "dup_comm",
             "intercomm",
             "cancel_",
+            "mprobe",
             "cart_",
         ]
         .map(String::from)

@@ -35,7 +35,8 @@ use poe::{Engine, OpId};
 /// its next reports within this.
 pub(super) const QUIET: Duration = Duration::from_millis(300);
 
-/// A choosing call's ordinal in its rank: among its receives, among its
+/// A choosing call's ordinal in its rank: among its receives (blocking
+/// matched probes included), among its
 /// `MPI_Waitany` and `MPI_Waitsome` calls, or among its blocking probes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Ordinal {
@@ -235,7 +236,13 @@ impl<'a> Recorded<'a> {
     pub fn reported(&mut self, r: usize, site: fib_wire::Site, op: &Op, engine: &mut Engine) {
         self.last[r] = (poe::engine::call_name(op), site);
         match op {
-            Op::Recv { req, .. } => {
+            // A blocking matched probe is a receive: it takes its message.
+            Op::Recv { req, .. }
+            | Op::Mprobe {
+                req,
+                blocking: true,
+                ..
+            } => {
                 let k = self.reported[r];
                 self.reported[r] += 1;
                 self.by_req[r].insert(*req, k);
@@ -274,7 +281,12 @@ impl<'a> Recorded<'a> {
         // The call's ordinal, and whether it chooses (a specific source
         // takes no choice, but counts).
         let (k, chooses) = match op {
-            Op::Recv { src, .. } => {
+            Op::Recv { src, .. }
+            | Op::Mprobe {
+                src,
+                blocking: true,
+                ..
+            } => {
                 self.fed[r] += 1;
                 let k = self.fed[r] - 1;
                 self.recv_index[r].push(id.index);
