@@ -305,10 +305,10 @@ impl Lib {
                         r.real.is_some() || r.proc_null || (r.cancelled && self.record.is_some())
                     }
                     // Only the scheduler knows when a collective matched;
-                    // a recorded run's completes in MPI (but an
-                    // `MPI_Comm_idup`, whose communicator the scheduler
-                    // names).
-                    Some(Kind::Coll(_)) => self.record.is_some() && !self.idups.contains_key(id),
+                    // a recorded run's completes in MPI (an
+                    // `MPI_Comm_idup`'s communicator is named by the rank
+                    // as it completes).
+                    Some(Kind::Coll(_)) => self.record.is_some(),
                     Some(_) => true,
                     None => false,
                 })

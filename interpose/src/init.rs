@@ -115,6 +115,20 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     crate::handles::report(&mut l);
     if l.record.is_some() {
         l.event_settled(Op::Finalize, true);
+        // A nonblocking collective the program never completed may still
+        // be needed by the ranks that wait for it (an `MPI_Comm_idup`'s
+        // new context): it is driven to its end in MPI first, as a
+        // scheduled rank's progress does while it waits to finalize.
+        let mut colls: Vec<u32> = l
+            .reqs
+            .iter()
+            .filter(|(_, r)| matches!(r.kind, crate::state::Kind::Coll(_)))
+            .map(|(&id, _)| id)
+            .collect();
+        colls.sort_unstable();
+        if !colls.is_empty() {
+            l.settle(&colls);
+        }
         // MPI_Finalize waits for the other ranks: everything is sent first,
         // and the rank counts as waiting from here on.
         l.blocked(true);

@@ -352,6 +352,18 @@ impl Lib {
         let st = self.peek(id);
         self.say_taken(id, &st);
         if let Some(newcomm) = self.idups.remove(&id) {
+            // A recorded run's rank names it itself, in the order of the
+            // completion call's positions, as the scheduler's engine
+            // answers.
+            if let Some(rec) = self.record.as_mut() {
+                let comm = rec.name_comm();
+                // SAFETY: MPI wrote the new handle there by the time the
+                // request completed; the program keeps it valid until then.
+                self.comms.insert(bits(unsafe { *newcomm }), comm);
+                self.conn.push(&Up::Named { comm });
+                self.drop_req(id);
+                return st;
+            }
             let Some(cid) = self.new_comms.pop_front() else {
                 fatal(&format!(
                     "protocol error: MPI_Comm_idup request {id} completed with no communicator id"

@@ -14,7 +14,8 @@
 //! blocking `MPI_Mprobe` takes its message as a receive does (it counts
 //! among the receives, and says whose with [`fib_wire::Up::Took`]);
 //! a communicator constructor runs in MPI, and the rank names the new
-//! communicator itself ([`fib_wire::Up::Named`]). A receive the program
+//! communicator itself ([`fib_wire::Up::Named`]; an `MPI_Comm_idup`'s as
+//! its wait completes it, which is when the scheduler's engine names it). A receive the program
 //! cancels is cancelled in MPI, and says at its completion whether MPI
 //! cancelled it or whose message it got; one whose outcome the plan forces
 //! is never posted (cancelled) or is left to match (not cancelled).

@@ -291,6 +291,26 @@ fn a_recorded_check_follows_and_forces_matched_probes() {
     );
 }
 
+/// An `MPI_Comm_idup` completes in MPI, and its rank names the new
+/// communicator at the wait, after the one an `MPI_Comm_dup` made in
+/// between, as the engine gives them their ids: the wildcard receives on
+/// the first and the barrier on the second are followed without the
+/// scheduler, with the scheduled check's findings and verdict.
+#[test]
+fn a_recorded_check_follows_a_communicator_made_by_comm_idup() {
+    let (code, v, err) = check("idup_then_dup.c", "recorded", &["-n", "3"]);
+    assert!(!err.contains("checked with the scheduler"), "{err}");
+    let (scheduled_code, scheduled, _) = check("idup_then_dup.c", "scheduled", &["-n", "3"]);
+    assert_eq!(code, scheduled_code);
+    assert_eq!(found(&v), found(&scheduled));
+    let p = &v["programs"][0];
+    assert_eq!(p["outcome"], "ok");
+    // A recorded run stands for one order of the row of receives only.
+    assert_eq!(p["interleavings"], 2);
+    assert_eq!(scheduled["programs"][0]["interleavings"], 1);
+    assert_eq!(p["barriers"][0]["verdict"], "irrelevant");
+}
+
 #[test]
 fn a_call_a_recorded_run_cannot_follow_is_checked_with_the_scheduler() {
     // iprobe_poll.c polls with MPI_Iprobe, whose answer only the scheduler

@@ -35,7 +35,8 @@
 //!   `umpire_corpus_recorded` checks in recorded runs (default: those of
 //!   wildcard receives, barriers, `MPI_Waitany`, `MPI_Waitsome`, wildcard
 //!   probes, `MPI_Ibarrier`, `MPI_Ibcast`, `MPI_Iallreduce`, split, dup'ed,
-//!   Cartesian and intercommunicators, cancels, matched probes);
+//!   Cartesian and intercommunicators, cancels, matched probes,
+//!   `MPI_Comm_idup`);
 //! - `FIB_UMPIRE_JOBS=n`: how many programs to check at once (default 2);
 //! - `FIB_UMPIRE_TIMEOUT=secs`: per-program limit (default 300).
 
@@ -562,9 +563,9 @@ fn umpire_corpus_openmpi() {
 
 /// The corpus's programs of wildcard receives, barriers, `MPI_Waitany`,
 /// `MPI_Waitsome`, wildcard probes, some nonblocking collectives,
-/// communicator constructors, cancels and matched probes in recorded runs (`--mode
-/// recorded`, under MPICH): the same outcomes, findings and
-/// verdicts as scheduled ones (`FIB_UMPIRE_RECORDED` lists which, as
+/// communicator constructors (`MPI_Comm_idup` too), cancels and matched
+/// probes in recorded runs (`--mode recorded`, under MPICH): the same
+/// outcomes, findings and verdicts as scheduled ones (`FIB_UMPIRE_RECORDED` lists which, as
 /// `FIB_UMPIRE_ONLY` does; `all` for every program). A program with a call
 /// a recorded run cannot follow is checked scheduled, and must pass too.
 #[test]
@@ -611,6 +612,7 @@ fn corpus_under(mpi: &'static str, recorded: bool) {
             "intercomm",
             "cancel_",
             "mprobe",
+            "comm_idup",
             "cart_",
         ]
         .map(String::from)

@@ -38,6 +38,10 @@ pub(crate) struct Ahead {
     pub posted: FxHashSet<u32>,
     /// The engine owes the rank the answer to a settled call.
     pub settled: bool,
+    /// That call is a completion call, whose answer is its `Done`: the
+    /// communicators of the `MPI_Comm_idup` requests it completes come
+    /// before it ([`fib_wire::Down::NewComm`]).
+    pub settled_wait: bool,
     /// Calls that arrived while `settled`, in order.
     pub held: Backlog<Held>,
 }
@@ -87,6 +91,7 @@ impl Ahead {
                 self.posted.insert(*req);
             }
             self.settled = w.settled;
+            self.settled_wait = w.settled && matches!(call.op, Op::Wait { .. });
         }
     }
 }

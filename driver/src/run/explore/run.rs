@@ -1047,9 +1047,13 @@ impl Loop<'_> {
                 Down::PostRecv { .. } | Down::Cancelled { .. } => encode(r, &d),
                 _ if self.ahead[r].settled => {
                     // A recorded run's constructor: the engine's name for
-                    // the communicator the rank made and named itself.
+                    // the communicator the rank made and named itself (an
+                    // `MPI_Comm_idup`'s comes before its wait's answer).
                     if let (Some(x), Down::NewComm { id }) = (&mut self.recorded, &d) {
                         x.given(r, *id);
+                        if self.ahead[r].settled_wait {
+                            continue;
+                        }
                     }
                     self.release(r);
                     released = true;
