@@ -483,6 +483,42 @@ pub struct ThreadsOrder {
     pub all_seen: fn((usize, u32)) -> bool,
     /// The calling thread's index.
     pub current: fn() -> Option<usize>,
+    /// Runs the program's atomic operation on the object at an address
+    /// (see [`Wrote`]) with the threads' order held, and takes its edges:
+    /// acquire order or not, given what it wrote.
+    pub atomic: AtomicHook,
+}
+
+/// [`ThreadsOrder::atomic`]: the object's address, whether the operation
+/// acquires given what it wrote, and the operation.
+pub type AtomicHook = fn(usize, &dyn Fn(Wrote) -> bool, &mut dyn FnMut() -> Wrote);
+
+/// What an atomic operation of the program wrote.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Wrote {
+    /// Nothing (a load, a failed compare-exchange).
+    Nothing,
+    /// A plain store, with release order or not.
+    Store { release: bool },
+    /// A read-modify-write, with release order or not.
+    Rmw { release: bool },
+}
+
+/// The program's atomic operation `op` on the object at `a`, whose edges
+/// go to the threads' order once it is installed ([`ThreadsOrder::atomic`]);
+/// `op` returns its result and what it wrote.
+fn atomic_op<T>(a: usize, acquire: impl Fn(Wrote) -> bool, op: impl FnOnce() -> (T, Wrote)) -> T {
+    let Some(t) = THREADS.get() else {
+        return op().0;
+    };
+    let mut op = Some(op);
+    let mut out = None;
+    (t.atomic)(a, &acquire, &mut || {
+        let (o, w) = (op.take().expect("run once"))();
+        out = Some(o);
+        w
+    });
+    out.expect("the operation ran")
 }
 
 static THREADS: std::sync::OnceLock<ThreadsOrder> = std::sync::OnceLock::new();
@@ -1170,6 +1206,61 @@ pub extern "C" fn __tsan_atomic_signal_fence(mo: c_int) {
     });
 }
 
+/// Whether an atomic operation of order `mo` acquires.
+fn acquires(mo: c_int) -> bool {
+    matches!(
+        order(mo),
+        Ordering::Acquire | Ordering::AcqRel | Ordering::SeqCst
+    )
+}
+
+/// Whether an atomic operation of order `mo` releases.
+fn releases(mo: c_int) -> bool {
+    matches!(
+        order(mo),
+        Ordering::Release | Ordering::AcqRel | Ordering::SeqCst
+    )
+}
+
+/// The program's read-modify-write of order `mo` on `a`: its edges go to
+/// the threads' order ([`ThreadsOrder::atomic`]).
+fn rmw<T>(a: usize, mo: c_int, op: impl FnOnce() -> T) -> T {
+    atomic_op(
+        a,
+        |_| acquires(mo),
+        || {
+            (
+                op(),
+                Wrote::Rmw {
+                    release: releases(mo),
+                },
+            )
+        },
+    )
+}
+
+/// A compare-exchange of orders `mo` (it wrote) and `fmo` (it failed):
+/// `op` says whether it wrote.
+fn cas<T>(a: usize, mo: c_int, fmo: c_int, op: impl FnOnce() -> (T, bool)) -> T {
+    atomic_op(
+        a,
+        |w| match w {
+            Wrote::Nothing => acquires(fmo),
+            _ => acquires(mo),
+        },
+        || {
+            let (out, wrote) = op();
+            let w = match wrote {
+                true => Wrote::Rmw {
+                    release: releases(mo),
+                },
+                false => Wrote::Nothing,
+            };
+            (out, w)
+        },
+    )
+}
+
 macro_rules! atomic_hooks {
     ($t:ty, $atomic:ty, $size:literal,
      $load:ident, $store:ident, $xchg:ident, $add:ident, $sub:ident, $and:ident,
@@ -1177,47 +1268,75 @@ macro_rules! atomic_hooks {
         #[no_mangle]
         pub unsafe extern "C" fn $load(a: *mut $t, mo: c_int) -> $t {
             check(a as usize, $size, false);
-            <$atomic>::from_ptr(a).load(load_order(mo))
+            atomic_op(
+                a as usize,
+                |_| acquires(mo),
+                || (<$atomic>::from_ptr(a).load(load_order(mo)), Wrote::Nothing),
+            )
         }
         #[no_mangle]
         pub unsafe extern "C" fn $store(a: *mut $t, v: $t, mo: c_int) {
             check(a as usize, $size, true);
-            <$atomic>::from_ptr(a).store(v, store_order(mo))
+            atomic_op(
+                a as usize,
+                |_| false,
+                || {
+                    <$atomic>::from_ptr(a).store(v, store_order(mo));
+                    (
+                        (),
+                        Wrote::Store {
+                            release: releases(mo),
+                        },
+                    )
+                },
+            )
         }
         #[no_mangle]
         pub unsafe extern "C" fn $xchg(a: *mut $t, v: $t, mo: c_int) -> $t {
             check(a as usize, $size, true);
-            <$atomic>::from_ptr(a).swap(v, order(mo))
+            rmw(a as usize, mo, || <$atomic>::from_ptr(a).swap(v, order(mo)))
         }
         #[no_mangle]
         pub unsafe extern "C" fn $add(a: *mut $t, v: $t, mo: c_int) -> $t {
             check(a as usize, $size, true);
-            <$atomic>::from_ptr(a).fetch_add(v, order(mo))
+            rmw(a as usize, mo, || {
+                <$atomic>::from_ptr(a).fetch_add(v, order(mo))
+            })
         }
         #[no_mangle]
         pub unsafe extern "C" fn $sub(a: *mut $t, v: $t, mo: c_int) -> $t {
             check(a as usize, $size, true);
-            <$atomic>::from_ptr(a).fetch_sub(v, order(mo))
+            rmw(a as usize, mo, || {
+                <$atomic>::from_ptr(a).fetch_sub(v, order(mo))
+            })
         }
         #[no_mangle]
         pub unsafe extern "C" fn $and(a: *mut $t, v: $t, mo: c_int) -> $t {
             check(a as usize, $size, true);
-            <$atomic>::from_ptr(a).fetch_and(v, order(mo))
+            rmw(a as usize, mo, || {
+                <$atomic>::from_ptr(a).fetch_and(v, order(mo))
+            })
         }
         #[no_mangle]
         pub unsafe extern "C" fn $or(a: *mut $t, v: $t, mo: c_int) -> $t {
             check(a as usize, $size, true);
-            <$atomic>::from_ptr(a).fetch_or(v, order(mo))
+            rmw(a as usize, mo, || {
+                <$atomic>::from_ptr(a).fetch_or(v, order(mo))
+            })
         }
         #[no_mangle]
         pub unsafe extern "C" fn $xor(a: *mut $t, v: $t, mo: c_int) -> $t {
             check(a as usize, $size, true);
-            <$atomic>::from_ptr(a).fetch_xor(v, order(mo))
+            rmw(a as usize, mo, || {
+                <$atomic>::from_ptr(a).fetch_xor(v, order(mo))
+            })
         }
         #[no_mangle]
         pub unsafe extern "C" fn $nand(a: *mut $t, v: $t, mo: c_int) -> $t {
             check(a as usize, $size, true);
-            <$atomic>::from_ptr(a).fetch_nand(v, order(mo))
+            rmw(a as usize, mo, || {
+                <$atomic>::from_ptr(a).fetch_nand(v, order(mo))
+            })
         }
         #[no_mangle]
         pub unsafe extern "C" fn $strong(
@@ -1228,13 +1347,15 @@ macro_rules! atomic_hooks {
             fmo: c_int,
         ) -> c_int {
             check(a as usize, $size, true);
-            match <$atomic>::from_ptr(a).compare_exchange(*c, v, order(mo), load_order(fmo)) {
-                Ok(_) => 1,
-                Err(now) => {
-                    *c = now;
-                    0
+            cas(a as usize, mo, fmo, || {
+                match <$atomic>::from_ptr(a).compare_exchange(*c, v, order(mo), load_order(fmo)) {
+                    Ok(_) => (1, true),
+                    Err(now) => {
+                        *c = now;
+                        (0, false)
+                    }
                 }
-            }
+            })
         }
         #[no_mangle]
         pub unsafe extern "C" fn $weak(
@@ -1249,9 +1370,12 @@ macro_rules! atomic_hooks {
         #[no_mangle]
         pub unsafe extern "C" fn $val(a: *mut $t, c: $t, v: $t, mo: c_int, fmo: c_int) -> $t {
             check(a as usize, $size, true);
-            match <$atomic>::from_ptr(a).compare_exchange(c, v, order(mo), load_order(fmo)) {
-                Ok(old) | Err(old) => old,
-            }
+            cas(a as usize, mo, fmo, || {
+                match <$atomic>::from_ptr(a).compare_exchange(c, v, order(mo), load_order(fmo)) {
+                    Ok(old) => (old, true),
+                    Err(old) => (old, false),
+                }
+            })
         }
     };
 }

@@ -39,7 +39,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use fib_wire::{Level, Site, ThreadFault, Up};
 
-use crate::memory;
+use crate::memory::{self, Wrote};
 use order::{Clock, Order};
 
 /// The calling thread: its index in the order, and the OpenMP regions it
@@ -207,6 +207,7 @@ pub fn initialised(site: Site, required: Level, level: Level, provided: Option<u
         },
         all_seen: |p| state().order.seen_by_all(p),
         current,
+        atomic,
     });
     if MANY.load(Ordering::Relaxed) {
         memory::history_on();
@@ -385,6 +386,39 @@ fn release(key: (usize, u64)) {
     let mut s = state();
     s.order.release(t, key);
     stepped(&s, t);
+}
+
+/// The program's atomic operation `op` on the object at `addr`, with
+/// acquire order or not given what it wrote: its edges join the threads'
+/// order (see [`order`]) while the rank has several threads. `op` runs
+/// with the order held, so that what it read and the clock the object
+/// has agree ([`memory::ThreadsOrder::atomic`]).
+fn atomic(addr: usize, acquire: &dyn Fn(Wrote) -> bool, op: &mut dyn FnMut() -> Wrote) {
+    if !MANY.load(Ordering::Relaxed) {
+        op();
+        return;
+    }
+    let t = me();
+    let mut s = state();
+    let wrote = op();
+    // The tag sets atomic objects apart from a lock or barrier at the
+    // same address.
+    let key = (addr, u64::MAX);
+    if acquire(wrote) {
+        s.order.acquire(t, key);
+    }
+    match wrote {
+        Wrote::Nothing | Wrote::Rmw { release: false } => {}
+        Wrote::Store { release: false } => s.order.store_relaxed(key),
+        Wrote::Store { release: true } => {
+            s.order.store_release(t, key);
+            stepped(&s, t);
+        }
+        Wrote::Rmw { release: true } => {
+            s.order.release(t, key);
+            stepped(&s, t);
+        }
+    }
 }
 
 /// Acquires the object `key`.

@@ -11,6 +11,11 @@
 //! value `e` is ordered before a later call of thread `t` exactly when
 //! `t`'s clock has seen it: `clock[t][u] > e`.
 //!
+//! An atomic object is a synchronisation object too: a store with release
+//! order sets its clock to the thread's (a read-modify-write with release
+//! order joins it, continuing the release sequence; a plain store without
+//! it clears it), and a load with acquire order joins it.
+//!
 //! Ordering through creation, join and barriers holds in every execution;
 //! ordering through a lock is the order this execution took it, as in
 //! every happens-before detector: the calls reported in one execution are
@@ -110,6 +115,21 @@ impl Order {
     pub fn release(&mut self, t: usize, key: (usize, u64)) {
         join(self.syncs.entry(key).or_default(), &self.clocks[t]);
         self.step(t);
+    }
+
+    /// Thread `t` stores to the atomic object `key` with release order:
+    /// a load that reads the value acquires what `t` had seen, and
+    /// nothing older (the release sequence of an earlier store ends
+    /// here); `t` steps.
+    pub fn store_release(&mut self, t: usize, key: (usize, u64)) {
+        self.syncs.insert(key, self.clocks[t].clone());
+        self.step(t);
+    }
+
+    /// A store to the atomic object `key` without release order: a load
+    /// that reads it acquires nothing.
+    pub fn store_relaxed(&mut self, key: (usize, u64)) {
+        self.syncs.remove(&key);
     }
 
     /// Thread `t` acquires the object `key`.
@@ -235,6 +255,11 @@ mod tests {
         Done,
         /// A load or store of the buffer (one event), numbered.
         Touch(u32),
+        /// Stores 1 into the atomic flag `f` with release order.
+        Signal(usize),
+        /// Loads the atomic flag `f` with acquire order until it reads 1
+        /// (a spin loop: one event, possible once the flag is set).
+        Await(usize),
     }
 
     /// A tiny deterministic generator (xorshift), so that a failing seed
@@ -322,6 +347,27 @@ mod tests {
         threads
     }
 
+    /// How many atomic flags a generated program may use.
+    const FLAGS: usize = 2;
+
+    /// Adds up to [`FLAGS`] one-shot signals to a generated program: a
+    /// thread sets an atomic flag with release order at a random point,
+    /// and another one waits for it with acquire loads at a random point.
+    /// A wait that comes before what it waits for (a join of its own
+    /// thread, say) leaves the program stuck, as it would be.
+    fn with_flags(mut p: Vec<Vec<Step>>, rng: &mut Rng) -> Vec<Vec<Step>> {
+        let n = p.len();
+        for f in 0..1 + rng.below(FLAGS as u64) as usize {
+            let from = rng.below(n as u64) as usize;
+            let to = (from + 1 + rng.below(n as u64 - 1) as usize) % n;
+            let at = rng.below(p[from].len() as u64 + 1) as usize;
+            p[from].insert(at, Step::Signal(f));
+            let at = rng.below(p[to].len() as u64 + 1) as usize;
+            p[to].insert(at, Step::Await(f));
+        }
+        p
+    }
+
     /// One execution's state.
     #[derive(Clone, PartialEq, Eq, Hash)]
     struct Exec {
@@ -334,6 +380,8 @@ mod tests {
         arrived: Vec<bool>,
         /// Threads released from a barrier that must still pass it.
         passing: Vec<bool>,
+        /// The atomic flags set.
+        flags: Vec<bool>,
     }
 
     /// An event: the thread, and whether it is the second of its step (a
@@ -349,6 +397,7 @@ mod tests {
                 holder: vec![None; 3],
                 arrived: vec![false; n],
                 passing: vec![false; n],
+                flags: vec![false; FLAGS],
             }
         }
 
@@ -408,6 +457,15 @@ mod tests {
                     Step::Own | Step::Done | Step::Touch(_) => {
                         next.pc[t] += 1;
                         true
+                    }
+                    Step::Signal(f) => {
+                        next.flags[f] = true;
+                        next.pc[t] += 1;
+                        true
+                    }
+                    Step::Await(f) => {
+                        next.pc[t] += 1;
+                        self.flags[f]
                     }
                 };
                 if ok {
@@ -550,6 +608,14 @@ mod tests {
                     other(o, t, step, second);
                     second
                 }
+                Step::Signal(f) => {
+                    o.store_release(t, (f, u64::MAX));
+                    true
+                }
+                Step::Await(f) => {
+                    o.acquire(t, (f, u64::MAX));
+                    true
+                }
                 Step::Own | Step::Done | Step::Touch(_) => {
                     other(o, t, step, second);
                     true
@@ -593,8 +659,9 @@ mod tests {
     /// pair it reports can run at once in some execution (none is a false
     /// alarm), and the pairs over all executions are exactly those the
     /// brute force finds. Without locks, every execution reports exactly
-    /// those pairs: creation, join and barriers order the same calls in
-    /// every execution.
+    /// those pairs: creation, join, barriers and flags set with release
+    /// order and awaited with acquire loads order the same calls in every
+    /// execution.
     #[test]
     fn brute_force() {
         let seeds: u64 = std::env::var("FIB_THREAD_SEEDS")
@@ -606,7 +673,10 @@ mod tests {
             let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
             let locks = seed % 3 != 0;
             let barriers = seed % 4 == 1;
-            let p = program(&mut rng, locks, barriers);
+            let mut p = program(&mut rng, locks, barriers);
+            if seed % 2 == 0 {
+                p = with_flags(p, &mut rng);
+            }
             let found = possible(&p);
             let brute: BTreeSet<(u32, u32)> = found.iter().map(|(q, _)| *q).collect();
             // Each possible pair is reported by an execution that shows it.
@@ -757,7 +827,10 @@ mod tests {
         for seed in 1..=seeds {
             let mut rng = Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1);
             let locks = seed % 3 != 0;
-            let p = program(&mut rng, locks, seed % 4 == 1);
+            let mut p = program(&mut rng, locks, seed % 4 == 1);
+            if seed % 2 == 0 {
+                p = with_flags(p, &mut rng);
+            }
             let p = with_buffer(p, &mut rng);
             let brute = possible_touches(&p);
             let mut union = BTreeSet::new();
