@@ -254,19 +254,28 @@ fn a_recorded_check_follows_the_communicators_the_ranks_make() {
 /// rank 1's message unreceived (FIB020).
 #[test]
 fn a_recorded_check_follows_and_forces_cancels() {
-    let name = "../umpire/cancel_any_src_races_message.c";
-    let (code, v, err) = check(name, "recorded", &["-n", "2"]);
-    assert!(!err.contains("checked with the scheduler"), "{err}");
-    let (scheduled_code, scheduled, _) = check(name, "scheduled", &["-n", "2"]);
-    assert_eq!(code, scheduled_code);
-    assert_eq!(found(&v), found(&scheduled));
+    let (v, _) = recorded_as_scheduled("../umpire/cancel_any_src_races_message.c", "2");
     let p = &v["programs"][0];
     assert_eq!(p["interleavings"], 2);
+    assert_eq!(first_finding(p), (Some("FIB020"), Some(1), Some(31)));
+}
+
+/// A recorded check of the fixture `name` on `n` ranks that never falls
+/// back to the scheduler and finds what a scheduled check finds ([`found`],
+/// and the exit status): both reports.
+fn recorded_as_scheduled(name: &str, n: &str) -> (Value, Value) {
+    let (code, v, err) = check(name, "recorded", &["-n", n]);
+    assert!(!err.contains("checked with the scheduler"), "{err}");
+    let (scheduled_code, scheduled, _) = check(name, "scheduled", &["-n", n]);
+    assert_eq!(code, scheduled_code);
+    assert_eq!(found(&v), found(&scheduled));
+    (v, scheduled)
+}
+
+/// The code, rank and line of a program's first finding.
+fn first_finding(p: &Value) -> (Option<&str>, Option<u64>, Option<u64>) {
     let f = &p["findings"][0];
-    assert_eq!(
-        (f["code"].as_str(), f["rank"].as_u64(), f["line"].as_u64()),
-        (Some("FIB020"), Some(1), Some(31))
-    );
+    (f["code"].as_str(), f["rank"].as_u64(), f["line"].as_u64())
 }
 
 /// A blocking matched probe from `MPI_ANY_SOURCE` takes what MPI gives
@@ -276,19 +285,10 @@ fn a_recorded_check_follows_and_forces_cancels() {
 /// same interleaving as scheduled (FIB020).
 #[test]
 fn a_recorded_check_follows_and_forces_matched_probes() {
-    let name = "../umpire/mprobe_never_received.c";
-    let (code, v, err) = check(name, "recorded", &["-n", "3"]);
-    assert!(!err.contains("checked with the scheduler"), "{err}");
-    let (scheduled_code, scheduled, _) = check(name, "scheduled", &["-n", "3"]);
-    assert_eq!(code, scheduled_code);
-    assert_eq!(found(&v), found(&scheduled));
+    let (v, _) = recorded_as_scheduled("../umpire/mprobe_never_received.c", "3");
     let p = &v["programs"][0];
     assert_eq!(p["interleavings"], 2);
-    let f = &p["findings"][0];
-    assert_eq!(
-        (f["code"].as_str(), f["rank"].as_u64(), f["line"].as_u64()),
-        (Some("FIB020"), Some(2), Some(27))
-    );
+    assert_eq!(first_finding(p), (Some("FIB020"), Some(2), Some(27)));
 }
 
 /// An `MPI_Comm_idup` completes in MPI, and its rank names the new
@@ -298,11 +298,7 @@ fn a_recorded_check_follows_and_forces_matched_probes() {
 /// scheduler, with the scheduled check's findings and verdict.
 #[test]
 fn a_recorded_check_follows_a_communicator_made_by_comm_idup() {
-    let (code, v, err) = check("idup_then_dup.c", "recorded", &["-n", "3"]);
-    assert!(!err.contains("checked with the scheduler"), "{err}");
-    let (scheduled_code, scheduled, _) = check("idup_then_dup.c", "scheduled", &["-n", "3"]);
-    assert_eq!(code, scheduled_code);
-    assert_eq!(found(&v), found(&scheduled));
+    let (v, scheduled) = recorded_as_scheduled("idup_then_dup.c", "3");
     let p = &v["programs"][0];
     assert_eq!(p["outcome"], "ok");
     // A recorded run stands for one order of the row of receives only.
