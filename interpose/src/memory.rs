@@ -487,6 +487,8 @@ pub struct ThreadsOrder {
     /// (see [`Wrote`]) with the threads' order held, and takes its edges:
     /// acquire order or not, given what it wrote.
     pub atomic: AtomicHook,
+    /// The program's fence, acquiring and releasing or not.
+    pub fence: fn(bool, bool),
 }
 
 /// [`ThreadsOrder::atomic`]: the object's address, whether the operation
@@ -1196,6 +1198,9 @@ pub extern "C" fn __tsan_atomic_thread_fence(mo: c_int) {
         Ordering::Relaxed => return,
         o => o,
     });
+    if let Some(t) = THREADS.get() {
+        (t.fence)(acquires(mo), releases(mo));
+    }
 }
 
 #[no_mangle]

@@ -208,6 +208,7 @@ pub fn initialised(site: Site, required: Level, level: Level, provided: Option<u
         all_seen: |p| state().order.seen_by_all(p),
         current,
         atomic,
+        fence,
     });
     if MANY.load(Ordering::Relaxed) {
         memory::history_on();
@@ -406,10 +407,13 @@ fn atomic(addr: usize, acquire: &dyn Fn(Wrote) -> bool, op: &mut dyn FnMut() -> 
     let key = (addr, u64::MAX);
     if acquire(wrote) {
         s.order.acquire(t, key);
+    } else if !matches!(wrote, Wrote::Store { .. }) {
+        s.order.load_relaxed(t, key);
     }
     match wrote {
-        Wrote::Nothing | Wrote::Rmw { release: false } => {}
-        Wrote::Store { release: false } => s.order.store_relaxed(key),
+        Wrote::Nothing => {}
+        Wrote::Rmw { release: false } => s.order.rmw_relaxed(t, key),
+        Wrote::Store { release: false } => s.order.store_relaxed(t, key),
         Wrote::Store { release: true } => {
             s.order.store_release(t, key);
             stepped(&s, t);
@@ -418,6 +422,19 @@ fn atomic(addr: usize, acquire: &dyn Fn(Wrote) -> bool, op: &mut dyn FnMut() -> 
             s.order.release(t, key);
             stepped(&s, t);
         }
+    }
+}
+
+/// The program's `atomic_thread_fence` (see [`order::Order::fence`]).
+fn fence(acquire: bool, release: bool) {
+    if !MANY.load(Ordering::Relaxed) {
+        return;
+    }
+    let t = me();
+    let mut s = state();
+    s.order.fence(t, acquire, release);
+    if release {
+        stepped(&s, t);
     }
 }
 

@@ -73,6 +73,12 @@ pub struct Order {
     births: HashMap<usize, Clock>,
     calls: Vec<Calls>,
     syncs: HashMap<(usize, u64), Clock>,
+    /// Per thread, its clock at its last release fence: its later relaxed
+    /// stores release that.
+    fenced: Vec<Option<Clock>>,
+    /// Per thread, what its relaxed loads read (the objects' clocks then):
+    /// its next acquire fence acquires it.
+    loaded: Vec<Clock>,
 }
 
 impl Order {
@@ -84,6 +90,8 @@ impl Order {
         self.clocks.push(c);
         self.ended.push(false);
         self.calls.push(Calls::default());
+        self.fenced.push(None);
+        self.loaded.push(Clock::new());
         t
     }
 
@@ -126,10 +134,50 @@ impl Order {
         self.step(t);
     }
 
-    /// A store to the atomic object `key` without release order: a load
-    /// that reads it acquires nothing.
-    pub fn store_relaxed(&mut self, key: (usize, u64)) {
-        self.syncs.remove(&key);
+    /// Thread `t` stores to the atomic object `key` without release
+    /// order: a load that reads it acquires nothing, or what `t` had seen
+    /// at its last release fence.
+    pub fn store_relaxed(&mut self, t: usize, key: (usize, u64)) {
+        match &self.fenced[t] {
+            Some(c) => {
+                self.syncs.insert(key, c.clone());
+            }
+            None => {
+                self.syncs.remove(&key);
+            }
+        }
+    }
+
+    /// Thread `t`'s read-modify-write of the atomic object `key` without
+    /// release order: it continues the release sequence, adding what `t`
+    /// had seen at its last release fence.
+    pub fn rmw_relaxed(&mut self, t: usize, key: (usize, u64)) {
+        if let Some(c) = &self.fenced[t] {
+            join(self.syncs.entry(key).or_default(), c);
+        }
+    }
+
+    /// Thread `t` loads the atomic object `key` without acquire order:
+    /// its next acquire fence acquires what it read.
+    pub fn load_relaxed(&mut self, t: usize, key: (usize, u64)) {
+        if let Some(c) = self.syncs.get(&key) {
+            join(&mut self.loaded[t], c);
+        }
+    }
+
+    /// Thread `t`'s fence (`atomic_thread_fence`): with `acquire`, it
+    /// acquires what its relaxed loads read before; with `release`, its
+    /// later relaxed stores release what it has seen now (`t` steps).
+    pub fn fence(&mut self, t: usize, acquire: bool, release: bool) {
+        if acquire {
+            let loaded = std::mem::take(&mut self.loaded[t]);
+            join(&mut self.clocks[t], &loaded);
+            self.loaded[t] = loaded;
+        }
+        if release {
+            self.fenced[t] = Some(self.clocks[t].clone());
+            self.step(t);
+        }
     }
 
     /// Thread `t` acquires the object `key`.
@@ -255,11 +303,13 @@ mod tests {
         Done,
         /// A load or store of the buffer (one event), numbered.
         Touch(u32),
-        /// Stores 1 into the atomic flag `f` with release order.
-        Signal(usize),
+        /// Stores 1 into the atomic flag `f` with release order (with
+        /// `fenced`, a release fence and a relaxed store).
+        Signal(usize, bool),
         /// Loads the atomic flag `f` with acquire order until it reads 1
-        /// (a spin loop: one event, possible once the flag is set).
-        Await(usize),
+        /// (a spin loop: one event, possible once the flag is set); with
+        /// `fenced`, relaxed loads and then an acquire fence.
+        Await(usize, bool),
     }
 
     /// A tiny deterministic generator (xorshift), so that a failing seed
@@ -352,7 +402,8 @@ mod tests {
 
     /// Adds up to [`FLAGS`] one-shot signals to a generated program: a
     /// thread sets an atomic flag with release order at a random point,
-    /// and another one waits for it with acquire loads at a random point.
+    /// and another one waits for it with acquire loads at a random point
+    /// (either side, at random, through a fence and relaxed accesses).
     /// A wait that comes before what it waits for (a join of its own
     /// thread, say) leaves the program stuck, as it would be.
     fn with_flags(mut p: Vec<Vec<Step>>, rng: &mut Rng) -> Vec<Vec<Step>> {
@@ -361,9 +412,9 @@ mod tests {
             let from = rng.below(n as u64) as usize;
             let to = (from + 1 + rng.below(n as u64 - 1) as usize) % n;
             let at = rng.below(p[from].len() as u64 + 1) as usize;
-            p[from].insert(at, Step::Signal(f));
+            p[from].insert(at, Step::Signal(f, rng.below(2) == 0));
             let at = rng.below(p[to].len() as u64 + 1) as usize;
-            p[to].insert(at, Step::Await(f));
+            p[to].insert(at, Step::Await(f, rng.below(2) == 0));
         }
         p
     }
@@ -458,12 +509,12 @@ mod tests {
                         next.pc[t] += 1;
                         true
                     }
-                    Step::Signal(f) => {
+                    Step::Signal(f, _) => {
                         next.flags[f] = true;
                         next.pc[t] += 1;
                         true
                     }
-                    Step::Await(f) => {
+                    Step::Await(f, _) => {
                         next.pc[t] += 1;
                         self.flags[f]
                     }
@@ -608,12 +659,22 @@ mod tests {
                     other(o, t, step, second);
                     second
                 }
-                Step::Signal(f) => {
+                Step::Signal(f, false) => {
                     o.store_release(t, (f, u64::MAX));
                     true
                 }
-                Step::Await(f) => {
+                Step::Signal(f, true) => {
+                    o.fence(t, false, true);
+                    o.store_relaxed(t, (f, u64::MAX));
+                    true
+                }
+                Step::Await(f, false) => {
                     o.acquire(t, (f, u64::MAX));
+                    true
+                }
+                Step::Await(f, true) => {
+                    o.load_relaxed(t, (f, u64::MAX));
+                    o.fence(t, true, false);
                     true
                 }
                 Step::Own | Step::Done | Step::Touch(_) => {
