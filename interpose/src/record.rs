@@ -15,10 +15,11 @@
 //! among the receives, and says whose with [`fib_wire::Up::Took`]);
 //! a communicator constructor runs in MPI, and the rank names the new
 //! communicator itself ([`fib_wire::Up::Named`]; an `MPI_Comm_idup`'s as
-//! its wait completes it, which is when the scheduler's engine names it). A receive the program
-//! cancels is cancelled in MPI, and says at its completion whether MPI
-//! cancelled it or whose message it got; one whose outcome the plan forces
-//! is never posted (cancelled) or is left to match (not cancelled).
+//! its wait completes it, which is when the scheduler's engine names it).
+//! A receive the program cancels is cancelled in MPI, and says at its
+//! completion whether MPI cancelled it or whose message it got; one whose
+//! outcome the plan forces is never posted (cancelled) or is left to
+//! match (not cancelled).
 //! A call whose outcome only the scheduler gives in this version (a
 //! nonblocking probe, a test, ...) ends the run
 //! ([`fib_wire::Up::Unrecorded`]).

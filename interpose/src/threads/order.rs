@@ -14,7 +14,9 @@
 //! An atomic object is a synchronisation object too: a store with release
 //! order sets its clock to the thread's (a read-modify-write with release
 //! order joins it, continuing the release sequence; a plain store without
-//! it clears it), and a load with acquire order joins it.
+//! it clears it), and a load with acquire order joins it. A release fence
+//! makes the thread's later relaxed stores release its clock at the fence;
+//! an acquire fence joins what its earlier relaxed loads read.
 //!
 //! Ordering through creation, join and barriers holds in every execution;
 //! ordering through a lock is the order this execution took it, as in

@@ -7,14 +7,12 @@
 //! requests it returned ([`fib_wire::Up::Picked`]), a blocking probe from
 //! `MPI_ANY_SOURCE` whose message it found ([`fib_wire::Up::Found`]); a
 //! receive the program cancelled, whether MPI cancelled it. The plan
-//! itself is
-//! forced on the ranks: each planned choice names the world rank whose
-//! message a receive or a probe takes (or that a receive is cancelled), or
-//! the positions a `Waitany` or
-//! `Waitsome` returns ([`fib_wire::env::FORCE`], by the call's ordinal
-//! among its rank's receives, its blocking probes, or its `Waitany` and
-//! `Waitsome` calls, which
-//! [`Ordinals`] learns from the runs that met it).
+//! itself is forced on the ranks: each planned choice names the world rank
+//! whose message a receive or a probe takes (or that a receive is
+//! cancelled), or the positions a `Waitany` or `Waitsome` returns
+//! ([`fib_wire::env::FORCE`], by the call's ordinal among its rank's
+//! receives, its blocking probes, or its `Waitany` and `Waitsome` calls,
+//! which [`Ordinals`] learns from the runs that met it).
 //!
 //! A recorded run's engine catches up only once every rank has ended or
 //! waits in MPI ([`fib_wire::Up::Blocked`]), so that it never chooses
@@ -36,8 +34,8 @@ use poe::{Engine, OpId};
 pub(super) const QUIET: Duration = Duration::from_millis(300);
 
 /// A choosing call's ordinal in its rank: among its receives (blocking
-/// matched probes included), among its
-/// `MPI_Waitany` and `MPI_Waitsome` calls, or among its blocking probes.
+/// matched probes included), among its `MPI_Waitany` and `MPI_Waitsome`
+/// calls, or among its blocking probes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Ordinal {
     Recv(u64),
@@ -223,6 +221,11 @@ impl<'a> Recorded<'a> {
     /// engine's ids. A call goes to the engine only once the constructors
     /// before it are answered, and after their names came.
     pub fn rename(&self, r: usize, op: &mut Op) {
+        // Most ranks make no communicator: their calls are left as they
+        // are, without listing the ones they name.
+        if self.renames[r].is_empty() {
+            return;
+        }
         for c in op.comms_mut() {
             if *c >= fib_wire::RECORDED_COMMS {
                 if let Some(&id) = self.renames[r].get(c) {

@@ -465,10 +465,10 @@ impl Loop<'_> {
             }
             // The run ended another way (a rank aborted or crashed, the
             // time ran out): the engine still reads back what the ranks
-            // sent, for what the run showed before.
-            // Nothing more will come: the engine no longer holds back what
-            // waited for every rank's reports (a collective all reached, a
-            // choice the run's outcomes give).
+            // sent, for what the run showed before; nothing more will
+            // come, so it no longer holds back what waited for every
+            // rank's reports (a collective all reached, a choice the run's
+            // outcomes give).
             if self.live {
                 self.live = false;
                 self.read_all();
