@@ -93,14 +93,7 @@ impl Lib {
         self.poll_recorded(ids, |l| {
             let mut done = Vec::new();
             for (i, id) in ids.iter().enumerate() {
-                let complete = match l.reqs.get_mut(id).map(|r| &mut r.kind) {
-                    Some(Kind::Sync(real) | Kind::Standard(real) | Kind::Coll(real)) => real.test(),
-                    Some(Kind::Recv(RecvReq {
-                        real: Some(real), ..
-                    })) => real.test(),
-                    _ => true,
-                };
-                match (complete, want) {
+                match (l.done_in_mpi(*id), want) {
                     (false, Want::All) => break,
                     (true, Want::Any) => {
                         done.push(i as u32);
@@ -113,6 +106,95 @@ impl Lib {
             let enough = done.len() == ids.len() || (want != Want::All && !done.is_empty());
             enough.then_some(done)
         })
+    }
+
+    /// Whether the request `id` has completed in MPI (one with no request
+    /// of MPI's behind it has: a send completed without MPI, a receive
+    /// from `MPI_PROC_NULL` or that the plan cancelled).
+    pub fn done_in_mpi(&mut self, id: u32) -> bool {
+        match self.reqs.get_mut(&id).map(|r| &mut r.kind) {
+            Some(Kind::Sync(real) | Kind::Standard(real) | Kind::Coll(real)) => real.test(),
+            Some(Kind::Recv(RecvReq {
+                real: Some(real), ..
+            })) => real.test(),
+            _ => true,
+        }
+    }
+
+    /// A recorded run's test of `ids` (`kind`, as `MPI_Test*` tests
+    /// them): the positions it returns, of what MPI has completed. A
+    /// `Testany` or `Testsome` whose positions the plan forces returns
+    /// them once they are all complete, and nothing before; one that
+    /// returns something counts among the rank's `Waitany` and `Waitsome`
+    /// calls.
+    pub fn test_recorded(&mut self, ids: &[u32], kind: fib_wire::WaitKind) -> Vec<u32> {
+        use fib_wire::WaitKind;
+        let picks = matches!(kind, WaitKind::Any | WaitKind::Some);
+        let forced = match &self.record {
+            Some(rec) if picks => rec.peek_pick().cloned(),
+            _ => None,
+        };
+        let out = match forced {
+            Some(at) => {
+                let fits = !at.is_empty()
+                    && (kind == WaitKind::Some || at.len() == 1)
+                    && at.iter().all(|&i| (i as usize) < ids.len());
+                if !fits {
+                    crate::conn::fatal(&format!(
+                        "protocol error: the plan forces positions {at:?} of a list of {} requests",
+                        ids.len()
+                    ));
+                }
+                let all = at.iter().all(|&i| self.done_in_mpi(ids[i as usize]));
+                if all {
+                    at
+                } else {
+                    Vec::new()
+                }
+            }
+            None => {
+                let mut done = Vec::new();
+                for (i, &id) in ids.iter().enumerate() {
+                    if self.done_in_mpi(id) {
+                        done.push(i as u32);
+                        if kind == WaitKind::Any {
+                            break;
+                        }
+                    }
+                }
+                let all = done.len() == ids.len();
+                match kind {
+                    WaitKind::One | WaitKind::All if !all => Vec::new(),
+                    _ => done,
+                }
+            }
+        };
+        if picks && !out.is_empty() {
+            if let Some(rec) = &mut self.record {
+                rec.pick();
+            }
+        }
+        out
+    }
+
+    /// Reports a recorded run's test `op`, which returned the positions
+    /// `indices` ([`fib_wire::Up::Polled`], then the call as settled). A
+    /// test that returned nothing is not reported: the engine would only
+    /// fail it, and how many fail is timing. Once the rank has made only
+    /// such tests for [`crate::record::BLOCKED_AFTER`], it says it spins
+    /// and is blocked (a call reported after says it is not).
+    pub fn polled(&mut self, op: fib_wire::Op, indices: Vec<u32>) {
+        let Some(rec) = &mut self.record else { return };
+        if indices.is_empty() {
+            let since = *rec.spin.get_or_insert_with(std::time::Instant::now);
+            if !rec.blocked && since.elapsed() >= crate::record::BLOCKED_AFTER {
+                self.push(fib_wire::Up::Spinning);
+                self.blocked(true);
+            }
+            return;
+        }
+        self.push(fib_wire::Up::Polled { indices });
+        self.event_settled(op, true);
     }
 
     /// In a recorded run, polls with `poll` until it gives something.

@@ -20,9 +20,17 @@
 //! completion whether MPI cancelled it or whose message it got; one whose
 //! outcome the plan forces is never posted (cancelled) or is left to
 //! match (not cancelled).
+//! A test returns what MPI has completed (or nothing, if the plan forces
+//! other positions of a `Testany` or `Testsome` than those complete), and
+//! says what ([`fib_wire::Up::Polled`]); a `Testany` or `Testsome` that
+//! returns something counts among the `Waitany` and `Waitsome` calls. A
+//! test that returns nothing is not reported (how many a run makes is
+//! timing); a rank that has made only such tests for [`BLOCKED_AFTER`]
+//! says it spins and is blocked ([`fib_wire::Up::Spinning`]): if every
+//! other rank waits too, the scheduler checks the program itself (a
+//! livelock is its to find).
 //! A call whose outcome only the scheduler gives in this version (a
-//! nonblocking probe, a test, ...) ends the run
-//! ([`fib_wire::Up::Unrecorded`]).
+//! nonblocking probe, ...) ends the run ([`fib_wire::Up::Unrecorded`]).
 
 use std::os::raw::c_int;
 
@@ -66,6 +74,9 @@ pub struct Recording {
     pub wild: HashMap<u32, MPI_Comm>,
     /// The rank has said it is blocked and not yet that it is not.
     pub blocked: bool,
+    /// Since when the rank has made only tests that returned nothing, if
+    /// it has since its last call reported ([`crate::state::Lib::polled`]).
+    pub spin: Option<std::time::Instant>,
 }
 
 impl Recording {
@@ -131,6 +142,7 @@ impl Recording {
             next_comm: fib_wire::RECORDED_COMMS,
             wild: HashMap::default(),
             blocked: false,
+            spin: None,
         })
     }
 
@@ -178,6 +190,13 @@ impl Recording {
     pub fn name_comm(&mut self) -> u32 {
         self.next_comm += 1;
         self.next_comm - 1
+    }
+
+    /// The positions the plan forces the next `MPI_Waitany` or
+    /// `MPI_Waitsome` (or `MPI_Testany` or `MPI_Testsome` that returns
+    /// something) to return, if it does, without counting the call.
+    pub fn peek_pick(&self) -> Option<&Vec<u32>> {
+        self.picks.get(&self.waits)
     }
 
     /// The positions the plan forces the next `MPI_Waitany` or

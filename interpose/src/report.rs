@@ -21,6 +21,13 @@ impl Lib {
     /// a request (or starts a persistent one) is remembered as where that
     /// request was made.
     pub fn event(&mut self, op: Op) {
+        // A recorded run's rank that kept failing a test and said it is
+        // blocked makes another call: it no longer is.
+        if let Some(rec) = &mut self.record {
+            if rec.spin.take().is_some() && rec.blocked {
+                self.blocked(false);
+            }
+        }
         let site = site::for_call();
         match op {
             Op::Send { req: Some(r), .. }

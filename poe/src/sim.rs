@@ -25,6 +25,10 @@ pub enum Step {
     Call(Op),
     /// Make this poll (`MPI_Test*`, `MPI_Iprobe`) until it says yes.
     Poll(Op),
+    /// Make this test once, as a run made without the scheduler reports
+    /// one that returned something ([`Engine::polled`]): the engine answers
+    /// it only with what it returned, never "not yet".
+    Sure(Op),
 }
 
 /// The source (or tag) of a simulated receive that takes the message the
@@ -77,8 +81,8 @@ pub fn run_once_with(
 ) -> RunResult {
     let steps = |r: usize, pc: usize| {
         program[r].get(pc).map(|s| {
-            let (op, poll) = step_op(s);
-            (site_of(pc), op, poll)
+            let (op, made) = step_op(s);
+            (site_of(pc), op, made)
         })
     };
     run(program.len(), cfg, plan, turns, policy, &steps)
@@ -153,7 +157,8 @@ impl Rerun {
         let calls = &self.calls;
         let steps = |r: usize, pc: usize| {
             let (dropped, list) = &calls[r];
-            list.get(pc - dropped).map(|(site, op)| (*site, op, false))
+            list.get(pc - dropped)
+                .map(|(site, op)| (*site, op, Made::Once))
         };
         while self.end.is_none() {
             match self.sim.round(&steps) {
@@ -179,9 +184,17 @@ impl Rerun {
     }
 }
 
+/// How a step makes its call.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Made {
+    Once,
+    Poll,
+    Sure,
+}
+
 /// The `pc`-th step of rank `r`, if it has one: its site, its call, and
-/// whether it is a poll.
-type Steps<'a> = dyn Fn(usize, usize) -> Option<(Site, &'a Op, bool)> + 'a;
+/// how it makes it.
+type Steps<'a> = dyn Fn(usize, usize) -> Option<(Site, &'a Op, Made)> + 'a;
 
 fn run(
     n: usize,
@@ -250,7 +263,7 @@ impl Sim {
     fn round(&mut self, steps: &Steps) -> Round {
         for &r in &self.order {
             while !self.waiting[r] {
-                let Some((site, op, _)) = steps(r, self.pc[r]) else {
+                let Some((site, op, made)) = steps(r, self.pc[r]) else {
                     break;
                 };
                 let from_probed;
@@ -279,6 +292,9 @@ impl Sim {
                 };
                 let waits = op.expects_reply(self.zero_buffer);
                 self.engine.call(r, site, op);
+                if made == Made::Sure {
+                    self.engine.polled(r);
+                }
                 if waits {
                     self.waiting[r] = true;
                 } else {
@@ -292,7 +308,7 @@ impl Sim {
             if matches!(d, Down::PostRecv { .. } | Down::Cancelled { .. }) {
                 continue;
             }
-            let (_, op, poll) = steps(r, self.pc[r]).expect("an answered rank has a call");
+            let (_, op, made) = steps(r, self.pc[r]).expect("an answered rank has a call");
             // The communicator an `MPI_Comm_idup` made comes ahead of the
             // answer of the wait or test that completes it.
             if matches!(d, Down::NewComm { .. }) && matches!(op, Op::Wait { .. } | Op::Test { .. })
@@ -319,7 +335,7 @@ impl Sim {
             }
             let negative = matches!(d, Down::Done { indices } if indices.is_empty())
                 || matches!(d, Down::Probed { found: false, .. });
-            if !(poll && negative) {
+            if !(made == Made::Poll && negative) {
                 self.pc[r] += 1;
             }
         }
@@ -424,10 +440,11 @@ fn without_released(op: &Op, released: &mut HashSet<u32>, listed: &mut Vec<u32>)
     })
 }
 
-fn step_op(s: &Step) -> (&Op, bool) {
+fn step_op(s: &Step) -> (&Op, Made) {
     match s {
-        Step::Call(op) => (op, false),
-        Step::Poll(op) => (op, true),
+        Step::Call(op) => (op, Made::Once),
+        Step::Poll(op) => (op, Made::Poll),
+        Step::Sure(op) => (op, Made::Sure),
     }
 }
 

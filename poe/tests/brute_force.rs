@@ -1680,6 +1680,7 @@ fn on_intercomm(prog: &Prog) -> Program {
                 match step {
                     Step::Call(op) => Step::Call(inter(op)),
                     Step::Poll(op) => Step::Poll(inter(op)),
+                    Step::Sure(op) => Step::Sure(inter(op)),
                 }
             }));
             out
@@ -2402,7 +2403,7 @@ fn waitany_rows_stand_for_exactly_the_orders_mpi_allows() {
 /// to rerun once a rank makes one).
 fn timed(step: &Step) -> bool {
     match step {
-        Step::Poll(_) => true,
+        Step::Poll(_) | Step::Sure(_) => true,
         Step::Call(op) => match op {
             Op::Recv { src, .. } => *src == ANY,
             Op::Probe { src, blocking, .. } | Op::Mprobe { src, blocking, .. } => {
@@ -2654,6 +2655,29 @@ fn engine_indices(calls: &[Call]) -> Vec<Option<usize>> {
         .collect()
 }
 
+/// `program` with each `MPI_Wait` and `MPI_Waitall` for which `returned`
+/// says so (by rank and step) made as the test a run made without the
+/// scheduler reports when it returned the same ([`Step::Sure`]).
+fn as_tests(program: &Program, returned: impl Fn(usize, usize) -> bool) -> Program {
+    program
+        .iter()
+        .enumerate()
+        .map(|(r, steps)| {
+            steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| match s {
+                    Step::Call(Op::Wait { kind, reqs }) if returned(r, i) => Step::Sure(Op::Test {
+                        kind: *kind,
+                        reqs: reqs.clone(),
+                    }),
+                    s => s.clone(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Every execution MPI allows can be followed: the engine, taking past its
 /// (empty) plan the alternatives by which each wildcard receive, matched
 /// probe or cancel takes what that execution's did
@@ -2661,7 +2685,9 @@ fn engine_indices(calls: &[Call]) -> Vec<Option<usize>> {
 /// that execution: the same send for every wildcard receive, the same
 /// cancels, the same deadlock or completion. This is what lets a run made
 /// without the scheduler, whose records say only what each call took, be
-/// read back by the engine as one of its own.
+/// read back by the engine as one of its own. So it can with its waits made
+/// as tests that returned what the waits did ([`as_tests`]): the engine
+/// never fails them, and they complete as the waits would.
 #[test]
 fn every_execution_mpi_allows_can_be_followed() {
     let mut failures = Vec::new();
@@ -2694,6 +2720,7 @@ fn every_execution_mpi_allows_can_be_followed() {
             };
             let indices: Vec<Vec<Option<usize>>> = prog.iter().map(|c| engine_indices(c)).collect();
             checks += 1;
+            let sim = to_sim(prog);
             for want in brute_force(prog, zero_buffer) {
                 executions += 1;
                 let mut outcomes = poe::engine::Outcomes::new();
@@ -2708,21 +2735,35 @@ fn every_execution_mpi_allows_can_be_followed() {
                     };
                     outcomes.insert(OpId { rank: r, index }, outcome);
                 }
-                let run = poe::sim::run_once_with(
-                    &to_sim(prog),
-                    cfg,
-                    Vec::new(),
-                    Turns::Forward,
-                    Policy::Follow(outcomes),
-                );
-                let (got, notes) = poe_outcomes_of(prog, std::slice::from_ref(&run));
-                if got[0] != want || !notes.is_empty() {
-                    failures.push(format!(
-                        "seed {seed}, variant {k}, zero_buffer={zero_buffer}\n{}execution: {want:?}\nfollowed: {:?}\n{}",
-                        show(prog),
-                        got[0],
-                        notes.join("\n")
-                    ));
+                let followed = |sim: &Program| {
+                    poe::sim::run_once_with(
+                        sim,
+                        cfg,
+                        Vec::new(),
+                        Turns::Forward,
+                        Policy::Follow(outcomes.clone()),
+                    )
+                };
+                let run = followed(&sim);
+                // The same execution with the waits that returned made as
+                // tests that returned what they did: a run made without the
+                // scheduler reports those, and none of the tests that
+                // returned nothing before (a wait that never returns stands
+                // for tests that never do).
+                let tested = as_tests(&sim, |r, i| {
+                    indices[r][i].is_some_and(|x| run.ops[r].get(x).is_some_and(|o| o.complete))
+                });
+                let tested_run = followed(&tested);
+                for (run, as_tested) in [(run, false), (tested_run, true)] {
+                    let (got, notes) = poe_outcomes_of(prog, std::slice::from_ref(&run));
+                    if got[0] != want || !notes.is_empty() {
+                        failures.push(format!(
+                            "seed {seed}, variant {k}, zero_buffer={zero_buffer}, waits as tests: {as_tested}\n{}execution: {want:?}\nfollowed: {:?}\n{}",
+                            show(prog),
+                            got[0],
+                            notes.join("\n")
+                        ));
+                    }
                 }
             }
         }

@@ -322,6 +322,40 @@ fn test_polling_ends_when_the_request_completes() {
         .any(|f| matches!(f, Fired::Completion { completed, .. } if *completed == vec![id(1, 0)])));
 }
 
+/// A test a run made without the scheduler says returned something is
+/// never failed: it waits for the send that completes it, even when the
+/// engine fails its polls before taking a choice; and if nothing can
+/// complete it, the engine cannot follow the run (a divergence, not the
+/// program's deadlock).
+#[test]
+fn a_test_that_returned_in_the_followed_run_waits_for_what_it_returned() {
+    let test = Op::Test {
+        kind: WaitKind::One,
+        reqs: vec![7],
+    };
+    // Rank 1's test returns once rank 0 has taken rank 2's message with
+    // its wildcard receive (a choice) and sent.
+    let p = vec![
+        vec![recv(ANY, 0), send(1, 0), fin()],
+        vec![irecv(0, 0, 7), Step::Sure(test.clone()), fin()],
+        vec![send(0, 0), fin()],
+    ];
+    let run = only_run(&p, cfg(3));
+    assert_eq!(run.end, RunEnd::Completed);
+    assert!(run.leaks.is_empty(), "{:?}", run.leaks);
+    assert!(run.fired.contains(&Fired::Completion {
+        op: id(1, 1),
+        completed: vec![id(1, 0)]
+    }));
+    let p = vec![vec![fin()], vec![irecv(0, 0, 7), Step::Sure(test), fin()]];
+    let run = only_run(&p, cfg(2));
+    assert!(
+        matches!(run.end, RunEnd::Divergence { .. }),
+        "{:?}",
+        run.end
+    );
+}
+
 #[test]
 fn nonblocking_receive_matches_before_its_wait() {
     // Non-overtaking: the Irecv takes the first message, before its wait,

@@ -307,6 +307,53 @@ fn a_recorded_check_follows_a_communicator_made_by_comm_idup() {
     assert_eq!(p["barriers"][0]["verdict"], "irrelevant");
 }
 
+/// Tests return what MPI has completed: `MPI_Testsome`'s choice between
+/// two senders is followed and forced like a `Waitsome`'s (the same three
+/// interleavings as scheduled); the other test forms, polling loops and
+/// `MPI_Request_get_status` need no scheduler, and a request only ever
+/// polled with `MPI_Request_get_status` is still a leak (FIB018), a
+/// buffer written after a failed test still a race (FIB034).
+#[test]
+fn a_recorded_check_follows_and_forces_tests() {
+    let (v, _) = recorded_as_scheduled("../umpire/testsome_poll.c", "3");
+    assert_eq!(v["programs"][0]["interleavings"], 3);
+    for (name, n) in [
+        ("../umpire/test_poll_loop.c", "2"),
+        ("../umpire/testany_poll.c", "2"),
+        ("../umpire/testall_poll.c", "3"),
+        ("../umpire/request_get_status_loop.c", "2"),
+    ] {
+        let (v, _) = recorded_as_scheduled(name, n);
+        assert_eq!(v["programs"][0]["outcome"], "ok", "{name}");
+    }
+    let (v, _) = recorded_as_scheduled("../umpire/leak_request_get_status_only.c", "2");
+    assert_eq!(first_finding(&v["programs"][0]).0, Some("FIB018"));
+    let (v, _) = recorded_as_scheduled("../umpire/mem_failed_test_write.c", "2");
+    let codes: Vec<&str> = v["programs"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["code"].as_str())
+        .collect();
+    assert!(codes.contains(&"FIB034"), "{codes:?}");
+}
+
+/// Ranks that only ever fail their tests while every rank waits: a
+/// recorded run cannot tell a livelock from slow progress, so fib says so
+/// and checks the program with the scheduler, which finds it (FIB010).
+#[test]
+fn a_recorded_run_whose_ranks_keep_failing_tests_is_checked_with_the_scheduler() {
+    let (code, v, err) = check("test_livelock.c", "recorded", &["-n", "2"]);
+    let (scode, scheduled, _) = check("test_livelock.c", "scheduled", &["-n", "2"]);
+    assert_eq!(code, scode);
+    assert_eq!(found(&v), found(&scheduled));
+    assert_eq!(first_finding(&v["programs"][0]).0, Some("FIB010"));
+    assert!(
+        err.contains("cannot follow tests that keep returning nothing while every rank waits"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_call_a_recorded_run_cannot_follow_is_checked_with_the_scheduler() {
     // iprobe_poll.c polls with MPI_Iprobe, whose answer only the scheduler

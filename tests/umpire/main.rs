@@ -563,8 +563,8 @@ fn umpire_corpus_openmpi() {
 
 /// The corpus's programs of wildcard receives, barriers, `MPI_Waitany`,
 /// `MPI_Waitsome`, wildcard probes, some nonblocking collectives,
-/// communicator constructors (`MPI_Comm_idup` too), cancels and matched
-/// probes in recorded runs (`--mode recorded`, under MPICH): the same
+/// communicator constructors (`MPI_Comm_idup` too), cancels, matched
+/// probes and tests in recorded runs (`--mode recorded`, under MPICH): the same
 /// outcomes, findings and verdicts as scheduled ones (`FIB_UMPIRE_RECORDED` lists which, as
 /// `FIB_UMPIRE_ONLY` does; `all` for every program). A program with a call
 /// a recorded run cannot follow is checked scheduled, and must pass too.
@@ -614,6 +614,10 @@ fn corpus_under(mpi: &'static str, recorded: bool) {
             "mprobe",
             "comm_idup",
             "cart_",
+            "test_poll",
+            "testa",
+            "tests",
+            "get_status",
         ]
         .map(String::from)
         .to_vec(),

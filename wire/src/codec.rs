@@ -917,6 +917,11 @@ impl Up {
                 w.u8(51);
                 w.u32(*comm);
             }
+            Up::Polled { indices } => {
+                w.u8(52);
+                w.list(indices);
+            }
+            Up::Spinning => w.u8(53),
         }
         end(out, at);
     }
@@ -1082,6 +1087,8 @@ impl Up {
             49 => Up::Picked { indices: r.list()? },
             50 => Up::Found { src: r.u32()? },
             51 => Up::Named { comm: r.u32()? },
+            52 => Up::Polled { indices: r.list()? },
+            53 => Up::Spinning,
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1591,6 +1598,8 @@ mod tests {
         round_up(Up::Picked {
             indices: vec![0, 2],
         });
+        round_up(Up::Polled { indices: vec![1] });
+        round_up(Up::Spinning);
         round_up(Up::File {
             id: 1,
             path: "a/b.c".into(),

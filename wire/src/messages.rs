@@ -145,6 +145,16 @@ pub enum Up {
     /// reported last returned the requests at these positions of its list
     /// (one for `MPI_Waitany`, ascending). Sent before the call returns.
     Picked { indices: Vec<u32> },
+    /// In a recorded run: the test the rank reports next (`MPI_Test`,
+    /// `MPI_Testall`, `MPI_Testany`, `MPI_Testsome`,
+    /// `MPI_Request_get_status`) returned the requests at these positions
+    /// of its list, in MPI. Sent just before the call's [`Up::Ahead`] and
+    /// [`Up::Op`]. A test that returns nothing is not reported.
+    Polled { indices: Vec<u32> },
+    /// In a recorded run: the rank has made only tests that returned
+    /// nothing for a while, and everything it did before is sent; followed
+    /// by [`Up::Blocked`].
+    Spinning,
     /// In a recorded run: the blocking probe from `MPI_ANY_SOURCE` the rank
     /// reported last found the message of world rank `src`. Sent before
     /// the call returns.

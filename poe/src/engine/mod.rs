@@ -89,6 +89,9 @@ pub struct Engine {
     /// Whether the engine takes no choice and declares no deadlock for now
     /// ([`Engine::hold`]).
     holding: bool,
+    /// Tests a followed run says returned something ([`Engine::polled`]):
+    /// never answered "not yet".
+    sure: rustc_hash::FxHashSet<OpId>,
 }
 
 impl Engine {
@@ -115,6 +118,7 @@ impl Engine {
             waitanys: false,
             more_outcomes: false,
             holding: false,
+            sure: Default::default(),
         }
     }
 
@@ -141,6 +145,23 @@ impl Engine {
     /// whose outcomes are all unknown waits), in any order.
     pub fn follow(&mut self, at: OpId, outcome: Outcome) {
         self.path.follow(at, outcome);
+    }
+
+    /// A followed run's test (`MPI_Test*`, `MPI_Request_get_status`), the
+    /// call `rank` made last, returned something in MPI: it is never
+    /// failed, and waits until the engine completes what it returned (the
+    /// positions a `Testany` or `Testsome` returned come as its outcome,
+    /// [`Engine::follow`]). (A followed run's tests that return nothing
+    /// are not the engine's: they change nothing, and how many a run
+    /// makes is timing.)
+    pub fn polled(&mut self, rank: Rank) {
+        let Some(index) = self.matching.blocked_on(rank) else {
+            return;
+        };
+        let id = OpId { rank, index };
+        if matches!(self.matching.op(id).kind, Kind::Wait { test: true, .. }) {
+            self.sure.insert(id);
+        }
     }
 
     /// Under [`Policy::Follow`]: every outcome of the followed run is
@@ -691,7 +712,19 @@ impl Engine {
             }
         }
         let locks = self.matching.lock_choices();
-        let (mut points, polls) = self.matching.choice_points();
+        let (mut points, mut polls) = self.matching.choice_points();
+        // A test the followed run says succeeded waits for what it
+        // returned; if nothing else is left, the engine cannot complete
+        // what MPI did.
+        let sure = &self.sure;
+        let matching = &self.matching;
+        let unsure = |r: &Rank| {
+            matching
+                .blocked_on(*r)
+                .is_none_or(|index| !sure.contains(&OpId { rank: *r, index }))
+        };
+        let stalled = polls.iter().any(|r| !unsure(r));
+        polls.retain(unsure);
         points.extend(locks);
         // Alternatives explored in another branch stay asleep, unless nothing
         // else is left.
@@ -720,6 +753,14 @@ impl Engine {
             }
             self.choose(point);
             return self.end.is_none();
+        }
+        if stalled && polls.is_empty() {
+            self.end = Some(RunEnd::Divergence {
+                index: self.path.choices().len(),
+                expected: None,
+                found: None,
+            });
+            return false;
         }
         let ranks = self.rank_views();
         self.end = Some(if polls.is_empty() {

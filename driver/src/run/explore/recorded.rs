@@ -4,7 +4,10 @@
 //! its message from ([`fib_wire::Up::Took`]); the engine reads the run back
 //! ([`poe::Engine::following`]), taking at each choice past the plan what
 //! the run took there; an `MPI_Waitany` or `MPI_Waitsome` says which
-//! requests it returned ([`fib_wire::Up::Picked`]), a blocking probe from
+//! requests it returned ([`fib_wire::Up::Picked`]), a test that returned
+//! something what ([`fib_wire::Up::Polled`]: the engine never fails it,
+//! and a `Testany` or `Testsome` chooses as a `Waitany` does; one that
+//! returned nothing is not reported), a blocking probe from
 //! `MPI_ANY_SOURCE` whose message it found ([`fib_wire::Up::Found`]); a
 //! receive the program cancelled, whether MPI cancelled it. The plan
 //! itself is forced on the ranks: each planned choice names the world rank
@@ -136,6 +139,15 @@ pub(super) struct Recorded<'a> {
     picks_reported: Vec<u64>,
     picks_fed: Vec<u64>,
     last_some: Vec<bool>,
+    /// Per rank, what the test it reports next returned
+    /// ([`fib_wire::Up::Polled`]), and how many of its tests are reported
+    /// and not yet fed (each returned something: one that returns nothing
+    /// is not reported).
+    polled: Vec<Option<Vec<u32>>>,
+    poll_answers: Vec<u64>,
+    /// Per rank, whether it said it makes only tests that return nothing
+    /// ([`fib_wire::Up::Spinning`]) and has reported no call since.
+    spinning: Vec<bool>,
     /// Per rank, its blocking probes reported and fed.
     probes_reported: Vec<u64>,
     probes_fed: Vec<u64>,
@@ -176,6 +188,9 @@ impl<'a> Recorded<'a> {
             picks_reported: vec![0; nprocs],
             picks_fed: vec![0; nprocs],
             last_some: vec![false; nprocs],
+            polled: vec![None; nprocs],
+            poll_answers: vec![0; nprocs],
+            spinning: vec![false; nprocs],
             probes_reported: vec![0; nprocs],
             probes_fed: vec![0; nprocs],
             by_req: vec![HashMap::new(); nprocs],
@@ -235,9 +250,42 @@ impl<'a> Recorded<'a> {
         }
     }
 
+    /// Rank `r`'s next test returned the positions `indices`.
+    pub fn polled(&mut self, r: usize, indices: Vec<u32>) {
+        self.polled[r] = Some(indices);
+    }
+
+    /// Rank `r` makes only tests that return nothing.
+    pub fn spinning(&mut self, r: usize) {
+        self.spinning[r] = true;
+        self.last[r].0 = "tests that keep returning nothing while every rank waits";
+    }
+
+    /// Whether a rank that waits keeps failing a test: with every rank
+    /// waiting and nothing for the engine to do, the program may be
+    /// livelocked, which only the scheduler's own answers find.
+    pub fn spins(&self) -> Option<usize> {
+        (0..self.spinning.len()).find(|&r| self.spinning[r] && self.blocked[r])
+    }
+
     /// Rank `r` reported `op`, made at `site`.
     pub fn reported(&mut self, r: usize, site: fib_wire::Site, op: &Op, engine: &mut Engine) {
         self.last[r] = (poe::engine::call_name(op), site);
+        self.spinning[r] = false;
+        if matches!(op, Op::Test { .. } | Op::RequestGetStatus { .. }) {
+            let Some(indices) = self.polled[r].take() else {
+                return;
+            };
+            self.poll_answers[r] += 1;
+            if let Op::Test { kind, .. } = op {
+                if matches!(kind, WaitKind::Any | WaitKind::Some) {
+                    self.picks_reported[r] += 1;
+                    self.last_some[r] = *kind == WaitKind::Some;
+                    self.picked(r, indices, engine);
+                }
+            }
+            return;
+        }
         match op {
             // A blocking matched probe is a receive: it takes its message.
             Op::Recv { req, .. }
@@ -275,12 +323,32 @@ impl<'a> Recorded<'a> {
         }
     }
 
-    /// Rank `r`'s call `op` goes to the engine now.
-    pub fn fed(&mut self, r: usize, op: &Op, engine: &mut Engine) {
+    /// Rank `r`'s call `op` goes to the engine now. Returns whether it is
+    /// a test that returned something in the run ([`Engine::polled`], once
+    /// the engine has the call).
+    pub fn fed(&mut self, r: usize, op: &Op, engine: &mut Engine) -> bool {
         let id = OpId {
             rank: r,
             index: engine.ops(r).len(),
         };
+        if matches!(op, Op::Test { .. } | Op::RequestGetStatus { .. }) {
+            if self.poll_answers[r] == 0 {
+                return false;
+            }
+            self.poll_answers[r] -= 1;
+            if let Op::Test { kind, .. } = op {
+                if matches!(kind, WaitKind::Any | WaitKind::Some) {
+                    self.picks_fed[r] += 1;
+                    let k = Ordinal::Pick(self.picks_fed[r] - 1);
+                    self.found.push((id, k));
+                    self.slots
+                        .entry((r, k))
+                        .or_default()
+                        .fill(Some(id), None, engine);
+                }
+            }
+            return true;
+        }
         // The call's ordinal, and whether it chooses (a specific source
         // takes no choice, but counts).
         let (k, chooses) = match op {
@@ -310,7 +378,7 @@ impl<'a> Recorded<'a> {
                 self.picks_fed[r] += 1;
                 (Ordinal::Pick(self.picks_fed[r] - 1), true)
             }
-            _ => return,
+            _ => return false,
         };
         self.found.push((id, k));
         if chooses {
@@ -319,6 +387,7 @@ impl<'a> Recorded<'a> {
                 .or_default()
                 .fill(Some(id), None, engine);
         }
+        false
     }
 
     /// Rank `r`'s wildcard receive, or receive it asked to cancel, of
@@ -383,7 +452,8 @@ impl<'a> Recorded<'a> {
 }
 
 /// Whether `op` is a choosing completion call a recorded run follows: an
-/// `MPI_Waitany` or `MPI_Waitsome` (tests are not followed yet).
+/// `MPI_Waitany` or `MPI_Waitsome` (a `Testany` or `Testsome` chooses only
+/// when it returns something, which its report says).
 fn picks(op: &Op) -> bool {
     matches!(
         op,

@@ -564,6 +564,14 @@ impl Loop<'_> {
             self.live = false;
             self.step();
             self.live = true;
+            // A rank keeps failing a test while every other waits, and the
+            // engine found no deadlock: the scheduler's answers find
+            // whether the program is livelocked.
+            if self.endings.decided().is_none() {
+                if let Some(x) = &mut self.recorded {
+                    x.unrecorded = x.unrecorded.or(x.spins());
+                }
+            }
         }
     }
 
@@ -627,10 +635,14 @@ impl Loop<'_> {
             }
         }
         self.ahead[r].fed(&call);
-        if let Some(x) = &mut self.recorded {
-            x.fed(r, &call.op, &mut self.engine);
-        }
+        let polled = match &mut self.recorded {
+            Some(x) => x.fed(r, &call.op, &mut self.engine),
+            None => false,
+        };
         self.engine.call(r, call.site, call.op);
+        if polled {
+            self.engine.polled(r);
+        }
     }
 
     /// The engine answered rank `r`'s settled call (the answer is dropped):
@@ -878,6 +890,16 @@ impl Loop<'_> {
             Up::Picked { indices } => {
                 if let Some(x) = &mut self.recorded {
                     x.picked(r, indices, &mut self.engine);
+                }
+            }
+            Up::Polled { indices } => {
+                if let Some(x) = &mut self.recorded {
+                    x.polled(r, indices);
+                }
+            }
+            Up::Spinning => {
+                if let Some(x) = &mut self.recorded {
+                    x.spinning(r);
                 }
             }
             Up::Blocked { on } => {

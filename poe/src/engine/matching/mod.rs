@@ -254,6 +254,11 @@ impl Matching {
     }
 
     /// The answers produced since the last call.
+    /// The call rank `r` waits in for an answer, if any.
+    pub(crate) fn blocked_on(&self, r: Rank) -> Option<usize> {
+        self.ranks[r].blocked
+    }
+
     pub(crate) fn take_out(&mut self) -> Vec<(Rank, Down)> {
         std::mem::take(&mut self.out)
     }
