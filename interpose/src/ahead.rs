@@ -184,17 +184,22 @@ impl Lib {
     /// such tests for [`crate::record::BLOCKED_AFTER`], it says it spins
     /// and is blocked (a call reported after says it is not).
     pub fn polled(&mut self, op: fib_wire::Op, indices: Vec<u32>) {
-        let Some(rec) = &mut self.record else { return };
         if indices.is_empty() {
-            let since = *rec.spin.get_or_insert_with(std::time::Instant::now);
-            if !rec.blocked && since.elapsed() >= crate::record::BLOCKED_AFTER {
-                self.push(fib_wire::Up::Spinning);
-                self.blocked(true);
-            }
-            return;
+            return self.polled_nothing();
         }
         self.push(fib_wire::Up::Polled { indices });
         self.event_settled(op, true);
+    }
+
+    /// A recorded run's test or nonblocking probe returned nothing: not
+    /// reported ([`Lib::polled`]).
+    pub fn polled_nothing(&mut self) {
+        let Some(rec) = &mut self.record else { return };
+        let since = *rec.spin.get_or_insert_with(std::time::Instant::now);
+        if !rec.blocked && since.elapsed() >= crate::record::BLOCKED_AFTER {
+            self.push(fib_wire::Up::Spinning);
+            self.blocked(true);
+        }
     }
 
     /// In a recorded run, polls with `poll` until it gives something.

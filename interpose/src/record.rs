@@ -10,7 +10,9 @@
 //! `MPI_Waitany` and `MPI_Waitsome` return what completes first in MPI, or
 //! the positions the plan forces, and say which ([`fib_wire::Up::Picked`]);
 //! a blocking `MPI_Probe` from `MPI_ANY_SOURCE` finds what MPI shows it, or
-//! the source the plan forces, and says whose ([`fib_wire::Up::Found`]); a
+//! the source the plan forces, and says whose ([`fib_wire::Up::Found`]), as
+//! an `MPI_Iprobe` that finds something does (it then counts among the
+//! blocking probes, and is reported as a test that returned); a
 //! blocking `MPI_Mprobe` takes its message as a receive does (it counts
 //! among the receives, and says whose with [`fib_wire::Up::Took`]);
 //! a communicator constructor runs in MPI, and the rank names the new
@@ -178,12 +180,24 @@ impl Recording {
     /// program's `src`, unless it is `MPI_ANY_SOURCE` and the plan forces
     /// this probe.
     pub unsafe fn probe_source(&mut self, src: c_int, comm: MPI_Comm) -> c_int {
-        let k = self.probes;
+        let src = self.next_probe_source(src, comm);
         self.probes += 1;
-        match self.probes_forced.get(&k) {
+        src
+    }
+
+    /// [`Recording::probe_source`] for an `MPI_Iprobe`, which counts among
+    /// the blocking probes only if it finds something
+    /// ([`Recording::probe_found`]).
+    pub unsafe fn next_probe_source(&self, src: c_int, comm: MPI_Comm) -> c_int {
+        match self.probes_forced.get(&self.probes) {
             Some(&w) if src == RSMPI_ANY_SOURCE => from_world(comm, w),
             _ => src,
         }
+    }
+
+    /// An `MPI_Iprobe` found a message: it counts among the probes.
+    pub fn probe_found(&mut self) {
+        self.probes += 1;
     }
 
     /// A name for the communicator a constructor just made.

@@ -338,6 +338,18 @@ fn a_recorded_check_follows_and_forces_tests() {
     assert!(codes.contains(&"FIB034"), "{codes:?}");
 }
 
+/// A nonblocking probe from `MPI_ANY_SOURCE` polled until it finds a
+/// message takes what MPI shows it, and the next run forces the other
+/// sender's: the order in which rank 0 then waits for a message never
+/// sent is found without the scheduler (FIB001, as scheduled).
+#[test]
+fn a_recorded_check_follows_and_forces_nonblocking_probes() {
+    let (v, _) = recorded_as_scheduled("iprobe_any_src_deadlock.c", "3");
+    let p = &v["programs"][0];
+    assert_eq!(p["interleavings"], 2);
+    assert_eq!(first_finding(p), (Some("FIB001"), Some(0), Some(17)));
+}
+
 /// Ranks that only ever fail their tests while every rank waits: a
 /// recorded run cannot tell a livelock from slow progress, so fib says so
 /// and checks the program with the scheduler, which finds it (FIB010).
@@ -356,16 +368,16 @@ fn a_recorded_run_whose_ranks_keep_failing_tests_is_checked_with_the_scheduler()
 
 #[test]
 fn a_call_a_recorded_run_cannot_follow_is_checked_with_the_scheduler() {
-    // iprobe_poll.c polls with MPI_Iprobe, whose answer only the scheduler
-    // gives: fib says so and checks it scheduled.
-    let (code, v, err) = check("../umpire/iprobe_poll.c", "recorded", &["-n", "2"]);
-    let (scode, scheduled, _) = check("../umpire/iprobe_poll.c", "scheduled", &["-n", "2"]);
+    // rma_leaked_window.c makes a window, which a recorded run does not
+    // follow yet: fib says so and checks it scheduled.
+    let name = "../umpire/rma_leaked_window.c";
+    let (code, v, err) = check(name, "recorded", &["-n", "2"]);
+    let (scode, scheduled, _) = check(name, "scheduled", &["-n", "2"]);
     assert_eq!(code, scode);
     assert_eq!(found(&v), found(&scheduled));
     assert!(
-        err.contains(
-            "a recorded run cannot follow MPI_Iprobe (rank 0) yet: checked with the scheduler"
-        ),
+        err.contains("a recorded run cannot follow MPI_Win_allocate (rank ")
+            && err.contains(") yet: checked with the scheduler"),
         "{err}"
     );
 }

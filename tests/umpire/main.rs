@@ -618,6 +618,7 @@ fn corpus_under(mpi: &'static str, recorded: bool) {
             "testa",
             "tests",
             "get_status",
+            "iprobe",
         ]
         .map(String::from)
         .to_vec(),

@@ -147,10 +147,11 @@ impl Engine {
         self.path.follow(at, outcome);
     }
 
-    /// A followed run's test (`MPI_Test*`, `MPI_Request_get_status`), the
-    /// call `rank` made last, returned something in MPI: it is never
-    /// failed, and waits until the engine completes what it returned (the
-    /// positions a `Testany` or `Testsome` returned come as its outcome,
+    /// A followed run's test (`MPI_Test*`, `MPI_Request_get_status`) or
+    /// nonblocking probe, the call `rank` made last, returned something in
+    /// MPI: it is never failed, and waits until the engine completes what
+    /// it returned (the positions a `Testany` or `Testsome` returned, and
+    /// whose message a wildcard probe found, come as its outcome,
     /// [`Engine::follow`]). (A followed run's tests that return nothing
     /// are not the engine's: they change nothing, and how many a run
     /// makes is timing.)
@@ -159,7 +160,14 @@ impl Engine {
             return;
         };
         let id = OpId { rank, index };
-        if matches!(self.matching.op(id).kind, Kind::Wait { test: true, .. }) {
+        if matches!(
+            self.matching.op(id).kind,
+            Kind::Wait { test: true, .. }
+                | Kind::Probe {
+                    blocking: false,
+                    ..
+                }
+        ) {
             self.sure.insert(id);
         }
     }

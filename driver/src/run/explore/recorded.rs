@@ -7,7 +7,9 @@
 //! requests it returned ([`fib_wire::Up::Picked`]), a test that returned
 //! something what ([`fib_wire::Up::Polled`]: the engine never fails it,
 //! and a `Testany` or `Testsome` chooses as a `Waitany` does; one that
-//! returned nothing is not reported), a blocking probe from
+//! returned nothing is not reported; so is a nonblocking probe, which
+//! counts among the blocking ones when it finds something), a blocking
+//! probe from
 //! `MPI_ANY_SOURCE` whose message it found ([`fib_wire::Up::Found`]); a
 //! receive the program cancelled, whether MPI cancelled it. The plan
 //! itself is forced on the ranks: each planned choice names the world rank
@@ -272,11 +274,16 @@ impl<'a> Recorded<'a> {
     pub fn reported(&mut self, r: usize, site: fib_wire::Site, op: &Op, engine: &mut Engine) {
         self.last[r] = (poe::engine::call_name(op), site);
         self.spinning[r] = false;
-        if matches!(op, Op::Test { .. } | Op::RequestGetStatus { .. }) {
+        if polls(op) {
             let Some(indices) = self.polled[r].take() else {
                 return;
             };
             self.poll_answers[r] += 1;
+            // A nonblocking probe that found something counts among the
+            // blocking probes (a wildcard one says whose message next).
+            if matches!(op, Op::Probe { .. }) {
+                self.probes_reported[r] += 1;
+            }
             if let Op::Test { kind, .. } = op {
                 if matches!(kind, WaitKind::Any | WaitKind::Some) {
                     self.picks_reported[r] += 1;
@@ -331,11 +338,22 @@ impl<'a> Recorded<'a> {
             rank: r,
             index: engine.ops(r).len(),
         };
-        if matches!(op, Op::Test { .. } | Op::RequestGetStatus { .. }) {
+        if polls(op) {
             if self.poll_answers[r] == 0 {
                 return false;
             }
             self.poll_answers[r] -= 1;
+            if let Op::Probe { src, .. } = op {
+                self.probes_fed[r] += 1;
+                let k = Ordinal::Probe(self.probes_fed[r] - 1);
+                self.found.push((id, k));
+                if *src == ANY {
+                    self.slots
+                        .entry((r, k))
+                        .or_default()
+                        .fill(Some(id), None, engine);
+                }
+            }
             if let Op::Test { kind, .. } = op {
                 if matches!(kind, WaitKind::Any | WaitKind::Some) {
                     self.picks_fed[r] += 1;
@@ -449,6 +467,21 @@ impl<'a> Recorded<'a> {
         let since = *self.quiet_since.get_or_insert_with(Instant::now);
         since.elapsed() >= QUIET
     }
+}
+
+/// Whether `op` is a poll: a test (`MPI_Test*`, `MPI_Request_get_status`)
+/// or a nonblocking probe, which a recorded run reports only when it
+/// returned something.
+fn polls(op: &Op) -> bool {
+    matches!(
+        op,
+        Op::Test { .. }
+            | Op::RequestGetStatus { .. }
+            | Op::Probe {
+                blocking: false,
+                ..
+            }
+    )
 }
 
 /// Whether `op` is a choosing completion call a recorded run follows: an
