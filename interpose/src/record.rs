@@ -12,7 +12,8 @@
 //! a blocking `MPI_Probe` from `MPI_ANY_SOURCE` finds what MPI shows it, or
 //! the source the plan forces, and says whose ([`fib_wire::Up::Found`]), as
 //! an `MPI_Iprobe` that finds something does (it then counts among the
-//! blocking probes, and is reported as a test that returned); a
+//! blocking probes, and is reported as a test that returned; an
+//! `MPI_Improbe` that finds one counts among the receives); a
 //! blocking `MPI_Mprobe` takes its message as a receive does (it counts
 //! among the receives, and says whose with [`fib_wire::Up::Took`]);
 //! a communicator constructor runs in MPI, and the rank names the new
@@ -32,7 +33,7 @@
 //! other rank waits too, the scheduler checks the program itself (a
 //! livelock is its to find).
 //! A call whose outcome only the scheduler gives in this version (a
-//! nonblocking probe, ...) ends the run ([`fib_wire::Up::Unrecorded`]).
+//! window's, ...) ends the run ([`fib_wire::Up::Unrecorded`]).
 
 use std::os::raw::c_int;
 
@@ -162,6 +163,22 @@ impl Recording {
             Some(w) if src == RSMPI_ANY_SOURCE => Some(from_world(comm, w)),
             _ => Some(src),
         }
+    }
+
+    /// [`Recording::source`] for an `MPI_Improbe`, which counts among the
+    /// receives only if it finds a message ([`Recording::receive_found`]);
+    /// a plan never cancels it.
+    pub unsafe fn next_source(&self, src: c_int, comm: MPI_Comm) -> c_int {
+        match self.forced.get(&self.receives) {
+            Some(&w) if src == RSMPI_ANY_SOURCE && w != fib_wire::CANCELLED => from_world(comm, w),
+            _ => src,
+        }
+    }
+
+    /// An `MPI_Improbe` found a message: it counts among the receives.
+    pub fn receive_found(&mut self) {
+        self.receives += 1;
+        self.decided = false;
     }
 
     /// The receive [`Recording::source`] last answered for is request

@@ -338,16 +338,27 @@ fn a_recorded_check_follows_and_forces_tests() {
     assert!(codes.contains(&"FIB034"), "{codes:?}");
 }
 
-/// A nonblocking probe from `MPI_ANY_SOURCE` polled until it finds a
-/// message takes what MPI shows it, and the next run forces the other
-/// sender's: the order in which rank 0 then waits for a message never
-/// sent is found without the scheduler (FIB001, as scheduled).
+/// A nonblocking probe from `MPI_ANY_SOURCE` (`MPI_Iprobe`, and the
+/// matched `MPI_Improbe`) polled until it finds a message takes what MPI
+/// shows it, and the next run forces the other sender's: the order in
+/// which rank 0 then waits for a message never sent is found without the
+/// scheduler (FIB001, as scheduled); polls naming their source need none
+/// either.
 #[test]
 fn a_recorded_check_follows_and_forces_nonblocking_probes() {
-    let (v, _) = recorded_as_scheduled("iprobe_any_src_deadlock.c", "3");
-    let p = &v["programs"][0];
-    assert_eq!(p["interleavings"], 2);
-    assert_eq!(first_finding(p), (Some("FIB001"), Some(0), Some(17)));
+    for (name, line) in [
+        ("iprobe_any_src_deadlock.c", 17),
+        ("improbe_any_src_deadlock.c", 19),
+    ] {
+        let (v, _) = recorded_as_scheduled(name, "3");
+        let p = &v["programs"][0];
+        assert_eq!(p["interleavings"], 2, "{name}");
+        assert_eq!(first_finding(p), (Some("FIB001"), Some(0), Some(line)));
+    }
+    for name in ["../umpire/iprobe_poll.c", "../umpire/improbe_poll_imrecv.c"] {
+        let (v, _) = recorded_as_scheduled(name, "2");
+        assert_eq!(v["programs"][0]["outcome"], "ok", "{name}");
+    }
 }
 
 /// Ranks that only ever fail their tests while every rank waits: a

@@ -619,6 +619,7 @@ fn corpus_under(mpi: &'static str, recorded: bool) {
             "tests",
             "get_status",
             "iprobe",
+            "improbe",
         ]
         .map(String::from)
         .to_vec(),

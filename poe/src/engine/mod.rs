@@ -167,6 +167,8 @@ impl Engine {
                     blocking: false,
                     ..
                 }
+                // An `MPI_Improbe`.
+                | Kind::Recv { .. }
         ) {
             self.sure.insert(id);
         }

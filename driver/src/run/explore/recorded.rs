@@ -280,7 +280,8 @@ impl<'a> Recorded<'a> {
             };
             self.poll_answers[r] += 1;
             // A nonblocking probe that found something counts among the
-            // blocking probes (a wildcard one says whose message next).
+            // blocking probes (a wildcard one says whose message next), a
+            // matched one among the receives (below).
             if matches!(op, Op::Probe { .. }) {
                 self.probes_reported[r] += 1;
             }
@@ -291,16 +292,14 @@ impl<'a> Recorded<'a> {
                     self.picked(r, indices, engine);
                 }
             }
-            return;
+            if !matches!(op, Op::Mprobe { .. }) {
+                return;
+            }
         }
         match op {
-            // A blocking matched probe is a receive: it takes its message.
-            Op::Recv { req, .. }
-            | Op::Mprobe {
-                req,
-                blocking: true,
-                ..
-            } => {
+            // A matched probe (a nonblocking one only reported when it
+            // found a message) is a receive: it takes its message.
+            Op::Recv { req, .. } | Op::Mprobe { req, .. } => {
                 let k = self.reported[r];
                 self.reported[r] += 1;
                 self.by_req[r].insert(*req, k);
@@ -338,11 +337,13 @@ impl<'a> Recorded<'a> {
             rank: r,
             index: engine.ops(r).len(),
         };
+        let mut polled = false;
         if polls(op) {
             if self.poll_answers[r] == 0 {
                 return false;
             }
             self.poll_answers[r] -= 1;
+            polled = true;
             if let Op::Probe { src, .. } = op {
                 self.probes_fed[r] += 1;
                 let k = Ordinal::Probe(self.probes_fed[r] - 1);
@@ -365,17 +366,15 @@ impl<'a> Recorded<'a> {
                         .fill(Some(id), None, engine);
                 }
             }
-            return true;
+            // A matched probe that found a message is a receive (below).
+            if !matches!(op, Op::Mprobe { .. }) {
+                return true;
+            }
         }
         // The call's ordinal, and whether it chooses (a specific source
         // takes no choice, but counts).
         let (k, chooses) = match op {
-            Op::Recv { src, .. }
-            | Op::Mprobe {
-                src,
-                blocking: true,
-                ..
-            } => {
+            Op::Recv { src, .. } | Op::Mprobe { src, .. } => {
                 self.fed[r] += 1;
                 let k = self.fed[r] - 1;
                 self.recv_index[r].push(id.index);
@@ -405,7 +404,7 @@ impl<'a> Recorded<'a> {
                 .or_default()
                 .fill(Some(id), None, engine);
         }
-        false
+        polled
     }
 
     /// Rank `r`'s wildcard receive, or receive it asked to cancel, of
@@ -470,14 +469,18 @@ impl<'a> Recorded<'a> {
 }
 
 /// Whether `op` is a poll: a test (`MPI_Test*`, `MPI_Request_get_status`)
-/// or a nonblocking probe, which a recorded run reports only when it
-/// returned something.
+/// or a nonblocking probe (`MPI_Iprobe`, `MPI_Improbe`), which a recorded
+/// run reports only when it returned something.
 fn polls(op: &Op) -> bool {
     matches!(
         op,
         Op::Test { .. }
             | Op::RequestGetStatus { .. }
             | Op::Probe {
+                blocking: false,
+                ..
+            }
+            | Op::Mprobe {
                 blocking: false,
                 ..
             }
