@@ -199,15 +199,18 @@ PY
 # second each rank makes while recorded. RING_RANKS (default "64 256") are
 # the sizes of the ring (tests/umpire/isend_irecv_ring.c); CALLS_ROUNDS
 # (default 1000000) the rounds of bench/calls.c, whose calls cost MPI
-# little, so that its calls/s/rank is the recording's own rate.
+# little, so that its calls/s/rank is the recording's own rate;
+# POLLS_ROUNDS (default 20000) those of bench/polls.c, whose ranks poll
+# with MPI_Testall while they work.
 modes_section() {
     mkdir -p target/bench
-    for src in bench/pingpong.c bench/calls.c bench/server.c bench/bandwidth.c tests/umpire/isend_irecv_ring.c \
-        tests/diffusion2d/diffusion2d_anysrc.c; do
+    for src in bench/pingpong.c bench/calls.c bench/polls.c bench/server.c bench/bandwidth.c \
+        tests/umpire/isend_irecv_ring.c tests/diffusion2d/diffusion2d_anysrc.c; do
         mpicc.mpich -O2 -o "target/bench/$(basename "$src" .c)" "$src"
     done
     python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${SERVER_REQUESTS:-2000}" \
-        "${BANDWIDTH_ROUNDS:-500}" "${RING_RANKS:-64 256}" "${CALLS_ROUNDS:-1000000}" <<'PY'
+        "${BANDWIDTH_ROUNDS:-500}" "${RING_RANKS:-64 256}" "${CALLS_ROUNDS:-1000000}" \
+        "${POLLS_ROUNDS:-20000}" <<'PY'
 import json
 import os
 import subprocess
@@ -218,6 +221,7 @@ runs = int(sys.argv[1])
 cases = [
     ("bench/pingpong.c", 2, [sys.argv[2]], []),
     ("bench/calls.c", 2, [sys.argv[6]], []),
+    ("bench/polls.c", 2, [sys.argv[7]], []),
     ("bench/server.c", 4, [sys.argv[3]], ["--max-interleavings", "1"]),
     ("bench/bandwidth.c", 2, [sys.argv[4]], []),
     ("tests/diffusion2d/diffusion2d_anysrc.c", 8, [], ["--max-interleavings", "20"]),
