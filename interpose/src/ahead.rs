@@ -25,6 +25,11 @@ const SETTLE_WITHIN: std::time::Duration = std::time::Duration::from_micros(20);
 /// the clock.
 const CLOCK_EVERY: u32 = 8;
 
+/// How long a recorded run's rank polls MPI for a call before it sleeps
+/// between polls, and its longest sleep.
+const NAP_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
+const NAP_MAX: std::time::Duration = std::time::Duration::from_millis(1);
+
 impl Lib {
     /// Ends a recorded run at a call whose outcome only the scheduler
     /// gives ([`fib_wire::Up::Unrecorded`], after everything else).
@@ -232,8 +237,14 @@ impl Lib {
             }
             // A call that completes within microseconds spins on MPI alone,
             // as MPI itself does: a yield is a system call, and a switch
-            // whenever another process is runnable.
-            if waited >= SETTLE_WITHIN {
+            // whenever another process is runnable. One that has waited
+            // long sleeps between polls, a twentieth of its wait so far
+            // up to [`NAP_MAX`]: with more ranks than cores, ranks that
+            // only yield keep every core busy with polls.
+            if waited >= NAP_AFTER {
+                let nap = (waited / 20).min(NAP_MAX);
+                std::thread::sleep(nap);
+            } else if waited >= SETTLE_WITHIN {
                 // SAFETY: always safe.
                 unsafe { libc::sched_yield() };
             }
