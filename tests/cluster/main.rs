@@ -182,6 +182,38 @@ fn srun_with_open_mpi_finds_the_deadlock_and_its_token_replays() {
     deadlock_found_and_replayed("srun --mpi=pmix -n {n}", &["--mpi", "openmpi"]);
 }
 
+/// `srun` without the process management interface MPICH speaks starts
+/// every rank as an MPI job of its own: fib says so, and what to give
+/// `srun`, and leaves no process of the program behind.
+#[test]
+fn srun_without_mpichs_pmi_is_named_as_the_cause() {
+    let m = marker("srun-no-pmi");
+    let launcher = format!("srun -J {m} -n {{n}}");
+    let out = fib(&[
+        "check",
+        &fixture("wildcard_race.c"),
+        "-n",
+        "3",
+        "--format",
+        "json",
+        "--launcher",
+        &launcher,
+        "--",
+        &m,
+    ]);
+    let v = json(&out);
+    let finding = &v["programs"][0]["findings"][0];
+    assert_eq!(finding["code"], "FIB013", "{finding}");
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains("said hello to a run of 3 processes: the launcher started each rank as a job of its own")
+            && message.contains("`--mpi=pmi2` for MPICH"),
+        "{message}"
+    );
+    assert_eq!(processes_with(&m), Vec::<String>::new());
+    assert_eq!(jobs_named(&m), Vec::<String>::new());
+}
+
 #[test]
 fn srun_gives_a_relevant_barrier_its_witness() {
     relevant_barrier_with_witness(SRUN);

@@ -1029,10 +1029,19 @@ impl Loop<'_> {
             || r >= self.by_rank.len()
             || self.by_rank[r].is_some()
         {
+            // A launcher that starts every rank as an MPI job of its own
+            // (`srun` without the process management interface MPI uses).
+            let alone = if size == 1 && self.by_rank.len() > 1 {
+                ": the launcher started each rank as a job of its own; give it \
+                 the process management interface (PMI) the MPI library speaks (with \
+                 `srun`, `--mpi=pmi2` for MPICH, `--mpi=pmix` for Open MPI)"
+            } else {
+                ""
+            };
             self.endings.protocol(
                 Some(r),
                 format!(
-                    "rank {r} of {size} said hello to a run of {} processes",
+                    "rank {r} of {size} said hello to a run of {} processes{alone}",
                     self.by_rank.len()
                 ),
             );
