@@ -52,6 +52,21 @@ enum Want {
     Some,
 }
 
+/// The requests of `ids` at the positions `at` that the plan forces a
+/// `Waitany` (or, with `some`, a `Waitsome`) or its test form to return;
+/// positions that list cannot return end the run.
+fn forced_requests(at: &[u32], ids: &[u32], some: bool) -> Vec<u32> {
+    let fits =
+        !at.is_empty() && (some || at.len() == 1) && at.iter().all(|&i| (i as usize) < ids.len());
+    if !fits {
+        crate::conn::fatal(&format!(
+            "protocol error: the plan forces positions {at:?} of a list of {} requests",
+            ids.len()
+        ));
+    }
+    at.iter().map(|&i| ids[i as usize]).collect()
+}
+
 /// Whether a recorded run's rank has said it waits.
 fn rec_blocked(rec: &Option<crate::record::Recording>) -> bool {
     rec.as_ref().is_some_and(|r| r.blocked)
@@ -77,16 +92,7 @@ impl Lib {
         let Some(at) = forced else {
             return self.wait_recorded(ids, if some { Want::Some } else { Want::Any });
         };
-        let fits = !at.is_empty()
-            && (some || at.len() == 1)
-            && at.iter().all(|&i| (i as usize) < ids.len());
-        if !fits {
-            crate::conn::fatal(&format!(
-                "protocol error: the plan forces positions {at:?} of a list of {} requests",
-                ids.len()
-            ));
-        }
-        let chosen: Vec<u32> = at.iter().map(|&i| ids[i as usize]).collect();
+        let chosen = forced_requests(&at, ids, some);
         self.wait_recorded(&chosen, Want::All);
         at
     }
@@ -95,22 +101,26 @@ impl Lib {
     /// completed, and returns their positions (see
     /// [`Lib::settle_recorded`] for what a long wait sends).
     fn wait_recorded(&mut self, ids: &[u32], want: Want) -> Vec<u32> {
-        self.poll_recorded(ids, |l| {
-            let mut done = Vec::new();
-            for (i, id) in ids.iter().enumerate() {
-                match (l.done_in_mpi(*id), want) {
-                    (false, Want::All) => break,
-                    (true, Want::Any) => {
-                        done.push(i as u32);
-                        break;
-                    }
-                    (true, _) => done.push(i as u32),
-                    (false, _) => {}
+        self.poll_recorded(ids, |l| l.completed(ids, want))
+    }
+
+    /// Tests the requests of `ids` in MPI once: the positions of those
+    /// complete, if that is what `want` asks for.
+    fn completed(&mut self, ids: &[u32], want: Want) -> Option<Vec<u32>> {
+        let mut done = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            match (self.done_in_mpi(*id), want) {
+                (false, Want::All) => break,
+                (true, Want::Any) => {
+                    done.push(i as u32);
+                    break;
                 }
+                (true, _) => done.push(i as u32),
+                (false, _) => {}
             }
-            let enough = done.len() == ids.len() || (want != Want::All && !done.is_empty());
-            enough.then_some(done)
-        })
+        }
+        let enough = done.len() == ids.len() || (want != Want::All && !done.is_empty());
+        enough.then_some(done)
     }
 
     /// Whether the request `id` has completed in MPI (one with no request
@@ -141,39 +151,19 @@ impl Lib {
         };
         let out = match forced {
             Some(at) => {
-                let fits = !at.is_empty()
-                    && (kind == WaitKind::Some || at.len() == 1)
-                    && at.iter().all(|&i| (i as usize) < ids.len());
-                if !fits {
-                    crate::conn::fatal(&format!(
-                        "protocol error: the plan forces positions {at:?} of a list of {} requests",
-                        ids.len()
-                    ));
-                }
-                let all = at.iter().all(|&i| self.done_in_mpi(ids[i as usize]));
-                if all {
-                    at
-                } else {
-                    Vec::new()
-                }
+                let chosen = forced_requests(&at, ids, kind == WaitKind::Some);
+                self.completed(&chosen, Want::All).map(|_| at)
             }
             None => {
-                let mut done = Vec::new();
-                for (i, &id) in ids.iter().enumerate() {
-                    if self.done_in_mpi(id) {
-                        done.push(i as u32);
-                        if kind == WaitKind::Any {
-                            break;
-                        }
-                    }
-                }
-                let all = done.len() == ids.len();
-                match kind {
-                    WaitKind::One | WaitKind::All if !all => Vec::new(),
-                    _ => done,
-                }
+                let want = match kind {
+                    WaitKind::One | WaitKind::All => Want::All,
+                    WaitKind::Any => Want::Any,
+                    WaitKind::Some => Want::Some,
+                };
+                self.completed(ids, want)
             }
-        };
+        }
+        .unwrap_or_default();
         if picks && !out.is_empty() {
             if let Some(rec) = &mut self.record {
                 rec.pick();

@@ -274,31 +274,19 @@ impl<'a> Recorded<'a> {
     pub fn reported(&mut self, r: usize, site: fib_wire::Site, op: &Op, engine: &mut Engine) {
         self.last[r] = (poe::engine::call_name(op), site);
         self.spinning[r] = false;
+        // A poll is reported only when it returned something, and says
+        // what first.
+        let mut indices = None;
         if polls(op) {
-            let Some(indices) = self.polled[r].take() else {
+            let Some(i) = self.polled[r].take() else {
                 return;
             };
             self.poll_answers[r] += 1;
-            // A nonblocking probe that found something counts among the
-            // blocking probes (a wildcard one says whose message next), a
-            // matched one among the receives (below).
-            if matches!(op, Op::Probe { .. }) {
-                self.probes_reported[r] += 1;
-            }
-            if let Op::Test { kind, .. } = op {
-                if matches!(kind, WaitKind::Any | WaitKind::Some) {
-                    self.picks_reported[r] += 1;
-                    self.last_some[r] = *kind == WaitKind::Some;
-                    self.picked(r, indices, engine);
-                }
-            }
-            if !matches!(op, Op::Mprobe { .. }) {
-                return;
-            }
+            indices = Some(i);
         }
         match op {
-            // A matched probe (a nonblocking one only reported when it
-            // found a message) is a receive: it takes its message.
+            // A matched probe (a nonblocking one that found a message) is
+            // a receive: it takes its message.
             Op::Recv { req, .. } | Op::Mprobe { req, .. } => {
                 let k = self.reported[r];
                 self.reported[r] += 1;
@@ -320,11 +308,17 @@ impl<'a> Recorded<'a> {
                     }
                 }
             }
-            Op::Wait { kind, .. } if picks(op) => {
+            Op::Wait { kind, .. } | Op::Test { kind, .. } if picks(op) => {
                 self.picks_reported[r] += 1;
                 self.last_some[r] = *kind == WaitKind::Some;
+                // A test's positions came before it; a wait's come after
+                // it ([`fib_wire::Up::Picked`]).
+                if let Some(indices) = indices {
+                    self.picked(r, indices, engine);
+                }
             }
-            Op::Probe { blocking: true, .. } => self.probes_reported[r] += 1,
+            // A blocking probe, or a nonblocking one that found a message.
+            Op::Probe { .. } => self.probes_reported[r] += 1,
             _ => {}
         }
     }
@@ -337,39 +331,12 @@ impl<'a> Recorded<'a> {
             rank: r,
             index: engine.ops(r).len(),
         };
-        let mut polled = false;
-        if polls(op) {
+        let polled = polls(op);
+        if polled {
             if self.poll_answers[r] == 0 {
                 return false;
             }
             self.poll_answers[r] -= 1;
-            polled = true;
-            if let Op::Probe { src, .. } = op {
-                self.probes_fed[r] += 1;
-                let k = Ordinal::Probe(self.probes_fed[r] - 1);
-                self.found.push((id, k));
-                if *src == ANY {
-                    self.slots
-                        .entry((r, k))
-                        .or_default()
-                        .fill(Some(id), None, engine);
-                }
-            }
-            if let Op::Test { kind, .. } = op {
-                if matches!(kind, WaitKind::Any | WaitKind::Some) {
-                    self.picks_fed[r] += 1;
-                    let k = Ordinal::Pick(self.picks_fed[r] - 1);
-                    self.found.push((id, k));
-                    self.slots
-                        .entry((r, k))
-                        .or_default()
-                        .fill(Some(id), None, engine);
-                }
-            }
-            // A matched probe that found a message is a receive (below).
-            if !matches!(op, Op::Mprobe { .. }) {
-                return true;
-            }
         }
         // The call's ordinal, and whether it chooses (a specific source
         // takes no choice, but counts).
@@ -383,11 +350,7 @@ impl<'a> Recorded<'a> {
                     *src == ANY || self.cancels.contains(&(r, k)),
                 )
             }
-            Op::Probe {
-                blocking: true,
-                src,
-                ..
-            } => {
+            Op::Probe { src, .. } => {
                 self.probes_fed[r] += 1;
                 (Ordinal::Probe(self.probes_fed[r] - 1), *src == ANY)
             }
@@ -395,7 +358,7 @@ impl<'a> Recorded<'a> {
                 self.picks_fed[r] += 1;
                 (Ordinal::Pick(self.picks_fed[r] - 1), true)
             }
-            _ => return false,
+            _ => return polled,
         };
         self.found.push((id, k));
         if chooses {
@@ -488,12 +451,15 @@ fn polls(op: &Op) -> bool {
 }
 
 /// Whether `op` is a choosing completion call a recorded run follows: an
-/// `MPI_Waitany` or `MPI_Waitsome` (a `Testany` or `Testsome` chooses only
-/// when it returns something, which its report says).
+/// `MPI_Waitany` or `MPI_Waitsome`, or a `Testany` or `Testsome` (reported
+/// only when it returns something).
 fn picks(op: &Op) -> bool {
     matches!(
         op,
         Op::Wait {
+            kind: WaitKind::Any | WaitKind::Some,
+            ..
+        } | Op::Test {
             kind: WaitKind::Any | WaitKind::Some,
             ..
         }

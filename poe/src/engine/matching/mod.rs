@@ -253,12 +253,12 @@ impl Matching {
         &self.fired
     }
 
-    /// The answers produced since the last call.
     /// The call rank `r` waits in for an answer, if any.
     pub(crate) fn blocked_on(&self, r: Rank) -> Option<usize> {
         self.ranks[r].blocked
     }
 
+    /// The answers produced since the last call.
     pub(crate) fn take_out(&mut self) -> Vec<(Rank, Down)> {
         std::mem::take(&mut self.out)
     }
