@@ -121,8 +121,9 @@ pub fn owns_memory(callee: &str) -> bool {
 /// `interpose/src/threads.rs` defines each `__wrap_NAME`): POSIX threads'
 /// creation, join, mutexes, condition variables, barriers and semaphores,
 /// and the entry points of GCC's OpenMP runtime that fork, join, wait at a
-/// barrier or take a lock.
-pub const THREAD_WRAPPED: [&str; 29] = [
+/// barrier, take a lock or pass an `ordered` section on, and those that
+/// create a task and wait for tasks.
+pub const THREAD_WRAPPED: [&str; 35] = [
     "pthread_create",
     "pthread_join",
     "pthread_mutex_lock",
@@ -148,10 +149,16 @@ pub const THREAD_WRAPPED: [&str; 29] = [
     "GOMP_critical_name_end",
     "GOMP_atomic_start",
     "GOMP_atomic_end",
+    "GOMP_ordered_start",
+    "GOMP_ordered_end",
     "omp_set_lock",
     "omp_unset_lock",
     "omp_set_nest_lock",
     "omp_unset_nest_lock",
+    "GOMP_task",
+    "GOMP_taskwait",
+    "GOMP_taskgroup_start",
+    "GOMP_taskgroup_end",
 ];
 
 /// Where one build of a program happens.

@@ -44,11 +44,13 @@ use order::{Clock, Order};
 
 /// The calling thread: its index in the order, and the OpenMP regions it
 /// is in (innermost last) with how many barriers it has passed in each,
-/// and its barrier generations per pthread barrier.
+/// its barrier generations per pthread barrier, and the OpenMP tasks it
+/// runs (innermost last, each region's implicit task first).
 struct Me {
     index: usize,
     regions: Vec<(usize, u64)>,
     barriers: HashMap<usize, u64>,
+    tasks: Vec<wrap::Frame>,
 }
 
 impl Drop for Me {
@@ -80,6 +82,7 @@ fn with_me<T>(f: impl FnOnce(&mut Me) -> T) -> T {
                 index,
                 regions: Vec::new(),
                 barriers: HashMap::default(),
+                tasks: Vec::new(),
             }
         });
         f(me)
@@ -442,6 +445,21 @@ fn fence(acquire: bool, release: bool) {
 fn acquire(key: (usize, u64)) {
     let t = me();
     state().order.acquire(t, key);
+}
+
+/// Releases each object of `keys` (one step of the calling thread).
+fn release_all(keys: &[(usize, u64)]) {
+    let t = me();
+    let mut s = state();
+    for &k in keys {
+        s.order.release(t, k);
+    }
+    stepped(&s, t);
+}
+
+/// Forgets the object `key`, which nothing will acquire again.
+fn drop_object(key: (usize, u64)) {
+    state().order.drop_object(key);
 }
 
 /// The calling thread's clock for a thread or team it starts.

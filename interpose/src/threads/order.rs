@@ -189,6 +189,11 @@ impl Order {
         }
     }
 
+    /// Forgets the object `key`.
+    pub fn drop_object(&mut self, key: (usize, u64)) {
+        self.syncs.remove(&key);
+    }
+
     /// Forgets the objects `keep` rejects (a region's barriers once it
     /// ended, a barrier generation every thread has passed).
     pub fn forget(&mut self, keep: impl Fn(&(usize, u64)) -> bool) {

@@ -1,6 +1,7 @@
 //! The `__wrap_*` synchronisation functions the driver links the program
 //! with (its `THREAD_WRAPPED`): each calls the real one and tells the
-//! parent module what it ordered.
+//! parent module what it ordered. OpenMP's explicit tasks have a module
+//! of their own (`tasks`).
 
 use std::os::raw::{c_int, c_uint, c_void};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,10 +13,12 @@ use super::{acquire, after, barrier, forget, fork, joined, pending, release, sta
 /// Keys of objects without an address of their own.
 const CRITICAL: usize = 1;
 const ATOMIC: usize = 2;
+/// The tag of a region's `ordered` sections (keyed by the region).
+const ORDERED: u64 = 1 << 61;
 
 /// The real function `name` of the library that defines it (libgomp for
 /// OpenMP's), looked up once.
-fn real(cache: &AtomicUsize, name: &'static [u8]) -> usize {
+pub(super) fn real(cache: &AtomicUsize, name: &'static [u8]) -> usize {
     let mut f = cache.load(Ordering::Relaxed);
     if f == 0 {
         // SAFETY: `name` is NUL-terminated.
@@ -46,7 +49,7 @@ fn real(cache: &AtomicUsize, name: &'static [u8]) -> usize {
 macro_rules! real_fn {
     ($name:literal as $ty:ty) => {{
         static CACHE: AtomicUsize = AtomicUsize::new(0);
-        let f = real(&CACHE, concat!($name, "\0").as_bytes());
+        let f = $crate::threads::wrap::real(&CACHE, concat!($name, "\0").as_bytes());
         // SAFETY: the symbol is the named function, of this signature.
         unsafe { std::mem::transmute::<usize, $ty>(f) }
     }};
@@ -60,6 +63,10 @@ fn join(into: &mut Clock, from: &Clock) {
         *a = (*a).max(*b);
     }
 }
+
+mod tasks;
+
+pub use tasks::Frame;
 
 // POSIX threads.
 
@@ -228,7 +235,9 @@ extern "C" fn in_region(p: *mut c_void) {
         started(p as usize);
     }
     with_me(|me| me.regions.push((p as usize, 0)));
+    tasks::region_entered(p as usize);
     (r.body)(r.data);
+    tasks::region_left();
     with_me(|me| me.regions.pop());
     let last = fork();
     join(&mut r.end.lock().unwrap_or_else(|e| e.into_inner()), &last);
@@ -252,6 +261,7 @@ fn fork_join(body: Body, data: *mut c_void, run: impl FnOnce(Body, *mut c_void))
     started(key);
     let end = region.end.into_inner().unwrap_or_else(|e| e.into_inner());
     after(&end);
+    tasks::region_ended(key);
     // The region's own barriers are done with.
     forget(key);
 }
@@ -352,6 +362,7 @@ fn omp_barrier(wait: impl FnOnce()) {
                 wait();
                 0
             });
+            tasks::barrier_passed(region);
         }
         None => wait(),
     }
@@ -427,6 +438,33 @@ pub unsafe extern "C" fn __wrap_GOMP_atomic_start() {
 pub unsafe extern "C" fn __wrap_GOMP_atomic_end() {
     release((ATOMIC, 0));
     real_fn!("GOMP_atomic_end" as extern "C" fn())();
+}
+
+/// The object the `ordered` sections of the calling thread's innermost
+/// region pass on, one to the next in the loop's order (none outside a
+/// region).
+fn ordered() -> Option<(usize, u64)> {
+    with_me(|me| me.regions.last().map(|&(region, _)| (region, ORDERED)))
+}
+
+/// # Safety
+/// As libgomp's `GOMP_ordered_start`.
+#[no_mangle]
+pub unsafe extern "C" fn __wrap_GOMP_ordered_start() {
+    real_fn!("GOMP_ordered_start" as extern "C" fn())();
+    if let Some(key) = ordered() {
+        acquire(key);
+    }
+}
+
+/// # Safety
+/// As libgomp's `GOMP_ordered_end`.
+#[no_mangle]
+pub unsafe extern "C" fn __wrap_GOMP_ordered_end() {
+    if let Some(key) = ordered() {
+        release(key);
+    }
+    real_fn!("GOMP_ordered_end" as extern "C" fn())();
 }
 
 macro_rules! omp_lock {

@@ -1,0 +1,42 @@
+/* fib-test: nprocs=2 outcome=ok interleavings=1 codes=- */
+/* In a taskgroup the master creates a task that creates another, which
+ * fills the send buffer on OpenMP thread 1 (the master spins until it
+ * started). The end of the taskgroup waits for both, the grandchild
+ * too, so its stores come before the MPI_Sendrecv. */
+#include <mpi.h>
+#include <omp.h>
+
+int main(int argc, char **argv)
+{
+    int provided, rank, peer, out[64], in[64];
+    volatile int started = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    if (provided < MPI_THREAD_FUNNELED)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    peer = 1 - rank;
+#pragma omp parallel num_threads(2)
+    {
+#pragma omp master
+        {
+#pragma omp taskgroup
+            {
+#pragma omp task
+                {
+#pragma omp task
+                    {
+                        started = 1;
+                        for (int i = 0; i < 64; i++)
+                            out[i] = rank + i;
+                    }
+                }
+                while (!started)
+                    ;
+            }
+            MPI_Sendrecv(out, 64, MPI_INT, peer, 0, in, 64, MPI_INT, peer, 0,
+                         MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    }
+    MPI_Finalize();
+    return in[5] == peer + 5 ? 0 : 1;
+}
