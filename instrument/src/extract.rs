@@ -155,6 +155,36 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         self.g.files[f].rel.is_some()
     }
 
+    /// Whether `loc`, in the file `f`, comes from a file outside the tree
+    /// by the line markers of a source the preprocessor already expanded
+    /// (`# 1 "/usr/include/mpi.h"`; a relative name is taken from `f`'s
+    /// directory).
+    fn expanded_from_outside(&self, loc: clang::source::SourceLocation<'tu>, f: usize) -> bool {
+        self.expanded_from(loc, f)
+            .is_some_and(|p| !p.starts_with(&self.g.root))
+    }
+
+    /// The file the line markers of `f`, a source the preprocessor
+    /// already expanded, place `loc` in, when it is another file (a
+    /// relative name taken from `f`'s directory). Only such a source: a
+    /// path the compiler was given otherwise than fib reads it (through a
+    /// symbolic link) is no other file.
+    fn expanded_from(&self, loc: clang::source::SourceLocation<'tu>, f: usize) -> Option<PathBuf> {
+        let file = &self.g.files[f];
+        if !crate::header::preprocessed(&file.text) {
+            return None;
+        }
+        let presumed = PathBuf::from(loc.get_presumed_location().0);
+        if presumed.as_os_str().is_empty() {
+            return None;
+        }
+        let abs = match file.abs.parent() {
+            Some(dir) if presumed.is_relative() => dir.join(&presumed),
+            _ => presumed,
+        };
+        (abs != file.abs).then_some(abs)
+    }
+
     /// `file:line` of an entity, for reasons.
     fn at(&mut self, e: Entity<'tu>) -> String {
         let Some(loc) = e.get_location() else {
@@ -244,7 +274,10 @@ impl<'g, 'tu> Unit<'g, 'tu> {
             _ => {
                 let Some(loc) = c.get_location() else { return };
                 let Some((f, _)) = self.floc(loc) else { return };
-                if !self.in_tree(f) {
+                // A source the preprocessor already expanded holds the
+                // headers from outside the tree too (MPI's C++ bindings,
+                // the standard library's templates): not the program's.
+                if !self.in_tree(f) || self.expanded_from_outside(loc, f) {
                     return;
                 }
                 self.decl(c);
@@ -893,14 +926,23 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         let Some((f, _)) = self.floc(loc) else {
             return false;
         };
-        if self.in_tree(f) {
-            return false;
+        let name = if self.in_tree(f) {
+            // A source the preprocessor already expanded holds MPI's
+            // declarations itself: its line markers say where each came
+            // from.
+            let Some(presumed) = self.expanded_from(loc, f) else {
+                return false;
+            };
+            presumed
+                .file_name()
+                .map(|n| n.to_string_lossy().to_lowercase())
+        } else {
+            self.g.files[f]
+                .abs
+                .file_name()
+                .map(|n| n.to_string_lossy().to_lowercase())
         }
-        let name = self.g.files[f]
-            .abs
-            .file_name()
-            .map(|n| n.to_string_lossy().to_lowercase())
-            .unwrap_or_default();
+        .unwrap_or_default();
         name.starts_with("mpi") || d.is_in_system_header()
     }
 

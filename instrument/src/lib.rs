@@ -24,7 +24,7 @@ mod text;
 
 pub use analyze::{analyze, analyze_with_errors, libclang_version, point_at_libclang, ParseError};
 pub use flags::{compile_db, mpi_flags, wrapper_show, CompileCommand};
-pub use header::{site_header, HEADER_NAME};
+pub use header::{bare_header, preprocessed, site_header, BARE_HEADER_NAME, HEADER_NAME};
 pub use rewrite::rewrite;
 pub use symbols::{symbols, Symbols};
 pub use text::read_source;

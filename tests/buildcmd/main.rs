@@ -264,3 +264,29 @@ fn a_build_whose_programs_use_sources_outside_dir_names_them() {
     );
     copy.assert_clean();
 }
+
+#[test]
+fn a_build_that_compiles_the_preprocessors_output_is_checked() {
+    let copy = Copy::new("expanded");
+    let out = copy.fib(&["check", "--build", "make", "--format", "json"]);
+    let v = json(&out);
+    let ring = program(&v, "ring.2.cpp");
+    assert_eq!(ring["outcome"], "ok", "{ring:#}\n{}", stderr(&out));
+    // The barrier is the program's own call, at its line of the file the
+    // build compiled; the calls of MPI's C++ bindings in the expanded
+    // headers are not the program's (they would be FIB006 for the
+    // functions fib does not model).
+    let text = std::fs::read_to_string(copy.root().join("ring.2.cpp")).unwrap();
+    let line = text
+        .lines()
+        .position(|l| l.contains("MPI_Barrier(("))
+        .expect("the barrier in the expanded source")
+        + 1;
+    assert_eq!(findings(ring), [format!("FIB014 ring.2.cpp:{line}")]);
+    assert_eq!(ring["barriers"][0]["verdict"], "irrelevant");
+    // Its five calls are the sites, and nothing of the expanded headers
+    // is taken for the program's own functions.
+    assert_eq!(ring["static"]["sites"], 5, "{ring:#}");
+    assert!(ring["static"].get("steering").is_none(), "{ring:#}");
+    copy.assert_clean();
+}

@@ -2,6 +2,7 @@
 //! keyed by content, so an unchanged tree is never compiled twice; when the
 //! build fails, shows the user's own build's errors on the user's files.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -33,6 +34,9 @@ pub struct BuildFailure {
 /// A program's instrumented copies and the cache key of its build.
 struct Inputs {
     header: String,
+    /// The sources the preprocessor already expanded, which get the bare
+    /// header ([`instrument::bare_header`]).
+    preprocessed: HashSet<PathBuf>,
     /// Each source and header of the tree, relative to its root, rewritten.
     copies: Vec<(PathBuf, String)>,
     key: String,
@@ -167,6 +171,10 @@ struct Way {
     dir: PathBuf,
     /// Flags before each source's own.
     extra: Vec<String>,
+    /// Those flags for a source the preprocessor already expanded (its
+    /// site header is the bare one), and which sources those are.
+    expanded: Vec<String>,
+    preprocessed: HashSet<PathBuf>,
     /// Where the objects and the program are written.
     out: PathBuf,
     /// Whether it builds the instrumented copies (else the user's sources
@@ -301,10 +309,14 @@ impl Tree {
     fn inputs(&self, program: &Program, tools: &Tools) -> Inputs {
         let header = instrument::site_header();
         let mut copies: Vec<(PathBuf, String)> = Vec::new();
+        let mut preprocessed = HashSet::new();
         for rel in program.sources.iter().chain(&self.headers) {
             let Some(text) = program.text(&self.root, rel) else {
                 continue;
             };
+            if program.sources.contains(rel) && instrument::preprocessed(&text) {
+                preprocessed.insert(rel.clone());
+            }
             let sites = program.sites_in(rel);
             copies.push((rel.clone(), instrument::rewrite(&text, &sites)));
         }
@@ -339,6 +351,7 @@ impl Tree {
         }
         Inputs {
             header,
+            preprocessed,
             copies,
             key: key.hex(),
         }
@@ -368,6 +381,11 @@ impl Tree {
         // user's tree, so `__FILE__` and the compiler's messages name the
         // user's files; the original directories stay on the include path.
         let root_abs = std::fs::canonicalize(&self.root).unwrap_or(self.root.clone());
+        let bare = work.join(instrument::BARE_HEADER_NAME);
+        if !inputs.preprocessed.is_empty() {
+            std::fs::write(&bare, instrument::bare_header())
+                .map_err(io(format!("writing {}", bare.display())))?;
+        }
         let mut extra = vec!["-include".to_string(), hpath.display().to_string()];
         for s in &program.sources {
             let d = format!(
@@ -378,9 +396,13 @@ impl Tree {
                 extra.push(d);
             }
         }
+        let mut expanded = extra.clone();
+        expanded[1] = bare.display().to_string();
         Ok(Way {
             dir: src,
             extra,
+            expanded,
+            preprocessed: inputs.preprocessed.clone(),
             out: work.to_path_buf(),
             instrumented: true,
         })
@@ -421,7 +443,12 @@ impl Tree {
                     root.display()
                 ));
             }
-            cmd.args(&way.extra)
+            let extra = if way.preprocessed.contains(s) {
+                &way.expanded
+            } else {
+                &way.extra
+            };
+            cmd.args(extra)
                 .args(&self.flags[s])
                 .arg(s)
                 .arg("-o")
@@ -492,6 +519,8 @@ impl Tree {
         let plain = Way {
             dir: self.root.clone(),
             extra: Vec::new(),
+            expanded: Vec::new(),
+            preprocessed: HashSet::new(),
             out: work.join("plain"),
             instrumented: false,
         };
