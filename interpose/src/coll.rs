@@ -102,12 +102,12 @@ unsafe fn threads_watch(
     call: &'static str,
     comm: MPI_Comm,
     root: c_int,
-    bufs: impl FnOnce(usize, Role) -> Vec<crate::memory::Buf>,
+    bufs: impl FnOnce(usize, usize, Role) -> Vec<crate::memory::Buf>,
 ) {
     if crate::memory::threads_watched() {
-        let (n, _, role) = owned::group(comm, root);
+        let (n, me, role) = owned::group(comm, root);
         if role != Role::Idle {
-            crate::memory::blocking(call, crate::site::for_call(), &bufs(n, role));
+            crate::memory::blocking(call, crate::site::for_call(), &bufs(n, me, role));
         }
     }
 }
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn MPI_Bcast(
     crate::extents::coll::bcast("MPI_Bcast", buffer, count, datatype, root, comm);
     crate::sig::coll(count, datatype, None);
     crate::digest::broadcast(buffer, count, datatype, root, comm);
-    threads_watch("MPI_Bcast", comm, root, |_, role| {
+    threads_watch("MPI_Bcast", comm, root, |_, _, role| {
         owned::of::bcast(buffer, count, datatype, role)
     });
     coll_or_blocking(
@@ -164,7 +164,7 @@ pub unsafe extern "C" fn MPI_Reduce(
     crate::extents::coll::reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, root, comm);
     crate::sig::coll(count, datatype, Some(op));
     crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
-    threads_watch("MPI_Reduce", comm, root, |_, role| {
+    threads_watch("MPI_Reduce", comm, root, |_, _, role| {
         owned::of::reduce(sendbuf, recvbuf, count, datatype, role)
     });
     coll_or_blocking(
@@ -188,7 +188,7 @@ pub unsafe extern "C" fn MPI_Allreduce(
     crate::extents::coll::allreduce("MPI_Allreduce", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
-    threads_watch("MPI_Allreduce", comm, 0, |_, _| {
+    threads_watch("MPI_Allreduce", comm, 0, |_, _, _| {
         owned::of::reduction(sendbuf, recvbuf, count, datatype)
     });
     coll_or_blocking(
@@ -230,7 +230,7 @@ pub unsafe extern "C" fn MPI_Gather(
         Side::one(sendcount, sendtype),
     );
     crate::digest::gathered(sendbuf, sendcount, sendtype, comm);
-    threads_watch("MPI_Gather", comm, root, |n, role| {
+    threads_watch("MPI_Gather", comm, root, |n, _, role| {
         owned::of::gather(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n, role,
         )
@@ -281,7 +281,7 @@ pub unsafe extern "C" fn MPI_Scatter(
         Side::one(sendcount, sendtype),
         Side::one(recvcount, recvtype),
     );
-    threads_watch("MPI_Scatter", comm, root, |n, role| {
+    threads_watch("MPI_Scatter", comm, root, |n, _, role| {
         owned::of::scatter(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n, role,
         )
@@ -326,7 +326,7 @@ pub unsafe extern "C" fn MPI_Allgather(
     );
     crate::sig::coll(recvcount, recvtype, None);
     crate::digest::gathered(sendbuf, sendcount, sendtype, comm);
-    threads_watch("MPI_Allgather", comm, 0, |n, _| {
+    threads_watch("MPI_Allgather", comm, 0, |n, _, _| {
         owned::of::allgather(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n,
         )
@@ -370,7 +370,7 @@ pub unsafe extern "C" fn MPI_Alltoall(
         comm,
     );
     crate::sig::coll(recvcount, recvtype, None);
-    threads_watch("MPI_Alltoall", comm, 0, |n, _| {
+    threads_watch("MPI_Alltoall", comm, 0, |n, _, _| {
         owned::of::alltoall(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, n,
         )
@@ -418,6 +418,11 @@ pub unsafe extern "C" fn MPI_Gatherv(
         Side::by_rank(recvcounts, recvtype),
         Side::one(sendcount, sendtype),
     );
+    threads_watch("MPI_Gatherv", comm, root, |n, _, role| {
+        owned::of::gatherv(
+            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, n, role,
+        )
+    });
     coll(CollKind::Gatherv, comm, root, |r| {
         PMPI_Igatherv(
             sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, r,
@@ -451,6 +456,11 @@ pub unsafe extern "C" fn MPI_Scatterv(
         Side::by_rank(sendcounts, sendtype),
         Side::one(recvcount, recvtype),
     );
+    threads_watch("MPI_Scatterv", comm, root, |n, _, role| {
+        owned::of::scatterv(
+            sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, n, role,
+        )
+    });
     coll(CollKind::Scatterv, comm, root, |r| {
         PMPI_Iscatterv(
             sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, r,
@@ -481,6 +491,11 @@ pub unsafe extern "C" fn MPI_Allgatherv(
         comm,
     );
     crate::sig::coll_by_rank(comm, recvcounts, recvtype, None);
+    threads_watch("MPI_Allgatherv", comm, 0, |n, _, _| {
+        owned::of::allgatherv(
+            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, n,
+        )
+    });
     coll(CollKind::Allgatherv, comm, 0, |r| {
         PMPI_Iallgatherv(
             sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
@@ -518,6 +533,11 @@ pub unsafe extern "C" fn MPI_Alltoallv(
         },
         is_in_place(sendbuf),
     );
+    threads_watch("MPI_Alltoallv", comm, 0, |n, _, _| {
+        owned::of::alltoallv(
+            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, n,
+        )
+    });
     coll(CollKind::Alltoallv, comm, 0, |r| {
         PMPI_Ialltoallv(
             sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
@@ -562,6 +582,11 @@ pub unsafe extern "C" fn MPI_Alltoallw(
         },
         is_in_place(sendbuf),
     );
+    threads_watch("MPI_Alltoallw", comm, 0, |n, _, _| {
+        owned::of::alltoallw(
+            sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, n,
+        )
+    });
     // MPICH 4.0's `MPI_Ialltoallw` with `MPI_IN_PLACE` leaves most blocks
     // unexchanged (MPICH's test `alltoallw2` fails with it natively): in
     // place, the blocking form runs once every member is in the call.
@@ -598,7 +623,7 @@ pub unsafe extern "C" fn MPI_Scan(
     crate::extents::coll::allreduce("MPI_Scan", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
-    threads_watch("MPI_Scan", comm, 0, |_, _| {
+    threads_watch("MPI_Scan", comm, 0, |_, _, _| {
         owned::of::reduction(sendbuf, recvbuf, count, datatype)
     });
     coll(CollKind::Scan, comm, 0, |r| {
@@ -618,7 +643,7 @@ pub unsafe extern "C" fn MPI_Exscan(
     crate::extents::coll::allreduce("MPI_Exscan", sendbuf, recvbuf, count, datatype, comm);
     crate::sig::coll(count, datatype, Some(op));
     crate::digest::contribution(sendbuf, recvbuf, count, datatype, comm);
-    threads_watch("MPI_Exscan", comm, 0, |_, _| {
+    threads_watch("MPI_Exscan", comm, 0, |_, _, _| {
         owned::of::reduction(sendbuf, recvbuf, count, datatype)
     });
     coll(CollKind::Exscan, comm, 0, |r| {
@@ -644,6 +669,9 @@ pub unsafe extern "C" fn MPI_Reduce_scatter(
         comm,
     );
     crate::sig::coll_by_rank(comm, recvcounts, datatype, Some(op));
+    threads_watch("MPI_Reduce_scatter", comm, 0, |n, me, _| {
+        owned::of::reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, n, me)
+    });
     coll(CollKind::ReduceScatter, comm, 0, |r| {
         PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r)
     })
@@ -667,6 +695,9 @@ pub unsafe extern "C" fn MPI_Reduce_scatter_block(
         comm,
     );
     crate::sig::coll(recvcount, datatype, Some(op));
+    threads_watch("MPI_Reduce_scatter_block", comm, 0, |n, _, _| {
+        owned::of::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, n)
+    });
     coll(CollKind::ReduceScatterBlock, comm, 0, |r| {
         PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r)
     })

@@ -413,13 +413,9 @@ pub unsafe extern "C" fn MPI_Igatherv(
         root,
         request,
         |n, _, role| {
-            let mut b = owned::data(sendbuf, sendcount, sendtype, false);
-            if role == Role::Root {
-                b.extend(owned::blocks(
-                    recvbuf, n, recvcounts, displs, recvtype, true,
-                ));
-            }
-            b
+            owned::of::gatherv(
+                sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, n, role,
+            )
         },
         |r| {
             PMPI_Igatherv(
@@ -462,13 +458,9 @@ pub unsafe extern "C" fn MPI_Iscatterv(
         root,
         request,
         |n, _, role| {
-            let mut b = owned::data(recvbuf, recvcount, recvtype, true);
-            if role == Role::Root {
-                b.extend(owned::blocks(
-                    sendbuf, n, sendcounts, displs, sendtype, false,
-                ));
-            }
-            b
+            owned::of::scatterv(
+                sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, n, role,
+            )
         },
         |r| {
             PMPI_Iscatterv(
@@ -508,11 +500,9 @@ pub unsafe extern "C" fn MPI_Iallgatherv(
         0,
         request,
         |n, _, _| {
-            let mut b = owned::data(sendbuf, sendcount, sendtype, false);
-            b.extend(owned::blocks(
-                recvbuf, n, recvcounts, displs, recvtype, true,
-            ));
-            b
+            owned::of::allgatherv(
+                sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, n,
+            )
         },
         |r| {
             PMPI_Iallgatherv(
@@ -559,11 +549,9 @@ pub unsafe extern "C" fn MPI_Ialltoallv(
         0,
         request,
         |n, _, _| {
-            let mut b = owned::blocks(sendbuf, n, sendcounts, sdispls, sendtype, false);
-            b.extend(owned::blocks(
-                recvbuf, n, recvcounts, rdispls, recvtype, true,
-            ));
-            b
+            owned::of::alltoallv(
+                sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, n,
+            )
         },
         |r| {
             PMPI_Ialltoallv(
@@ -611,11 +599,9 @@ pub unsafe extern "C" fn MPI_Ialltoallw(
         0,
         request,
         |n, _, _| {
-            let mut b = owned::wblocks(sendbuf, n, sendcounts, sdispls, sendtypes, false);
-            b.extend(owned::wblocks(
-                recvbuf, n, recvcounts, rdispls, recvtypes, true,
-            ));
-            b
+            owned::of::alltoallw(
+                sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, n,
+            )
         },
         |r| {
             PMPI_Ialltoallw(
@@ -694,12 +680,7 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter(
         comm,
         0,
         request,
-        |n, me, _| {
-            let total: c_int = (0..n).map(|i| *recvcounts.add(i)).sum();
-            let mut b = owned::data(sendbuf, total, datatype, false);
-            b.extend(owned::data(recvbuf, *recvcounts.add(me), datatype, true));
-            b
-        },
+        |n, me, _| owned::of::reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, n, me),
         |r| PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, r),
     )
 }
@@ -728,16 +709,7 @@ pub unsafe extern "C" fn MPI_Ireduce_scatter_block(
         comm,
         0,
         request,
-        |n, _, _| {
-            let mut b = owned::data(
-                sendbuf,
-                recvcount.saturating_mul(n as c_int),
-                datatype,
-                false,
-            );
-            b.extend(owned::data(recvbuf, recvcount, datatype, true));
-            b
-        },
+        |n, _, _| owned::of::reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, n),
         |r| PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, r),
     )
 }

@@ -268,6 +268,135 @@ pub mod of {
         b
     }
 
+    /// A `v` gather: the root's receive buffer holds `n` blocks of their
+    /// own counts and displacements.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn gatherv(
+        send: *const c_void,
+        sendcount: c_int,
+        sendtype: MPI_Datatype,
+        recv: *mut c_void,
+        recvcounts: *const c_int,
+        displs: *const c_int,
+        recvtype: MPI_Datatype,
+        n: usize,
+        role: Role,
+    ) -> Vec<Buf> {
+        let mut b = data(send, sendcount, sendtype, false);
+        if role == Role::Root {
+            b.extend(super::blocks(recv, n, recvcounts, displs, recvtype, true));
+        }
+        b
+    }
+
+    /// A `v` scatter: the root's send buffer holds `n` blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn scatterv(
+        send: *const c_void,
+        sendcounts: *const c_int,
+        displs: *const c_int,
+        sendtype: MPI_Datatype,
+        recv: *mut c_void,
+        recvcount: c_int,
+        recvtype: MPI_Datatype,
+        n: usize,
+        role: Role,
+    ) -> Vec<Buf> {
+        let mut b = data(recv, recvcount, recvtype, true);
+        if role == Role::Root {
+            b.extend(super::blocks(send, n, sendcounts, displs, sendtype, false));
+        }
+        b
+    }
+
+    /// A `v` all-gather: every receive buffer holds `n` blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn allgatherv(
+        send: *const c_void,
+        sendcount: c_int,
+        sendtype: MPI_Datatype,
+        recv: *mut c_void,
+        recvcounts: *const c_int,
+        displs: *const c_int,
+        recvtype: MPI_Datatype,
+        n: usize,
+    ) -> Vec<Buf> {
+        let mut b = data(send, sendcount, sendtype, false);
+        b.extend(super::blocks(recv, n, recvcounts, displs, recvtype, true));
+        b
+    }
+
+    /// A `v` all-to-all: both buffers hold `n` blocks.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn alltoallv(
+        send: *const c_void,
+        sendcounts: *const c_int,
+        sdispls: *const c_int,
+        sendtype: MPI_Datatype,
+        recv: *mut c_void,
+        recvcounts: *const c_int,
+        rdispls: *const c_int,
+        recvtype: MPI_Datatype,
+        n: usize,
+    ) -> Vec<Buf> {
+        let mut b = super::blocks(send, n, sendcounts, sdispls, sendtype, false);
+        b.extend(super::blocks(recv, n, recvcounts, rdispls, recvtype, true));
+        b
+    }
+
+    /// A `w` all-to-all: both buffers hold `n` blocks, each of its own
+    /// datatype at a displacement in bytes.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn alltoallw(
+        send: *const c_void,
+        sendcounts: *const c_int,
+        sdispls: *const c_int,
+        sendtypes: *const MPI_Datatype,
+        recv: *mut c_void,
+        recvcounts: *const c_int,
+        rdispls: *const c_int,
+        recvtypes: *const MPI_Datatype,
+        n: usize,
+    ) -> Vec<Buf> {
+        let mut b = super::wblocks(send, n, sendcounts, sdispls, sendtypes, false);
+        b.extend(super::wblocks(
+            recv, n, recvcounts, rdispls, recvtypes, true,
+        ));
+        b
+    }
+
+    /// A reduce-scatter: the send buffer holds every rank's counts, the
+    /// receive buffer this rank's (`me`).
+    pub unsafe fn reduce_scatter(
+        send: *const c_void,
+        recv: *mut c_void,
+        recvcounts: *const c_int,
+        dtype: MPI_Datatype,
+        n: usize,
+        me: usize,
+    ) -> Vec<Buf> {
+        if recvcounts.is_null() {
+            return Vec::new();
+        }
+        let total: c_int = (0..n).map(|i| *recvcounts.add(i)).sum();
+        let mut b = data(send, total, dtype, false);
+        b.extend(data(recv, *recvcounts.add(me), dtype, true));
+        b
+    }
+
+    /// A reduce-scatter of equal blocks.
+    pub unsafe fn reduce_scatter_block(
+        send: *const c_void,
+        recv: *mut c_void,
+        recvcount: c_int,
+        dtype: MPI_Datatype,
+        n: usize,
+    ) -> Vec<Buf> {
+        let mut b = data(send, recvcount.saturating_mul(n as c_int), dtype, false);
+        b.extend(data(recv, recvcount, dtype, true));
+        b
+    }
+
     /// An all-to-all: both buffers hold `n` blocks.
     pub unsafe fn alltoall(
         send: *const c_void,
