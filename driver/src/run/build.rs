@@ -127,7 +127,7 @@ pub fn owns_memory(callee: &str) -> bool {
 /// and the entry points of GCC's OpenMP runtime that fork, join, wait at a
 /// barrier, take a lock or pass an `ordered` section on, and those that
 /// create a task and wait for tasks.
-pub const THREAD_WRAPPED: [&str; 35] = [
+pub const THREAD_WRAPPED: [&str; 37] = [
     "pthread_create",
     "pthread_join",
     "pthread_mutex_lock",
@@ -163,6 +163,8 @@ pub const THREAD_WRAPPED: [&str; 35] = [
     "GOMP_taskwait",
     "GOMP_taskgroup_start",
     "GOMP_taskgroup_end",
+    "GOMP_taskloop",
+    "GOMP_taskloop_ull",
 ];
 
 /// Where one build of a program happens.

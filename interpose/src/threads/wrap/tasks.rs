@@ -16,8 +16,8 @@
 //! a clause fib does not follow (a detachable task, a task reduction)
 //! runs as the program asked, with no order of its own.
 
-use std::os::raw::{c_int, c_long, c_uint, c_void};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::os::raw::{c_int, c_long, c_uint, c_ulong, c_void};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 use super::super::order::Clock;
 use super::super::{acquire, drop_object, fork, me, pending, release_all, started, state, with_me};
@@ -159,14 +159,16 @@ extern "C" fn run(block: *mut c_void) {
     // SAFETY: `block` is a data block `copy` filled: fib's record first,
     // owned by this run of the task.
     let task = unsafe { Box::from_raw(block.cast::<*mut Task>().read()) };
-    begin(&task);
+    started(&*task as *const Task as usize);
+    begin(&task, task.number);
     // SAFETY: the program's data is at `offset` in the block.
     (task.body)(unsafe { block.cast::<u8>().add(task.offset) }.cast());
-    end(&task);
+    end(&task, task.number);
 }
 
-/// The calling thread starts `task`.
-fn begin(task: &Task) {
+/// The calling thread starts a run of `task`, numbered `number` (the key
+/// of its children).
+fn begin(task: &Task, number: usize) {
     let t = me();
     {
         let mut s = state();
@@ -179,11 +181,10 @@ fn begin(task: &Task) {
                 s.order.acquire(t, (addr, dependence(task.parent, false)));
             }
         }
-        s.order.started(task as *const Task as usize);
     }
     with_me(|me| {
         me.tasks.push(Frame {
-            children: (task.number, CHILDREN),
+            children: (number, CHILDREN),
             groups: Vec::new(),
             member: task.member.clone(),
             team: task.team,
@@ -191,8 +192,8 @@ fn begin(task: &Task) {
     });
 }
 
-/// The calling thread ends `task`.
-fn end(task: &Task) {
+/// The calling thread ends the run `number` of `task`.
+fn end(task: &Task, number: usize) {
     with_me(|me| me.tasks.pop());
     let mut keys = task.ends.clone();
     keys.extend(
@@ -201,7 +202,7 @@ fn end(task: &Task) {
             .map(|&(addr, out)| (addr, dependence(task.parent, out))),
     );
     release_all(&keys);
-    drop_object((task.number, CHILDREN));
+    drop_object((number, CHILDREN));
 }
 
 /// The dependences of a task's `depend` array (libgomp's two layouts).
@@ -234,6 +235,20 @@ unsafe fn dependences(flags: c_uint, depend: *mut *mut c_void) -> Vec<(usize, bo
         .collect()
 }
 
+/// The calling thread's task, as the creator of another: its children's
+/// key, the taskgroups a task it creates belongs to, and its team. None
+/// outside a region (or in a thread libgomp did not start), where a task
+/// runs at once in its creator, whose program order is then the order.
+fn creator() -> Option<((usize, u64), Vec<usize>, usize)> {
+    with_me(|me| {
+        me.tasks.last().map(|f| {
+            let mut member = f.member.clone();
+            member.extend(&f.groups);
+            (f.children, member, f.team)
+        })
+    })
+}
+
 /// # Safety
 /// As libgomp's `GOMP_task` (GCC 11 and later).
 #[no_mangle]
@@ -263,17 +278,8 @@ pub unsafe extern "C" fn __wrap_GOMP_task(
         *mut c_void,
     );
     let f = real_fn!("GOMP_task" as Real);
-    // Outside a region (or in a thread libgomp did not start) the task
-    // runs at once in its creator: its program order is the order.
-    let creator = with_me(|me| {
-        me.tasks.last().map(|f| {
-            let mut member = f.member.clone();
-            member.extend(&f.groups);
-            (f.children, member, f.team)
-        })
-    });
     let Some((parent, member, team)) =
-        creator.filter(|_| flags & !FOLLOWED == 0 && detach.is_null() && size >= 0 && align >= 0)
+        creator().filter(|_| flags & !FOLLOWED == 0 && detach.is_null() && size >= 0 && align >= 0)
     else {
         return f(
             body, data, cpyfn, size, align, if_clause, flags, depend, priority, detach,
@@ -320,6 +326,217 @@ pub unsafe extern "C" fn __wrap_GOMP_task(
         drop(Box::from_raw(task));
     }
 }
+
+// Task loops. libgomp writes each task's bounds at the start of its data
+// block, so fib's record cannot go there: a loop runs through one of a few
+// bodies of fib's, each with its slot holding the loop's record, and fib's
+// copy function counts the tasks libgomp makes. The record lives until
+// the call has returned and every task it made has ended.
+
+/// How many task loops fib follows at once (more run unfollowed).
+const LOOPS: usize = 8;
+
+/// The flags of a task loop fib follows: those of a task, and the loop's
+/// direction, grain size, `if` clause and `nogroup`; a task reduction is
+/// not followed.
+const LOOP_FOLLOWED: c_uint = FOLLOWED | (1 << 8) | (1 << 9) | (1 << 10) | NOGROUP;
+const NOGROUP: c_uint = 1 << 11;
+
+/// A followed task loop: its record, and the call and tasks not ended.
+struct Loop {
+    task: Task,
+    /// The call (until it returns) and each task made and not ended.
+    open: AtomicUsize,
+    /// Its implicit taskgroup (none with `nogroup`).
+    group: Option<usize>,
+}
+
+static SLOTS: [AtomicPtr<Loop>; LOOPS] = [const { AtomicPtr::new(std::ptr::null_mut()) }; LOOPS];
+
+/// The body a task of the loop in slot `K` runs.
+extern "C" fn in_loop<const K: usize>(block: *mut c_void) {
+    // SAFETY: the slot holds the loop until its call has returned and
+    // every task it made (this one too) has ended.
+    let l = unsafe { &*SLOTS[K].load(Ordering::Acquire) };
+    let number = NEXT.fetch_add(1, Ordering::Relaxed);
+    begin(&l.task, number);
+    (l.task.body)(block);
+    end(&l.task, number);
+    close(K);
+}
+
+const IN_LOOP: [Body; LOOPS] = [
+    in_loop::<0>,
+    in_loop::<1>,
+    in_loop::<2>,
+    in_loop::<3>,
+    in_loop::<4>,
+    in_loop::<5>,
+    in_loop::<6>,
+    in_loop::<7>,
+];
+
+/// What a loop's copy function is given: the loop's slot and the
+/// program's data.
+struct LoopSource {
+    slot: usize,
+    data: *mut c_void,
+    copy: Option<Copy>,
+    size: usize,
+}
+
+/// libgomp copies the data of a task of a followed loop: the program's
+/// data as the program asked, and one more task to wait for.
+extern "C" fn copy_loop(dst: *mut c_void, src: *mut c_void) {
+    // SAFETY: `src` is the LoopSource the wrapper passed as the data,
+    // alive during the real call, when libgomp makes the tasks; `dst` is a
+    // block of the program's size and alignment.
+    unsafe {
+        let s = &*src.cast::<LoopSource>();
+        match s.copy {
+            Some(c) => c(dst, s.data),
+            None if s.size > 0 => {
+                std::ptr::copy_nonoverlapping(s.data.cast::<u8>(), dst.cast::<u8>(), s.size)
+            }
+            None => {}
+        }
+        (*SLOTS[s.slot].load(Ordering::Acquire))
+            .open
+            .fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+/// The call or a task of the loop in `slot` has ended: the last one frees
+/// the slot.
+fn close(slot: usize) {
+    let l = SLOTS[slot].load(Ordering::Acquire);
+    // SAFETY: the loop is alive while `open` counts this closer.
+    if unsafe { &*l }.open.fetch_sub(1, Ordering::AcqRel) == 1 {
+        started(l as usize);
+        SLOTS[slot].store(std::ptr::null_mut(), Ordering::Release);
+        // SAFETY: made by `start_loop`; nothing refers to it any more.
+        drop(unsafe { Box::from_raw(l) });
+    }
+}
+
+/// A task loop of `body` starts, with `flags`, in the calling thread: the
+/// slot fib follows it in, if it does.
+fn start_loop(body: Body, flags: c_uint, size: c_long) -> Option<usize> {
+    if flags & !LOOP_FOLLOWED != 0 || size < 0 {
+        return None;
+    }
+    let (parent, mut member, team) = creator()?;
+    let group = (flags & NOGROUP == 0).then(|| NEXT.fetch_add(1, Ordering::Relaxed));
+    member.extend(group);
+    let mut ends = vec![parent, (team, TEAM)];
+    ends.extend(member.iter().map(|&g| (g, GROUP)));
+    let l = Box::into_raw(Box::new(Loop {
+        task: Task {
+            body,
+            offset: 0,
+            clock: Clock::new(),
+            number: 0,
+            ends,
+            depends: Vec::new(),
+            parent,
+            member,
+            team,
+        },
+        open: AtomicUsize::new(1),
+        group,
+    }));
+    let Some(slot) = (0..LOOPS).find(|&k| {
+        SLOTS[k]
+            .compare_exchange(std::ptr::null_mut(), l, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }) else {
+        // SAFETY: made above, in no slot.
+        drop(unsafe { Box::from_raw(l) });
+        return None;
+    };
+    let clock = fork();
+    pending(l as usize, &clock);
+    // SAFETY: in the slot, and no task of it runs before the real call.
+    unsafe { (*l).task.clock = clock };
+    Some(slot)
+}
+
+/// The call of the loop in `slot` returns: unless `nogroup`, every task
+/// of it has ended.
+fn loop_returned(slot: usize) {
+    // SAFETY: the call still counts among the loop's closers.
+    let group = unsafe { &*SLOTS[slot].load(Ordering::Acquire) }.group;
+    if let Some(g) = group {
+        acquire((g, GROUP));
+        drop_object((g, GROUP));
+    }
+    close(slot);
+}
+
+macro_rules! taskloop {
+    ($wrap:ident, $name:literal, $ty:ty) => {
+        /// # Safety
+        /// As libgomp's function of this name without `__wrap_`.
+        #[no_mangle]
+        #[allow(clippy::too_many_arguments)]
+        pub unsafe extern "C" fn $wrap(
+            body: Body,
+            data: *mut c_void,
+            cpyfn: Option<Copy>,
+            size: c_long,
+            align: c_long,
+            flags: c_uint,
+            num_tasks: c_ulong,
+            priority: c_int,
+            start: $ty,
+            end: $ty,
+            step: $ty,
+        ) {
+            type Real = extern "C" fn(
+                Body,
+                *mut c_void,
+                Option<Copy>,
+                c_long,
+                c_long,
+                c_uint,
+                c_ulong,
+                c_int,
+                $ty,
+                $ty,
+                $ty,
+            );
+            let f = real_fn!($name as Real);
+            let Some(slot) = start_loop(body, flags, size) else {
+                return f(
+                    body, data, cpyfn, size, align, flags, num_tasks, priority, start, end, step,
+                );
+            };
+            let mut source = LoopSource {
+                slot,
+                data,
+                copy: cpyfn,
+                size: size as usize,
+            };
+            f(
+                IN_LOOP[slot],
+                (&mut source as *mut LoopSource).cast(),
+                Some(copy_loop),
+                size,
+                align,
+                flags,
+                num_tasks,
+                priority,
+                start,
+                end,
+                step,
+            );
+            loop_returned(slot);
+        }
+    };
+}
+
+taskloop!(__wrap_GOMP_taskloop, "GOMP_taskloop", c_long);
+taskloop!(__wrap_GOMP_taskloop_ull, "GOMP_taskloop_ull", u64);
 
 /// # Safety
 /// As libgomp's `GOMP_taskwait`.
