@@ -133,6 +133,21 @@ struct Source {
 
 type Copy = extern "C" fn(*mut c_void, *mut c_void);
 
+/// Copies the program's data of a task into `dst`, with the program's
+/// copy function if it has one, as libgomp would.
+///
+/// # Safety
+/// `dst` holds `size` bytes; `data` is the program's data block.
+unsafe fn copy_data(dst: *mut c_void, data: *mut c_void, copy: Option<Copy>, size: usize) {
+    match copy {
+        Some(c) => c(dst, data),
+        None if size > 0 => {
+            std::ptr::copy_nonoverlapping(data.cast::<u8>(), dst.cast::<u8>(), size)
+        }
+        None => {}
+    }
+}
+
 /// libgomp copies the task's data block: fib's record, then the program's
 /// data (with the program's copy function if it has one).
 extern "C" fn copy(dst: *mut c_void, src: *mut c_void) {
@@ -143,13 +158,7 @@ extern "C" fn copy(dst: *mut c_void, src: *mut c_void) {
         let s = &mut *src.cast::<Source>();
         dst.cast::<*mut Task>().write(s.task);
         let payload = dst.cast::<u8>().add((*s.task).offset).cast::<c_void>();
-        match s.copy {
-            Some(c) => c(payload, s.data),
-            None if s.size > 0 => {
-                std::ptr::copy_nonoverlapping(s.data.cast::<u8>(), payload.cast::<u8>(), s.size)
-            }
-            None => {}
-        }
+        copy_data(payload, s.data, s.copy, s.size);
         s.copied = true;
     }
 }
@@ -393,13 +402,7 @@ extern "C" fn copy_loop(dst: *mut c_void, src: *mut c_void) {
     // block of the program's size and alignment.
     unsafe {
         let s = &*src.cast::<LoopSource>();
-        match s.copy {
-            Some(c) => c(dst, s.data),
-            None if s.size > 0 => {
-                std::ptr::copy_nonoverlapping(s.data.cast::<u8>(), dst.cast::<u8>(), s.size)
-            }
-            None => {}
-        }
+        copy_data(dst, s.data, s.copy, s.size);
         (*SLOTS[s.slot].load(Ordering::Acquire))
             .open
             .fetch_add(1, Ordering::AcqRel);
