@@ -21,7 +21,11 @@
 //!   receive completed (the receive itself, or the wait or test that
 //!   completed it);
 //! - the loads and stores a rank made of its window memory sit between the
-//!   calls it made before and after them;
+//!   calls it made before and after them; a thread's, while the rank had
+//!   several, sit at both ends of where its thread's order lets them fall
+//!   (after the calls it had seen return, and before the first call whose
+//!   thread had seen them), which orders them with nothing they are not
+//!   ordered with;
 //! - the buffer of a send, a receive or a nonblocking collective that lies
 //!   in window memory ([`WatchedAccesses::lent`]) is a `Buffer` event at
 //!   its call (a send's before its message, a blocking receive's after
@@ -245,11 +249,23 @@ pub(crate) fn input(rec: &RunRecord) -> Input {
     for r in 0..nranks {
         let events = &mut ranks[r];
         let places = &mut from[r];
-        let mut touches = watched[r].iter().peekable();
+        // A thread's touches while the rank has several sit at both ends
+        // of where they may fall: after the calls their thread had seen
+        // return, and before the first call whose thread had seen them.
+        let mut placed: Vec<(u64, usize)> = Vec::new();
+        for &i in &watched[r] {
+            let w = &rec.watched[i];
+            placed.push((w.calls, i));
+            if let Some(a) = w.after.filter(|&a| a < w.calls) {
+                placed.push((a, i));
+            }
+        }
+        placed.sort_by_key(|&(at, _)| at);
+        let mut touches = placed.into_iter().peekable();
         let mut touch_until = |calls: u64, events: &mut Vec<Event>, places: &mut Vec<From>| {
-            while let Some(&&i) = touches.peek() {
+            while let Some(&(at, i)) = touches.peek() {
                 let w = &rec.watched[i];
-                if w.calls > calls {
+                if at > calls {
                     break;
                 }
                 touches.next();

@@ -149,7 +149,10 @@ pub struct OwnedAccess {
 /// under `tag` ([`fib_wire::Up::Watched`]): byte ranges `[start, end)` from
 /// the watched range's base. Their place in the rank's program order:
 /// after its first `calls` calls (the calls it reported before them) and
-/// before the next one.
+/// before the next one. A thread's accesses while the rank has several
+/// (`after`) are ordered after the first `after` calls only, and before
+/// the call of index `calls` (whose thread had seen them) and its
+/// successors: the race rules see them at both places.
 ///
 /// With `lent`, these bytes are instead the buffer of the rank's call of
 /// index `calls` (made at `site`), which MPI writes (`store`) or reads
@@ -164,6 +167,7 @@ pub struct WatchedAccesses {
     pub store: bool,
     pub ranges: Vec<(u64, u64)>,
     pub lent: bool,
+    pub after: Option<u64>,
 }
 
 /// A rank's thread fault ([`fib_wire::Up::Thread`]).

@@ -59,14 +59,16 @@ pub fn lib() -> Held {
                 l.push(m);
             }
             memory::prune_gone();
-            Held(l)
+            let start = l.calls;
+            Held(l, start)
         }
         None => fatal("an MPI call was made before MPI_Init or after MPI_Finalize"),
     }
 }
 
-/// The state, held by one thread (see [`lib`]).
-pub struct Held(&'static mut Lib);
+/// The state, held by one thread (see [`lib`]), with how many calls the
+/// rank had reported when it took it.
+pub struct Held(&'static mut Lib, u64);
 
 impl std::ops::Deref for Held {
     type Target = Lib;
@@ -86,7 +88,10 @@ impl Drop for Held {
         HELD.with(|depth| {
             depth.set(depth.get() - 1);
             if depth.get() == 0 {
-                threads::leave();
+                // The call this thread reported while it held the state,
+                // if it did: its index among the rank's calls.
+                let calls = self.0.calls;
+                threads::leave((calls > self.1).then(|| calls - 1));
                 OWNER.store(0, Ordering::Release);
                 memory::leave();
             }

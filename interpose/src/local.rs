@@ -15,7 +15,7 @@ use crate::threads;
 fn checked(call: impl FnOnce() -> c_int) -> c_int {
     threads::enter(site::current());
     let rc = call();
-    threads::leave();
+    threads::leave(None);
     rc
 }
 

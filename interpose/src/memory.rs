@@ -68,6 +68,9 @@ struct Local {
     /// The value of this thread's own clock entry (the threads module
     /// sets it at each of the thread's steps).
     epoch: Cell<u32>,
+    /// How many of the rank's calls this thread has seen return (set with
+    /// the epoch, and whenever the thread acquires).
+    after: Cell<u64>,
     /// This thread's history, once it has one.
     mine: std::cell::OnceCell<Shared>,
 }
@@ -77,6 +80,7 @@ thread_local! {
         Local {
             inside: Cell::new(0),
             epoch: Cell::new(0),
+            after: Cell::new(0),
             mine: std::cell::OnceCell::new(),
         }
     };
@@ -153,7 +157,14 @@ struct Mem {
     recs: Vec<Rec>,
     /// Watched accesses: (tag, return address, store) to offset ranges.
     watched: HashMap<(u64, usize, bool), Vec<(u64, u64)>>,
+    /// Watched accesses while the rank has several threads: sent just
+    /// before the first call whose thread has seen them ([`take_seen`]).
+    threaded: HashMap<Threaded, Vec<(u64, u64)>>,
 }
+
+/// A thread's watched accesses: (tag, return address, store, the thread's
+/// point, how many of the rank's calls it had seen return).
+type Threaded = (u64, usize, bool, Point, u64);
 
 static MEM: Mutex<Option<Mem>> = Mutex::new(None);
 
@@ -609,9 +620,13 @@ pub fn history_on() {
     }
 }
 
-/// The calling thread's own clock entry is now `value`.
-pub fn epoch(value: u32) {
-    let _ = LOCAL.try_with(|l| l.epoch.set(value));
+/// The calling thread's own clock entry is now `value`, and it has seen
+/// the first `after` of the rank's calls return.
+pub fn epoch(value: u32, after: u64) {
+    let _ = LOCAL.try_with(|l| {
+        l.epoch.set(value);
+        l.after.set(after);
+    });
 }
 
 #[cold]
@@ -835,9 +850,63 @@ pub fn take() -> Vec<Up> {
             site: place(ip),
             store,
             ranges,
+            after: None,
         });
     }
     out
+}
+
+/// Where the calling thread's watched access goes while the rank has
+/// several threads: its point and how many calls it has seen return.
+fn threaded_place() -> Option<(Point, u64)> {
+    if !HISTORY.load(Ordering::Relaxed) {
+        return None;
+    }
+    let t = (THREADS.get()?.current)()?;
+    LOCAL.try_with(|l| ((t, l.epoch.get()), l.after.get())).ok()
+}
+
+/// The watched accesses of the rank's threads that the calling thread
+/// has seen (its own among them), as messages to send just before its
+/// call: that call is the first one ordered after them. With `all`,
+/// every one, seen or not (the rank's calls are over).
+pub fn take_seen(all: bool) -> Vec<Up> {
+    // Only a rank with several threads keeps them apart.
+    if !HISTORY.load(Ordering::Relaxed) {
+        return Vec::new();
+    }
+    let Some(t) = THREADS.get() else {
+        return Vec::new();
+    };
+    let seen: Vec<_> = {
+        let mut g = mem();
+        let Some(m) = g.as_mut() else {
+            return Vec::new();
+        };
+        if m.threaded.is_empty() {
+            return Vec::new();
+        }
+        let keys: Vec<_> = m
+            .threaded
+            .keys()
+            .filter(|k| all || (t.unseen)(k.3).is_none())
+            .copied()
+            .collect();
+        keys.into_iter()
+            .filter_map(|k| m.threaded.remove(&k).map(|r| (k, r)))
+            .collect()
+    };
+    let mut seen = seen;
+    seen.sort_by_key(|(k, _)| *k);
+    seen.into_iter()
+        .map(|((tag, ip, store, _, after), ranges)| Up::Watched {
+            tag,
+            site: site::of_ip(ip).unwrap_or_default(),
+            store,
+            ranges,
+            after: Some(after),
+        })
+        .collect()
 }
 
 /// Adds `[a, b)` to sorted, disjoint ranges, merging what touches it; keeps
@@ -985,7 +1054,16 @@ fn slow(addr: usize, size: usize, store: bool, ip: usize) {
             continue;
         }
         let ip = at();
-        add_range(m.watched.entry((tag, ip, store)).or_default(), a, b);
+        match threaded_place() {
+            Some((point, after)) => add_range(
+                m.threaded
+                    .entry((tag, ip, store, point, after))
+                    .or_default(),
+                a,
+                b,
+            ),
+            None => add_range(m.watched.entry((tag, ip, store)).or_default(), a, b),
+        }
         PENDING.store(true, Ordering::Relaxed);
     }
 }

@@ -49,6 +49,15 @@ impl Lib {
             }
             _ => {}
         }
+        if !matches!(op, Op::Args { .. } | Op::Exchange { .. }) {
+            // The loads and stores of the rank's threads in watched memory
+            // that this thread has seen go just before its call, the
+            // first one ordered after them; at MPI_Finalize, all of them.
+            for m in crate::memory::take_seen(matches!(op, Op::Finalize)) {
+                self.push(m);
+            }
+            self.calls += 1;
+        }
         self.push(Up::Op { site, op });
     }
 

@@ -172,6 +172,9 @@ pub struct Opened {
 pub struct Lib {
     pub rank: i32,
     pub zero_buffer: bool,
+    /// How many calls the rank has reported (as the scheduler counts
+    /// them: a call's arguments and exchanges are no call).
+    pub calls: u64,
     /// Whether standard and ready sends of a buffered run go from a
     /// private copy of the program's data (`FIB_COPY_SENDS=1`). Without,
     /// they go from the program's buffer and the call that gives the
@@ -275,6 +278,7 @@ impl Lib {
         Lib {
             rank,
             zero_buffer,
+            calls: 0,
             copy_sends: std::env::var(fib_wire::env::COPY_SENDS).is_ok_and(|v| v == "1"),
             conn,
             comms,

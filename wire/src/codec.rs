@@ -839,12 +839,20 @@ impl Up {
                 site,
                 store,
                 ranges,
+                after,
             } => {
                 w.u8(31);
                 w.u64(*tag);
                 w.site(*site);
                 w.u8(u8::from(*store));
                 w.ranges(ranges);
+                match after {
+                    None => w.u8(0),
+                    Some(a) => {
+                        w.u8(1);
+                        w.u64(*a);
+                    }
+                }
             }
             Up::OneSided {
                 site,
@@ -1008,11 +1016,13 @@ impl Up {
                 let site = r.site()?;
                 let store = r.bool()?;
                 let ranges = r.ranges()?;
+                let after = if r.bool()? { Some(r.u64()?) } else { None };
                 Up::Watched {
                     tag,
                     site,
                     store,
                     ranges,
+                    after,
                 }
             }
             40 => {
@@ -1941,6 +1951,14 @@ mod tests {
             site,
             store: true,
             ranges: vec![(0, 8), (16, 1 << 33)],
+            after: None,
+        });
+        round_up(Up::Watched {
+            tag: 3,
+            site,
+            store: false,
+            ranges: vec![(4, 8)],
+            after: Some(17),
         });
         assert!(Up::decode(&[30, 0, 0, 0, 0, 0, 0, 0, 0, 7]).is_err());
         let epoch = |kind, ranks: Vec<i32>| Epoch {

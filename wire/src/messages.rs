@@ -98,12 +98,18 @@ pub enum Up {
     /// message: the byte ranges `[start, end)` they touched, as offsets from
     /// the watched range's base, coalesced. Sent ahead of the rank's next
     /// call, so that its place in the rank's program order is the number of
-    /// calls the rank reported before it.
+    /// calls the rank reported before it. While the rank has several
+    /// threads, the loads and stores of one thread between two of its
+    /// steps are sent just before the first call whose thread has seen
+    /// them, with `after`: how many of the rank's calls the thread had
+    /// seen return when it made them (they are ordered after those calls
+    /// alone).
     Watched {
         tag: u64,
         site: Site,
         store: bool,
         ranges: Vec<(u64, u64)>,
+        after: Option<u64>,
     },
     /// The one-sided call `call` at `site`, on the window `win` made at
     /// `made` (none and unknown for a creation not made yet), is wrong as

@@ -32,7 +32,7 @@ mod wrap;
 
 use std::cell::RefCell;
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -74,7 +74,7 @@ fn with_me<T>(f: impl FnOnce(&mut Me) -> T) -> T {
         let mut m = m.borrow_mut();
         let me = m.get_or_insert_with(|| {
             let index = state().order.thread();
-            memory::epoch(1);
+            memory::epoch(1, BASE.load(Ordering::Relaxed));
             if index > 0 {
                 many();
             }
@@ -118,10 +118,15 @@ fn many() {
     }
 }
 
-/// Thread `t` stepped: the memory hooks date its accesses by its entry.
+/// Thread `t` stepped or acquired: the memory hooks date its accesses by
+/// its entry and by the rank's calls it has seen return.
 fn stepped(s: &State, t: usize) {
-    memory::epoch(s.order.point(t).1);
+    memory::epoch(s.order.point(t).1, s.seen_calls(t));
 }
+
+/// How many of the rank's calls the rank made while it had one thread
+/// (every thread started later has seen them return).
+static BASE: AtomicU64 = AtomicU64::new(0);
 
 /// What `MPI_Init`/`MPI_Init_thread` said.
 #[derive(Clone, Copy)]
@@ -148,6 +153,10 @@ struct State {
     /// Per object threads must not use at once, each thread's last call
     /// on it: its point and site.
     users: HashMap<Shared, Vec<(usize, u32, Site)>>,
+    /// Per thread, the calls it reported since the rank had several
+    /// threads: the thread's entry once each returned, and the call's
+    /// index among the rank's calls.
+    returns: Vec<Vec<(u32, u64)>>,
 }
 
 /// What two threads must not use at once under `MPI_THREAD_MULTIPLE`.
@@ -183,6 +192,20 @@ fn state() -> Guard {
 }
 
 impl State {
+    /// How many of the rank's calls thread `t` has seen return: one more
+    /// than the index of the latest.
+    fn seen_calls(&self, t: usize) -> u64 {
+        let mut after = BASE.load(Ordering::Relaxed);
+        for (u, calls) in self.returns.iter().enumerate() {
+            let seen = self.order.entry(t, u);
+            let k = calls.partition_point(|&(v, _)| v <= seen);
+            if let Some(&(_, index)) = k.checked_sub(1).and_then(|k| calls.get(k)) {
+                after = after.max(index + 1);
+            }
+        }
+        after
+    }
+
     fn fault(&mut self, f: ThreadFault) {
         if self.reported.len() < 256 && self.reported.insert(f.clone()) {
             self.faults.push(f);
@@ -337,15 +360,27 @@ pub fn uses(shared: &[Shared], site: Site) {
     }
 }
 
-/// The calling thread's MPI call returns.
-pub fn leave() {
-    // See [`enter`]: while the rank has one thread, nothing is logged.
+/// The calling thread's MPI call returns; `reported` is its index among
+/// the rank's calls, if it was one.
+pub fn leave(reported: Option<u64>) {
+    // See [`enter`]: while the rank has one thread, nothing is logged but
+    // how many calls it made.
     if !MANY.load(Ordering::Relaxed) {
+        if let Some(i) = reported {
+            BASE.store(i + 1, Ordering::Relaxed);
+        }
         return;
     }
     let index = me();
     let mut s = state();
     s.order.leave(index);
+    if let Some(i) = reported {
+        let v = s.order.point(index).1;
+        if s.returns.len() <= index {
+            s.returns.resize(index + 1, Vec::new());
+        }
+        s.returns[index].push((v, i));
+    }
     stepped(&s, index);
 }
 
@@ -410,6 +445,7 @@ fn atomic(addr: usize, acquire: &dyn Fn(Wrote) -> bool, op: &mut dyn FnMut() -> 
     let key = (addr, u64::MAX);
     if acquire(wrote) {
         s.order.acquire(t, key);
+        stepped(&s, t);
     } else if !matches!(wrote, Wrote::Store { .. }) {
         s.order.load_relaxed(t, key);
     }
@@ -436,7 +472,7 @@ fn fence(acquire: bool, release: bool) {
     let t = me();
     let mut s = state();
     s.order.fence(t, acquire, release);
-    if release {
+    if release || acquire {
         stepped(&s, t);
     }
 }
@@ -444,7 +480,9 @@ fn fence(acquire: bool, release: bool) {
 /// Acquires the object `key`.
 fn acquire(key: (usize, u64)) {
     let t = me();
-    state().order.acquire(t, key);
+    let mut s = state();
+    s.order.acquire(t, key);
+    stepped(&s, t);
 }
 
 /// Releases each object of `keys` (one step of the calling thread).
@@ -486,7 +524,9 @@ fn started(key: usize) {
 /// The calling thread comes after `clock`.
 fn after(clock: &Clock) {
     let t = me();
-    state().order.after(t, clock);
+    let mut s = state();
+    s.order.after(t, clock);
+    stepped(&s, t);
 }
 
 /// The calling thread joined the thread `pthread`, which has ended.
@@ -495,6 +535,7 @@ fn joined(pthread: usize) {
     let mut s = state();
     if let Some(c) = s.ended.remove(&pthread) {
         s.order.after(t, &c);
+        stepped(&s, t);
     }
 }
 

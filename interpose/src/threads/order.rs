@@ -189,6 +189,11 @@ impl Order {
         }
     }
 
+    /// What thread `t` has seen of thread `u`: its clock's entry for `u`.
+    pub fn entry(&self, t: usize, u: usize) -> u32 {
+        self.clocks[t].get(u).copied().unwrap_or(0)
+    }
+
     /// Forgets the object `key`.
     pub fn drop_object(&mut self, key: (usize, u64)) {
         self.syncs.remove(&key);

@@ -955,6 +955,7 @@ impl Loop<'_> {
                 site,
                 store,
                 ranges,
+                after,
             } => self.watched.push(WatchedAccesses {
                 rank: r,
                 calls: self.rank_calls.get(r).copied().unwrap_or(0),
@@ -963,6 +964,7 @@ impl Loop<'_> {
                 store,
                 ranges,
                 lent: false,
+                after,
             }),
             Up::Lent {
                 tag,
@@ -980,6 +982,7 @@ impl Loop<'_> {
                     store: writes,
                     ranges,
                     lent: true,
+                    after: None,
                 });
             }
             Up::OneSided {
