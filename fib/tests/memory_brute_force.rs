@@ -1306,7 +1306,9 @@ fn renamed(
 fn a_threads_access_placed_at_both_ends_reports_only_races_it_has() {
     let (mut compared, mut exact, mut both, mut missed) = (0, 0, 0, 0);
     let mut failures = Vec::new();
-    for seed in 0..seeds() {
+    // A quarter of the programs of the comparison above: two brute
+    // forces each, the truth of one rank more.
+    for seed in 0..seeds() / 4 {
         let (ranks, nwins) = program(seed);
         let mut rng = Rng::new(seed ^ 0x7468_7265_6164);
         // A window access of some rank, to give to a thread.
@@ -1457,7 +1459,7 @@ fn a_threads_access_placed_at_both_ends_reports_only_races_it_has() {
         failures[0]
     );
     assert!(
-        exact > 50 && both > 50,
+        exact > 30 && both > 30,
         "{exact} exact, {both} at both ends"
     );
 }

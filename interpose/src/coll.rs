@@ -730,6 +730,13 @@ pub unsafe extern "C" fn MPI_Neighbor_allgather(
             types: crate::exchange::Types::One(recvtype),
         },
     );
+    threads_watch("MPI_Neighbor_allgather", comm, 0, |_, _, _| {
+        owned::neighbourhood(
+            comm,
+            owned::Blocks::Same(sendbuf, sendcount, sendtype),
+            owned::Blocks::Each(recvbuf, recvcount, recvtype),
+        )
+    });
     coll(CollKind::NeighborAllgather, comm, 0, |r| {
         PMPI_Ineighbor_allgather(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -759,6 +766,13 @@ pub unsafe extern "C" fn MPI_Neighbor_allgatherv(
             types: crate::exchange::Types::One(recvtype),
         },
     );
+    threads_watch("MPI_Neighbor_allgatherv", comm, 0, |_, _, _| {
+        owned::neighbourhood(
+            comm,
+            owned::Blocks::Same(sendbuf, sendcount, sendtype),
+            owned::Blocks::V(recvbuf, recvcounts, displs, recvtype),
+        )
+    });
     coll(CollKind::NeighborAllgatherv, comm, 0, |r| {
         PMPI_Ineighbor_allgatherv(
             sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
@@ -787,6 +801,13 @@ pub unsafe extern "C" fn MPI_Neighbor_alltoall(
             types: crate::exchange::Types::One(recvtype),
         },
     );
+    threads_watch("MPI_Neighbor_alltoall", comm, 0, |_, _, _| {
+        owned::neighbourhood(
+            comm,
+            owned::Blocks::Each(sendbuf, sendcount, sendtype),
+            owned::Blocks::Each(recvbuf, recvcount, recvtype),
+        )
+    });
     coll(CollKind::NeighborAlltoall, comm, 0, |r| {
         PMPI_Ineighbor_alltoall(
             sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -817,6 +838,13 @@ pub unsafe extern "C" fn MPI_Neighbor_alltoallv(
             types: crate::exchange::Types::One(recvtype),
         },
     );
+    threads_watch("MPI_Neighbor_alltoallv", comm, 0, |_, _, _| {
+        owned::neighbourhood(
+            comm,
+            owned::Blocks::V(sendbuf, sendcounts, sdispls, sendtype),
+            owned::Blocks::V(recvbuf, recvcounts, rdispls, recvtype),
+        )
+    });
     coll(CollKind::NeighborAlltoallv, comm, 0, |r| {
         PMPI_Ineighbor_alltoallv(
             sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, r,
@@ -847,6 +875,13 @@ pub unsafe extern "C" fn MPI_Neighbor_alltoallw(
             types: crate::exchange::Types::Each(recvtypes),
         },
     );
+    threads_watch("MPI_Neighbor_alltoallw", comm, 0, |_, _, _| {
+        owned::neighbourhood(
+            comm,
+            owned::Blocks::W(sendbuf, sendcounts, sdispls, sendtypes),
+            owned::Blocks::W(recvbuf, recvcounts, rdispls, recvtypes),
+        )
+    });
     coll(CollKind::NeighborAlltoallw, comm, 0, |r| {
         PMPI_Ineighbor_alltoallw(
             sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,

@@ -115,6 +115,18 @@ unsafe fn neighbours(comm: MPI_Comm) -> Option<Peers> {
     None
 }
 
+/// Which blocks of a neighbourhood collective's buffers MPI uses on
+/// `comm`: per destination (send buffer) and per source (receive buffer),
+/// whether the neighbour is a rank (not `MPI_PROC_NULL`); `None` without
+/// a topology.
+pub unsafe fn used_blocks(comm: MPI_Comm) -> Option<(Vec<bool>, Vec<bool>)> {
+    let (sends, recvs) = neighbours(comm)?;
+    Some((
+        sends.iter().map(Option::is_some).collect(),
+        recvs.iter().map(Option::is_some).collect(),
+    ))
+}
+
 /// The blocks of one side: the `k`th peer's block is `counts[k]` of
 /// `types[k]` (or the one count, the one datatype).
 unsafe fn blocks(peers: &[Option<(i32, u32)>], side: Side) -> Vec<Block> {

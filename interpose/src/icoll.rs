@@ -741,7 +741,13 @@ pub unsafe extern "C" fn MPI_Ineighbor_allgather(
         comm,
         0,
         request,
-        |_, _, _| Vec::new(),
+        |_, _, _| {
+            owned::neighbourhood(
+                comm,
+                owned::Blocks::Same(sendbuf, sendcount, sendtype),
+                owned::Blocks::Each(recvbuf, recvcount, recvtype),
+            )
+        },
         |r| {
             PMPI_Ineighbor_allgather(
                 sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -778,7 +784,13 @@ pub unsafe extern "C" fn MPI_Ineighbor_allgatherv(
         comm,
         0,
         request,
-        |_, _, _| Vec::new(),
+        |_, _, _| {
+            owned::neighbourhood(
+                comm,
+                owned::Blocks::Same(sendbuf, sendcount, sendtype),
+                owned::Blocks::V(recvbuf, recvcounts, displs, recvtype),
+            )
+        },
         |r| {
             PMPI_Ineighbor_allgatherv(
                 sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, r,
@@ -814,7 +826,13 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoall(
         comm,
         0,
         request,
-        |_, _, _| Vec::new(),
+        |_, _, _| {
+            owned::neighbourhood(
+                comm,
+                owned::Blocks::Each(sendbuf, sendcount, sendtype),
+                owned::Blocks::Each(recvbuf, recvcount, recvtype),
+            )
+        },
         |r| {
             PMPI_Ineighbor_alltoall(
                 sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, r,
@@ -852,7 +870,13 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoallv(
         comm,
         0,
         request,
-        |_, _, _| Vec::new(),
+        |_, _, _| {
+            owned::neighbourhood(
+                comm,
+                owned::Blocks::V(sendbuf, sendcounts, sdispls, sendtype),
+                owned::Blocks::V(recvbuf, recvcounts, rdispls, recvtype),
+            )
+        },
         |r| {
             PMPI_Ineighbor_alltoallv(
                 sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
@@ -891,7 +915,13 @@ pub unsafe extern "C" fn MPI_Ineighbor_alltoallw(
         comm,
         0,
         request,
-        |_, _, _| Vec::new(),
+        |_, _, _| {
+            owned::neighbourhood(
+                comm,
+                owned::Blocks::W(sendbuf, sendcounts, sdispls, sendtypes),
+                owned::Blocks::W(recvbuf, recvcounts, rdispls, recvtypes),
+            )
+        },
         |r| {
             PMPI_Ineighbor_alltoallw(
                 sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,

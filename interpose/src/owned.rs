@@ -154,6 +154,81 @@ pub unsafe fn wblocks(
         .collect()
 }
 
+/// One buffer of a neighbourhood collective, block `k` for the `k`th
+/// neighbour.
+#[derive(Clone, Copy)]
+pub enum Blocks {
+    /// The same `count` elements for every neighbour (an all-gather's send
+    /// buffer).
+    Same(*const c_void, c_int, MPI_Datatype),
+    /// `count` elements per neighbour, one after the other.
+    Each(*const c_void, c_int, MPI_Datatype),
+    /// `counts[k]` elements at `displs[k]` elements.
+    V(*const c_void, *const c_int, *const c_int, MPI_Datatype),
+    /// `counts[k]` elements of `types[k]` at `displs[k]` bytes.
+    W(
+        *const c_void,
+        *const c_int,
+        *const MPI_Aint,
+        *const MPI_Datatype,
+    ),
+}
+
+/// The bytes of `blocks` that MPI reads (or writes) for the neighbours
+/// `used` says are ranks (a `MPI_PROC_NULL` neighbour's block is not
+/// touched).
+pub unsafe fn neighbour_blocks(blocks: Blocks, used: &[bool], writes: bool) -> Vec<Buf> {
+    let at = |k: usize| -> Option<Buf> {
+        match blocks {
+            Blocks::Same(..) => None,
+            Blocks::Each(buf, count, dtype) => elems(
+                buf,
+                (k as isize).saturating_mul(count as isize),
+                count,
+                dtype,
+                writes,
+            ),
+            Blocks::V(buf, counts, displs, dtype) if !counts.is_null() && !displs.is_null() => {
+                elems(buf, *displs.add(k) as isize, *counts.add(k), dtype, writes)
+            }
+            Blocks::W(buf, counts, displs, types)
+                if !counts.is_null() && !displs.is_null() && !types.is_null() =>
+            {
+                bytes(
+                    buf,
+                    *displs.add(k) as isize,
+                    *counts.add(k),
+                    *types.add(k),
+                    writes,
+                )
+            }
+            _ => None,
+        }
+    };
+    if let Blocks::Same(buf, count, dtype) = blocks {
+        return if used.iter().any(|&u| u) {
+            data(buf, count, dtype, writes)
+        } else {
+            Vec::new()
+        };
+    }
+    (0..used.len())
+        .filter(|&k| used[k])
+        .filter_map(at)
+        .collect()
+}
+
+/// A neighbourhood collective's buffers on `comm`: `send` read for its
+/// destinations, `recv` written for its sources.
+pub unsafe fn neighbourhood(comm: MPI_Comm, send: Blocks, recv: Blocks) -> Vec<Buf> {
+    let Some((dests, sources)) = crate::exchange::used_blocks(comm) else {
+        return Vec::new();
+    };
+    let mut b = neighbour_blocks(send, &dests, false);
+    b.extend(neighbour_blocks(recv, &sources, true));
+    b
+}
+
 /// The buffers of the collectives whose nonblocking and blocking forms
 /// both watch them (`icoll.rs` for the operation's life, `coll.rs` for
 /// other threads' accesses during the call): each read by MPI or written,
