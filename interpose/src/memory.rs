@@ -878,25 +878,13 @@ pub fn take_seen(all: bool) -> Vec<Up> {
     let Some(t) = THREADS.get() else {
         return Vec::new();
     };
-    let seen: Vec<_> = {
-        let mut g = mem();
-        let Some(m) = g.as_mut() else {
-            return Vec::new();
-        };
-        if m.threaded.is_empty() {
-            return Vec::new();
-        }
-        let keys: Vec<_> = m
+    let mut seen: Vec<_> = match mem().as_mut() {
+        Some(m) => m
             .threaded
-            .keys()
-            .filter(|k| all || (t.unseen)(k.3).is_none())
-            .copied()
-            .collect();
-        keys.into_iter()
-            .filter_map(|k| m.threaded.remove(&k).map(|r| (k, r)))
-            .collect()
+            .extract_if(|k, _| all || (t.unseen)(k.3).is_none())
+            .collect(),
+        None => return Vec::new(),
     };
-    let mut seen = seen;
     seen.sort_by_key(|(k, _)| *k);
     seen.into_iter()
         .map(|((tag, ip, store, _, after), ranges)| Up::Watched {

@@ -178,7 +178,7 @@ pub enum Blocks {
 /// `used` says are ranks (a `MPI_PROC_NULL` neighbour's block is not
 /// touched).
 pub unsafe fn neighbour_blocks(blocks: Blocks, used: &[bool], writes: bool) -> Vec<Buf> {
-    let at = |k: usize| -> Option<Buf> {
+    let block = |k: usize| -> Option<Buf> {
         match blocks {
             Blocks::Same(..) => None,
             Blocks::Each(buf, count, dtype) => elems(
@@ -205,17 +205,15 @@ pub unsafe fn neighbour_blocks(blocks: Blocks, used: &[bool], writes: bool) -> V
             _ => None,
         }
     };
-    if let Blocks::Same(buf, count, dtype) = blocks {
-        return if used.iter().any(|&u| u) {
-            data(buf, count, dtype, writes)
-        } else {
-            Vec::new()
-        };
+    match blocks {
+        // One buffer for every neighbour: read if any is a rank.
+        Blocks::Same(buf, count, dtype) if used.contains(&true) => data(buf, count, dtype, writes),
+        Blocks::Same(..) => Vec::new(),
+        _ => (0..used.len())
+            .filter(|&k| used[k])
+            .filter_map(block)
+            .collect(),
     }
-    (0..used.len())
-        .filter(|&k| used[k])
-        .filter_map(at)
-        .collect()
 }
 
 /// A neighbourhood collective's buffers on `comm`: `send` read for its

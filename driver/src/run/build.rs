@@ -388,22 +388,26 @@ impl Tree {
             std::fs::write(&bare, instrument::bare_header())
                 .map_err(io(format!("writing {}", bare.display())))?;
         }
-        let mut extra = vec!["-include".to_string(), hpath.display().to_string()];
+        let mut dirs: Vec<String> = Vec::new();
         for s in &program.sources {
             let d = format!(
                 "-I{}",
                 root_abs.join(s.parent().unwrap_or(Path::new(""))).display()
             );
-            if !extra.contains(&d) {
-                extra.push(d);
+            if !dirs.contains(&d) {
+                dirs.push(d);
             }
         }
-        let mut expanded = extra.clone();
-        expanded[1] = bare.display().to_string();
+        let including = |header: &Path| -> Vec<String> {
+            ["-include".to_string(), header.display().to_string()]
+                .into_iter()
+                .chain(dirs.iter().cloned())
+                .collect()
+        };
         Ok(Way {
             dir: src,
-            extra,
-            expanded,
+            extra: including(&hpath),
+            expanded: including(&bare),
             preprocessed: inputs.preprocessed.clone(),
             out: work.to_path_buf(),
             instrumented: true,

@@ -49,6 +49,10 @@ static NEXT: AtomicUsize = AtomicUsize::new(1);
 /// Regions running in the rank: dependences are forgotten once none is.
 static REGIONS: AtomicUsize = AtomicUsize::new(0);
 
+/// Whether a task with dependences was made since they were last
+/// forgotten (else there are none to forget).
+static DEPENDS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// A task a thread runs: the object its children's ends release, the
 /// taskgroups open in it (innermost last), the taskgroups it belongs to
 /// (its creator's, open or inherited) and its team's region.
@@ -83,7 +87,7 @@ pub(super) fn region_left() {
 /// every task of its team has ended before.
 pub(super) fn region_ended(region: usize) {
     acquire((region, TEAM));
-    if REGIONS.load(Ordering::Acquire) == 0 {
+    if REGIONS.load(Ordering::Acquire) == 0 && DEPENDS.swap(false, Ordering::AcqRel) {
         // No task of any region remains to depend on an earlier one.
         state()
             .order
@@ -214,6 +218,14 @@ fn end(task: &Task, number: usize) {
     drop_object((number, CHILDREN));
 }
 
+/// What the end of a task of `parent` that belongs to the taskgroups
+/// `member`, in the team of `team`, releases (before its dependences).
+fn ends(parent: (usize, u64), member: &[usize], team: usize) -> Vec<(usize, u64)> {
+    let mut ends = vec![parent, (team, TEAM)];
+    ends.extend(member.iter().map(|&g| (g, GROUP)));
+    ends
+}
+
 /// The dependences of a task's `depend` array (libgomp's two layouts).
 ///
 /// # Safety
@@ -222,6 +234,7 @@ unsafe fn dependences(flags: c_uint, depend: *mut *mut c_void) -> Vec<(usize, bo
     if flags & DEPEND == 0 || depend.is_null() {
         return Vec::new();
     }
+    DEPENDS.store(true, Ordering::Release);
     let at = |i: usize| *depend.add(i) as usize;
     if at(0) != 0 {
         // Count, how many of them are `out`/`inout`, the addresses.
@@ -296,14 +309,12 @@ pub unsafe extern "C" fn __wrap_GOMP_task(
     };
     let align = (align as usize).max(std::mem::align_of::<*mut Task>());
     let offset = std::mem::size_of::<*mut Task>().next_multiple_of(align);
-    let mut ends = vec![parent, (team, TEAM)];
-    ends.extend(member.iter().map(|&g| (g, GROUP)));
     let task = Box::into_raw(Box::new(Task {
         body,
         offset,
         clock: fork(),
         number: NEXT.fetch_add(1, Ordering::Relaxed),
-        ends,
+        ends: ends(parent, &member, team),
         depends: dependences(flags, depend),
         parent,
         member,
@@ -431,15 +442,13 @@ fn start_loop(body: Body, flags: c_uint, size: c_long) -> Option<usize> {
     let (parent, mut member, team) = creator()?;
     let group = (flags & NOGROUP == 0).then(|| NEXT.fetch_add(1, Ordering::Relaxed));
     member.extend(group);
-    let mut ends = vec![parent, (team, TEAM)];
-    ends.extend(member.iter().map(|&g| (g, GROUP)));
     let l = Box::into_raw(Box::new(Loop {
         task: Task {
             body,
             offset: 0,
             clock: Clock::new(),
             number: 0,
-            ends,
+            ends: ends(parent, &member, team),
             depends: Vec::new(),
             parent,
             member,
