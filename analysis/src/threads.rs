@@ -1,4 +1,4 @@
-//! FIB042, FIB043 and FIB044: what the ranks found wrong with the way their
+//! FIB042 to FIB047: what the ranks found wrong with the way their
 //! threads call MPI ([`fib_wire::Up::Thread`]). One finding per fault kind
 //! and site (and, for two unordered calls, the other call's site), over the
 //! ranks and interleavings that showed it.
@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use fib_report::codes::{
-    CollectivesTwoThreads, RequestTwoThreads, Rule, ThreadLevelUnchecked, ThreadNotMain,
-    ThreadsConcurrent,
+    CollectivesTwoThreads, RequestReusedThreads, RequestTwoThreads, Rule, ThreadLevelUnchecked,
+    ThreadNotMain, ThreadsConcurrent,
 };
 use fib_report::Finding;
 use fib_wire::{Site, ThreadFault};
@@ -37,6 +37,11 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
             ThreadFault::Collectives {
                 site, other_site, ..
             } => (4, (*site).min(*other_site), (*site).max(*other_site)),
+            // The reusing call is the one at fault, whatever the sources'
+            // order.
+            ThreadFault::ReusedRequest {
+                site, other_site, ..
+            } => (5, *site, *other_site),
         };
         let g = groups.entry(key).or_insert_with(|| (Vec::new(), &t.fault));
         if !g.0.contains(&t.rank) {
@@ -100,6 +105,22 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                 }
                 .finding()
             }
+            ThreadFault::ReusedRequest {
+                site,
+                thread,
+                other_site,
+                other,
+            } => RequestReusedThreads {
+                ranks,
+                thread: *thread,
+                call: call(*site),
+                place: place(*site),
+                other: *other,
+                other_call: call(*other_site),
+                other_place: place(*other_site),
+                replay: token.to_string(),
+            }
+            .finding(),
             ThreadFault::NotMain {
                 site,
                 thread,

@@ -43,12 +43,18 @@ pub unsafe fn request_out(l: &mut Lib, request: *mut MPI_Request) {
         return;
     }
     let old = crate::handle::bits(std::ptr::read_unaligned(request));
-    let Some(&id) = l.fakes.get(&old) else {
+    let active = l
+        .fakes
+        .get(&old)
+        .filter(|id| l.reqs.contains_key(id))
+        .copied();
+    let Some(id) = active else {
+        // Free in this run; with threads, perhaps not in every execution.
+        if crate::threads::several() {
+            crate::threads::reuses(request as usize, site::for_call());
+        }
         return;
     };
-    if !l.reqs.contains_key(&id) {
-        return;
-    }
     let first = l.origins.get(&id).copied().unwrap_or_default();
     let site = site::for_call();
     l.push(Up::Reused { site, first });

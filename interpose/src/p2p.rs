@@ -1071,6 +1071,10 @@ unsafe fn start(h: *mut MPI_Request) -> c_int {
     };
     l.starting = Some(id);
     drop(l);
+    // Inactive here; another thread's completion of it may not be before.
+    if crate::threads::several() {
+        crate::threads::reuses(h as usize, crate::site::for_call());
+    }
     match p {
         Persist::Send {
             buf,

@@ -125,6 +125,10 @@ unsafe fn completion(
         }
         out.push((pos, st));
     }
+    if crate::threads::several() {
+        let vars: Vec<usize> = out.iter().map(|&(pos, _)| reqs.add(pos) as usize).collect();
+        crate::threads::emptied(&vars, crate::site::current());
+    }
     Some(out)
 }
 

@@ -12,9 +12,9 @@ use fib_report::codes::{
     Inputs, InvalidCall, IrrelevantBarrier, LayoutFault, LeakedCommunicator, LeakedHandle,
     LeakedRequest, LeakedWindow, Livelock, LostTrack, MpiError, NoFinalize, NullStatus, Observed,
     OutOfWindow, RaceAccess, ReadySendUnposted, RelevantBarrier, RelevantByRemoval, ReplayDiverged,
-    RequestTwoThreads, Rule, Scope, StructLayout, ThreadLevelUnchecked, ThreadNotMain,
-    ThreadsConcurrent, Timeout, Touch, TypeMismatch, UnreceivedMessage, Unsupported, UnusedWaiver,
-    WindowRace, SECTIONS,
+    RequestReusedThreads, RequestTwoThreads, Rule, Scope, StructLayout, ThreadLevelUnchecked,
+    ThreadNotMain, ThreadsConcurrent, Timeout, Touch, TypeMismatch, UnreceivedMessage, Unsupported,
+    UnusedWaiver, WindowRace, SECTIONS,
 };
 use fib_report::{Finding, Place, RankState, SiteRef, Verdict, WitnessOp};
 
@@ -53,7 +53,7 @@ fn codes_are_unique_and_numbered_in_order() {
         assert!(n > last, "{} is out of order", code.code);
         last = n;
     }
-    assert_eq!(codes::ALL.len(), 44);
+    assert_eq!(codes::ALL.len(), 45);
     let names: HashSet<_> = codes::ALL.iter().map(|c| c.name).collect();
     assert_eq!(names.len(), codes::ALL.len(), "names are unique");
 }
@@ -519,6 +519,16 @@ fn examples() -> Vec<(&'static Code, Finding)> {
             place: place(),
             other: 0,
             other_call: "MPI_Barrier".into(),
+            other_place: place(),
+            replay: replay(),
+        },
+        RequestReusedThreads {
+            ranks: vec![0],
+            thread: 1,
+            call: "MPI_Irecv".into(),
+            place: place(),
+            other: 0,
+            other_call: "MPI_Wait".into(),
             other_place: place(),
             replay: replay(),
         },

@@ -1373,6 +1373,18 @@ fn encode_thread(w: &mut W, f: &ThreadFault) {
             w.site(*other_site);
             w.u32(*other);
         }
+        ThreadFault::ReusedRequest {
+            site,
+            thread,
+            other_site,
+            other,
+        } => {
+            w.u8(5);
+            w.site(*site);
+            w.u32(*thread);
+            w.site(*other_site);
+            w.u32(*other);
+        }
         ThreadFault::Unchecked {
             site,
             thread,
@@ -1425,6 +1437,12 @@ fn decode_thread(r: &mut R) -> Result<ThreadFault, WireError> {
             other: r.u32()?,
         },
         4 => ThreadFault::Collectives {
+            site: r.site()?,
+            thread: r.u32()?,
+            other_site: r.site()?,
+            other: r.u32()?,
+        },
+        5 => ThreadFault::ReusedRequest {
             site: r.site()?,
             thread: r.u32()?,
             other_site: r.site()?,
@@ -1900,6 +1918,14 @@ mod tests {
                 thread: 0,
                 other_site: Site::Table(9),
                 other: 1,
+            },
+        });
+        round_up(Up::Thread {
+            fault: ThreadFault::ReusedRequest {
+                site,
+                thread: 1,
+                other_site: Site::Table(7),
+                other: 0,
             },
         });
         round_up(Up::Thread {

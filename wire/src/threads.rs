@@ -93,6 +93,18 @@ pub enum ThreadFault {
         other_site: Site,
         other: u32,
     },
+    /// Under `MPI_THREAD_MULTIPLE`, thread `thread`'s call at `site` puts a
+    /// new request in a request variable whose request thread `other`'s
+    /// wait or test at `other_site` completed, and nothing the program
+    /// does orders the completion before the new call: in another
+    /// execution the new request overwrites the old one while it is still
+    /// active.
+    ReusedRequest {
+        site: Site,
+        thread: u32,
+        other_site: Site,
+        other: u32,
+    },
     /// Thread `thread` called MPI at `site`, and the program had not yet
     /// read the level `MPI_Init_thread` at `init` provided (`level`; it
     /// asked for `required`).
@@ -113,6 +125,7 @@ impl ThreadFault {
             | ThreadFault::Concurrent { site, .. }
             | ThreadFault::SharedRequest { site, .. }
             | ThreadFault::Collectives { site, .. }
+            | ThreadFault::ReusedRequest { site, .. }
             | ThreadFault::Unchecked { site, .. } => *site,
         }
     }

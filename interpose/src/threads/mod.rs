@@ -157,6 +157,9 @@ struct State {
     /// threads: the thread's entry once each returned, and the call's
     /// index among the rank's calls.
     returns: Vec<Vec<(u32, u64)>>,
+    /// Per request variable (its address), the wait or test that last
+    /// completed the request it held: the thread, its point and the site.
+    emptied: HashMap<usize, (usize, u32, Site)>,
 }
 
 /// What two threads must not use at once under `MPI_THREAD_MULTIPLE`.
@@ -357,6 +360,51 @@ pub fn uses(shared: &[Shared], site: Site) {
         let users = s.users.entry(key).or_default();
         users.retain(|(u, _, _)| *u != t);
         users.push((t, point.1, site));
+    }
+}
+
+/// The calling thread's wait or test at `site` completed the requests the
+/// variables at `vars` held: a new request in one of them must come after
+/// ([`reuses`]).
+pub fn emptied(vars: &[usize], site: Site) {
+    if !several() || vars.is_empty() {
+        return;
+    }
+    let t = me();
+    let mut s = state();
+    if s.init.map(|i| i.level) != Some(Level::Multiple) {
+        return;
+    }
+    let point = s.order.point(t);
+    for &var in vars {
+        s.emptied.insert(var, (t, point.1, site));
+    }
+}
+
+/// The calling thread's call at `site` puts a new request in the variable
+/// at `var`, whose old request this run had completed (else the call is
+/// `check::request_out`'s): under `MPI_THREAD_MULTIPLE`, a completion by
+/// another thread that this call is not ordered after could have come
+/// later, with the old request still active.
+pub fn reuses(var: usize, site: Site) {
+    if !several() {
+        return;
+    }
+    let t = me();
+    let mut s = state();
+    let Some((u, value, other_site)) = s.emptied.remove(&var) else {
+        return;
+    };
+    if s.init.map(|i| i.level) != Some(Level::Multiple) {
+        return;
+    }
+    if u != t && !s.order.seen(t, (u, value)) {
+        s.fault(ThreadFault::ReusedRequest {
+            site,
+            thread: t as u32,
+            other_site,
+            other: u as u32,
+        });
     }
 }
 

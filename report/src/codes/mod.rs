@@ -56,6 +56,7 @@ mod fib043_threads_concurrent;
 mod fib044_thread_level_unchecked;
 mod fib045_request_two_threads;
 mod fib046_collectives_two_threads;
+mod fib047_request_reused_threads;
 
 pub use common::{barrier_finding, program_stderr, signal_name, Inputs};
 pub use fib001_deadlock::{Deadlock, FIB001};
@@ -104,6 +105,7 @@ pub use fib043_threads_concurrent::{ThreadsConcurrent, FIB043};
 pub use fib044_thread_level_unchecked::{ThreadLevelUnchecked, FIB044};
 pub use fib045_request_two_threads::{RequestTwoThreads, FIB045};
 pub use fib046_collectives_two_threads::{CollectivesTwoThreads, FIB046};
+pub use fib047_request_reused_threads::{RequestReusedThreads, FIB047};
 
 /// One code's rule: the facts of one finding, and how the finding is worded
 /// and placed. Every code has exactly one rule type (an enum where the code
@@ -130,7 +132,7 @@ pub const ALL: &[&Code] = &[
     &FIB011, &FIB012, &FIB013, &FIB014, &FIB015, &FIB016, &FIB017, &FIB018, &FIB019, &FIB020,
     &FIB021, &FIB022, &FIB023, &FIB024, &FIB025, &FIB028, &FIB029, &FIB030, &FIB031, &FIB032,
     &FIB033, &FIB034, &FIB035, &FIB036, &FIB037, &FIB038, &FIB039, &FIB040, &FIB041, &FIB042,
-    &FIB043, &FIB044, &FIB045, &FIB046,
+    &FIB043, &FIB044, &FIB045, &FIB046, &FIB047,
 ];
 
 /// The code named `code`, ignoring case (`fib001` finds `FIB001`).
