@@ -103,12 +103,9 @@ struct ExploreArgs {
     /// else scratch.
     #[arg(long, value_name = "WHERE", value_parser = ["scratch", "source"])]
     run_in: Option<String>,
-    /// Launch the ranks with this command instead of `mpiexec -n N`, `{n}`
-    /// standing for the process count: `srun -n {n}`, `mpiexec.mpich -f
-    /// hosts -n {n}`, `mpirun --hostfile hosts -np {n}`. The ranks reach fib
-    /// over TCP (at `FIB_HOST` when set) and run in the working directory.
-    /// Default: `launcher` in fib.toml.
-    #[arg(long, value_name = "COMMAND")]
+    /// Launch the ranks with this command instead of `mpiexec -n N` (the
+    /// help text is [`launcher_help`]'s).
+    #[arg(long, value_name = "COMMAND", help = launcher_help())]
     launcher: Option<String>,
     /// How the runs go: `scheduled` (every call through fib's scheduler,
     /// which decides every choice) or `recorded` (every call straight to
@@ -646,6 +643,18 @@ fn describe(status: &Status) -> String {
         line.push_str(&format!(", {p} known pending"));
     }
     line
+}
+
+/// The help of `--launcher`. clap turns every `{n}` of a help text into a
+/// line break, and the launcher's placeholder is `{n}`: each one is written
+/// with an ANSI reset after its brace, which a terminal does not show and
+/// the plain output drops, so that the text keeps the braces.
+fn launcher_help() -> clap::builder::StyledStr {
+    let n = "{\x1b[0mn}";
+    format!(
+        "Launch the ranks with this command instead of `mpiexec -n N`, `{n}` standing for the process count: `srun -n {n}`, `mpiexec.mpich -f hosts -n {n}`, `mpirun --hostfile hosts -np {n}`. The ranks reach fib over TCP (at `FIB_HOST` when set) and run in the working directory. Default: `launcher` in fib.toml"
+    )
+    .into()
 }
 
 #[cfg(test)]

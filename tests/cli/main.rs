@@ -1093,3 +1093,19 @@ fn a_source_that_is_not_utf8_is_checked() {
     assert_eq!((&f["code"], &f["line"]), (&"FIB001".into(), &12.into()));
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// The launcher's placeholder survives the help: clap makes a line break
+/// of a plain `{n}` in a help text.
+#[test]
+fn the_launcher_help_shows_its_placeholder() {
+    for flag in ["-h", "--help"] {
+        let out = fib(&["check", flag]);
+        assert!(out.status.success());
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("`srun -n {n}`, `mpiexec.mpich -f hosts -n {n}`"),
+            "{flag}:\n{text}"
+        );
+        assert!(!text.contains('\x1b'), "{flag}: escapes in plain output");
+    }
+}
