@@ -55,6 +55,9 @@ pub fn lib() -> Held {
                 l.push(m);
             }
             threads::note_read();
+            if threads::newly_several() {
+                l.push(Up::Threads);
+            }
             for m in threads::take() {
                 l.push(m);
             }

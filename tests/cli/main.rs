@@ -988,7 +988,8 @@ fn a_window_of_synchronous_sends_completes_while_the_receiver_is_held() {
 }
 
 /// Two threads of a rank inside MPI at once are refused with FIB006 at the
-/// call, not taken for a deadlock; threads that take turns are checked.
+/// call, not taken for a deadlock, also when the second thread comes while
+/// every rank waits; threads that take turns are checked.
 #[test]
 fn mpi_from_two_threads_at_once_is_refused_and_threads_in_turn_work() {
     let path = fixture("two_thread_receiver.c");
@@ -1015,6 +1016,16 @@ fn mpi_from_two_threads_at_once_is_refused_and_threads_in_turn_work() {
         "{f}"
     );
     assert_eq!(out.status.code(), Some(2));
+
+    // A thread on its way to a call while every rank waits in MPI: not a
+    // deadlock (the rank with two threads gets a moment to make it).
+    let path = fixture("sender_behind_receiver.c");
+    let out = fib(&["check", path.to_str().unwrap(), "--format", "json"]);
+    let v = json(&out);
+    let p = &v["programs"][0];
+    assert_eq!(p["outcome"], "unsupported", "{v}");
+    assert_eq!(p["findings"][0]["code"], "FIB006", "{v}");
+    assert_eq!(p["findings"][0]["line"], 16, "{v}");
 
     let path = fixture("serialized_threads.c");
     let out = fib(&["check", path.to_str().unwrap(), "--format", "json"]);

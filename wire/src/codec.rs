@@ -930,6 +930,7 @@ impl Up {
                 w.list(indices);
             }
             Up::Spinning => w.u8(53),
+            Up::Threads => w.u8(54),
         }
         end(out, at);
     }
@@ -1099,6 +1100,7 @@ impl Up {
             51 => Up::Named { comm: r.u32()? },
             52 => Up::Polled { indices: r.list()? },
             53 => Up::Spinning,
+            54 => Up::Threads,
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1628,6 +1630,7 @@ mod tests {
         });
         round_up(Up::Polled { indices: vec![1] });
         round_up(Up::Spinning);
+        round_up(Up::Threads);
         round_up(Up::File {
             id: 1,
             path: "a/b.c".into(),

@@ -161,6 +161,12 @@ pub enum Up {
     /// nothing for a while, and everything it did before is sent; followed
     /// by [`Up::Blocked`].
     Spinning,
+    /// The rank has several threads from now on: while one of them waits
+    /// inside MPI, another may still be running towards a call, so the
+    /// scheduler gives it a moment before it takes a choice or declares a
+    /// deadlock. Sent once, ahead of the first call after the second
+    /// thread appeared.
+    Threads,
     /// In a recorded run: the blocking probe from `MPI_ANY_SOURCE` the rank
     /// reported last found the message of world rank `src`. Sent before
     /// the call returns.

@@ -322,6 +322,15 @@ pub fn several() -> bool {
     MANY.load(Ordering::Relaxed)
 }
 
+/// The scheduler has been told that the rank has several threads.
+static TOLD: AtomicBool = AtomicBool::new(false);
+
+/// Whether the rank has several threads and the scheduler does not know it
+/// yet ([`fib_wire::Up::Threads`]); true once.
+pub fn newly_several() -> bool {
+    several() && !TOLD.swap(true, Ordering::Relaxed)
+}
+
 /// The calling thread's call at `site`, inside MPI, uses `shared`: under
 /// `MPI_THREAD_MULTIPLE`, another thread's call on one of them that this
 /// call is not ordered with is a fault (under a lower level, FIB042 or

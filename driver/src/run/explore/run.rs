@@ -88,6 +88,10 @@ const SPIN_POLLS: u32 = 64;
 /// How often the loop looks at the launcher while ranks keep it busy.
 const LAUNCHER_CHECK: Duration = Duration::from_millis(100);
 
+/// How long a rank with several threads must have been quiet before every
+/// rank waiting counts as the run standing still ([`Loop::threads_busy`]).
+const THREADS_QUIET: Duration = Duration::from_millis(200);
+
 struct Conn {
     stream: Stream,
     frames: Frames,
@@ -268,6 +272,7 @@ fn run_once(
         recorded: spec.recorded.then(|| Recorded::new(spec.nprocs, ordinals)),
         live: true,
         errors: Vec::new(),
+        threaded: vec![None; spec.nprocs],
     };
     let served = st.serve(&mut launch, Instant::now() + spec.timeout)?;
     match served {
@@ -393,6 +398,10 @@ struct Loop<'a> {
     live: bool,
     /// A recorded run's MPI errors not yet told ([`Loop::settle_errors`]).
     errors: Vec<(usize, fib_wire::Site, i32, String)>,
+    /// Per rank with several threads ([`Up::Threads`]), when it was last
+    /// heard from: until it has been quiet for [`THREADS_QUIET`], another
+    /// of its threads may be on its way to a call ([`Loop::threads_busy`]).
+    threaded: Vec<Option<Instant>>,
 }
 
 impl Loop<'_> {
@@ -586,9 +595,13 @@ impl Loop<'_> {
             self.endings.settle_quiet_exit();
         }
         // A recorded run's engine takes no choice and declares no deadlock
-        // until it knows what every rank waits in.
+        // until it knows what every rank waits in; nor does a scheduled
+        // run's while a rank with several threads may still be running.
         if self.recorded.is_some() {
             self.engine.hold(self.live);
+        } else if self.threaded.iter().any(Option::is_some) {
+            let busy = self.threads_busy();
+            self.engine.hold(busy);
         }
         if !matches!(self.engine.end(), Some(RunEnd::Completed)) {
             self.endings.engine(self.engine.end());
@@ -603,6 +616,21 @@ impl Loop<'_> {
         if !self.copies && self.stuck.contains(&true) {
             self.held = self.engine.held_by_sends(&self.stuck);
         }
+    }
+
+    /// Whether a rank with several threads was heard from within
+    /// [`THREADS_QUIET`]. The scheduler sees a rank's calls, not its
+    /// threads: one thread waiting inside MPI does not mean that the
+    /// others are not about to call (one that does while the first waits
+    /// is reported as `MPI_THREAD_MULTIPLE`, which fib does not model, or
+    /// under a lower level waits its turn). Every rank waiting is taken as
+    /// final only once such ranks have been quiet for a while; a thread
+    /// that computes longer than that before its call is not waited for.
+    fn threads_busy(&self) -> bool {
+        self.threaded.iter().enumerate().any(|(r, heard)| {
+            heard.is_some_and(|t| t.elapsed() < THREADS_QUIET)
+                && self.by_rank[r].is_some_and(|c| !self.conns[c].eof)
+        })
     }
 
     /// Gives the engine one call of rank `r`, or holds it while the engine
@@ -832,7 +860,15 @@ impl Loop<'_> {
         let Some(r) = self.conns[c].rank else {
             return self.hello(c, msg);
         };
+        if let Some(heard) = self.threaded.get_mut(r).and_then(Option::as_mut) {
+            *heard = Instant::now();
+        }
         match msg {
+            Up::Threads => {
+                if let Some(t) = self.threaded.get_mut(r) {
+                    *t = Some(Instant::now());
+                }
+            }
             Up::File { id, path } => {
                 self.files.insert(id, path);
             }
