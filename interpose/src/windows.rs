@@ -325,6 +325,8 @@ pub fn segment_tag(id: u32, rank: c_int) -> u64 {
 
 /// `MPI_Win_shared_query`: hands the program another rank's segment of a
 /// shared window, which is then watched as that rank's window memory.
+/// `MPI_PROC_NULL` names the segment of the lowest rank whose size is not
+/// zero (the usual way to share one rank's allocation).
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Win_shared_query(
     win: MPI_Win,
@@ -334,7 +336,8 @@ pub unsafe extern "C" fn MPI_Win_shared_query(
     baseptr: *mut c_void,
 ) -> c_int {
     let rc = PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
-    if rc != 0 || rank < 0 || !crate::memory::instrumented() {
+    let named = rank >= 0 || rank == RSMPI_PROC_NULL;
+    if rc != 0 || !named || !crate::memory::instrumented() {
         return rc;
     }
     let mut group: MPI_Group = RSMPI_GROUP_EMPTY;
@@ -344,6 +347,14 @@ pub unsafe extern "C" fn MPI_Win_shared_query(
     PMPI_Group_free(&mut group);
     let mut l = lib();
     let w = window(&mut l, win, "MPI_Win_shared_query");
+    let rank = if rank == RSMPI_PROC_NULL {
+        match w.sizes.iter().position(|&(bytes, _)| bytes > 0) {
+            Some(owner) => owner as c_int,
+            None => return rc,
+        }
+    } else {
+        rank
+    };
     let tag = segment_tag(w.id, rank);
     let (base, len) = (*(baseptr as *mut *mut c_void), *size);
     if rank != me && len > 0 && !base.is_null() && !w.segments.contains(&tag) {
