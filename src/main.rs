@@ -237,7 +237,7 @@ struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     write_baseline: Option<PathBuf>,
     /// The directory the program runs in [default: the directory of its
-    /// main source].
+    /// main source; with --build, the directory the build ran in].
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
     /// The MPI implementation to run under: mpich or openmpi. Default:

@@ -290,3 +290,26 @@ fn a_build_that_compiles_the_preprocessors_output_is_checked() {
     assert!(ring["static"].get("steering").is_none(), "{ring:#}");
     copy.assert_clean();
 }
+
+/// The ranks of a program a build made run in the directory the build ran
+/// in, where the user runs it from, so that it finds its input files by
+/// the names it was written with; `--cwd` still picks another.
+#[test]
+fn a_built_program_runs_where_the_build_ran() {
+    let copy = Copy::new("input");
+    let out = copy.fib(&["check", "--build", "make", "--format", "json"]);
+    let v = json(&out);
+    let reader = program(&v, "src/reader.c");
+    assert_eq!(reader["outcome"], "ok", "{reader:#}");
+    assert_eq!(reader["calls"], 8, "{reader:#}");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let out = copy.fib(&[
+        "check", "--build", "make -B", "--cwd", "src", "--format", "json",
+    ]);
+    let v = json(&out);
+    let reader = program(&v, "src/reader.c");
+    assert_eq!(reader["outcome"], "crash", "{reader:#}");
+    assert_eq!(findings(reader), ["FIB004 src/reader.c:12"]);
+    copy.assert_clean();
+}

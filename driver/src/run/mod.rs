@@ -60,8 +60,9 @@ pub(crate) struct Options {
     pub toolchain: Toolchain,
     /// Arguments passed to the program.
     pub args: Vec<String>,
-    /// The ranks' working directory (`--cwd`); by default the directory of
-    /// the program's main source.
+    /// The ranks' working directory (`--cwd`; for a `--build` check, the
+    /// build's directory); by default the directory of the program's main
+    /// source.
     pub cwd: Option<PathBuf>,
     /// Prove each barrier verdict by re-exploring without the group.
     pub confirm: bool,

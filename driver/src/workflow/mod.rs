@@ -159,7 +159,7 @@ fn check_program(
 ) -> Result<(), DriverError> {
     let sources: Vec<String> = program.sources.iter().map(|s| tree.show(s)).collect();
     let mut built = false;
-    for opts in options(session.req, setup.config, program, setup.toolchain) {
+    for opts in options(session.req, setup.config, tree, program, setup.toolchain) {
         let not_checked = || NotChecked {
             program: tree.show(&program.main),
             nprocs: opts.nprocs,
@@ -245,7 +245,15 @@ fn read(path: &str) -> Option<String> {
 /// The options of each check of `program`, one per process count: the
 /// command line first, then the program's `[programs."..."]` table, its
 /// `fib:` directive (for the count), the file's top level, the defaults.
-fn options(req: &Request, s: &Config, program: &Program, tc: &Toolchain) -> Vec<Options> {
+/// The ranks of a program a `--build` command made run where the command
+/// ran (`tree`'s root), as the user would run it after that build.
+fn options(
+    req: &Request,
+    s: &Config,
+    tree: &Tree,
+    program: &Program,
+    tc: &Toolchain,
+) -> Vec<Options> {
     let own = s.program(&program.main).cloned().unwrap_or_default();
     let counts = if !req.nprocs.is_empty() {
         req.nprocs.clone()
@@ -282,7 +290,10 @@ fn options(req: &Request, s: &Config, program: &Program, tc: &Toolchain) -> Vec<
             jobs: req.jobs.or(s.jobs).unwrap_or_else(default_jobs),
             exhaustive: req.exhaustive || s.exhaustive.unwrap_or(false),
             toolchain: tc.clone(),
-            cwd: req.cwd.clone(),
+            cwd: req
+                .cwd
+                .clone()
+                .or_else(|| req.build.is_some().then(|| tree.root.clone())),
             args: req.args.clone().or(own.args.clone()).unwrap_or_default(),
             confirm: req.confirm || s.confirm.unwrap_or(false),
             run_unsupported: req.run_unsupported,
