@@ -152,15 +152,20 @@ impl Rule for WindowRace {
         let mut f = Finding::new(Self::CODE, message).at(&self.first.place);
         f.rank = Some(self.first.rank);
         f.replay = Some(self.replay.clone());
+        // Two calls of one epoch are completed by the same call: it is
+        // labelled once.
         let mut label = |p: &Place, message: String| {
             if let (Some(file), Some(line)) = (&p.file, p.line) {
-                f.labels.push(Label {
+                let l = Label {
                     file: file.clone(),
                     line,
                     column: p.column.unwrap_or(1),
                     span: p.span,
                     message,
-                });
+                };
+                if !f.labels.contains(&l) {
+                    f.labels.push(l);
+                }
             }
         };
         label(
@@ -242,6 +247,51 @@ mod tests {
             vec![12, 13]
         );
         assert_eq!(f.severity(), Severity::Error);
+    }
+
+    #[test]
+    fn two_puts_of_one_epoch_label_their_unlock_once() {
+        let at = |line| Place {
+            file: Some("a.c".into()),
+            line: Some(line),
+            column: Some(5),
+            span: None,
+        };
+        let put = RaceAccess {
+            rank: 0,
+            what: "MPI_Put".into(),
+            target: 1,
+            offset: 0,
+            len: 1,
+            place: at(12),
+            completed_by: Some(("MPI_Win_unlock".into(), at(15))),
+            buffer: None,
+        };
+        let f = WindowRace {
+            first: put.clone(),
+            second: put,
+            same_origin: true,
+            replay: "0".into(),
+        }
+        .finding();
+        let labels: Vec<(u32, &str)> = f
+            .labels
+            .iter()
+            .map(|l| (l.line, l.message.as_str()))
+            .collect();
+        assert_eq!(
+            labels,
+            [
+                (
+                    12,
+                    "the other access: rank 0's MPI_Put to byte 0 of rank 1's window"
+                ),
+                (
+                    15,
+                    "the MPI_Win_unlock that completes rank 0's MPI_Put at the target"
+                ),
+            ]
+        );
     }
 
     #[test]
