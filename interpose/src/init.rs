@@ -42,6 +42,7 @@ unsafe fn start() {
             .and_then(|k| u64::from_str_radix(&k, 16).ok())
             .unwrap_or(0),
     });
+    crate::threads::connected();
     site::announce_files();
     // Flushed at once, so the scheduler knows the rank even if it dies
     // before its first blocking call.

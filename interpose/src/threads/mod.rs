@@ -325,10 +325,19 @@ pub fn several() -> bool {
 /// The scheduler has been told that the rank has several threads.
 static TOLD: AtomicBool = AtomicBool::new(false);
 
+/// The rank has said hello to the scheduler: it may be told the rest.
+static CONNECTED: AtomicBool = AtomicBool::new(false);
+
+/// The rank's hello has gone to the scheduler (a program whose threads
+/// start before `MPI_Init` has several already).
+pub fn connected() {
+    CONNECTED.store(true, Ordering::Relaxed);
+}
+
 /// Whether the rank has several threads and the scheduler does not know it
-/// yet ([`fib_wire::Up::Threads`]); true once.
+/// yet ([`fib_wire::Up::Threads`]); true once, after the hello.
 pub fn newly_several() -> bool {
-    several() && !TOLD.swap(true, Ordering::Relaxed)
+    several() && CONNECTED.load(Ordering::Relaxed) && !TOLD.swap(true, Ordering::Relaxed)
 }
 
 /// The calling thread's call at `site`, inside MPI, uses `shared`: under
