@@ -116,6 +116,7 @@ pub fn finding(sites: &Resolver, files: &FileNames, e: &OneSided, replay: String
         ) => format!("the window made by {maker} at {f}:{l}"),
         (_, Some(id)) => format!("window {id}"),
     };
+    let overlapped: [Epoch; 2];
     let (problem, open, help): (String, &[Epoch], &str) = match e.fault {
         RmaFault::NoAccessEpoch { target } => (
             format!(
@@ -177,6 +178,20 @@ pub fn finding(sites: &Resolver, files: &FileNames, e: &OneSided, replay: String
             open,
             "close the epochs of one kind of synchronisation (with a fence, MPI_Win_complete and MPI_Win_wait, or the unlocks) before using the other on the window",
         ),
+        RmaFault::Overlapped { fence, lock } => {
+            let held = match lock.kind {
+                EpochKind::LockAll => "the locks MPI_Win_lock_all took".to_string(),
+                _ => format!("the lock MPI_Win_lock took on {}", ranks(&lock.ranks)),
+            };
+            overlapped = [fence.clone(), lock.clone()];
+            (
+                format!(
+                    "it closes the epoch of the previous MPI_Win_fence, which the communication calls between the two fences started, and {held} in between overlaps it"
+                ),
+                &overlapped[..],
+                "give the previous fence MPI_MODE_NOSUCCEED, so that no fence epoch is open while the lock is held, or use one kind of synchronisation on the window",
+            )
+        }
         RmaFault::TargetOutside { target, size } => {
             return OutOfWindow {
                 rank: e.rank,
@@ -407,6 +422,21 @@ mod tests {
                     },
                 },
                 "the epoch it opens is open already: the lock MPI_Win_lock took on rank 1",
+            ),
+            (
+                RmaFault::Overlapped {
+                    fence: Epoch {
+                        kind: EpochKind::Fence,
+                        ranks: vec![],
+                        site: line(6),
+                    },
+                    lock: Epoch {
+                        kind: EpochKind::LockAll,
+                        ranks: vec![],
+                        site: line(8),
+                    },
+                },
+                "it closes the epoch of the previous MPI_Win_fence, which the communication calls between the two fences started, and the locks MPI_Win_lock_all took in between overlaps it",
             ),
         ] {
             let f = judge("MPI_Put", Some(2), fault);

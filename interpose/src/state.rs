@@ -134,6 +134,13 @@ pub struct Win {
     pub fence: bool,
     /// A communication call since the last fence.
     pub fence_used: bool,
+    /// Since the last fence, while its epoch may be open: whether a
+    /// communication call was made (inside a lock epoch too), and the
+    /// first passive-target epoch opened before any. With both, the next
+    /// fence shows that its epoch (which such a call starts) and that
+    /// lock epoch overlapped, which MPI forbids.
+    pub fence_rma: bool,
+    pub fence_passive: Option<fib_wire::Epoch>,
     /// The targets of the access epoch `MPI_Win_start` opened.
     pub access: Option<Vec<i32>>,
     /// `MPI_Win_post` opened an exposure epoch not waited for yet.

@@ -25,7 +25,8 @@
 //! epoch errors (FIB035): a communication call outside an access epoch to
 //! its target, an unlock without its lock, `MPI_Win_complete` without
 //! `MPI_Win_start`, `MPI_Win_wait` without `MPI_Win_post`, an epoch opened
-//! twice, passive and active target synchronisation mixed in one epoch, a
+//! twice, passive and active target synchronisation mixed in one epoch (or
+//! a lock epoch inside a fence's, known at the closing fence), a
 //! window freed (or `MPI_Finalize` called) with an epoch open, each with the
 //! calls that opened the epochs concerned; and arguments outside the window
 //! (FIB036): a target outside the window's group or bytes outside the
@@ -200,6 +201,8 @@ unsafe fn create(
             sizes: all.chunks(2).map(|c| (c[0], c[1])).collect(),
             fence: false,
             fence_used: false,
+            fence_rma: false,
+            fence_passive: None,
             access: None,
             exposure: false,
             locks: Vec::new(),
@@ -469,6 +472,25 @@ pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
     let mut l = lib();
     let w = window(&mut l, win, "MPI_Win_fence");
     let id = w.id;
+    // A communication call between the last fence and this one started
+    // the fence's epoch there: a lock epoch opened in between overlapped
+    // it (the call may even be the lock epoch's own).
+    let overlapped = w.fence_passive.take().filter(|_| w.fence && w.fence_rma);
+    w.fence_rma = false;
+    if let Some(lock) = overlapped {
+        let fence = Epoch {
+            kind: EpochKind::Fence,
+            ranks: Vec::new(),
+            site: w.opened.fence,
+        };
+        fault(
+            &mut l,
+            "MPI_Win_fence",
+            Some(id),
+            RmaFault::Overlapped { fence, lock },
+        );
+    }
+    let w = window(&mut l, win, "MPI_Win_fence");
     let open = open_epochs(w);
     if !open.is_empty() {
         let passive = open.iter().all(|e| e.kind.passive());
@@ -513,6 +535,17 @@ unsafe fn group_ranks(win: MPI_Win, group: MPI_Group) -> Vec<u32> {
     PMPI_Group_translate_ranks(group, n, ranks.as_ptr(), wg, out.as_mut_ptr());
     PMPI_Group_free(&mut wg);
     out.into_iter().map(|r| r as u32).collect()
+}
+
+/// A passive-target epoch just opened on `w` (the lock on `rank`, or the
+/// lock-all): if a fence's epoch may still be started by a communication
+/// call before the next fence, the next fence judges the two
+/// ([`Win::fence_passive`]). One that a call already started was judged
+/// now, by [`no_mixing`].
+fn note_passive(w: &mut Win, kind: EpochKind, rank: i32) {
+    if w.fence && !w.fence_used && w.fence_passive.is_none() {
+        w.fence_passive = Some(epoch_of(w, kind, rank));
+    }
 }
 
 /// Refuses passive-target synchronisation while an active-target epoch is
@@ -701,6 +734,7 @@ pub unsafe extern "C" fn MPI_Win_lock(
     if rank != RSMPI_PROC_NULL {
         w.locks.push(rank);
         w.opened.locks.push(crate::site::for_call());
+        note_passive(w, EpochKind::Lock, rank);
     }
     l.event(Op::WinLock {
         win: id,
@@ -763,6 +797,7 @@ pub unsafe extern "C" fn MPI_Win_lock_all(assert: c_int, win: MPI_Win) -> c_int 
     }
     w.lock_all = true;
     w.opened.lock_all = crate::site::for_call();
+    note_passive(w, EpochKind::LockAll, 0);
     l.event(Op::WinLockAll { win: id });
     l.wait_go();
     PMPI_Win_lock_all(assert, win)
@@ -930,6 +965,9 @@ unsafe fn rma(l: &mut Lib, c: &Call, win: MPI_Win, req: Option<u32>) {
         || w.access.as_ref().is_some_and(|a| a.contains(&c.target));
     if w.fence && !in_other {
         w.fence_used = true;
+    }
+    if w.fence {
+        w.fence_rma = true;
     }
     let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
     if !same(c.target_dtype, RSMPI_DATATYPE_NULL) {

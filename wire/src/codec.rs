@@ -1524,6 +1524,10 @@ fn encode_fault(w: &mut W, f: &RmaFault) {
             w.u64(*size as u64);
             w.u64(*mapped as u64);
         }
+        RmaFault::Overlapped { fence, lock } => {
+            w.u8(15);
+            encode_epochs(w, &[fence.clone(), lock.clone()]);
+        }
     }
 }
 
@@ -1576,6 +1580,13 @@ fn decode_fault(r: &mut R) -> Result<RmaFault, WireError> {
             size: r.u64()? as i64,
             mapped: r.u64()? as i64,
         },
+        15 => {
+            let two = decode_epochs(r)?;
+            let [fence, lock]: [Epoch; 2] = two
+                .try_into()
+                .map_err(|v: Vec<Epoch>| WireError(format!("{} overlapping epochs", v.len())))?;
+            RmaFault::Overlapped { fence, lock }
+        }
         k => return Err(WireError(format!("one-sided fault {k}"))),
     })
 }
@@ -2023,6 +2034,13 @@ mod tests {
                 RmaFault::Mixed {
                     passive: true,
                     open: vec![epoch(EpochKind::Fence, vec![])],
+                },
+            ),
+            (
+                Some(3),
+                RmaFault::Overlapped {
+                    fence: epoch(EpochKind::Fence, vec![]),
+                    lock: epoch(EpochKind::Lock, vec![1]),
                 },
             ),
             (

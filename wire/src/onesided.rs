@@ -87,6 +87,11 @@ pub enum RmaFault {
     /// Passive-target synchronisation (`passive`) while these active-target
     /// epochs are open, or the reverse (a fence counts as active).
     Mixed { passive: bool, open: Vec<Epoch> },
+    /// A fence closes the epoch the previous fence (`fence`) opened, which
+    /// the communication calls between the two started, and the
+    /// passive-target epoch `lock` was opened in between: two epochs of
+    /// one window overlapped.
+    Overlapped { fence: Epoch, lock: Epoch },
     /// A target rank outside the window's group of `size` processes.
     TargetOutside { target: i32, size: u32 },
     /// Bytes `start..end` at `target` (displacement `disp` times the unit
@@ -129,6 +134,7 @@ impl RmaFault {
                 | RmaFault::AlreadyOpen { .. }
                 | RmaFault::StillOpen { .. }
                 | RmaFault::Mixed { .. }
+                | RmaFault::Overlapped { .. }
         )
     }
 }

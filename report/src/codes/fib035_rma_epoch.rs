@@ -30,7 +30,11 @@ closes on a window. A rank made one of these errors:
   before MPI_Win_complete, a second lock of one target);
 - passive target synchronisation (locks) while an active target epoch
   (post, start, or a fence in whose epoch one-sided calls were made) is
-  open on the window, or the reverse;
+  open on the window, or the reverse; also a lock taken after a fence
+  and released before the next one, when a communication call came
+  between the two fences: that call started the fence's epoch at the
+  first fence, so the two epochs overlapped (reported at the closing
+  fence, the first moment it is known);
 - MPI_Win_free, MPI_Win_fence or MPI_Finalize while an epoch is open.
 
 The finding names the call, the window (by the call that made it) and
