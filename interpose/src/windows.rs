@@ -474,10 +474,11 @@ pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
     let id = w.id;
     // A communication call between the last fence and this one started
     // the fence's epoch there: a lock epoch opened in between overlapped
-    // it (the call may even be the lock epoch's own).
+    // it (the call may even be the lock epoch's own). One still open is
+    // reported below as such.
     let overlapped = w.fence_passive.take().filter(|_| w.fence && w.fence_rma);
     w.fence_rma = false;
-    if let Some(lock) = overlapped {
+    if let Some(lock) = overlapped.filter(|_| open_epochs(w).is_empty()) {
         let fence = Epoch {
             kind: EpochKind::Fence,
             ranks: Vec::new(),
