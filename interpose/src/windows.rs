@@ -475,23 +475,10 @@ pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
     // A communication call between the last fence and this one started
     // the fence's epoch there: a lock epoch opened in between overlapped
     // it (the call may even be the lock epoch's own). One still open is
-    // reported below as such.
+    // reported as such first.
     let overlapped = w.fence_passive.take().filter(|_| w.fence && w.fence_rma);
     w.fence_rma = false;
-    if let Some(lock) = overlapped.filter(|_| open_epochs(w).is_empty()) {
-        let fence = Epoch {
-            kind: EpochKind::Fence,
-            ranks: Vec::new(),
-            site: w.opened.fence,
-        };
-        fault(
-            &mut l,
-            "MPI_Win_fence",
-            Some(id),
-            RmaFault::Overlapped { fence, lock },
-        );
-    }
-    let w = window(&mut l, win, "MPI_Win_fence");
+    let fence_site = w.opened.fence;
     let open = open_epochs(w);
     if !open.is_empty() {
         let passive = open.iter().all(|e| e.kind.passive());
@@ -512,6 +499,19 @@ pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
             "MPI_Win_fence",
             Some(id),
             RmaFault::StillOpen { open },
+        );
+    }
+    if let Some(lock) = overlapped {
+        let fence = Epoch {
+            kind: EpochKind::Fence,
+            ranks: Vec::new(),
+            site: fence_site,
+        };
+        fault(
+            &mut l,
+            "MPI_Win_fence",
+            Some(id),
+            RmaFault::Overlapped { fence, lock },
         );
     }
     window(&mut l, win, "MPI_Win_fence").opened.fence = crate::site::for_call();

@@ -273,6 +273,7 @@ fn run_once(
         live: true,
         errors: Vec::new(),
         threaded: vec![None; spec.nprocs],
+        any_threaded: false,
     };
     let served = st.serve(&mut launch, Instant::now() + spec.timeout)?;
     match served {
@@ -402,6 +403,9 @@ struct Loop<'a> {
     /// heard from: until it has been quiet for [`THREADS_QUIET`], another
     /// of its threads may be on its way to a call ([`Loop::threads_busy`]).
     threaded: Vec<Option<Instant>>,
+    /// Whether some rank has several threads (saves scanning `threaded` at
+    /// every step of a run that has none).
+    any_threaded: bool,
 }
 
 impl Loop<'_> {
@@ -599,7 +603,7 @@ impl Loop<'_> {
         // run's while a rank with several threads may still be running.
         if self.recorded.is_some() {
             self.engine.hold(self.live);
-        } else if self.threaded.iter().any(Option::is_some) {
+        } else if self.any_threaded {
             let busy = self.threads_busy();
             self.engine.hold(busy);
         }
@@ -867,6 +871,7 @@ impl Loop<'_> {
             Up::Threads => {
                 if let Some(t) = self.threaded.get_mut(r) {
                     *t = Some(Instant::now());
+                    self.any_threaded = true;
                 }
             }
             Up::File { id, path } => {
