@@ -559,6 +559,7 @@ pub(crate) fn input(rec: &RunRecord) -> Input {
     }
     Input {
         run: Run {
+            threads: Vec::new(),
             ranks,
             windows: groups,
             grants: grants

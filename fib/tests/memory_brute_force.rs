@@ -43,7 +43,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use fib::memory::{
     handoffs, races, races_without, swapped, AccOp, BasicType, Bytes, Event, EventId, FlushTarget,
-    Grants, Place, RmaKind, Run, Side, Win,
+    Grants, Place, RmaKind, Run, Side, Threads, Win,
 };
 
 /// A tiny xorshift generator, so that seeds mean the same thing everywhere.
@@ -394,8 +394,9 @@ impl Gen {
     }
 }
 
-/// A program: each rank's events; every rank is in every window's group.
-fn program(seed: u64) -> (Vec<Vec<Event>>, usize) {
+/// A program: each rank's events, the threads of the ranks that have two;
+/// every rank is in every window's group.
+fn program(seed: u64) -> (Vec<Vec<Event>>, usize, Vec<Option<Threads>>) {
     let mut rng = Rng::new(seed);
     let nranks = 2 + rng.below(2);
     let nwins = 1 + usize::from(rng.chance(30));
@@ -414,7 +415,57 @@ fn program(seed: u64) -> (Vec<Vec<Event>>, usize) {
         g.step();
     }
     g.complete_later(true);
-    (g.ranks, nwins)
+    let threads = two_threads(seed, &g.ranks);
+    (g.ranks, nwins, threads)
+}
+
+/// Gives one rank of some programs a second thread, as a hybrid program's
+/// rank whose worker makes some of its calls: its barriers, some of its
+/// blocking sends that lend no buffer, some of its loads and stores. The
+/// rank's events stay in the order the generator made them (an order the
+/// two threads can run in), and some events of each thread are ordered
+/// after an earlier one of the other (a lock or flag they share). Only
+/// calls whose effect does not depend on the order in which the rank's
+/// two threads call MPI move (no window synchronisation, no RMA call, no
+/// completion), so every execution has the same record.
+fn two_threads(seed: u64, ranks: &[Vec<Event>]) -> Vec<Option<Threads>> {
+    let mut rng = Rng::new(seed ^ 0x7423_9a1c);
+    if !rng.chance(40) {
+        return Vec::new();
+    }
+    let r = rng.below(ranks.len());
+    let events = &ranks[r];
+    let mut t = Threads {
+        thread: vec![0; events.len()],
+        after: vec![Vec::new(); events.len()],
+    };
+    for (i, e) in events.iter().enumerate() {
+        let lends = i > 0 && matches!(events[i - 1], Event::Buffer { .. });
+        let moves = match e {
+            Event::Collective { .. } => true,
+            Event::Load(_) | Event::Store(_) => rng.chance(50),
+            Event::Send { .. } => !lends && rng.chance(50),
+            _ => false,
+        };
+        t.thread[i] = u32::from(moves);
+    }
+    // Synchronisation between the threads, never at a barrier (which a
+    // test deletes).
+    let free = |i: usize| !matches!(events[i], Event::Collective { .. });
+    for i in (1..events.len()).filter(|&i| free(i)) {
+        if !rng.chance(30) {
+            continue;
+        }
+        let other: Vec<usize> = (0..i)
+            .filter(|&j| free(j) && t.thread[j] != t.thread[i])
+            .collect();
+        if !other.is_empty() {
+            t.after[i].push(other[rng.below(other.len())]);
+        }
+    }
+    let mut out = vec![None; ranks.len()];
+    out[r] = Some(t);
+    out
 }
 
 /// An access as both sides name it: its event and which of its accesses.
@@ -445,7 +496,15 @@ fn conflict(a: &Touch, b: &Touch) -> bool {
         && (a.key.1 == Side::Message || b.key.1 == Side::Message)
         && mine(a)
         && mine(b);
-    a.mem == b.mem && a.bytes.overlaps(b.bytes) && (a.writes || b.writes) && !compatible && !own
+    // Nor are the loads and stores of one rank's two threads MPI's.
+    let threads =
+        a.key.0.rank == b.key.0.rank && a.key.1 == Side::Program && b.key.1 == Side::Program;
+    a.mem == b.mem
+        && a.bytes.overlaps(b.bytes)
+        && (a.writes || b.writes)
+        && !compatible
+        && !own
+        && !threads
 }
 
 /// Where a load, store or message buffer is, as a touch's memory.
@@ -498,6 +557,12 @@ struct Effect {
 struct Prog {
     ranks: Vec<Vec<Event>>,
     nwins: usize,
+    /// The threads of the ranks that have two.
+    threads: Vec<Option<Threads>>,
+    /// Each lane (a rank, or a thread of a rank that has two): its rank
+    /// and its events' indices; and each event's lane and place in it.
+    lanes: Vec<(usize, Vec<usize>)>,
+    at: Vec<Vec<(usize, usize)>>,
     effects: Vec<Effect>,
     /// Per rank and event index: the index of the unlock that ends the lock
     /// epoch a `Lock` or `LockAll` opens.
@@ -505,7 +570,29 @@ struct Prog {
 }
 
 impl Prog {
-    fn new(ranks: Vec<Vec<Event>>, nwins: usize) -> Prog {
+    fn new(ranks: Vec<Vec<Event>>, nwins: usize, threads: Vec<Option<Threads>>) -> Prog {
+        let mut lanes = Vec::new();
+        let mut at = Vec::new();
+        for (rank, events) in ranks.iter().enumerate() {
+            let thread_of = |i: usize| match threads.get(rank) {
+                Some(Some(t)) => t.thread[i] as usize,
+                _ => 0,
+            };
+            let first = lanes.len();
+            let mut mine = Vec::new();
+            for i in 0..events.len() {
+                let th = thread_of(i);
+                while first + th >= lanes.len() {
+                    lanes.push((rank, Vec::new()));
+                }
+                mine.push((first + th, lanes[first + th].1.len()));
+                lanes[first + th].1.push(i);
+            }
+            if lanes.len() == first {
+                lanes.push((rank, Vec::new()));
+            }
+            at.push(mine);
+        }
         let mut effects = Vec::new();
         let mut unlock_of = Vec::new();
         for (rank, events) in ranks.iter().enumerate() {
@@ -599,6 +686,9 @@ impl Prog {
         Prog {
             ranks,
             nwins,
+            threads,
+            lanes,
+            at,
             effects,
             unlock_of,
         }
@@ -615,8 +705,31 @@ struct State {
 }
 
 impl Prog {
+    /// Whether the event `index` of `rank` has run in `s`.
+    fn ran(&self, s: &State, rank: usize, index: usize) -> bool {
+        let (lane, pos) = self.at[rank][index];
+        s.pc[lane] > pos
+    }
+
+    /// The events of `rank` its thread waits for before `index` runs (the
+    /// other thread's, by its synchronisation) have all run.
+    fn synced(&self, s: &State, rank: usize, index: usize) -> bool {
+        match self.threads.get(rank) {
+            Some(Some(t)) => t.after[index].iter().all(|&a| self.ran(s, rank, a)),
+            _ => true,
+        }
+    }
+
+    /// The event of `lane` that runs next, if it may run now as far as its
+    /// thread's synchronisation goes.
+    fn head(&self, s: &State, lane: usize) -> Option<usize> {
+        let (rank, events) = &self.lanes[lane];
+        let index = *events.get(s.pc[lane])?;
+        self.synced(s, *rank, index).then_some(index)
+    }
+
     fn spawned(&self, s: &State, e: &Effect) -> bool {
-        s.pc[e.call.rank] > e.call.index
+        self.ran(s, e.call.rank, e.call.index)
     }
 
     fn pending(&self, s: &State, i: usize) -> bool {
@@ -663,12 +776,11 @@ impl Prog {
 
     /// Whether `rank` holds a lock on `(win, target)`, exclusive or not.
     fn holds(&self, s: &State, rank: usize, win: Win, target: usize) -> Option<bool> {
-        let pc = s.pc[rank];
-        for (i, e) in self.ranks[rank][..pc.min(self.ranks[rank].len())]
-            .iter()
-            .enumerate()
-        {
-            let held = self.unlock_of[rank][i].is_none_or(|u| pc <= u);
+        for (i, e) in self.ranks[rank].iter().enumerate() {
+            if !self.ran(s, rank, i) {
+                continue;
+            }
+            let held = self.unlock_of[rank][i].is_none_or(|u| !self.ran(s, rank, u));
             match *e {
                 Event::Lock {
                     win: w,
@@ -683,9 +795,10 @@ impl Prog {
     }
 
     fn count(&self, s: &State, rank: usize, upto: usize, is: impl Fn(&Event) -> bool) -> usize {
-        self.ranks[rank][..upto.min(s.pc[rank])]
+        self.ranks[rank][..upto.min(self.ranks[rank].len())]
             .iter()
-            .filter(|e| is(e))
+            .enumerate()
+            .filter(|&(i, e)| self.ran(s, rank, i) && is(e))
             .count()
     }
 
@@ -700,14 +813,16 @@ impl Prog {
                 out.push(t);
             }
         }
-        for r in 0..n {
-            let pc = s.pc[r];
-            let Some(e) = self.ranks[r].get(pc) else {
+        for lane in 0..self.lanes.len() {
+            let r = self.lanes[lane].0;
+            // (The event's index in its rank.)
+            let Some(pc) = self.head(s, lane) else {
                 continue;
             };
+            let e = &self.ranks[r][pc];
             let advance = |grant: bool| {
                 let mut t = s.clone();
-                t.pc[r] += 1;
+                t.pc[lane] += 1;
                 if grant {
                     t.grants.push(EventId { rank: r, index: pc });
                 }
@@ -738,8 +853,9 @@ impl Prog {
                     }
                 }
                 Event::Recv { msg } => {
-                    let sent = (0..n)
-                        .any(|q| self.ranks[q][..s.pc[q]].contains(&Event::Send { msg: *msg }));
+                    let sent = (0..n).any(|q| {
+                        self.count(s, q, usize::MAX, |x| *x == Event::Send { msg: *msg }) > 0
+                    });
                     if sent {
                         out.push(advance(false));
                     }
@@ -756,11 +872,19 @@ impl Prog {
                         (Event::Fence { win: a }, Event::Fence { win: b }) => a == b,
                         _ => false,
                     };
-                    let k = self.ranks[0][..pc].iter().filter(|x| same(x)).count();
-                    let all_there = (0..n).all(|q| {
-                        self.ranks[q].get(s.pc[q]).is_some_and(&same)
-                            && self.ranks[q][..s.pc[q]].iter().filter(|x| same(x)).count() == k
-                    });
+                    let k = self.count(s, 0, pc, same);
+                    // Each rank's next such call, which its thread is at.
+                    let at: Vec<Option<usize>> = (0..n)
+                        .map(|q| {
+                            let j = (0..self.ranks[q].len())
+                                .find(|&j| same(&self.ranks[q][j]) && !self.ran(s, q, j))?;
+                            let lane = self.at[q][j].0;
+                            (self.head(s, lane) == Some(j)
+                                && self.count(s, q, usize::MAX, same) == k)
+                                .then_some(lane)
+                        })
+                        .collect();
+                    let all_there = at.iter().all(Option::is_some);
                     let effects_done = match e {
                         Event::Fence { win } => (0..self.effects.len()).all(|i| {
                             !(self.effects[i].lent.is_none()
@@ -771,8 +895,8 @@ impl Prog {
                     };
                     if all_there && effects_done {
                         let mut t = s.clone();
-                        for q in 0..n {
-                            t.pc[q] += 1;
+                        for lane in at.into_iter().flatten() {
+                            t.pc[lane] += 1;
                         }
                         out.push(t);
                     }
@@ -814,7 +938,12 @@ impl Prog {
                         // Completes of o's epochs that started towards r.
                         let mut completed = 0;
                         let mut towards = false;
-                        for x in &self.ranks[o][..s.pc[o]] {
+                        let ran = self.ranks[o]
+                            .iter()
+                            .enumerate()
+                            .filter(|&(i, _)| self.ran(s, o, i))
+                            .map(|(_, x)| x);
+                        for x in ran {
                             match x {
                                 Event::Start { win: w, targets } if w == win => towards = targets.contains(&r),
                                 Event::Complete { win: w } if w == win && towards => completed += 1,
@@ -885,12 +1014,13 @@ impl Prog {
     /// The accesses ready to run in `s`.
     fn ready_touches(&self, s: &State) -> Vec<Touch> {
         let mut out = Vec::new();
-        for (r, events) in self.ranks.iter().enumerate() {
-            let at = EventId {
-                rank: r,
-                index: s.pc[r],
+        for lane in 0..self.lanes.len() {
+            let rank = self.lanes[lane].0;
+            let Some(index) = self.head(s, lane) else {
+                continue;
             };
-            if let Some(t) = events.get(s.pc[r]).and_then(|e| at_event(e, at)) {
+            let at = EventId { rank, index };
+            if let Some(t) = at_event(&self.ranks[rank][index], at) {
                 out.push(t);
             }
         }
@@ -903,7 +1033,7 @@ impl Prog {
     }
 
     fn finished(&self, s: &State) -> bool {
-        (0..self.ranks.len()).all(|r| s.pc[r] == self.ranks[r].len())
+        (0..self.lanes.len()).all(|l| s.pc[l] == self.lanes[l].1.len())
             && (0..self.effects.len()).all(|i| !self.pending(s, i))
     }
 }
@@ -919,7 +1049,7 @@ struct Brute {
 
 fn brute_force(p: &Prog) -> Brute {
     let start = State {
-        pc: vec![0; p.ranks.len()],
+        pc: vec![0; p.lanes.len()],
         done: 0,
         grants: Vec::new(),
     };
@@ -981,6 +1111,7 @@ fn record(p: &Prog, order: &[EventId]) -> Run {
         }
     }
     Run {
+        threads: p.threads.clone(),
         ranks: p.ranks.clone(),
         windows: vec![(0..n).collect(); p.nwins],
         grants,
@@ -1024,13 +1155,14 @@ fn seeds() -> u64 {
 #[test]
 fn the_race_rules_find_exactly_the_races_of_every_execution() {
     let (mut compared, mut deadlocks, mut states, mut racing, mut pairs) = (0, 0, 0, 0, 0);
+    let mut threaded = 0;
     // The same for pairs of which one is a message buffer.
     let (mut racing_lent, mut pairs_lent) = (0, 0);
     let lent = |a: &Key, b: &Key| a.1 == Side::Message || b.1 == Side::Message;
     let mut failures = Vec::new();
     for seed in 0..seeds() {
-        let (ranks, nwins) = program(seed);
-        let p = Prog::new(ranks, nwins);
+        let (ranks, nwins, threads) = program(seed);
+        let p = Prog::new(ranks, nwins, threads);
         let b = brute_force(&p);
         states += b.states;
         if b.deadlock {
@@ -1038,6 +1170,7 @@ fn the_race_rules_find_exactly_the_races_of_every_execution() {
             continue;
         }
         compared += 1;
+        threaded += usize::from(p.threads.iter().any(Option::is_some));
         // Every pair of accesses that conflict somewhere: what was compared.
         let all: Vec<Touch> = p
             .ranks
@@ -1071,9 +1204,9 @@ fn the_race_rules_find_exactly_the_races_of_every_execution() {
         }
     }
     println!(
-        "{} programs: {compared} compared ({deadlocks} can deadlock), {states} states, \
-         {pairs} conflicting pairs of which {racing} race; with a message buffer, \
-         {pairs_lent} of which {racing_lent} race",
+        "{} programs: {compared} compared ({deadlocks} can deadlock; {threaded} with a rank of \
+         two threads), {states} states, {pairs} conflicting pairs of which {racing} race; with a \
+         message buffer, {pairs_lent} of which {racing_lent} race",
         seeds()
     );
     assert!(
@@ -1085,6 +1218,10 @@ fn the_race_rules_find_exactly_the_races_of_every_execution() {
     // The comparison means something: most programs are compared, and
     // both races and ordered conflicting pairs are common.
     assert!(compared * 10 >= seeds() as usize * 9, "{compared} compared");
+    assert!(
+        threaded * 4 >= compared,
+        "{threaded} of {compared} with threads"
+    );
     assert!(racing > 0 && pairs > racing * 2, "{racing} of {pairs}");
     assert!(
         racing_lent > 0 && pairs_lent > racing_lent * 2,
@@ -1119,14 +1256,31 @@ fn facts(p: &Prog, b: &Brute, name: &dyn Fn(EventId) -> EventId) -> Facts {
 fn without_set(p: &Prog, set: u32) -> (Prog, Vec<Vec<usize>>) {
     let mut ranks = Vec::new();
     let mut index = Vec::new();
-    for events in &p.ranks {
+    let mut threads = Vec::new();
+    for (r, events) in p.ranks.iter().enumerate() {
         let keep: Vec<usize> = (0..events.len())
             .filter(|&i| events[i] != Event::Collective { set })
             .collect();
         ranks.push(keep.iter().map(|&i| events[i].clone()).collect());
+        // The threads' synchronisation never involves a barrier, so each
+        // event it names is kept.
+        threads.push(p.threads.get(r).cloned().flatten().map(|t| {
+            Threads {
+                thread: keep.iter().map(|&i| t.thread[i]).collect(),
+                after: keep
+                    .iter()
+                    .map(|&i| {
+                        t.after[i]
+                            .iter()
+                            .map(|a| keep.binary_search(a).expect("a kept event"))
+                            .collect()
+                    })
+                    .collect(),
+            }
+        }));
         index.push(keep);
     }
-    (Prog::new(ranks, p.nwins), index)
+    (Prog::new(ranks, p.nwins, threads), index)
 }
 
 /// The barrier verdicts' fast method, on the records of every grant order
@@ -1199,8 +1353,8 @@ fn deleting_a_barrier_in_the_order_is_deleting_it_in_the_program() {
     let (mut compared, mut relevant, mut skipped) = (0, 0, 0);
     let mut failures = Vec::new();
     for seed in 0..seeds() {
-        let (ranks, nwins) = program(seed);
-        let p = Prog::new(ranks, nwins);
+        let (ranks, nwins, threads) = program(seed);
+        let p = Prog::new(ranks, nwins, threads);
         let b = brute_force(&p);
         if b.deadlock {
             continue;
@@ -1309,7 +1463,7 @@ fn a_threads_access_placed_at_both_ends_reports_only_races_it_has() {
     // A quarter of the programs of the comparison above: two brute
     // forces each, the truth of one rank more.
     for seed in 0..seeds() / 4 {
-        let (ranks, nwins) = program(seed);
+        let (ranks, nwins, _) = program(seed);
         let mut rng = Rng::new(seed ^ 0x7468_7265_6164);
         // A window access of some rank, to give to a thread.
         let accesses: Vec<(usize, usize)> = ranks
@@ -1409,12 +1563,12 @@ fn a_threads_access_placed_at_both_ends_reports_only_races_it_has() {
                 }
             }
         };
-        let truth_prog = Prog::new(truth_ranks, nwins);
+        let truth_prog = Prog::new(truth_ranks, nwins, Vec::new());
         let truth = brute_force(&truth_prog);
         if truth.deadlock {
             continue;
         }
-        let placed_prog = Prog::new(placed_ranks, nwins);
+        let placed_prog = Prog::new(placed_ranks, nwins, Vec::new());
         let placed = brute_force(&placed_prog);
         let theirs: BTreeSet<(Key, Key)> = renamed(&truth.races, &truth_name)
             .into_iter()

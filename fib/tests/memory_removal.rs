@@ -53,6 +53,7 @@ fn unlock(target: usize) -> Event {
 fn run(ranks: Vec<Vec<Event>>, grants: Vec<(usize, Vec<EventId>)>) -> Run {
     let n = ranks.len();
     Run {
+        threads: Vec::new(),
         ranks,
         windows: vec![(0..n).collect()],
         grants: grants

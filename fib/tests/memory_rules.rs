@@ -3,7 +3,7 @@
 
 use fib::memory::{
     races, AccOp, AccessKind, BasicType, Bytes, Event, EventId, FlushTarget, Grants, InputError,
-    Node, Place, RaceRule, Rma, RmaKind, Run, Side, Win,
+    Node, Place, RaceRule, Rma, RmaKind, Run, Side, Threads, Win,
 };
 
 const W: Win = Win(0);
@@ -70,6 +70,7 @@ fn barrier(set: u32) -> Event {
 fn run(ranks: Vec<Vec<Event>>, grants: Vec<(usize, Vec<EventId>)>) -> Run {
     let n = ranks.len();
     Run {
+        threads: Vec::new(),
         ranks,
         windows: vec![(0..n).collect()],
         grants: grants
@@ -762,5 +763,66 @@ fn a_message_buffer_in_buffer_memory_races_with_a_pending_rma_buffer() {
             (0, 2, Side::Message),
             RaceRule::PendingBuffers
         )]
+    );
+}
+
+/// Rank 1's two threads: one puts into rank 0's window in an exclusive
+/// epoch, the other calls the barrier after the target's load (the
+/// RMARaceBench shape: a section's epoch and another section's barrier).
+/// The rank made the barrier last; `sync` orders it after the unlock in
+/// the threads' own order, or not.
+fn threaded_put_and_barrier(sync: bool) -> Run {
+    let mut one = locked_put();
+    one.push(barrier(0));
+    let mut r = run(
+        vec![vec![barrier(0), Event::Load(win(0, 0, 4))], one],
+        vec![(0, vec![at(1, 0)])],
+    );
+    r.threads = vec![
+        None,
+        Some(Threads {
+            thread: vec![0, 0, 0, 1],
+            after: vec![vec![], vec![], vec![], if sync { vec![2] } else { vec![] }],
+        }),
+    ];
+    r
+}
+
+#[test]
+fn another_threads_barrier_does_not_order_the_put_before_the_targets_load() {
+    let r = threaded_put_and_barrier(false);
+    assert_eq!(
+        found(&r),
+        vec![(
+            (0, 1, Side::Program),
+            (1, 1, Side::Target),
+            RaceRule::Window
+        )]
+    );
+}
+
+#[test]
+fn a_barrier_its_thread_calls_after_the_unlock_orders_the_put() {
+    let r = threaded_put_and_barrier(true);
+    assert_eq!(found(&r), vec![]);
+}
+
+#[test]
+fn threads_that_do_not_describe_the_rank_are_refused() {
+    let mut r = threaded_put_and_barrier(true);
+    if let Some(Some(t)) = r.threads.get_mut(1) {
+        t.after[1] = vec![3];
+    }
+    assert_eq!(
+        races(&r).map(|_| ()).unwrap_err(),
+        InputError::BadThreads { at: at(1, 1) }
+    );
+    let mut r = threaded_put_and_barrier(true);
+    if let Some(Some(t)) = r.threads.get_mut(1) {
+        t.thread.pop();
+    }
+    assert_eq!(
+        races(&r).map(|_| ()).unwrap_err(),
+        InputError::BadThreads { at: at(1, 0) }
     );
 }

@@ -69,6 +69,7 @@ fn run(rounds: usize) -> Run {
         ranks[0].push(Event::Collective { set: after_loads });
     }
     Run {
+        threads: Vec::new(),
         ranks,
         windows: vec![(0..RANKS).collect()],
         grants: vec![Grants {

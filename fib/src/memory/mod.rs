@@ -35,7 +35,7 @@ pub use locks::{handoffs, swapped, Handoff, LockOrder};
 pub use order::{Node, Order, Removed};
 pub use record::{
     AccOp, BasicType, Bytes, Event, EventId, FlushTarget, Grants, InputError, Place, Rank, Rma,
-    RmaKind, Run, Win,
+    RmaKind, Run, Threads, Win,
 };
 pub use sweep::{Race, RaceRule};
 

@@ -6,7 +6,10 @@
 //! An edge `x → y` says that `x` returns before `y` returns; a path is the
 //! order. The edges:
 //!
-//! - program order: each event to the next of its rank;
+//! - program order: each event to the next of its rank; in a rank that had
+//!   several threads ([`Threads`]), each event to the next of its thread,
+//!   and the events another thread's event names as before it to that
+//!   event;
 //! - a collective or fence match set: each member's call to the set's node,
 //!   the node to what follows each member's call;
 //! - a matched message: the send to the completion of its receive;
@@ -21,14 +24,14 @@
 //!
 //! Flushes, `Win_sync` and request completions add no edge: they say when an
 //! RMA call's effect is over (`effects`), not how ranks are ordered.
-//! Vector clocks over a topological order answer [`Order::ordered`] in
-//! constant time; [`Order::ordered_without`] searches the graph with some
+//! Vector clocks over a topological order, one entry per thread of each
+//! rank (a lane), answer [`Order::ordered`] in constant time; [`Order::ordered_without`] searches the graph with some
 //! nodes taken out, for the question whether a pair is ordered only through
 //! some match sets.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
-use super::record::{Event, EventId, InputError, Rank, Run, Win};
+use super::record::{Event, EventId, InputError, Rank, Run, Threads, Win};
 
 /// Match sets and messages taken out of a run's order: what deleting a
 /// barrier group takes away (its blocking calls' match sets, and the
@@ -73,9 +76,99 @@ pub struct Order {
     succ: Vec<u32>,
     /// Each node's place in a topological order.
     position: Vec<u32>,
-    /// Per node, per rank: one more than the index of the latest event of
-    /// that rank ordered before it or equal to it (0: none).
+    /// Each event's lane (a rank, or one thread of a rank that had several)
+    /// and its place in the lane.
+    lane: Vec<u32>,
+    lane_pos: Vec<u32>,
+    lanes: usize,
+    /// Where each event's predecessors in its rank start in `pred`.
+    pred_start: Vec<u32>,
+    pred: Vec<u32>,
+    /// Per node, per lane: one more than the place of the latest event of
+    /// that lane ordered before it or equal to it (0: none).
     clocks: Vec<u32>,
+}
+
+/// The lanes of a run's events and each event's predecessors in its rank.
+struct Lanes {
+    lane: Vec<u32>,
+    lane_pos: Vec<u32>,
+    lanes: usize,
+    pred_start: Vec<u32>,
+    pred: Vec<u32>,
+}
+
+impl Lanes {
+    fn of(run: &Run, offset: &[usize]) -> Result<Lanes, InputError> {
+        let n = offset[offset.len() - 1];
+        let mut l = Lanes {
+            lane: Vec::with_capacity(n),
+            lane_pos: Vec::with_capacity(n),
+            lanes: 0,
+            pred_start: Vec::with_capacity(n + 1),
+            pred: Vec::with_capacity(n),
+        };
+        l.pred_start.push(0);
+        for (rank, events) in run.ranks.iter().enumerate() {
+            let base = offset[rank] as u32;
+            match run.threads_of(rank) {
+                None => {
+                    for index in 0..events.len() {
+                        l.lane.push(l.lanes as u32);
+                        l.lane_pos.push(index as u32);
+                        if index > 0 {
+                            l.pred.push(base + index as u32 - 1);
+                        }
+                        l.pred_start.push(l.pred.len() as u32);
+                    }
+                    l.lanes += 1;
+                }
+                Some(t) => l.threads(rank, events.len(), base, t)?,
+            }
+        }
+        Ok(l)
+    }
+
+    fn threads(
+        &mut self,
+        rank: Rank,
+        len: usize,
+        base: u32,
+        t: &Threads,
+    ) -> Result<(), InputError> {
+        if t.thread.len() != len || t.after.len() != len {
+            return Err(InputError::BadThreads {
+                at: EventId { rank, index: 0 },
+            });
+        }
+        // Per thread: its lane, how many events it has so far, its last.
+        let mut seen: HashMap<u32, (u32, u32, Option<usize>)> = HashMap::new();
+        for index in 0..len {
+            let next = self.lanes as u32;
+            let entry = seen
+                .entry(t.thread[index])
+                .or_insert_with(|| (next, 0, None));
+            if entry.0 == next {
+                self.lanes += 1;
+            }
+            self.lane.push(entry.0);
+            self.lane_pos.push(entry.1);
+            entry.1 += 1;
+            if let Some(prev) = entry.2.replace(index) {
+                self.pred.push(base + prev as u32);
+            }
+            for &a in &t.after[index] {
+                if a >= index {
+                    return Err(InputError::BadThreads {
+                        at: EventId { rank, index },
+                    });
+                }
+                self.pred.push(base + a as u32);
+            }
+            self.pred_start.push(self.pred.len() as u32);
+        }
+        Ok(())
+    }
 }
 
 fn check_rank(run: &Run, at: EventId, rank: Rank) -> Result<(), InputError> {
@@ -174,14 +267,14 @@ impl Builder {
         self.edges.push((a, b));
     }
 
-    /// `member` joins the match set `n`.
-    fn join(&mut self, run: &Run, member: EventId, n: Node) {
+    /// `member` joins the match set `n`: it is called before the set
+    /// returns, and what follows it in its rank follows the set
+    /// ([`Order::build_without`] adds those edges with program order).
+    fn join(&mut self, joined: &mut [Option<u32>], member: EventId, n: Node) {
         let s = self.set(n);
         let m = self.id(member);
         self.edges.push((m, s));
-        if member.index + 1 < run.ranks[member.rank].len() {
-            self.edges.push((s, m + 1));
-        }
+        joined[m as usize] = Some(s);
     }
 }
 
@@ -245,6 +338,8 @@ impl Order {
         for events in &run.ranks {
             offset.push(offset[offset.len() - 1] + events.len());
         }
+        let lanes = Lanes::of(run, &offset)?;
+        let mut joined: Vec<Option<u32>> = vec![None; offset[offset.len() - 1]];
         let mut b = Builder {
             offset,
             sets: Vec::new(),
@@ -262,23 +357,14 @@ impl Order {
             for (index, e) in events.iter().enumerate() {
                 let at = EventId { rank, index };
                 check_event(run, at, e)?;
-                if index + 1 < events.len() {
-                    b.edge(
-                        at,
-                        EventId {
-                            rank,
-                            index: index + 1,
-                        },
-                    );
-                }
                 match e {
                     Event::Collective { set } if !removed.sets.contains(set) => {
-                        b.join(run, at, Node::Collective(*set))
+                        b.join(&mut joined, at, Node::Collective(*set))
                     }
                     Event::Fence { win } => {
                         let nth = fences.entry(*win).or_insert(0);
                         b.join(
-                            run,
+                            &mut joined,
                             at,
                             Node::Fence {
                                 win: *win,
@@ -317,6 +403,17 @@ impl Order {
                         }
                     }
                     _ => {}
+                }
+            }
+        }
+        // Program order: each event after its predecessors in its rank,
+        // and after the match sets they join.
+        for v in 0..joined.len() {
+            let from = lanes.pred_start[v] as usize..lanes.pred_start[v + 1] as usize;
+            for &p in &lanes.pred[from] {
+                b.edges.push((p, v as u32));
+                if let Some(s) = joined[p as usize] {
+                    b.edges.push((s, v as u32));
                 }
             }
         }
@@ -369,6 +466,11 @@ impl Order {
             start,
             succ,
             position: Vec::new(),
+            lane: lanes.lane,
+            lane_pos: lanes.lane_pos,
+            lanes: lanes.lanes,
+            pred_start: lanes.pred_start,
+            pred: lanes.pred,
             clocks: Vec::new(),
         };
         order.sort_and_clock()?;
@@ -452,13 +554,12 @@ impl Order {
         for (i, &v) in topo.iter().enumerate() {
             self.position[v as usize] = i as u32;
         }
-        let r = self.ranks();
+        let r = self.lanes;
         let mut clocks = vec![0u32; n * r];
         for &v in &topo {
             let v = v as usize;
             if v < self.events() {
-                let e = self.event_of(v as u32);
-                clocks[v * r + e.rank] = e.index as u32 + 1;
+                clocks[v * r + self.lane[v] as usize] = self.lane_pos[v] + 1;
             }
             for i in self.start[v]..self.start[v + 1] {
                 let z = self.succ[i as usize] as usize;
@@ -474,25 +575,38 @@ impl Order {
     /// Whether `a` is ordered before `b` (or is `b`): a path of the graph
     /// leads from `a` to `b`.
     pub fn ordered(&self, a: EventId, b: EventId) -> bool {
-        let r = self.ranks();
-        let v = self.offset[b.rank] + b.index;
-        self.clocks[v * r + a.rank] > a.index as u32
+        let (va, vb) = (self.offset[a.rank] + a.index, self.offset[b.rank] + b.index);
+        self.later_than(vb, va)
     }
 
-    /// What `b` waits for other than lock grants: the event before it, and
-    /// the match set that event joins (its return), as nodes.
+    /// The lane of the event `e`: its rank's, or its thread's in a rank
+    /// that had several (dense ids, each lane's events in program order).
+    pub fn lane(&self, e: EventId) -> usize {
+        self.lane[self.offset[e.rank] + e.index] as usize
+    }
+
+    /// Whether the node `v` is ordered after the event `a` (or is it), both
+    /// dense ids.
+    fn later_than(&self, v: usize, a: usize) -> bool {
+        self.clocks[v * self.lanes + self.lane[a] as usize] > self.lane_pos[a]
+    }
+
+    /// What `b` waits for other than lock grants: the events before it in
+    /// its rank (the one before it, or with threads its thread's and those
+    /// its thread synchronised with), and the match sets they join (their
+    /// return), as nodes.
     fn waits_for(&self, b: EventId) -> Vec<u32> {
-        if b.index == 0 {
-            return Vec::new();
+        let v = self.offset[b.rank] + b.index;
+        let mut out = Vec::new();
+        for &pre in &self.pred[self.pred_start[v] as usize..self.pred_start[v + 1] as usize] {
+            out.push(pre);
+            out.extend(
+                self.successors(pre)
+                    .iter()
+                    .copied()
+                    .filter(|&z| z as usize >= self.events()),
+            );
         }
-        let pre = (self.offset[b.rank] + b.index - 1) as u32;
-        let mut out = vec![pre];
-        out.extend(
-            self.successors(pre)
-                .iter()
-                .copied()
-                .filter(|&z| z as usize >= self.events()),
-        );
         out
     }
 
@@ -501,10 +615,10 @@ impl Order {
     /// joins returns. For a `Lock`, whether `a` comes before the lock is
     /// asked for, whatever the grants.
     pub fn before_call(&self, a: EventId, b: EventId) -> bool {
-        let r = self.ranks();
+        let va = self.offset[a.rank] + a.index;
         self.waits_for(b)
             .into_iter()
-            .any(|v| self.clocks[v as usize * r + a.rank] > a.index as u32)
+            .any(|v| self.later_than(v as usize, va))
     }
 
     /// A shortest path from `a` to the call of `b` (see

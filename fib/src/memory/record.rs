@@ -244,9 +244,33 @@ pub struct Run {
     pub windows: Vec<Vec<Rank>>,
     /// The grant order of the lock epochs on each target that has any.
     pub grants: Vec<Grants>,
+    /// The threads of the ranks that had several, by rank (a rank past the
+    /// end of the list, or `None`, had one: its events are in program
+    /// order).
+    pub threads: Vec<Option<Threads>>,
+}
+
+/// Where the events of a rank that had several threads fall in its order.
+/// A rank's events are listed in the order they were made; each event
+/// comes after the earlier events of its own thread and after the events
+/// of other threads it names in `after`, and after nothing else of its
+/// rank. Every entry of `after` is an earlier event of the rank.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Threads {
+    /// Each event's thread.
+    pub thread: Vec<u32>,
+    /// Per event, the events of other threads that return before it (its
+    /// thread's own synchronisation with them), as indices of the rank's
+    /// events.
+    pub after: Vec<Vec<usize>>,
 }
 
 impl Run {
+    /// The threads of `rank`, if it had several.
+    pub fn threads_of(&self, rank: Rank) -> Option<&Threads> {
+        self.threads.get(rank).and_then(Option::as_ref)
+    }
+
     /// The event `e`.
     pub fn event(&self, e: EventId) -> &Event {
         &self.ranks[e.rank][e.index]
@@ -272,6 +296,9 @@ pub enum InputError {
     NotALock { at: EventId },
     /// The synchronisation orders this event before itself.
     Cycle { at: EventId },
+    /// A rank's threads do not describe its events: a list of another
+    /// length, or an event ordered after one that is not earlier.
+    BadThreads { at: EventId },
 }
 
 impl fmt::Display for InputError {
@@ -296,6 +323,10 @@ impl fmt::Display for InputError {
             InputError::NotALock { at } => write!(
                 f,
                 "{at}: a grant order names an event that is no lock of its target, or names it twice"
+            ),
+            InputError::BadThreads { at } => write!(
+                f,
+                "{at}: the rank's threads do not describe its events"
             ),
             InputError::Cycle { at } => {
                 write!(f, "{at}: the synchronisation orders this event before itself")

@@ -4,11 +4,12 @@
 //! rank's buffers) and each group is swept in a topological order of the
 //! accesses' starts. An access `a` is before `b` when `a`'s end is ordered
 //! before `b`'s start; in the sweep only an earlier `a` can be before a
-//! later `b`. Each group keeps, per rank and per access class (reads,
-//! writes, each accumulate operation and type), the accesses not yet known
-//! to be before that rank's next access: once `a` is before an access of
-//! rank `r` it is before every later one of `r`, and leaves `r`'s list. A
-//! new access is compared only with the lists of its own rank and of the
+//! later `b`. Each group keeps, per lane (a rank, or a thread of a rank
+//! that had several) and per access class (reads, writes, each accumulate
+//! operation and type), the accesses not yet known to be before that
+//! lane's next access: once `a` is before an access of lane `l` it is
+//! before every later one of `l`, and leaves `l`'s list. A new access is
+//! compared only with the lists of its own lane and of the
 //! classes it can conflict with, so each comparison either retires an entry
 //! or finds an unordered pair; only unordered pairs of disjoint bytes cost
 //! without being reported.
@@ -16,7 +17,9 @@
 //! A rank's message buffer is never reported against its own loads,
 //! stores and message buffers: such a pair is unordered only while the
 //! buffer is pending, which the rank's run-time check of the memory MPI
-//! owns reports whatever the timing (FIB034).
+//! owns reports whatever the timing (FIB034). Nor are two loads or stores
+//! of one rank's threads: a race between threads outside MPI is no
+//! MPI-owned memory's.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -92,6 +95,7 @@ fn conflict(a: &Access, b: &Access) -> bool {
             && matches!(b.mode, Mode::Atomic(..))
             && a.start.rank == b.start.rank)
         && !own_pending(a, b)
+        && !(a.side == Side::Program && b.side == Side::Program && a.start.rank == b.start.rank)
 }
 
 /// Whether `a` happens before `b` whatever the timing.
@@ -111,13 +115,16 @@ pub fn races(order: &Order, accesses: &[Access]) -> Vec<Race> {
             let a = &accesses[i];
             (order.position(a.start), a.key())
         });
-        let mut ranks: Vec<usize> = group.iter().map(|&i| accesses[i].start.rank).collect();
-        ranks.sort_unstable();
-        ranks.dedup();
+        let mut lanes: Vec<usize> = group
+            .iter()
+            .map(|&i| order.lane(accesses[i].start))
+            .collect();
+        lanes.sort_unstable();
+        lanes.dedup();
         let mut classes: Vec<Mode> = vec![Mode::Read, Mode::Write];
-        // live[class][rank]: accesses not yet known to be before that
-        // rank's next access.
-        let mut live: Vec<Vec<Vec<usize>>> = vec![vec![Vec::new(); ranks.len()]; 2];
+        // live[class][lane]: accesses not yet known to be before that
+        // lane's next access.
+        let mut live: Vec<Vec<Vec<usize>>> = vec![vec![Vec::new(); lanes.len()]; 2];
         for &b in &group {
             let acc_b = &accesses[b];
             let mode = match acc_b.mode {
@@ -129,13 +136,13 @@ pub fn races(order: &Order, accesses: &[Access]) -> Vec<Race> {
                 Some(c) => c,
                 None => {
                     classes.push(mode);
-                    live.push(vec![Vec::new(); ranks.len()]);
+                    live.push(vec![Vec::new(); lanes.len()]);
                     classes.len() - 1
                 }
             };
-            let r = ranks
-                .binary_search(&acc_b.start.rank)
-                .expect("a rank of the group");
+            let r = lanes
+                .binary_search(&order.lane(acc_b.start))
+                .expect("a lane of the group");
             for (c, lists) in live.iter_mut().enumerate() {
                 if !classes[c].conflicts(mode) {
                     continue;
