@@ -1155,7 +1155,7 @@ fn seeds() -> u64 {
 #[test]
 fn the_race_rules_find_exactly_the_races_of_every_execution() {
     let (mut compared, mut deadlocks, mut states, mut racing, mut pairs) = (0, 0, 0, 0, 0);
-    let mut threaded = 0;
+    let (mut threaded, mut reordered) = (0, 0);
     // The same for pairs of which one is a message buffer.
     let (mut racing_lent, mut pairs_lent) = (0, 0);
     let lent = |a: &Key, b: &Key| a.1 == Side::Message || b.1 == Side::Message;
@@ -1202,10 +1202,34 @@ fn the_race_rules_find_exactly_the_races_of_every_execution() {
             )),
             Err(e) => failures.push(format!("seed {seed}:\n{}{e}", show(&p))),
         }
+        // The threads' calls may reach fib in another order: the record
+        // made in that order has the same races.
+        if let Some((q, old)) = other_arrival(&p) {
+            reordered += usize::from(q.ranks != p.ranks);
+            let grants: BTreeSet<Vec<EventId>> = b
+                .grants
+                .iter()
+                .map(|g| g.iter().map(|&l| new_index(&old, l)).collect())
+                .collect();
+            let back = |e: EventId| EventId {
+                rank: e.rank,
+                index: old[e.rank][e.index],
+            };
+            match by_rules(&q, &grants) {
+                Ok(got) if renamed(&got, &back) == b.races => {}
+                Ok(got) => failures.push(format!(
+                    "seed {seed}, in another arrival order:\n{}races {:?}, expected {:?}",
+                    show(&q),
+                    renamed(&got, &back),
+                    b.races
+                )),
+                Err(e) => failures.push(format!("seed {seed}, another order:\n{}{e}", show(&q))),
+            }
+        }
     }
     println!(
         "{} programs: {compared} compared ({deadlocks} can deadlock; {threaded} with a rank of \
-         two threads), {states} states, {pairs} conflicting pairs of which {racing} race; with a \
+         two threads, {reordered} of them also in another arrival order), {states} states, {pairs} conflicting pairs of which {racing} race; with a \
          message buffer, {pairs_lent} of which {racing_lent} race",
         seeds()
     );
@@ -1222,11 +1246,64 @@ fn the_race_rules_find_exactly_the_races_of_every_execution() {
         threaded * 4 >= compared,
         "{threaded} of {compared} with threads"
     );
+    assert!(
+        reordered * 2 >= threaded,
+        "{reordered} of {threaded} reordered"
+    );
     assert!(racing > 0 && pairs > racing * 2, "{racing} of {pairs}");
     assert!(
         racing_lent > 0 && pairs_lent > racing_lent * 2,
         "{racing_lent} of {pairs_lent}"
     );
+}
+
+/// `p` with the events of its two-thread rank in another order the
+/// threads can make them in (the second thread's as early as its
+/// synchronisation lets them), and for each new event its index in `p`;
+/// `None` when no rank has two threads.
+fn other_arrival(p: &Prog) -> Option<(Prog, Vec<Vec<usize>>)> {
+    let r = p.threads.iter().position(Option::is_some)?;
+    let t = p.threads[r].as_ref()?;
+    let n = p.ranks[r].len();
+    let mut placed = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    while order.len() < n {
+        // Each thread's next event, the second thread's first.
+        let next = [1, 0].into_iter().find_map(|th| {
+            let i = (0..n).find(|&i| !placed[i] && t.thread[i] == th)?;
+            t.after[i].iter().all(|&a| placed[a]).then_some(i)
+        })?;
+        placed[next] = true;
+        order.push(next);
+    }
+    let mut at = vec![0; n];
+    for (new, &old) in order.iter().enumerate() {
+        at[old] = new;
+    }
+    let mut ranks = p.ranks.clone();
+    ranks[r] = order.iter().map(|&i| p.ranks[r][i].clone()).collect();
+    let mut threads = p.threads.clone();
+    threads[r] = Some(Threads {
+        thread: order.iter().map(|&i| t.thread[i]).collect(),
+        after: order
+            .iter()
+            .map(|&i| t.after[i].iter().map(|&a| at[a]).collect())
+            .collect(),
+    });
+    let mut old: Vec<Vec<usize>> = p.ranks.iter().map(|e| (0..e.len()).collect()).collect();
+    old[r] = order;
+    Some((Prog::new(ranks, p.nwins, threads), old))
+}
+
+/// The index in the reordered program of the event `e` of the original.
+fn new_index(old: &[Vec<usize>], e: EventId) -> EventId {
+    EventId {
+        rank: e.rank,
+        index: old[e.rank]
+            .iter()
+            .position(|&i| i == e.index)
+            .expect("every event"),
+    }
 }
 
 /// A program's memory facts over its executions: its races, and the
