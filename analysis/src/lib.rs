@@ -46,7 +46,8 @@ pub use exploration::{Diverged, Exploration, Explored, Keep};
 pub use facts::static_facts;
 pub use paths::{lexical, shown_path};
 pub use record::{
-    Ending, HandleLeak, OwnedAccess, RunRecord, StructTypeUse, ThreadIssue, WatchedAccesses,
+    CallThread, Ending, HandleLeak, OwnedAccess, RunRecord, StructTypeUse, ThreadIssue,
+    WatchedAccesses,
 };
 pub use runs::build_failed;
 pub use sites::{FileNames, Located, Resolver, SourceLine, Symbols, Unmatched};

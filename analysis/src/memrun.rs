@@ -22,10 +22,9 @@
 //!   completed it);
 //! - the loads and stores a rank made of its window memory sit between the
 //!   calls it made before and after them; a thread's, while the rank had
-//!   several, sit at both ends of where its thread's order lets them fall
-//!   (after the calls it had seen return, and before the first call whose
-//!   thread had seen them), which orders them with nothing they are not
-//!   ordered with;
+//!   several, sit just before the first call whose thread had seen them,
+//!   and the rank's events are ordered by its threads' order, not by
+//!   their place in the list ([`Run::threads`], from [`threads_of`]);
 //! - the buffer of a send, a receive or a nonblocking collective that lies
 //!   in window memory ([`WatchedAccesses::lent`]) is a `Buffer` event at
 //!   its call (a send's before its message, a blocking receive's after
@@ -35,12 +34,13 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use fib::memory::{
-    AccOp, BasicType, Bytes, Event, EventId, FlushTarget, Grants, Place, Rma, RmaKind, Run, Win,
+    AccOp, BasicType, Bytes, Event, EventId, FlushTarget, Grants, Place, Rma, RmaKind, Run,
+    Threads, Win,
 };
 use fib_wire::FlushKind;
 use poe::engine::{CollWhat, Fired, Kind, OpId, Peer, WinSync};
 
-use crate::record::{RunRecord, WatchedAccesses};
+use crate::record::{CallThread, RunRecord, WatchedAccesses};
 
 /// Where an event of the rules' input came from.
 #[derive(Clone, Copy, Debug)]
@@ -243,24 +243,36 @@ pub(crate) fn input(rec: &RunRecord) -> Input {
     }
     let mut ops_names: HashMap<String, u32> = HashMap::new();
     let mut type_names: HashMap<String, u32> = HashMap::new();
+    // The threads of each call of the ranks that had several.
+    let mut call_threads: Vec<HashMap<u64, &CallThread>> = vec![HashMap::new(); nranks];
+    for c in &rec.call_threads {
+        if let Some(m) = call_threads.get_mut(c.rank) {
+            m.insert(c.call, c);
+        }
+    }
+    let threaded: Vec<bool> = (0..nranks)
+        .map(|r| {
+            !call_threads[r].is_empty()
+                || watched[r].iter().any(|&i| rec.watched[i].point.is_some())
+        })
+        .collect();
+    let mut threads: Vec<Option<Threads>> = vec![None; nranks];
     let mut ranks: Vec<Vec<Event>> = vec![Vec::new(); nranks];
     let mut from: Vec<Vec<From>> = vec![Vec::new(); nranks];
     let mut lock_events: HashMap<OpId, EventId> = HashMap::new();
     for r in 0..nranks {
         let events = &mut ranks[r];
         let places = &mut from[r];
-        // A thread's touches while the rank has several sit at both ends
-        // of where they may fall: after the calls their thread had seen
-        // return, and before the first call whose thread had seen them.
-        let mut placed: Vec<(u64, usize)> = Vec::new();
-        for &i in &watched[r] {
-            let w = &rec.watched[i];
-            placed.push((w.calls, i));
-            if let Some(a) = w.after.filter(|&a| a < w.calls) {
-                placed.push((a, i));
-            }
-        }
-        placed.sort_by_key(|&(at, _)| at);
+        // Each touch sits before the call it was sent ahead of: for a
+        // thread's while the rank has several, the first call whose
+        // thread had seen it, which keeps it in its thread's order
+        // ([`threads_of`] says what it comes after); a thread's touches
+        // ahead of one call in the order of its clock.
+        let mut placed: Vec<(u64, usize)> = watched[r]
+            .iter()
+            .map(|&i| (rec.watched[i].calls, i))
+            .collect();
+        placed.sort_by_key(|&(at, i)| (at, rec.watched[i].point.map(|p| p.1)));
         let mut touches = placed.into_iter().peekable();
         let mut touch_until = |calls: u64, events: &mut Vec<Event>, places: &mut Vec<From>| {
             while let Some(&(at, i)) = touches.peek() {
@@ -532,6 +544,9 @@ pub(crate) fn input(rec: &RunRecord) -> Input {
             }
         }
         touch_until(u64::MAX, events, places);
+        if threaded[r] {
+            threads[r] = Some(threads_of(&from[r], &rec.watched, &call_threads[r]));
+        }
     }
 
     // Each target's grant order: the grants in firing order.
@@ -559,7 +574,7 @@ pub(crate) fn input(rec: &RunRecord) -> Input {
     }
     Input {
         run: Run {
-            threads: Vec::new(),
+            threads,
             ranks,
             windows: groups,
             grants: grants
@@ -571,6 +586,129 @@ pub(crate) fn input(rec: &RunRecord) -> Input {
         set_at,
         msgs_at,
     }
+}
+
+/// The thread of a call or access no thread was said for: the calls and
+/// accesses a rank made while it had one.
+const ONE_THREAD: u32 = u32::MAX;
+
+/// The threads of the events of a rank that had several, which came from
+/// `places`: each call's thread as it said ([`CallThread`]; a call made
+/// while the rank had one thread in a lane of its own, before every other
+/// event), each load and store's as its point says. An event comes after:
+///
+/// - for a call's first event, the latest call of each other thread that
+///   had returned before it (the thread's events up to that call), and
+///   the latest load or store of each other thread whose clock entry the
+///   call's thread had seen;
+/// - for a load or store, each other thread's latest call among the calls
+///   its thread had seen return (the rank's first `after`): every call of
+///   a lower index is taken as seen, which orders it with more than its
+///   thread's clock says, never with less;
+/// - for the first event of each thread, the latest event of the rank
+///   while it had one thread;
+/// - for a call no thread was said for, the latest event of every thread.
+fn threads_of(
+    places: &[From],
+    watched: &[WatchedAccesses],
+    calls: &HashMap<u64, &CallThread>,
+) -> Threads {
+    let n = places.len();
+    // The slot of each event in the rank's order: a load or store placed
+    // before call `c` at 2c, the events of call `c` at 2c + 1.
+    let slot = |k: usize| match places[k] {
+        From::Call(c) => 2 * c as u64 + 1,
+        From::Touch(i) => 2 * watched[i].calls,
+    };
+    // The events before the end of call `c`'s slot.
+    let slots: Vec<u64> = (0..n).map(slot).collect();
+    let upto = |c: u64| slots.partition_point(|&s| s <= 2 * c + 1);
+    let thread_of = |k: usize| match places[k] {
+        From::Call(c) => calls.get(&(c as u64)).map_or(ONE_THREAD, |t| t.thread),
+        From::Touch(i) => watched[i].point.map_or(ONE_THREAD, |p| p.0),
+    };
+    let thread: Vec<u32> = (0..n).map(thread_of).collect();
+    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
+    // Per thread, its events so far: (event, is a call, point).
+    let mut lanes: BTreeMap<u32, Vec<(usize, bool, u32)>> = BTreeMap::new();
+    let first_threaded = (0..n).find(|&k| thread[k] != ONE_THREAD);
+    for k in 0..n {
+        let t = thread[k];
+        let first_of_call = match places[k] {
+            From::Call(c) => k == 0 || !matches!(places[k - 1], From::Call(d) if d == c),
+            From::Touch(i) => k == 0 || !matches!(places[k - 1], From::Touch(j) if j == i),
+        };
+        let mut before: Vec<usize> = Vec::new();
+        if first_of_call {
+            let last_below = |lane: &[(usize, bool, u32)], limit: usize, calls_only: bool| {
+                lane.iter()
+                    .rev()
+                    .find(|&&(e, call, _)| e < limit && (call || !calls_only))
+                    .map(|&(e, _, _)| e)
+            };
+            match places[k] {
+                From::Call(c) => match calls.get(&(c as u64)) {
+                    Some(ct) => {
+                        for &x in &ct.after {
+                            let xt = calls.get(&x).map_or(ONE_THREAD, |t| t.thread);
+                            if let Some(lane) = lanes.get(&xt) {
+                                before.extend(last_below(lane, upto(x), false));
+                            }
+                        }
+                        for (&u, lane) in &lanes {
+                            let Some(&seen) = ct.seen.get(u as usize) else {
+                                continue;
+                            };
+                            if u == t || u == ONE_THREAD {
+                                continue;
+                            }
+                            before.extend(
+                                lane.iter()
+                                    .rev()
+                                    .find(|&&(_, call, p)| !call && p <= seen)
+                                    .map(|&(e, _, _)| e),
+                            );
+                        }
+                    }
+                    None if first_threaded.is_some_and(|f| f < k) => {
+                        for lane in lanes.values() {
+                            before.extend(lane.last().map(|&(e, _, _)| e));
+                        }
+                    }
+                    None => {}
+                },
+                From::Touch(i) => {
+                    if let (Some(a), Some(_)) = (watched[i].after, watched[i].point) {
+                        if let Some(c) = a.checked_sub(1) {
+                            for (&u, lane) in &lanes {
+                                if u != t {
+                                    before.extend(last_below(lane, upto(c), true));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if t != ONE_THREAD && !lanes.contains_key(&t) {
+                if let Some(lane) = lanes.get(&ONE_THREAD) {
+                    before.extend(lane.last().map(|&(e, _, _)| e));
+                }
+            }
+        }
+        before.sort_unstable();
+        before.dedup();
+        before.retain(|&e| e < k && thread[e] != t);
+        after[k] = before;
+        let point = match places[k] {
+            From::Touch(i) => watched[i].point.map_or(0, |p| p.1),
+            From::Call(_) => 0,
+        };
+        lanes
+            .entry(t)
+            .or_default()
+            .push((k, matches!(places[k], From::Call(_)), point));
+    }
+    Threads { thread, after }
 }
 
 /// What the memory rules need of a run, kept with its trace.

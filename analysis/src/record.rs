@@ -150,9 +150,9 @@ pub struct OwnedAccess {
 /// the watched range's base. Their place in the rank's program order:
 /// after its first `calls` calls (the calls it reported before them) and
 /// before the next one. A thread's accesses while the rank has several
-/// (`after`) are ordered after the first `after` calls only, and before
-/// the call of index `calls` (whose thread had seen them) and its
-/// successors: the race rules see them at both places.
+/// are sent ahead of the call of index `calls`, the first whose thread had
+/// seen them, with `after`, how many of the rank's calls their thread had
+/// seen return, and their `point` (`memrun.rs` orders them by these).
 ///
 /// With `lent`, these bytes are instead the buffer of the rank's call of
 /// index `calls` (made at `site`), which MPI writes (`store`) or reads
@@ -168,6 +168,24 @@ pub struct WatchedAccesses {
     pub ranges: Vec<(u64, u64)>,
     pub lent: bool,
     pub after: Option<u64>,
+    /// A thread's accesses while the rank had several: the thread and its
+    /// own clock entry when it made them ([`CallThread::seen`]).
+    pub point: Option<(u32, u32)>,
+}
+
+/// Which thread made a rank's call while it had several, and what of the
+/// other threads it came after ([`fib_wire::Up::CallThread`]): the latest
+/// call of each other thread that had returned (`after`, call indices),
+/// and per thread the clock entry it had seen (`seen`: a load or store of
+/// thread `u` whose [`WatchedAccesses::point`] entry is at most `seen[u]`
+/// came before the call).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallThread {
+    pub rank: usize,
+    pub call: u64,
+    pub thread: u32,
+    pub after: Vec<u64>,
+    pub seen: Vec<u32>,
 }
 
 /// A rank's thread fault ([`fib_wire::Up::Thread`]).
@@ -202,6 +220,9 @@ pub struct RunRecord {
     pub threads: Vec<ThreadIssue>,
     /// The ranks' accesses to watched memory, in each rank's order.
     pub watched: Vec<WatchedAccesses>,
+    /// The threads of the calls of ranks that had several, as they said
+    /// them (a later entry for the same call replaces an earlier one).
+    pub call_threads: Vec<CallThread>,
     /// Every rank's calls rerun in the engine without buffering
     /// ([`poe::sim::rerun_calls`]), when the run completed with buffering,
     /// none of its calls could make the sequence depend on timing (the same

@@ -138,6 +138,7 @@ fn record(run: &RunResult) -> RunRecord {
         owned: Vec::new(),
         threads: Vec::new(),
         watched: Vec::new(),
+        call_threads: Vec::new(),
         unbuffered: None,
         exchanges: run.exchanges.clone(),
         struct_types: Vec::new(),

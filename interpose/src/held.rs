@@ -61,6 +61,9 @@ pub fn lib() -> Held {
             for m in threads::take() {
                 l.push(m);
             }
+            if let Some(m) = threads::call_thread(l.calls) {
+                l.push(m);
+            }
             memory::prune_gone();
             let start = l.calls;
             Held(l, start)

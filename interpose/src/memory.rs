@@ -851,6 +851,7 @@ pub fn take() -> Vec<Up> {
             store,
             ranges,
             after: None,
+            point: None,
         });
     }
     out
@@ -887,12 +888,13 @@ pub fn take_seen(all: bool) -> Vec<Up> {
     };
     seen.sort_by_key(|(k, _)| *k);
     seen.into_iter()
-        .map(|((tag, ip, store, _, after), ranges)| Up::Watched {
+        .map(|((tag, ip, store, point, after), ranges)| Up::Watched {
             tag,
             site: site::of_ip(ip).unwrap_or_default(),
             store,
             ranges,
             after: Some(after),
+            point: Some((point.0 as u32, point.1)),
         })
         .collect()
 }

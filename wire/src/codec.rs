@@ -840,6 +840,7 @@ impl Up {
                 store,
                 ranges,
                 after,
+                point,
             } => {
                 w.u8(31);
                 w.u64(*tag);
@@ -851,6 +852,14 @@ impl Up {
                     Some(a) => {
                         w.u8(1);
                         w.u64(*a);
+                    }
+                }
+                match point {
+                    None => w.u8(0),
+                    Some((t, v)) => {
+                        w.u8(1);
+                        w.u32(*t);
+                        w.u32(*v);
                     }
                 }
             }
@@ -931,6 +940,21 @@ impl Up {
             }
             Up::Spinning => w.u8(53),
             Up::Threads => w.u8(54),
+            Up::CallThread {
+                call,
+                thread,
+                after,
+                seen,
+            } => {
+                w.u8(55);
+                w.u64(*call);
+                w.u32(*thread);
+                w.u32(after.len() as u32);
+                for &a in after {
+                    w.u64(a);
+                }
+                w.list(seen);
+            }
         }
         end(out, at);
     }
@@ -1018,12 +1042,18 @@ impl Up {
                 let store = r.bool()?;
                 let ranges = r.ranges()?;
                 let after = if r.bool()? { Some(r.u64()?) } else { None };
+                let point = if r.bool()? {
+                    Some((r.u32()?, r.u32()?))
+                } else {
+                    None
+                };
                 Up::Watched {
                     tag,
                     site,
                     store,
                     ranges,
                     after,
+                    point,
                 }
             }
             40 => {
@@ -1101,6 +1131,21 @@ impl Up {
             52 => Up::Polled { indices: r.list()? },
             53 => Up::Spinning,
             54 => Up::Threads,
+            55 => {
+                let call = r.u64()?;
+                let thread = r.u32()?;
+                let n = r.u32()?;
+                let mut after = Vec::new();
+                for _ in 0..n {
+                    after.push(r.u64()?);
+                }
+                Up::CallThread {
+                    call,
+                    thread,
+                    after,
+                    seen: r.list()?,
+                }
+            }
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1992,6 +2037,7 @@ mod tests {
             store: true,
             ranges: vec![(0, 8), (16, 1 << 33)],
             after: None,
+            point: None,
         });
         round_up(Up::Watched {
             tag: 3,
@@ -1999,6 +2045,13 @@ mod tests {
             store: false,
             ranges: vec![(4, 8)],
             after: Some(17),
+            point: Some((2, 9)),
+        });
+        round_up(Up::CallThread {
+            call: 1 << 40,
+            thread: 3,
+            after: vec![0, 1 << 35],
+            seen: vec![4, 0, 7, 2],
         });
         assert!(Up::decode(&[30, 0, 0, 0, 0, 0, 0, 0, 0, 7]).is_err());
         let epoch = |kind, ranks: Vec<i32>| Epoch {

@@ -103,13 +103,16 @@ pub enum Up {
     /// steps are sent just before the first call whose thread has seen
     /// them, with `after`: how many of the rank's calls the thread had
     /// seen return when it made them (they are ordered after those calls
-    /// alone).
+    /// alone), and `point`: the thread's index and its own clock entry
+    /// then (a call whose thread's clock has at least that entry for the
+    /// thread is ordered after them, [`Up::CallThread`]).
     Watched {
         tag: u64,
         site: Site,
         store: bool,
         ranges: Vec<(u64, u64)>,
         after: Option<u64>,
+        point: Option<(u32, u32)>,
     },
     /// The one-sided call `call` at `site`, on the window `win` made at
     /// `made` (none and unknown for a creation not made yet), is wrong as
@@ -167,6 +170,18 @@ pub enum Up {
     /// deadlock. Sent once, ahead of the first call after the second
     /// thread appeared.
     Threads,
+    /// While the rank has several threads: the rank's call of index `call`
+    /// (the next it reports; a later message for the same index replaces
+    /// this one) is made by its thread `thread`, after the latest call of
+    /// each other thread that had returned before it (`after`, call
+    /// indices) and after every load and store of thread `u` made at a
+    /// clock entry of at most `seen[u]` ([`Up::Watched`]'s `point`).
+    CallThread {
+        call: u64,
+        thread: u32,
+        after: Vec<u64>,
+        seen: Vec<u32>,
+    },
     /// In a recorded run: the blocking probe from `MPI_ANY_SOURCE` the rank
     /// reported last found the message of world rank `src`. Sent before
     /// the call returns.

@@ -160,6 +160,10 @@ struct State {
     /// Per request variable (its address), the wait or test that last
     /// completed the request it held: the thread, its point and the site.
     emptied: HashMap<usize, (usize, u32, Site)>,
+    /// Per thread inside MPI (or about to be), what its call came after:
+    /// the latest call of each other thread it had seen return, and its
+    /// clock ([`call_thread`]).
+    calling: HashMap<usize, (Vec<u64>, Vec<u32>)>,
 }
 
 /// What two threads must not use at once under `MPI_THREAD_MULTIPLE`.
@@ -274,6 +278,17 @@ pub fn enter(site: Site) {
     let mut s = state();
     let number = index as u32;
     let clashes = s.order.enter(index, site);
+    let after = (0..s.returns.len())
+        .filter(|&u| u != index)
+        .filter_map(|u| {
+            let seen = s.order.entry(index, u);
+            let calls = &s.returns[u];
+            let k = calls.partition_point(|&(v, _)| v <= seen);
+            k.checked_sub(1).map(|k| calls[k].1)
+        })
+        .collect();
+    let clock = s.order.clock(index).to_vec();
+    s.calling.insert(index, (after, clock));
     let Some(init) = s.init else {
         return;
     };
@@ -468,6 +483,25 @@ pub fn note_read() {
         init.unread = false;
     }
     UNREAD.store(false, Ordering::Relaxed);
+}
+
+/// While the rank has several threads: which thread makes the call the
+/// rank reports next, of index `next`, and what of the other threads it
+/// comes after ([`Up::CallThread`]).
+pub fn call_thread(next: u64) -> Option<Up> {
+    // Nothing goes to the scheduler before the hello (a program whose
+    // threads start before `MPI_Init` has several already).
+    if !MANY.load(Ordering::Relaxed) || !CONNECTED.load(Ordering::Relaxed) {
+        return None;
+    }
+    let t = me();
+    let (after, seen) = state().calling.remove(&t)?;
+    Some(Up::CallThread {
+        call: next,
+        thread: t as u32,
+        after,
+        seen,
+    })
 }
 
 /// The faults found since the last call, as messages.

@@ -189,6 +189,11 @@ impl Order {
         }
     }
 
+    /// Thread `t`'s clock: per thread, the entry it has seen.
+    pub fn clock(&self, t: usize) -> &[u32] {
+        &self.clocks[t]
+    }
+
     /// What thread `t` has seen of thread `u`: its clock's entry for `u`.
     pub fn entry(&self, t: usize, u: usize) -> u32 {
         self.clocks[t].get(u).copied().unwrap_or(0)

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use fib_analysis::{
-    Ending, Endings, HandleLeak, OwnedAccess, RunRecord, ThreadIssue, WatchedAccesses,
+    CallThread, Ending, Endings, HandleLeak, OwnedAccess, RunRecord, ThreadIssue, WatchedAccesses,
 };
 use fib_wire::{Down, Frames, Up};
 use mio::{Events, Interest, Poll, Token as MioToken};
@@ -252,6 +252,7 @@ fn run_once(
         owned: Vec::new(),
         threads: Vec::new(),
         watched: Vec::new(),
+        call_threads: Vec::new(),
         struct_types: Vec::new(),
         rank_calls: vec![0; spec.nprocs],
         lent: vec![Vec::new(); spec.nprocs],
@@ -365,6 +366,8 @@ struct Loop<'a> {
     threads: Vec<ThreadIssue>,
     /// The ranks' accesses to watched memory.
     watched: Vec<WatchedAccesses>,
+    /// The threads of the calls of ranks that have several.
+    call_threads: Vec<CallThread>,
     /// The struct datatypes the ranks' calls used.
     struct_types: Vec<fib_analysis::StructTypeUse>,
     /// How many calls each rank has reported (the place of its watched
@@ -766,6 +769,7 @@ impl Loop<'_> {
             owned: self.owned,
             threads: self.threads,
             watched: self.watched,
+            call_threads: self.call_threads,
             unbuffered,
             struct_types: self.struct_types,
             untried,
@@ -997,6 +1001,7 @@ impl Loop<'_> {
                 store,
                 ranges,
                 after,
+                point,
             } => self.watched.push(WatchedAccesses {
                 rank: r,
                 calls: self.rank_calls.get(r).copied().unwrap_or(0),
@@ -1006,6 +1011,19 @@ impl Loop<'_> {
                 ranges,
                 lent: false,
                 after,
+                point,
+            }),
+            Up::CallThread {
+                call,
+                thread,
+                after,
+                seen,
+            } => self.call_threads.push(CallThread {
+                rank: r,
+                call,
+                thread,
+                after,
+                seen,
             }),
             Up::Lent {
                 tag,
@@ -1024,6 +1042,7 @@ impl Loop<'_> {
                     ranges,
                     lent: true,
                     after: None,
+                    point: None,
                 });
             }
             Up::OneSided {
