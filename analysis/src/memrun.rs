@@ -629,8 +629,18 @@ fn threads_of(
     };
     let thread: Vec<u32> = (0..n).map(thread_of).collect();
     let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
-    // Per thread, its events so far: (event, is a call, point).
-    let mut lanes: BTreeMap<u32, Vec<(usize, bool, u32)>> = BTreeMap::new();
+    // Per thread, its events so far, its calls' events, and its loads' and
+    // stores' events with their clock entry (in the thread's order, so
+    // the entries never decrease).
+    #[derive(Default)]
+    struct Lane {
+        all: Vec<usize>,
+        calls: Vec<usize>,
+        touches: Vec<(usize, u32)>,
+    }
+    let below =
+        |list: &[usize], limit: usize| list[..list.partition_point(|&e| e < limit)].last().copied();
+    let mut lanes: BTreeMap<u32, Lane> = BTreeMap::new();
     let first_threaded = (0..n).find(|&k| thread[k] != ONE_THREAD);
     for k in 0..n {
         let t = thread[k];
@@ -640,19 +650,13 @@ fn threads_of(
         };
         let mut before: Vec<usize> = Vec::new();
         if first_of_call {
-            let last_below = |lane: &[(usize, bool, u32)], limit: usize, calls_only: bool| {
-                lane.iter()
-                    .rev()
-                    .find(|&&(e, call, _)| e < limit && (call || !calls_only))
-                    .map(|&(e, _, _)| e)
-            };
             match places[k] {
                 From::Call(c) => match calls.get(&(c as u64)) {
                     Some(ct) => {
                         for &x in &ct.after {
                             let xt = calls.get(&x).map_or(ONE_THREAD, |t| t.thread);
                             if let Some(lane) = lanes.get(&xt) {
-                                before.extend(last_below(lane, upto(x), false));
+                                before.extend(below(&lane.all, upto(x)));
                             }
                         }
                         for (&u, lane) in &lanes {
@@ -662,17 +666,13 @@ fn threads_of(
                             if u == t || u == ONE_THREAD {
                                 continue;
                             }
-                            before.extend(
-                                lane.iter()
-                                    .rev()
-                                    .find(|&&(_, call, p)| !call && p <= seen)
-                                    .map(|&(e, _, _)| e),
-                            );
+                            let seen_upto = lane.touches.partition_point(|&(_, p)| p <= seen);
+                            before.extend(seen_upto.checked_sub(1).map(|i| lane.touches[i].0));
                         }
                     }
                     None if first_threaded.is_some_and(|f| f < k) => {
                         for lane in lanes.values() {
-                            before.extend(lane.last().map(|&(e, _, _)| e));
+                            before.extend(lane.all.last().copied());
                         }
                     }
                     None => {}
@@ -682,7 +682,7 @@ fn threads_of(
                         if let Some(c) = a.checked_sub(1) {
                             for (&u, lane) in &lanes {
                                 if u != t {
-                                    before.extend(last_below(lane, upto(c), true));
+                                    before.extend(below(&lane.calls, upto(c)));
                                 }
                             }
                         }
@@ -691,7 +691,7 @@ fn threads_of(
             }
             if t != ONE_THREAD && !lanes.contains_key(&t) {
                 if let Some(lane) = lanes.get(&ONE_THREAD) {
-                    before.extend(lane.last().map(|&(e, _, _)| e));
+                    before.extend(lane.all.last().copied());
                 }
             }
         }
@@ -699,14 +699,12 @@ fn threads_of(
         before.dedup();
         before.retain(|&e| e < k && thread[e] != t);
         after[k] = before;
-        let point = match places[k] {
-            From::Touch(i) => watched[i].point.map_or(0, |p| p.1),
-            From::Call(_) => 0,
-        };
-        lanes
-            .entry(t)
-            .or_default()
-            .push((k, matches!(places[k], From::Call(_)), point));
+        let lane = lanes.entry(t).or_default();
+        lane.all.push(k);
+        match places[k] {
+            From::Call(_) => lane.calls.push(k),
+            From::Touch(i) => lane.touches.push((k, watched[i].point.map_or(0, |p| p.1))),
+        }
     }
     Threads { thread, after }
 }
