@@ -146,7 +146,7 @@ fn ending_finding(
         }
         Ending::Timeout => {
             let f = Timeout {
-                ranks: rank_states(sites, files, &rec.ranks),
+                ranks: with_threads(rank_states(sites, files, &rec.ranks), rec),
                 last: rec
                     .ranks
                     .iter()
@@ -264,7 +264,7 @@ fn engine_finding(
             false,
         ),
         RunEnd::Deadlock { ranks: views } => {
-            let ranks = rank_states(sites, files, views);
+            let ranks = with_threads(rank_states(sites, files, views), rec);
             (
                 Deadlock { ranks, replay }
                     .finding()
@@ -274,7 +274,7 @@ fn engine_finding(
             )
         }
         RunEnd::Livelock { ranks: views } => {
-            let ranks = rank_states(sites, files, views);
+            let ranks = with_threads(rank_states(sites, files, views), rec);
             (
                 Livelock { ranks, replay }
                     .finding()
@@ -366,7 +366,28 @@ fn rank_state(rank: usize, call: String, p: fib_report::Place) -> RankState {
         line: p.line,
         column: p.column,
         span: p.span,
+        thread: None,
     }
+}
+
+/// The ranks' states with, for a rank that had several threads, the
+/// thread of the call it waits in (its last call, [`RunRecord::call_threads`]).
+fn with_threads(mut ranks: Vec<RankState>, rec: &RunRecord) -> Vec<RankState> {
+    for s in &mut ranks {
+        let Some(last) = rec.ops.get(s.rank).and_then(|o| o.len().checked_sub(1)) else {
+            continue;
+        };
+        if matches!(s.call.as_str(), "finished" | "running") {
+            continue;
+        }
+        s.thread = rec
+            .call_threads
+            .iter()
+            .rev()
+            .find(|c| c.rank == s.rank && c.call == last as u64)
+            .map(|c| c.thread);
+    }
+    ranks
 }
 
 /// Where every rank stood: the call it was blocked in, or whether it had

@@ -227,6 +227,7 @@ mod tests {
                     line: Some(12),
                     column: Some(5),
                     span: None,
+                    thread: None,
                 }],
                 replay: "0".into(),
             }

@@ -93,6 +93,10 @@ pub struct RankState {
     /// Byte offsets `[start, end)` of the call in the file, when known.
     #[serde(skip)]
     pub span: Option<(usize, usize)>,
+    /// The thread that made the call, when the rank had several (fib's
+    /// numbering, as in the thread findings).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<u32>,
 }
 
 /// The nonblocking collectives (`fib_wire::CollKind::is_nonblocking`, then

@@ -98,6 +98,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
         line: Some(10 + rank as u32),
         column: Some(5),
         span: None,
+        thread: None,
     };
     let ranks = || vec![rank(0, "MPI_Recv"), rank(1, "MPI_Send")];
     let site = |line: u32| SiteRef {

@@ -24,6 +24,7 @@ fn deadlock_finding() -> Finding {
                 line: Some(11),
                 column: Some(9),
                 span: None,
+                thread: None,
             },
             RankState {
                 rank: 1,
@@ -32,6 +33,7 @@ fn deadlock_finding() -> Finding {
                 line: Some(14),
                 column: None,
                 span: None,
+                thread: None,
             },
             RankState {
                 rank: 2,
@@ -40,6 +42,7 @@ fn deadlock_finding() -> Finding {
                 line: None,
                 column: None,
                 span: None,
+                thread: None,
             },
         ],
         replay: "1".into(),
@@ -76,6 +79,7 @@ fn crash_finding() -> Finding {
         line: None,
         column: None,
         span: None,
+        thread: None,
     }];
     f.notes = vec![
         "crash: crash.c:7: main: Assertion `from == 1' failed.\n(the program's standard error)"

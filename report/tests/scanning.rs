@@ -65,6 +65,7 @@ fn rank(rank: usize, call: &str, at: Option<&SiteRef>) -> RankState {
         line: at.map(|s| s.line),
         column: at.map(|s| s.column),
         span: at.and_then(|s| s.span),
+        thread: None,
     }
 }
 

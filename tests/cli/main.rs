@@ -1032,6 +1032,29 @@ fn mpi_from_two_threads_at_once_is_refused_and_threads_in_turn_work() {
     let v = json(&out);
     assert_eq!(v["programs"][0]["outcome"], "ok", "{v}");
     assert_eq!(out.status.code(), Some(0));
+
+    // A deadlock names the thread that waits in MPI when its rank had
+    // several, and only then.
+    let path = fixture("worker_blocked.c");
+    let out = fib(&["check", path.to_str().unwrap(), "--format", "json"]);
+    let v = json(&out);
+    let f = &v["programs"][0]["findings"][0];
+    assert_eq!(f["code"], "FIB001", "{v}");
+    assert_eq!(
+        f["message"], "deadlock: rank 0 (thread 1) in MPI_Recv",
+        "{v}"
+    );
+    assert_eq!(f["ranks"][0]["thread"], 1, "{v}");
+    assert_eq!(f["ranks"][0]["line"], 12, "{v}");
+    assert!(f["ranks"][1].get("thread").is_none(), "{v}");
+    let out = fib(&["check", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("= rank 0: thread 1 blocked in MPI_Recv at ")
+            && text.contains("worker_blocked.c:12:5")
+            && !text.contains("FIB044"),
+        "{text}"
+    );
 }
 
 /// With no MPI on `PATH`, a check and `fib doctor` name the Debian

@@ -29,7 +29,10 @@ pub(crate) fn at_blocked_ranks(f: &mut Finding) -> String {
     }
     let what: Vec<String> = blocked
         .iter()
-        .map(|s| format!("rank {} in {}", s.rank, s.call))
+        .map(|s| match s.thread {
+            Some(t) => format!("rank {} (thread {t}) in {}", s.rank, s.call),
+            None => format!("rank {} in {}", s.rank, s.call),
+        })
         .collect();
     what.join(", ")
 }
@@ -341,6 +344,7 @@ pub(crate) mod tests {
             line: place.map(|p| p.1),
             column: place.map(|p| p.2),
             span: place.map(|p| (p.1 as usize * 100 + p.2 as usize, p.1 as usize * 100 + 50)),
+            thread: None,
         }
     }
 

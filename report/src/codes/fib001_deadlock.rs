@@ -110,4 +110,19 @@ mod tests {
         assert_eq!(f.ranks.len(), 3);
         assert_eq!(f.help, None);
     }
+
+    #[test]
+    fn names_the_thread_of_a_rank_that_had_several() {
+        let mut waiting = rank(0, "MPI_Recv", Some(("a.c", 11, 9)));
+        waiting.thread = Some(1);
+        let f = Deadlock {
+            ranks: vec![waiting, rank(1, "MPI_Recv", Some(("a.c", 14, 5)))],
+            replay: "-".into(),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "deadlock: rank 0 (thread 1) in MPI_Recv, rank 1 in MPI_Recv"
+        );
+    }
 }

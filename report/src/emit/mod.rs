@@ -149,7 +149,8 @@ fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// `rank 0: blocked in MPI_Recv at file.c:12`, `rank 2: waiting in
+/// `rank 0: blocked in MPI_Recv at file.c:12` (`rank 0: thread 1 blocked
+/// in ...` when the rank had several threads), `rank 2: waiting in
 /// MPI_Finalize`, `rank 3: called MPI_Ibarrier` (a nonblocking collective
 /// returns at once), or `rank 1: exited` for a state that is not an MPI
 /// call.
@@ -160,7 +161,10 @@ pub(crate) fn rank_state(r: &RankState) -> String {
     } else if crate::finding::NONBLOCKING_COLLECTIVES.contains(&r.call.as_str()) {
         format!("rank {}: called {}", r.rank, r.call)
     } else if r.call.starts_with("MPI_") {
-        format!("rank {}: blocked in {}", r.rank, r.call)
+        match r.thread {
+            Some(t) => format!("rank {}: thread {t} blocked in {}", r.rank, r.call),
+            None => format!("rank {}: blocked in {}", r.rank, r.call),
+        }
     } else {
         format!("rank {}: {}", r.rank, r.call)
     };
@@ -228,6 +232,7 @@ mod tests {
             line,
             column: None,
             span: None,
+            thread: None,
         }
     }
 

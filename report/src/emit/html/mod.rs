@@ -750,6 +750,7 @@ mod tests {
                 line: Some(3),
                 column: Some(5),
                 span: None,
+                thread: None,
             })
             .collect();
         let lane = |rank| Lane {
