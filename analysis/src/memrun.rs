@@ -43,7 +43,7 @@ use poe::engine::{CollWhat, Fired, Kind, OpId, Peer, WinSync};
 use crate::record::{CallThread, RunRecord, WatchedAccesses};
 
 /// Where an event of the rules' input came from.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum From {
     /// The rank's call of this index.
     Call(usize),
@@ -616,12 +616,14 @@ fn threads_of(
     let n = places.len();
     // The slot of each event in the rank's order: a load or store placed
     // before call `c` at 2c, the events of call `c` at 2c + 1.
-    let slot = |k: usize| match places[k] {
-        From::Call(c) => 2 * c as u64 + 1,
-        From::Touch(i) => 2 * watched[i].calls,
-    };
+    let slots: Vec<u64> = places
+        .iter()
+        .map(|p| match *p {
+            From::Call(c) => 2 * c as u64 + 1,
+            From::Touch(i) => 2 * watched[i].calls,
+        })
+        .collect();
     // The events before the end of call `c`'s slot.
-    let slots: Vec<u64> = (0..n).map(slot).collect();
     let upto = |c: u64| slots.partition_point(|&s| s <= 2 * c + 1);
     let thread_of = |k: usize| match places[k] {
         From::Call(c) => calls.get(&(c as u64)).map_or(ONE_THREAD, |t| t.thread),
@@ -644,12 +646,9 @@ fn threads_of(
     let first_threaded = (0..n).find(|&k| thread[k] != ONE_THREAD);
     for k in 0..n {
         let t = thread[k];
-        let first_of_call = match places[k] {
-            From::Call(c) => k == 0 || !matches!(places[k - 1], From::Call(d) if d == c),
-            From::Touch(i) => k == 0 || !matches!(places[k - 1], From::Touch(j) if j == i),
-        };
+        // A call's or access's first event (one may make several).
         let mut before: Vec<usize> = Vec::new();
-        if first_of_call {
+        if k == 0 || places[k - 1] != places[k] {
             match places[k] {
                 From::Call(c) => match calls.get(&(c as u64)) {
                     Some(ct) => {

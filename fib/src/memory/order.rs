@@ -25,9 +25,10 @@
 //! Flushes, `Win_sync` and request completions add no edge: they say when an
 //! RMA call's effect is over (`effects`), not how ranks are ordered.
 //! Vector clocks over a topological order, one entry per thread of each
-//! rank (a lane), answer [`Order::ordered`] in constant time; [`Order::ordered_without`] searches the graph with some
-//! nodes taken out, for the question whether a pair is ordered only through
-//! some match sets.
+//! rank (a lane), answer [`Order::ordered`] in constant time;
+//! [`Order::ordered_without`] searches the graph with some nodes taken out,
+//! for the question whether a pair is ordered only through some match
+//! sets.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -76,35 +77,39 @@ pub struct Order {
     succ: Vec<u32>,
     /// Each node's place in a topological order.
     position: Vec<u32>,
-    /// Each event's lane (a rank, or one thread of a rank that had several)
-    /// and its place in the lane.
-    lane: Vec<u32>,
-    lane_pos: Vec<u32>,
-    lanes: usize,
-    /// Where each event's predecessors in its rank start in `pred`.
-    pred_start: Vec<u32>,
-    pred: Vec<u32>,
+    lanes: Lanes,
     /// Per node, per lane: one more than the place of the latest event of
     /// that lane ordered before it or equal to it (0: none).
     clocks: Vec<u32>,
 }
 
-/// The lanes of a run's events and each event's predecessors in its rank.
+/// The lanes of a run's events and each event's predecessors in its rank,
+/// by dense event id.
+#[derive(Clone, Debug)]
 struct Lanes {
+    /// Each event's lane (a rank, or one thread of a rank that had several)
+    /// and its place in the lane.
     lane: Vec<u32>,
     lane_pos: Vec<u32>,
-    lanes: usize,
+    /// How many lanes there are.
+    count: usize,
+    /// Where each event's predecessors in its rank start in `pred`.
     pred_start: Vec<u32>,
     pred: Vec<u32>,
 }
 
 impl Lanes {
+    /// The predecessors in its rank of the event `v`.
+    fn preds(&self, v: usize) -> &[u32] {
+        &self.pred[self.pred_start[v] as usize..self.pred_start[v + 1] as usize]
+    }
+
     fn of(run: &Run, offset: &[usize]) -> Result<Lanes, InputError> {
         let n = offset[offset.len() - 1];
         let mut l = Lanes {
             lane: Vec::with_capacity(n),
             lane_pos: Vec::with_capacity(n),
-            lanes: 0,
+            count: 0,
             pred_start: Vec::with_capacity(n + 1),
             pred: Vec::with_capacity(n),
         };
@@ -114,14 +119,14 @@ impl Lanes {
             match run.threads_of(rank) {
                 None => {
                     for index in 0..events.len() {
-                        l.lane.push(l.lanes as u32);
+                        l.lane.push(l.count as u32);
                         l.lane_pos.push(index as u32);
                         if index > 0 {
                             l.pred.push(base + index as u32 - 1);
                         }
                         l.pred_start.push(l.pred.len() as u32);
                     }
-                    l.lanes += 1;
+                    l.count += 1;
                 }
                 Some(t) => l.threads(rank, events.len(), base, t)?,
             }
@@ -144,12 +149,12 @@ impl Lanes {
         // Per thread: its lane, how many events it has so far, its last.
         let mut seen: HashMap<u32, (u32, u32, Option<usize>)> = HashMap::new();
         for index in 0..len {
-            let next = self.lanes as u32;
+            let next = self.count as u32;
             let entry = seen
                 .entry(t.thread[index])
                 .or_insert_with(|| (next, 0, None));
             if entry.0 == next {
-                self.lanes += 1;
+                self.count += 1;
             }
             self.lane.push(entry.0);
             self.lane_pos.push(entry.1);
@@ -409,8 +414,7 @@ impl Order {
         // Program order: each event after its predecessors in its rank,
         // and after the match sets they join.
         for v in 0..joined.len() {
-            let from = lanes.pred_start[v] as usize..lanes.pred_start[v + 1] as usize;
-            for &p in &lanes.pred[from] {
+            for &p in lanes.preds(v) {
                 b.edges.push((p, v as u32));
                 if let Some(s) = joined[p as usize] {
                     b.edges.push((s, v as u32));
@@ -466,11 +470,7 @@ impl Order {
             start,
             succ,
             position: Vec::new(),
-            lane: lanes.lane,
-            lane_pos: lanes.lane_pos,
-            lanes: lanes.lanes,
-            pred_start: lanes.pred_start,
-            pred: lanes.pred,
+            lanes,
             clocks: Vec::new(),
         };
         order.sort_and_clock()?;
@@ -554,12 +554,12 @@ impl Order {
         for (i, &v) in topo.iter().enumerate() {
             self.position[v as usize] = i as u32;
         }
-        let r = self.lanes;
+        let r = self.lanes.count;
         let mut clocks = vec![0u32; n * r];
         for &v in &topo {
             let v = v as usize;
             if v < self.events() {
-                clocks[v * r + self.lane[v] as usize] = self.lane_pos[v] + 1;
+                clocks[v * r + self.lanes.lane[v] as usize] = self.lanes.lane_pos[v] + 1;
             }
             for i in self.start[v]..self.start[v + 1] {
                 let z = self.succ[i as usize] as usize;
@@ -582,13 +582,14 @@ impl Order {
     /// The lane of the event `e`: its rank's, or its thread's in a rank
     /// that had several (dense ids, each lane's events in program order).
     pub fn lane(&self, e: EventId) -> usize {
-        self.lane[self.offset[e.rank] + e.index] as usize
+        self.lanes.lane[self.offset[e.rank] + e.index] as usize
     }
 
     /// Whether the node `v` is ordered after the event `a` (or is it), both
     /// dense ids.
     fn later_than(&self, v: usize, a: usize) -> bool {
-        self.clocks[v * self.lanes + self.lane[a] as usize] > self.lane_pos[a]
+        let l = &self.lanes;
+        self.clocks[v * l.count + l.lane[a] as usize] > l.lane_pos[a]
     }
 
     /// What `b` waits for other than lock grants: the events before it in
@@ -598,7 +599,7 @@ impl Order {
     fn waits_for(&self, b: EventId) -> Vec<u32> {
         let v = self.offset[b.rank] + b.index;
         let mut out = Vec::new();
-        for &pre in &self.pred[self.pred_start[v] as usize..self.pred_start[v + 1] as usize] {
+        for &pre in self.lanes.preds(v) {
             out.push(pre);
             out.extend(
                 self.successors(pre)

@@ -160,10 +160,6 @@ struct State {
     /// Per request variable (its address), the wait or test that last
     /// completed the request it held: the thread, its point and the site.
     emptied: HashMap<usize, (usize, u32, Site)>,
-    /// Per thread inside MPI (or about to be), what its call came after:
-    /// the latest call of each other thread it had seen return, and its
-    /// clock ([`call_thread`]).
-    calling: HashMap<usize, (Vec<u64>, Vec<u32>)>,
 }
 
 /// What two threads must not use at once under `MPI_THREAD_MULTIPLE`.
@@ -278,17 +274,6 @@ pub fn enter(site: Site) {
     let mut s = state();
     let number = index as u32;
     let clashes = s.order.enter(index, site);
-    let after = (0..s.returns.len())
-        .filter(|&u| u != index)
-        .filter_map(|u| {
-            let seen = s.order.entry(index, u);
-            let calls = &s.returns[u];
-            let k = calls.partition_point(|&(v, _)| v <= seen);
-            k.checked_sub(1).map(|k| calls[k].1)
-        })
-        .collect();
-    let clock = s.order.clock(index).to_vec();
-    s.calling.insert(index, (after, clock));
     let Some(init) = s.init else {
         return;
     };
@@ -494,13 +479,25 @@ pub fn call_thread(next: u64) -> Option<Up> {
     if !MANY.load(Ordering::Relaxed) || !CONNECTED.load(Ordering::Relaxed) {
         return None;
     }
+    // The thread holds the state for its call: its clock is still the
+    // one it entered with (another thread's call that returned since is
+    // one it has not seen).
     let t = me();
-    let (after, seen) = state().calling.remove(&t)?;
+    let s = state();
+    let after = (0..s.returns.len())
+        .filter(|&u| u != t)
+        .filter_map(|u| {
+            let seen = s.order.entry(t, u);
+            let calls = &s.returns[u];
+            let k = calls.partition_point(|&(v, _)| v <= seen);
+            k.checked_sub(1).map(|k| calls[k].1)
+        })
+        .collect();
     Some(Up::CallThread {
         call: next,
         thread: t as u32,
         after,
-        seen,
+        seen: s.order.clock(t).to_vec(),
     })
 }
 
