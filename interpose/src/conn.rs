@@ -5,7 +5,7 @@
 //! share stderr.
 
 use std::net::TcpStream;
-use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, FromRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicI32, Ordering};
 
@@ -111,6 +111,115 @@ impl AsRawFd for Stream {
     }
 }
 
+/// The connection to fib made before `PMPI_Init`, watched while MPI
+/// starts.
+///
+/// A rank can wait in `PMPI_Init` for peers that never come: a peer
+/// killed while the launcher started the job, or a launcher step cancelled
+/// while Slurm was still placing its tasks. Nothing of fib's reaches such a
+/// rank (it is no descendant of fib's on another host, or its launcher is
+/// gone), and it would wait forever, holding its job. Connected first, the
+/// rank learns that fib is gone from the connection itself: a thread
+/// watches it until MPI has started, and ends the process when fib closes
+/// it. Once MPI has started ([`Watched::into_conn`]) the rank talks to fib
+/// at its next call and learns it there.
+pub struct Watched {
+    stream: Stream,
+    /// Written to when MPI has started: the watch ends.
+    stop: OwnedFd,
+    watch: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watched {
+    /// Connects to `addr` (`tcp:HOST:PORT` or a socket's path) and starts
+    /// the watch.
+    pub fn connect(addr: &str) -> Watched {
+        let stream = match Stream::connect(addr) {
+            Ok(s) => s,
+            Err(e) => fatal(&format!("cannot connect to the scheduler at {addr}: {e}")),
+        };
+        let mut ends = [0; 2];
+        // SAFETY: pipe2 fills in two descriptors, owned below.
+        if unsafe { libc::pipe2(ends.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            fatal(&format!(
+                "cannot make a pipe: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        // SAFETY: the descriptors pipe2 just made, each owned once.
+        let (read, stop) =
+            unsafe { (OwnedFd::from_raw_fd(ends[0]), OwnedFd::from_raw_fd(ends[1])) };
+        let fd = stream.as_raw_fd();
+        let watch = std::thread::Builder::new()
+            .name("fib-watch".into())
+            .spawn(move || watch(fd, read))
+            .ok();
+        Watched {
+            stream,
+            stop,
+            watch,
+        }
+    }
+
+    /// Ends the watch (MPI has started) and makes the connection the
+    /// rank's.
+    pub fn into_conn(mut self) -> Conn {
+        raw_write_all(self.stop.as_raw_fd(), &[1]);
+        if let Some(w) = self.watch.take() {
+            let _ = w.join();
+        }
+        Conn::over(self.stream)
+    }
+}
+
+/// Waits until `stop` is written to, or fib closes the socket `fd`; then
+/// ends the process.
+fn watch(fd: RawFd, stop: OwnedFd) {
+    let mut fds = [
+        libc::pollfd {
+            fd,
+            events: libc::POLLIN | libc::POLLRDHUP,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: stop.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
+    loop {
+        // SAFETY: polling two descriptors this process owns.
+        let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        if n < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return;
+        }
+        if fds[1].revents != 0 {
+            return;
+        }
+        if fds[0].revents != 0 {
+            // fib says nothing before the rank's hello: what can be read
+            // now is the end of the connection.
+            let mut b = 0u8;
+            // SAFETY: peeking one byte into a valid buffer.
+            let got = unsafe {
+                libc::recv(
+                    fd,
+                    (&mut b as *mut u8).cast(),
+                    1,
+                    libc::MSG_PEEK | libc::MSG_DONTWAIT,
+                )
+            };
+            if got > 0 {
+                return;
+            }
+            fatal("fib is gone while MPI was starting; this rank leaves");
+        }
+    }
+}
+
 /// The socket to the scheduler with its buffers.
 pub struct Conn {
     stream: Option<Stream>,
@@ -123,13 +232,8 @@ pub struct Conn {
 }
 
 impl Conn {
-    /// Connects to the scheduler at `path` (a socket's path, or
-    /// `tcp:HOST:PORT`).
-    pub fn connect(path: &str) -> Conn {
-        let stream = match Stream::connect(path) {
-            Ok(s) => s,
-            Err(e) => fatal(&format!("cannot connect to the scheduler at {path}: {e}")),
-        };
+    /// The connection over `stream` (see [`Watched`]).
+    fn over(stream: Stream) -> Conn {
         FD.store(stream.as_raw_fd(), Ordering::Relaxed);
         Conn {
             stream: Some(stream),

@@ -8,29 +8,37 @@ use fib_wire::env::{KEY, SOCKET as SOCKET_ENV, ZERO_BUFFER};
 use fib_wire::{Level, Op, Up};
 use mpi_sys::*;
 
-use crate::conn::{log, Conn, RANK};
+use crate::conn::{log, Watched, RANK};
 use crate::crash;
 use crate::errors;
 use crate::held::lib;
 use crate::site;
 use crate::state::{self, try_lib, Lib};
 
-/// Connects to the scheduler once MPI is up.
-unsafe fn start() {
+/// Connects to the scheduler before MPI starts, the connection watched
+/// until it has ([`Watched`]); `None` outside a run of fib's.
+fn connect() -> Option<Watched> {
+    std::env::var(SOCKET_ENV)
+        .ok()
+        .map(|path| Watched::connect(&path))
+}
+
+/// Says hello to the scheduler once MPI is up.
+unsafe fn start(early: Option<Watched>) {
     let mut rank: c_int = 0;
     let mut size: c_int = 0;
     PMPI_Comm_rank(RSMPI_COMM_WORLD, &mut rank);
     PMPI_Comm_size(RSMPI_COMM_WORLD, &mut size);
     RANK.store(rank, Ordering::Relaxed);
     crate::progress::make_progress_comm(size);
-    let Ok(path) = std::env::var(SOCKET_ENV) else {
+    let Some(early) = early else {
         log(&format!(
             "{SOCKET_ENV} is not set; run this program with fib check"
         ));
         libc::_exit(3);
     };
     let zero_buffer = std::env::var(ZERO_BUFFER).is_ok_and(|v| v == "1");
-    let conn = Conn::connect(&path);
+    let conn = early.into_conn();
     state::install(Lib::new(rank, zero_buffer, conn));
     let mut l = lib();
     l.conn.push(&Up::Hello {
@@ -60,8 +68,9 @@ unsafe fn start() {
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Init(argc: *mut c_int, argv: *mut *mut *mut c_char) -> c_int {
     let site = site::for_call();
+    let early = connect();
     let rc = PMPI_Init(argc, argv);
-    start();
+    start(early);
     let mut level: c_int = 0;
     PMPI_Query_thread(&mut level);
     let level = thread_level(level);
@@ -93,8 +102,9 @@ pub unsafe extern "C" fn MPI_Init_thread(
     provided: *mut c_int,
 ) -> c_int {
     let site = site::for_call();
+    let early = connect();
     let rc = PMPI_Init_thread(argc, argv, required, provided);
-    start();
+    start(early);
     let level = if provided.is_null() {
         Level::Single
     } else {

@@ -278,6 +278,38 @@ fn ctrl_c_stops_the_run_and_leaves_no_process() {
 }
 
 #[test]
+fn a_rank_waiting_in_mpi_init_leaves_when_fib_is_killed() {
+    // Killed outright, fib ends nothing: the rank waiting in MPI_Init for
+    // its late peer learns from its connection that fib is gone, and
+    // mpiexec ends the job once one of its ranks has failed.
+    let m = marker("killed");
+    let f = fixture("late_peer.c");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fib"))
+        .args([
+            "check",
+            f.to_str().unwrap(),
+            "-n",
+            "2",
+            "--timeout",
+            "120",
+            "--",
+            &m,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_ranks(&m);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let until = Instant::now() + Duration::from_secs(30);
+    while !processes_with(&m).is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(processes_with(&m), Vec::<String>::new());
+}
+
+#[test]
 fn ctrl_c_reports_what_the_interleavings_before_it_showed() {
     // interrupt_me.c finishes its first interleaving, then in the probe run
     // of the other order creates the file named by its argument and
