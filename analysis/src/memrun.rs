@@ -601,10 +601,8 @@ const ONE_THREAD: u32 = u32::MAX;
 ///   had returned before it (the thread's events up to that call), and
 ///   the latest load or store of each other thread whose clock entry the
 ///   call's thread had seen;
-/// - for a load or store, each other thread's latest call among the calls
-///   its thread had seen return (the rank's first `after`): every call of
-///   a lower index is taken as seen, which orders it with more than its
-///   thread's clock says, never with less;
+/// - for a load or store, the latest call of each other thread that its
+///   thread had seen return ([`WatchedAccesses::after`]), as for a call;
 /// - for the first event of each thread, the latest event of the rank
 ///   while it had one thread;
 /// - for a call no thread was said for, the latest event of every thread.
@@ -631,18 +629,27 @@ fn threads_of(
     };
     let thread: Vec<u32> = (0..n).map(thread_of).collect();
     let mut after: Vec<Vec<usize>> = vec![Vec::new(); n];
-    // Per thread, its events so far, its calls' events, and its loads' and
-    // stores' events with their clock entry (in the thread's order, so
-    // the entries never decrease).
+    // Per thread, its events so far, and its loads' and stores' events
+    // with their clock entry (in the thread's order, so the entries never
+    // decrease).
     #[derive(Default)]
     struct Lane {
         all: Vec<usize>,
-        calls: Vec<usize>,
         touches: Vec<(usize, u32)>,
     }
     let below =
         |list: &[usize], limit: usize| list[..list.partition_point(|&e| e < limit)].last().copied();
     let mut lanes: BTreeMap<u32, Lane> = BTreeMap::new();
+    // The events up to each of `returned`'s calls (in their threads).
+    let returned = |returned: &[u64], lanes: &BTreeMap<u32, Lane>| -> Vec<usize> {
+        returned
+            .iter()
+            .filter_map(|&x| {
+                let xt = calls.get(&x).map_or(ONE_THREAD, |t| t.thread);
+                below(&lanes.get(&xt)?.all, upto(x))
+            })
+            .collect()
+    };
     let first_threaded = (0..n).find(|&k| thread[k] != ONE_THREAD);
     for k in 0..n {
         let t = thread[k];
@@ -652,12 +659,7 @@ fn threads_of(
             match places[k] {
                 From::Call(c) => match calls.get(&(c as u64)) {
                     Some(ct) => {
-                        for &x in &ct.after {
-                            let xt = calls.get(&x).map_or(ONE_THREAD, |t| t.thread);
-                            if let Some(lane) = lanes.get(&xt) {
-                                before.extend(below(&lane.all, upto(x)));
-                            }
-                        }
+                        before.extend(returned(&ct.after, &lanes));
                         for (&u, lane) in &lanes {
                             let Some(&seen) = ct.seen.get(u as usize) else {
                                 continue;
@@ -677,14 +679,8 @@ fn threads_of(
                     None => {}
                 },
                 From::Touch(i) => {
-                    if let (Some(a), Some(_)) = (watched[i].after, watched[i].point) {
-                        if let Some(c) = a.checked_sub(1) {
-                            for (&u, lane) in &lanes {
-                                if u != t {
-                                    before.extend(below(&lane.calls, upto(c)));
-                                }
-                            }
-                        }
+                    if watched[i].point.is_some() {
+                        before.extend(returned(&watched[i].after, &lanes));
                     }
                 }
             }
@@ -700,9 +696,8 @@ fn threads_of(
         after[k] = before;
         let lane = lanes.entry(t).or_default();
         lane.all.push(k);
-        match places[k] {
-            From::Call(_) => lane.calls.push(k),
-            From::Touch(i) => lane.touches.push((k, watched[i].point.map_or(0, |p| p.1))),
+        if let From::Touch(i) = places[k] {
+            lane.touches.push((k, watched[i].point.map_or(0, |p| p.1)));
         }
     }
     Threads { thread, after }
@@ -724,6 +719,41 @@ mod tests {
         assert_eq!(watched_memory(7), (7, None));
         assert_eq!(watched_memory(7 | 1 << 32), (7, Some(0)));
         assert_eq!(watched_memory(7 | 4 << 32), (7, Some(3)));
+    }
+
+    /// Thread 2 loads after it has seen thread 1's call (index 1) return,
+    /// not thread 0's (index 0), which reached fib first: the load comes
+    /// after thread 1's call alone. A call of a lower index than the
+    /// latest seen is not seen for that.
+    #[test]
+    fn a_load_comes_after_the_calls_its_thread_saw_return_and_no_other() {
+        let call = |call: u64, thread: u32| CallThread {
+            rank: 0,
+            call,
+            thread,
+            after: Vec::new(),
+            seen: Vec::new(),
+        };
+        let (c0, c1) = (call(0, 0), call(1, 1));
+        let calls: HashMap<u64, &CallThread> = [(0, &c0), (1, &c1)].into_iter().collect();
+        let load = |after: Vec<u64>| WatchedAccesses {
+            rank: 0,
+            calls: 2,
+            tag: 1,
+            site: fib_wire::Site::default(),
+            store: false,
+            ranges: vec![(0, 4)],
+            lent: false,
+            after,
+            point: Some((2, 1)),
+        };
+        let places = [From::Call(0), From::Call(1), From::Touch(0)];
+        let t = threads_of(&places, &[load(vec![1])], &calls);
+        assert_eq!(t.thread, vec![0, 1, 2]);
+        assert_eq!(t.after, vec![vec![], vec![], vec![1]]);
+        // Having seen both, it comes after both.
+        let t = threads_of(&places, &[load(vec![0, 1])], &calls);
+        assert_eq!(t.after[2], vec![0, 1]);
     }
 
     #[test]

@@ -167,7 +167,10 @@ pub struct WatchedAccesses {
     pub store: bool,
     pub ranges: Vec<(u64, u64)>,
     pub lent: bool,
-    pub after: Option<u64>,
+    /// A thread's accesses while the rank had several: per other thread,
+    /// the latest of its calls the thread had seen return
+    /// ([`CallThread::after`]).
+    pub after: Vec<u64>,
     /// A thread's accesses while the rank had several: the thread and its
     /// own clock entry when it made them ([`CallThread::seen`]).
     pub point: Option<(u32, u32)>,

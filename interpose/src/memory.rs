@@ -32,7 +32,7 @@
 //!
 //! This module uses only `site` (to place an access by its return address).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -68,9 +68,10 @@ struct Local {
     /// The value of this thread's own clock entry (the threads module
     /// sets it at each of the thread's steps).
     epoch: Cell<u32>,
-    /// How many of the rank's calls this thread has seen return (set with
-    /// the epoch, and whenever the thread acquires).
-    after: Cell<u64>,
+    /// Per other thread that made calls, the latest of the rank's calls
+    /// of that thread this thread has seen return (set with the epoch, and
+    /// whenever the thread acquires).
+    after: RefCell<Option<After>>,
     /// This thread's history, once it has one.
     mine: std::cell::OnceCell<Shared>,
 }
@@ -80,7 +81,7 @@ thread_local! {
         Local {
             inside: Cell::new(0),
             epoch: Cell::new(0),
-            after: Cell::new(0),
+            after: RefCell::new(None),
             mine: std::cell::OnceCell::new(),
         }
     };
@@ -163,8 +164,12 @@ struct Mem {
 }
 
 /// A thread's watched accesses: (tag, return address, store, the thread's
-/// point, how many of the rank's calls it had seen return).
-type Threaded = (u64, usize, bool, Point, u64);
+/// point, the latest call of each other thread it had seen return).
+type Threaded = (u64, usize, bool, Point, After);
+
+/// The calls a thread has seen return: per other thread, the latest (an
+/// index among the rank's calls). Shared by the accesses of one step.
+pub type After = std::sync::Arc<[u64]>;
 
 static MEM: Mutex<Option<Mem>> = Mutex::new(None);
 
@@ -620,12 +625,14 @@ pub fn history_on() {
     }
 }
 
-/// The calling thread's own clock entry is now `value`, and it has seen
-/// the first `after` of the rank's calls return.
-pub fn epoch(value: u32, after: u64) {
+/// The calling thread's own clock entry is now `value`, and the calls of
+/// the other threads it has seen return are `after`.
+pub fn epoch(value: u32, after: After) {
     let _ = LOCAL.try_with(|l| {
         l.epoch.set(value);
-        l.after.set(after);
+        if let Ok(mut a) = l.after.try_borrow_mut() {
+            *a = Some(after);
+        }
     });
 }
 
@@ -850,7 +857,7 @@ pub fn take() -> Vec<Up> {
             site: place(ip),
             store,
             ranges,
-            after: None,
+            after: Vec::new(),
             point: None,
         });
     }
@@ -858,13 +865,23 @@ pub fn take() -> Vec<Up> {
 }
 
 /// Where the calling thread's watched access goes while the rank has
-/// several threads: its point and how many calls it has seen return.
-fn threaded_place() -> Option<(Point, u64)> {
+/// several threads: its point and the calls it has seen return.
+fn threaded_place() -> Option<(Point, After)> {
     if !HISTORY.load(Ordering::Relaxed) {
         return None;
     }
     let t = (THREADS.get()?.current)()?;
-    LOCAL.try_with(|l| ((t, l.epoch.get()), l.after.get())).ok()
+    LOCAL
+        .try_with(|l| {
+            let after = l
+                .after
+                .try_borrow()
+                .ok()?
+                .clone()
+                .unwrap_or_else(|| [].into());
+            Some(((t, l.epoch.get()), after))
+        })
+        .ok()?
 }
 
 /// The watched accesses of the rank's threads that the calling thread
@@ -886,14 +903,14 @@ pub fn take_seen(all: bool) -> Vec<Up> {
             .collect(),
         None => return Vec::new(),
     };
-    seen.sort_by_key(|(k, _)| *k);
+    seen.sort_by(|a, b| a.0.cmp(&b.0));
     seen.into_iter()
         .map(|((tag, ip, store, point, after), ranges)| Up::Watched {
             tag,
             site: site::of_ip(ip).unwrap_or_default(),
             store,
             ranges,
-            after: Some(after),
+            after: after.to_vec(),
             point: Some((point.0 as u32, point.1)),
         })
         .collect()

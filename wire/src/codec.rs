@@ -847,12 +847,9 @@ impl Up {
                 w.site(*site);
                 w.u8(u8::from(*store));
                 w.ranges(ranges);
-                match after {
-                    None => w.u8(0),
-                    Some(a) => {
-                        w.u8(1);
-                        w.u64(*a);
-                    }
+                w.u32(after.len() as u32);
+                for &a in after {
+                    w.u64(a);
                 }
                 match point {
                     None => w.u8(0),
@@ -1041,7 +1038,11 @@ impl Up {
                 let site = r.site()?;
                 let store = r.bool()?;
                 let ranges = r.ranges()?;
-                let after = if r.bool()? { Some(r.u64()?) } else { None };
+                let n = r.u32()?;
+                let mut after = Vec::new();
+                for _ in 0..n {
+                    after.push(r.u64()?);
+                }
                 let point = if r.bool()? {
                     Some((r.u32()?, r.u32()?))
                 } else {
@@ -2036,7 +2037,7 @@ mod tests {
             site,
             store: true,
             ranges: vec![(0, 8), (16, 1 << 33)],
-            after: None,
+            after: Vec::new(),
             point: None,
         });
         round_up(Up::Watched {
@@ -2044,7 +2045,7 @@ mod tests {
             site,
             store: false,
             ranges: vec![(4, 8)],
-            after: Some(17),
+            after: vec![17, 3],
             point: Some((2, 9)),
         });
         round_up(Up::CallThread {

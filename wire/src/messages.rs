@@ -101,9 +101,10 @@ pub enum Up {
     /// calls the rank reported before it. While the rank has several
     /// threads, the loads and stores of one thread between two of its
     /// steps are sent just before the first call whose thread has seen
-    /// them, with `after`: how many of the rank's calls the thread had
-    /// seen return when it made them (they are ordered after those calls
-    /// alone), and `point`: the thread's index and its own clock entry
+    /// them, with `after`: per other thread, the latest of its calls the
+    /// thread had seen return when it made them (indices among the rank's
+    /// calls; they are ordered after those calls and what came before
+    /// them, and nothing else of those threads), and `point`: the thread's index and its own clock entry
     /// then (a call whose thread's clock has at least that entry for the
     /// thread is ordered after them, [`Up::CallThread`]).
     Watched {
@@ -111,7 +112,7 @@ pub enum Up {
         site: Site,
         store: bool,
         ranges: Vec<(u64, u64)>,
-        after: Option<u64>,
+        after: Vec<u64>,
         point: Option<(u32, u32)>,
     },
     /// The one-sided call `call` at `site`, on the window `win` made at

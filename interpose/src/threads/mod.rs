@@ -74,7 +74,7 @@ fn with_me<T>(f: impl FnOnce(&mut Me) -> T) -> T {
         let mut m = m.borrow_mut();
         let me = m.get_or_insert_with(|| {
             let index = state().order.thread();
-            memory::epoch(1, BASE.load(Ordering::Relaxed));
+            memory::epoch(1, std::sync::Arc::from([]));
             if index > 0 {
                 many();
             }
@@ -121,7 +121,7 @@ fn many() {
 /// Thread `t` stepped or acquired: the memory hooks date its accesses by
 /// its entry and by the rank's calls it has seen return.
 fn stepped(s: &State, t: usize) {
-    memory::epoch(s.order.point(t).1, s.seen_calls(t));
+    memory::epoch(s.order.point(t).1, s.seen_returns(t).into());
 }
 
 /// How many of the rank's calls the rank made while it had one thread
@@ -195,18 +195,19 @@ fn state() -> Guard {
 }
 
 impl State {
-    /// How many of the rank's calls thread `t` has seen return: one more
-    /// than the index of the latest.
-    fn seen_calls(&self, t: usize) -> u64 {
-        let mut after = BASE.load(Ordering::Relaxed);
-        for (u, calls) in self.returns.iter().enumerate() {
-            let seen = self.order.entry(t, u);
-            let k = calls.partition_point(|&(v, _)| v <= seen);
-            if let Some(&(_, index)) = k.checked_sub(1).and_then(|k| calls.get(k)) {
-                after = after.max(index + 1);
-            }
-        }
-        after
+    /// Per other thread that made calls while the rank had several, the
+    /// latest of them thread `t` has seen return (its index among the
+    /// rank's calls).
+    fn seen_returns(&self, t: usize) -> Vec<u64> {
+        (0..self.returns.len())
+            .filter(|&u| u != t)
+            .filter_map(|u| {
+                let seen = self.order.entry(t, u);
+                let calls = &self.returns[u];
+                let k = calls.partition_point(|&(v, _)| v <= seen);
+                k.checked_sub(1).map(|k| calls[k].1)
+            })
+            .collect()
     }
 
     fn fault(&mut self, f: ThreadFault) {
@@ -484,15 +485,7 @@ pub fn call_thread(next: u64) -> Option<Up> {
     // one it has not seen).
     let t = me();
     let s = state();
-    let after = (0..s.returns.len())
-        .filter(|&u| u != t)
-        .filter_map(|u| {
-            let seen = s.order.entry(t, u);
-            let calls = &s.returns[u];
-            let k = calls.partition_point(|&(v, _)| v <= seen);
-            k.checked_sub(1).map(|k| calls[k].1)
-        })
-        .collect();
+    let after = s.seen_returns(t);
     Some(Up::CallThread {
         call: next,
         thread: t as u32,

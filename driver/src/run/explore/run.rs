@@ -1041,7 +1041,7 @@ impl Loop<'_> {
                     store: writes,
                     ranges,
                     lent: true,
-                    after: None,
+                    after: Vec::new(),
                     point: None,
                 });
             }
