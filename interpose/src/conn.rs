@@ -175,6 +175,14 @@ impl Watched {
 /// Waits until `stop` is written to, or fib closes the socket `fd`; then
 /// ends the process.
 fn watch(fd: RawFd, stop: OwnedFd) {
+    // Signals to the process are the program's threads' to take.
+    // SAFETY: a signal set on the stack, filled before use; the mask is
+    // this thread's own.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &all, std::ptr::null_mut());
+    }
     let mut fds = [
         libc::pollfd {
             fd,
