@@ -126,9 +126,11 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                 thread,
                 level,
                 init,
+                single,
             } => ThreadNotMain {
                 ranks,
                 thread: *thread,
+                single: *single,
                 call: call(*site),
                 place: place(*site),
                 level: level.name().into(),

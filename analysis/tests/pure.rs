@@ -87,6 +87,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             buffers: Vec::new(),
             bounds: Vec::new(),
             structs: Vec::new(),
+            in_single: false,
         })
         .collect();
     let barriers = sites

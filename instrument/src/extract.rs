@@ -94,6 +94,24 @@ const EXITS: &[&str] = &[
     "longjmp",
 ];
 
+/// The OpenMP construct whose block is the statement that follows `gap`
+/// (the text between two statements of a block): `Some(true)` for
+/// `single`, `Some(false)` for `master` or `masked`, `None` for any
+/// other or none. The parse reads a unit sequentially (OpenMP's
+/// directives are not in its tree), so the pragma is read from the text.
+fn omp_construct(gap: &str) -> Option<bool> {
+    let line = gap.lines().map(str::trim).rfind(|l| l.starts_with('#'))?;
+    let mut words = line[1..].split_whitespace();
+    if (words.next(), words.next()) != (Some("pragma"), Some("omp")) {
+        return None;
+    }
+    match words.next()?.split('(').next()? {
+        "single" => Some(true),
+        "master" | "masked" => Some(false),
+        _ => None,
+    }
+}
+
 /// Where jumps out of the current block were seen: the guards active at
 /// each `return`/`goto`/exit and at each `break`/`continue`.
 #[derive(Default)]
@@ -112,6 +130,9 @@ pub(crate) struct Unit<'g, 'tu> {
     func_name: Option<String>,
     guards: Vec<Guard>,
     jumps: Jumps,
+    /// The OpenMP `single` (true) and `master` (false) constructs the walk
+    /// is inside, innermost last.
+    omp: Vec<bool>,
     /// The file of the unit itself.
     main_file: PathBuf,
     pub has_main: bool,
@@ -127,9 +148,16 @@ impl<'g, 'tu> Unit<'g, 'tu> {
             func_name: None,
             guards: Vec::new(),
             jumps: Jumps::default(),
+            omp: Vec::new(),
             main_file,
             has_main: false,
         }
+    }
+
+    /// Whether a call here is inside a `single` construct's block, and not
+    /// in a `master` construct within it.
+    fn in_single(&self) -> bool {
+        self.omp.last() == Some(&true)
     }
 
     fn file_idx(&mut self, f: clang::source::File<'tu>) -> usize {
@@ -561,9 +589,30 @@ impl<'g, 'tu> Unit<'g, 'tu> {
             }
             EntityKind::CompoundStmt => {
                 let depth = self.guards.len();
+                // Where the text before the next statement starts: after
+                // the brace, then after each statement.
+                let mut after = e
+                    .get_range()
+                    .and_then(|r| self.floc(r.get_start()))
+                    .map(|(f, o)| (f, o + 1));
                 for c in kids() {
                     let (r, b) = (self.jumps.ret.len(), self.jumps.brk.len());
+                    let range = c.get_range();
+                    let start = range.and_then(|r| self.floc(r.get_start()));
+                    let construct = match (after, start) {
+                        (Some((f, a)), Some((g, s))) if f == g && a <= s => {
+                            omp_construct(&self.g.files[f].text[a..s])
+                        }
+                        _ => None,
+                    };
+                    after = range.and_then(|r| self.floc(r.get_end()));
+                    if let Some(single) = construct {
+                        self.omp.push(single);
+                    }
                     self.walk(c);
+                    if construct.is_some() {
+                        self.omp.pop();
+                    }
                     // What follows a jump runs when the jump was not taken,
                     // whichever way its guards went.
                     let new: Vec<Guard> = self.jumps.ret[r..]
@@ -982,6 +1031,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 buffers,
                 bounds,
                 structs,
+                in_single: self.in_single(),
             }
         } else {
             let xl = loc.get_expansion_location();
@@ -1022,6 +1072,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 buffers: Vec::new(),
                 bounds: Vec::new(),
                 structs: Vec::new(),
+                in_single: self.in_single(),
             }
         };
         self.g.files[f].listed = true;

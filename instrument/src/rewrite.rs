@@ -14,7 +14,8 @@
 //! ([`fib_sites::Bound`]) adds `fib__bound(ID, ARG, &(v), sizeof(v))` to
 //! the comma expression: the variable's address and size, for the check of
 //! the call's extents. It evaluates nothing the call does not: taking an
-//! address and `sizeof` have no effect.
+//! address and `sizeof` have no effect. A call inside an OpenMP `single`
+//! construct ([`fib_sites::CallSite::in_single`]) adds `fib__single(ID)`.
 
 use crate::text::ident_is;
 use crate::CallSite;
@@ -42,6 +43,9 @@ pub fn rewrite(text: &str, sites: &[&CallSite]) -> String {
     for (at, site) in edits {
         out.push_str(&text[last..at]);
         out.push_str(&format!("(fib__site({}), ", site.id));
+        if site.in_single {
+            out.push_str(&format!("fib__single({}), ", site.id));
+        }
         for b in &site.bounds {
             out.push_str(&format!(
                 "fib__bound({}, {}, &({v}), sizeof({v})), ",

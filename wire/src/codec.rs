@@ -1372,12 +1372,14 @@ fn encode_thread(w: &mut W, f: &ThreadFault) {
             thread,
             level,
             init,
+            single,
         } => {
             w.u8(0);
             w.site(*site);
             w.u32(*thread);
             w.u8(level.index());
             w.site(*init);
+            w.u8(u8::from(*single));
         }
         ThreadFault::Concurrent {
             site,
@@ -1461,6 +1463,7 @@ fn decode_thread(r: &mut R) -> Result<ThreadFault, WireError> {
             thread: r.u32()?,
             level: level(r)?,
             init: r.site()?,
+            single: r.bool()?,
         },
         1 => ThreadFault::Concurrent {
             site: r.site()?,
@@ -1951,6 +1954,16 @@ mod tests {
                 thread: 2,
                 level: Level::Funneled,
                 init: Site::Table(0),
+                single: false,
+            },
+        });
+        round_up(Up::Thread {
+            fault: ThreadFault::NotMain {
+                site,
+                thread: 0,
+                level: Level::Funneled,
+                init: Site::Table(0),
+                single: true,
             },
         });
         round_up(Up::Thread {

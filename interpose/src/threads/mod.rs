@@ -30,7 +30,7 @@
 mod order;
 mod wrap;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
@@ -102,6 +102,21 @@ fn current() -> Option<usize> {
         .try_with(|m| m.try_borrow().ok().map(|m| m.as_ref().map(|me| me.index)))
         .ok()??;
     Some(known.unwrap_or_else(me))
+}
+
+thread_local! {
+    /// The site id of the call this thread is about to make, when it is
+    /// written inside an OpenMP `single` construct (the instrumented copy
+    /// says so: [`fib_set_single`]).
+    static SINGLE: Cell<Option<u32>> = const { Cell::new(None) };
+}
+
+/// The MPI call this thread makes next, at the site-table entry `id`, is
+/// written inside an OpenMP `single` construct (instrumented copies call
+/// this through `fib__single(ID)`, after `fib__site(ID)`).
+#[no_mangle]
+pub extern "C" fn fib_set_single(id: c_int) {
+    let _ = SINGLE.try_with(|s| s.set(Some(id.max(0) as u32)));
 }
 
 /// Whether a second thread has been seen.
@@ -272,6 +287,10 @@ pub fn enter(site: Site) {
     // Asked before the state is held: the memory table is taken before
     // the state, never after.
     let read = memory::sentinel_read();
+    // A call written in an `omp single` construct is any thread's to
+    // make, in a team of several.
+    let in_single =
+        matches!(site, Site::Table(id) if SINGLE.with(Cell::get) == Some(id)) && wrap::team() > 1;
     let mut s = state();
     let number = index as u32;
     let clashes = s.order.enter(index, site);
@@ -279,12 +298,14 @@ pub fn enter(site: Site) {
         return;
     };
     let main = index == init.thread;
-    if !main && init.level <= Level::Funneled {
+    let single = in_single && init.level <= Level::Funneled;
+    if (!main || single) && init.level <= Level::Funneled {
         s.fault(ThreadFault::NotMain {
             site,
             thread: number,
             level: init.level,
             init: init.site,
+            single,
         });
     }
     if init.level == Level::Serialized {

@@ -55,6 +55,15 @@ macro_rules! real_fn {
     }};
 }
 
+/// How many threads the calling thread's innermost parallel region has: 1
+/// outside every region fib saw start.
+pub(super) fn team() -> usize {
+    if super::with_me(|me| me.regions.is_empty()) {
+        return 1;
+    }
+    real_fn!("omp_get_num_threads" as extern "C" fn() -> c_int)().max(1) as usize
+}
+
 fn join(into: &mut Clock, from: &Clock) {
     if into.len() < from.len() {
         into.resize(from.len(), 0);

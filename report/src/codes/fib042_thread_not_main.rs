@@ -26,7 +26,10 @@ thread: an OpenMP worker (a call in a parallel region that is not inside
 
 The finding points at the call and names the level and the call that
 initialised MPI. fib knows which thread calls, so the finding holds
-whatever the timing of the run. Each site is reported once.
+whatever the timing of the run. A call written inside `omp single`, in a
+team of several threads, is reported even when the main thread made it:
+whichever thread reaches the construct first runs it, so in another run
+a worker makes the call. Each site is reported once.
 
 ## Why it matters
 
@@ -47,8 +50,8 @@ call.
 
 ## What to do
 
-Make the call from the main thread (`#pragma omp master`, or after the
-parallel region), or ask for MPI_THREAD_SERIALIZED or
+Make the call from the main thread (`#pragma omp master` or `masked`,
+not `single`, or after the parallel region), or ask for MPI_THREAD_SERIALIZED or
 MPI_THREAD_MULTIPLE and check that `provided` is at least that.
 ",
 };
@@ -60,6 +63,9 @@ pub struct ThreadNotMain {
     /// The first such thread's number (0 is the main thread; the others
     /// in the order of their first MPI call).
     pub thread: u32,
+    /// The call is inside an OpenMP `single` construct of a team of
+    /// several threads: any of them may make it, whichever did in the run.
+    pub single: bool,
     pub call: String,
     pub place: Place,
     /// The level provided, such as `MPI_THREAD_FUNNELED`.
@@ -74,10 +80,17 @@ impl Rule for ThreadNotMain {
     const CODE: &'static Code = &FIB042;
 
     fn finding(&self) -> Finding {
-        let what = format!(
-            "{} called from thread {} under {}, where only the thread that initialised MPI may call MPI",
-            self.call, self.thread, self.level
-        );
+        let what = if self.single {
+            format!(
+                "{} inside `omp single` under {}: any thread of the team may make the call, and only the thread that initialised MPI may call MPI",
+                self.call, self.level
+            )
+        } else {
+            format!(
+                "{} called from thread {} under {}, where only the thread that initialised MPI may call MPI",
+                self.call, self.thread, self.level
+            )
+        };
         let mut f = Finding::new(Self::CODE, leak_message(&self.ranks, &what, 1)).at(&self.place);
         f.rank = leak_rank(&self.ranks);
         f.replay = Some(self.replay.clone());
@@ -89,7 +102,7 @@ impl Rule for ThreadNotMain {
             ),
         );
         f.help = Some(format!(
-            "make the {} from the main thread (#pragma omp master, or outside the parallel region), or initialise MPI with MPI_Init_thread at MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE and check `provided`",
+            "make the {} from the main thread (#pragma omp master or masked instead of single, or outside the parallel region), or initialise MPI with MPI_Init_thread at MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE and check `provided`",
             self.call
         ));
         f
@@ -111,6 +124,7 @@ mod tests {
         let f = ThreadNotMain {
             ranks: vec![1],
             thread: 1,
+            single: false,
             call: "MPI_Recv".into(),
             place: at(14),
             level: "MPI_THREAD_FUNNELED".into(),
@@ -125,5 +139,21 @@ mod tests {
         );
         assert_eq!((f.line, f.rank), (Some(14), Some(1)));
         assert_eq!(f.labels[0].line, 6);
+        let f = ThreadNotMain {
+            ranks: vec![0],
+            thread: 0,
+            single: true,
+            call: "MPI_Send".into(),
+            place: at(9),
+            level: "MPI_THREAD_FUNNELED".into(),
+            init_call: "MPI_Init_thread".into(),
+            init_place: at(6),
+            replay: "0".into(),
+        }
+        .finding();
+        assert_eq!(
+            f.message,
+            "rank 0: MPI_Send inside `omp single` under MPI_THREAD_FUNNELED: any thread of the team may make the call, and only the thread that initialised MPI may call MPI"
+        );
     }
 }
