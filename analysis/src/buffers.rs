@@ -270,7 +270,7 @@ mod tests {
             buffers,
             bounds: Vec::new(),
             structs: Vec::new(),
-            in_single: false,
+            any_thread: None,
         }
     }
 

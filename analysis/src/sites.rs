@@ -468,7 +468,7 @@ fn addr_site(id: u32, offset: u32, callee: &str, located: Located) -> (CallSite,
         buffers: Vec::new(),
         bounds: Vec::new(),
         structs: Vec::new(),
-        in_single: false,
+        any_thread: None,
     };
     (call, place)
 }
@@ -503,7 +503,7 @@ mod tests {
             buffers: Vec::new(),
             bounds: Vec::new(),
             structs: Vec::new(),
-            in_single: false,
+            any_thread: None,
         }
     }
 

@@ -88,7 +88,7 @@ mod tests {
             buffers: Vec::new(),
             bounds: Vec::new(),
             structs: Vec::new(),
-            in_single: false,
+            any_thread: None,
         }
     }
 

@@ -126,11 +126,18 @@ pub fn findings(sites: &Resolver, rec: &RunRecord, token: &str) -> Vec<Finding> 
                 thread,
                 level,
                 init,
-                single,
+                any_thread,
             } => ThreadNotMain {
                 ranks,
                 thread: *thread,
-                single: *single,
+                // The construct, as the parse named it.
+                construct: match site {
+                    Site::Table(id) if *any_thread => sites
+                        .by_id(*id)
+                        .and_then(|c| c.any_thread.clone())
+                        .or_else(|| Some("single".into())),
+                    _ => None,
+                },
                 call: call(*site),
                 place: place(*site),
                 level: level.name().into(),

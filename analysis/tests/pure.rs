@@ -87,7 +87,7 @@ fn analysis(runs: &[RunResult]) -> Analysis {
             buffers: Vec::new(),
             bounds: Vec::new(),
             structs: Vec::new(),
-            in_single: false,
+            any_thread: None,
         })
         .collect();
     let barriers = sites

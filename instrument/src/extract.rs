@@ -95,19 +95,32 @@ const EXITS: &[&str] = &[
 ];
 
 /// The OpenMP construct whose block is the statement that follows `gap`
-/// (the text between two statements of a block): `Some(true)` for
-/// `single`, `Some(false)` for `master` or `masked`, `None` for any
-/// other or none. The parse reads a unit sequentially (OpenMP's
-/// directives are not in its tree), so the pragma is read from the text.
-fn omp_construct(gap: &str) -> Option<bool> {
-    let line = gap.lines().map(str::trim).rfind(|l| l.starts_with('#'))?;
-    let mut words = line[1..].split_whitespace();
-    if (words.next(), words.next()) != (Some("pragma"), Some("omp")) {
-        return None;
+/// (the text between two statements of a block): `Some(Some(name))` for
+/// one whose block any thread of the team may run (`single`, `sections`
+/// and its `section`s, `task` and `taskloop` without an `if` clause,
+/// which may make them run at once on the encountering thread; also
+/// combined with `parallel`), `Some(None)` for `master` or `masked`,
+/// `None` for any other or none. The parse reads a unit sequentially (OpenMP's
+/// directives are not in its tree), so the pragma is read from the text:
+/// the last `#pragma omp` line of the gap (an `#endif` may follow it).
+fn omp_construct(gap: &str) -> Option<Option<&'static str>> {
+    fn directive(l: &str) -> Option<std::str::SplitWhitespace<'_>> {
+        let mut words = l.strip_prefix('#')?.split_whitespace();
+        ((words.next(), words.next()) == (Some("pragma"), Some("omp"))).then_some(words)
     }
-    match words.next()?.split('(').next()? {
-        "single" => Some(true),
-        "master" | "masked" => Some(false),
+    let mut words = gap.lines().map(str::trim).rev().find_map(directive)?;
+    let mut name = words.next()?.split('(').next()?;
+    if name == "parallel" {
+        name = words
+            .next()
+            .map_or("parallel", |w| w.split('(').next().unwrap_or(w));
+    }
+    let mut conditional = || words.any(|w| w == "if" || w.starts_with("if("));
+    match name {
+        "single" => Some(Some("single")),
+        "sections" | "section" => Some(Some("sections")),
+        "task" | "taskloop" if !conditional() => Some(Some("task")),
+        "master" | "masked" => Some(None),
         _ => None,
     }
 }
@@ -130,9 +143,9 @@ pub(crate) struct Unit<'g, 'tu> {
     func_name: Option<String>,
     guards: Vec<Guard>,
     jumps: Jumps,
-    /// The OpenMP `single` (true) and `master` (false) constructs the walk
-    /// is inside, innermost last.
-    omp: Vec<bool>,
+    /// The OpenMP constructs the walk is inside, innermost last: those any
+    /// thread of the team may run by name, `master` and `masked` as none.
+    omp: Vec<Option<&'static str>>,
     /// The file of the unit itself.
     main_file: PathBuf,
     pub has_main: bool,
@@ -154,10 +167,10 @@ impl<'g, 'tu> Unit<'g, 'tu> {
         }
     }
 
-    /// Whether a call here is inside a `single` construct's block, and not
-    /// in a `master` construct within it.
-    fn in_single(&self) -> bool {
-        self.omp.last() == Some(&true)
+    /// The construct any thread may run whose block holds a call here, if
+    /// no `master` construct within it does.
+    fn any_thread(&self) -> Option<String> {
+        self.omp.last().copied().flatten().map(str::to_string)
     }
 
     fn file_idx(&mut self, f: clang::source::File<'tu>) -> usize {
@@ -606,8 +619,8 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                         _ => None,
                     };
                     after = range.and_then(|r| self.floc(r.get_end()));
-                    if let Some(single) = construct {
-                        self.omp.push(single);
+                    if let Some(any) = construct {
+                        self.omp.push(any);
                     }
                     self.walk(c);
                     if construct.is_some() {
@@ -1031,7 +1044,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 buffers,
                 bounds,
                 structs,
-                in_single: self.in_single(),
+                any_thread: self.any_thread(),
             }
         } else {
             let xl = loc.get_expansion_location();
@@ -1072,7 +1085,7 @@ impl<'g, 'tu> Unit<'g, 'tu> {
                 buffers: Vec::new(),
                 bounds: Vec::new(),
                 structs: Vec::new(),
-                in_single: self.in_single(),
+                any_thread: self.any_thread(),
             }
         };
         self.g.files[f].listed = true;

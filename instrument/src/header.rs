@@ -43,7 +43,7 @@ const HELPERS: &str = "#ifdef __cplusplus\n\
          extern void fib_set_site_id(int id) __attribute__((weak));\n\
          extern void fib_set_bound(int id, int arg, const volatile void *base, \
          unsigned long size) __attribute__((weak));\n\
-         extern void fib_set_single(int id) __attribute__((weak));\n\
+         extern void fib_set_any_thread(int id) __attribute__((weak));\n\
          #ifdef __cplusplus\n\
          }\n\
          #endif\n\
@@ -57,8 +57,8 @@ const HELPERS: &str = "#ifdef __cplusplus\n\
          unsigned long size) {\n\
          \x20   if (fib_set_bound) fib_set_bound(id, arg, base, size);\n\
          }\n\
-         static inline void fib__single(int id) {\n\
-         \x20   if (fib_set_single) fib_set_single(id);\n\
+         static inline void fib__any_thread(int id) {\n\
+         \x20   if (fib_set_any_thread) fib_set_any_thread(id);\n\
          }\n";
 
 /// The force-included header that reports call sites.

@@ -15,7 +15,8 @@
 //! the comma expression: the variable's address and size, for the check of
 //! the call's extents. It evaluates nothing the call does not: taking an
 //! address and `sizeof` have no effect. A call inside an OpenMP `single`
-//! construct ([`fib_sites::CallSite::in_single`]) adds `fib__single(ID)`.
+//! construct any thread of the team may run ([`fib_sites::CallSite::any_thread`]:
+//! `single`, `sections`, `task`) adds `fib__any_thread(ID)`.
 
 use crate::text::ident_is;
 use crate::CallSite;
@@ -43,8 +44,8 @@ pub fn rewrite(text: &str, sites: &[&CallSite]) -> String {
     for (at, site) in edits {
         out.push_str(&text[last..at]);
         out.push_str(&format!("(fib__site({}), ", site.id));
-        if site.in_single {
-            out.push_str(&format!("fib__single({}), ", site.id));
+        if site.any_thread.is_some() {
+            out.push_str(&format!("fib__any_thread({}), ", site.id));
         }
         for b in &site.bounds {
             out.push_str(&format!(

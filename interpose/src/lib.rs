@@ -63,7 +63,7 @@ pub use inter::*;
 pub use memory::*;
 pub use p2p::*;
 pub use site::fib_set_site;
-pub use threads::fib_set_single;
+pub use threads::fib_set_any_thread;
 pub use topo::*;
 pub use unsupported::*;
 pub use wait::*;

@@ -475,7 +475,7 @@ fn examples() -> Vec<(&'static Code, Finding)> {
         ThreadNotMain {
             ranks: vec![0],
             thread: 1,
-            single: false,
+            construct: None,
             call: "MPI_Send".into(),
             place: place(),
             level: "MPI_THREAD_FUNNELED".into(),

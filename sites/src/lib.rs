@@ -59,13 +59,13 @@ pub struct CallSite {
     /// (FIB041). Empty for a call produced by a macro.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub structs: Vec<StructBuffer>,
-    /// The call is written inside the block of an OpenMP `single`
-    /// construct (and not inside a `master` construct within it): any
-    /// thread of the team may make it. The instrumented copy says so to
-    /// the interposition library before the call (FIB042 under
-    /// `MPI_THREAD_FUNNELED`, whichever thread ran it).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub in_single: bool,
+    /// The OpenMP construct (`single`, `sections` or `task`) in whose
+    /// block the call is written, and not inside a `master` or `masked`
+    /// construct within it: any thread of the team may make the call. The
+    /// instrumented copy says so to the interposition library before the
+    /// call (FIB042 under `MPI_THREAD_FUNNELED`, whichever thread ran it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub any_thread: Option<String>,
 }
 
 /// A buffer argument that points into a variable of known size: `a`,

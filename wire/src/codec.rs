@@ -1372,14 +1372,14 @@ fn encode_thread(w: &mut W, f: &ThreadFault) {
             thread,
             level,
             init,
-            single,
+            any_thread,
         } => {
             w.u8(0);
             w.site(*site);
             w.u32(*thread);
             w.u8(level.index());
             w.site(*init);
-            w.u8(u8::from(*single));
+            w.u8(u8::from(*any_thread));
         }
         ThreadFault::Concurrent {
             site,
@@ -1463,7 +1463,7 @@ fn decode_thread(r: &mut R) -> Result<ThreadFault, WireError> {
             thread: r.u32()?,
             level: level(r)?,
             init: r.site()?,
-            single: r.bool()?,
+            any_thread: r.bool()?,
         },
         1 => ThreadFault::Concurrent {
             site: r.site()?,
@@ -1954,7 +1954,7 @@ mod tests {
                 thread: 2,
                 level: Level::Funneled,
                 init: Site::Table(0),
-                single: false,
+                any_thread: false,
             },
         });
         round_up(Up::Thread {
@@ -1963,7 +1963,7 @@ mod tests {
                 thread: 0,
                 level: Level::Funneled,
                 init: Site::Table(0),
-                single: true,
+                any_thread: true,
             },
         });
         round_up(Up::Thread {

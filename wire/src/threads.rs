@@ -52,16 +52,16 @@ impl Level {
 pub enum ThreadFault {
     /// Thread `thread` (not the main one) called MPI at `site` while the
     /// level MPI provided (`level`, at `MPI_Init`/`MPI_Init_thread` at
-    /// `init`) lets only the main thread call it; or, with `single`, a
-    /// thread (the main one, perhaps) made the call inside an OpenMP
-    /// `single` construct of a team of several threads, which any of them
-    /// may run.
+    /// `init`) lets only the main thread call it; or, with `any_thread`,
+    /// a thread (the main one, perhaps) made the call inside an OpenMP
+    /// construct of a team of several threads that any of them may run
+    /// (`single`, `sections`, `task`).
     NotMain {
         site: Site,
         thread: u32,
         level: Level,
         init: Site,
-        single: bool,
+        any_thread: bool,
     },
     /// Thread `thread`'s call at `site` and thread `other`'s call at
     /// `other_site` are ordered by nothing the program does (no creation,

@@ -106,17 +106,19 @@ fn current() -> Option<usize> {
 
 thread_local! {
     /// The site id of the call this thread is about to make, when it is
-    /// written inside an OpenMP `single` construct (the instrumented copy
-    /// says so: [`fib_set_single`]).
-    static SINGLE: Cell<Option<u32>> = const { Cell::new(None) };
+    /// written inside an OpenMP construct any thread of the team may run
+    /// (`single`, `sections`, `task`; the instrumented copy says so:
+    /// [`fib_set_any_thread`]).
+    static ANY_THREAD: Cell<Option<u32>> = const { Cell::new(None) };
 }
 
 /// The MPI call this thread makes next, at the site-table entry `id`, is
-/// written inside an OpenMP `single` construct (instrumented copies call
-/// this through `fib__single(ID)`, after `fib__site(ID)`).
+/// written inside an OpenMP construct any thread of the team may run
+/// (instrumented copies call this through `fib__any_thread(ID)`, after
+/// `fib__site(ID)`).
 #[no_mangle]
-pub extern "C" fn fib_set_single(id: c_int) {
-    let _ = SINGLE.try_with(|s| s.set(Some(id.max(0) as u32)));
+pub extern "C" fn fib_set_any_thread(id: c_int) {
+    let _ = ANY_THREAD.try_with(|s| s.set(Some(id.max(0) as u32)));
 }
 
 /// Whether a second thread has been seen.
@@ -287,10 +289,10 @@ pub fn enter(site: Site) {
     // Asked before the state is held: the memory table is taken before
     // the state, never after.
     let read = memory::sentinel_read();
-    // A call written in an `omp single` construct is any thread's to
-    // make, in a team of several.
-    let in_single =
-        matches!(site, Site::Table(id) if SINGLE.with(Cell::get) == Some(id)) && wrap::team() > 1;
+    // A call written in an OpenMP `single`, `sections` or `task` block is
+    // any thread's to make, in a team of several.
+    let anyones = matches!(site, Site::Table(id) if ANY_THREAD.with(Cell::get) == Some(id))
+        && wrap::team() > 1;
     let mut s = state();
     let number = index as u32;
     let clashes = s.order.enter(index, site);
@@ -298,14 +300,14 @@ pub fn enter(site: Site) {
         return;
     };
     let main = index == init.thread;
-    let single = in_single && init.level <= Level::Funneled;
-    if (!main || single) && init.level <= Level::Funneled {
+    let any_thread = anyones && init.level <= Level::Funneled;
+    if (!main || any_thread) && init.level <= Level::Funneled {
         s.fault(ThreadFault::NotMain {
             site,
             thread: number,
             level: init.level,
             init: init.site,
-            single,
+            any_thread,
         });
     }
     if init.level == Level::Serialized {

@@ -29,7 +29,8 @@ initialised MPI. fib knows which thread calls, so the finding holds
 whatever the timing of the run. A call written inside `omp single`, in a
 team of several threads, is reported even when the main thread made it:
 whichever thread reaches the construct first runs it, so in another run
-a worker makes the call. Each site is reported once.
+a worker makes the call. So is one in a `sections` block or a `task`,
+which the runtime hands to any thread of the team. Each site is reported once.
 
 ## Why it matters
 
@@ -51,7 +52,7 @@ call.
 ## What to do
 
 Make the call from the main thread (`#pragma omp master` or `masked`,
-not `single`, or after the parallel region), or ask for MPI_THREAD_SERIALIZED or
+not `single`, `sections` or `task`, or after the parallel region), or ask for MPI_THREAD_SERIALIZED or
 MPI_THREAD_MULTIPLE and check that `provided` is at least that.
 ",
 };
@@ -63,9 +64,10 @@ pub struct ThreadNotMain {
     /// The first such thread's number (0 is the main thread; the others
     /// in the order of their first MPI call).
     pub thread: u32,
-    /// The call is inside an OpenMP `single` construct of a team of
-    /// several threads: any of them may make it, whichever did in the run.
-    pub single: bool,
+    /// The OpenMP construct (`single`, `sections`, `task`) of a team of
+    /// several threads the call is in, which any of them may run,
+    /// whichever did in the run.
+    pub construct: Option<String>,
     pub call: String,
     pub place: Place,
     /// The level provided, such as `MPI_THREAD_FUNNELED`.
@@ -80,9 +82,9 @@ impl Rule for ThreadNotMain {
     const CODE: &'static Code = &FIB042;
 
     fn finding(&self) -> Finding {
-        let what = if self.single {
+        let what = if let Some(c) = &self.construct {
             format!(
-                "{} inside `omp single` under {}: any thread of the team may make the call, and only the thread that initialised MPI may call MPI",
+                "{} inside `omp {c}` under {}: any thread of the team may make the call, and only the thread that initialised MPI may call MPI",
                 self.call, self.level
             )
         } else {
@@ -102,7 +104,7 @@ impl Rule for ThreadNotMain {
             ),
         );
         f.help = Some(format!(
-            "make the {} from the main thread (#pragma omp master or masked instead of single, or outside the parallel region), or initialise MPI with MPI_Init_thread at MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE and check `provided`",
+            "make the {} from the main thread (#pragma omp master or masked instead of single, sections or task, or outside the parallel region), or initialise MPI with MPI_Init_thread at MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE and check `provided`",
             self.call
         ));
         f
@@ -124,7 +126,7 @@ mod tests {
         let f = ThreadNotMain {
             ranks: vec![1],
             thread: 1,
-            single: false,
+            construct: None,
             call: "MPI_Recv".into(),
             place: at(14),
             level: "MPI_THREAD_FUNNELED".into(),
@@ -142,7 +144,7 @@ mod tests {
         let f = ThreadNotMain {
             ranks: vec![0],
             thread: 0,
-            single: true,
+            construct: Some("single".into()),
             call: "MPI_Send".into(),
             place: at(9),
             level: "MPI_THREAD_FUNNELED".into(),
