@@ -625,13 +625,23 @@ pub fn history_on() {
     }
 }
 
+/// Whether the threads' loads and stores are kept ([`history_on`]): only
+/// then are they dated by the calls their thread has seen return.
+pub fn keeps_history() -> bool {
+    HISTORY.load(Ordering::Relaxed)
+}
+
 /// The calling thread's own clock entry is now `value`, and the calls of
-/// the other threads it has seen return are `after`.
-pub fn epoch(value: u32, after: After) {
+/// the other threads it has seen return are `after`, when it is given
+/// (kept shared while it stays the same).
+pub fn epoch(value: u32, after: Option<Vec<u64>>) {
     let _ = LOCAL.try_with(|l| {
         l.epoch.set(value);
-        if let Ok(mut a) = l.after.try_borrow_mut() {
-            *a = Some(after);
+        let (Some(after), Ok(mut kept)) = (after, l.after.try_borrow_mut()) else {
+            return;
+        };
+        if kept.as_deref() != Some(after.as_slice()) {
+            *kept = Some(after.into());
         }
     });
 }

@@ -32,7 +32,7 @@ mod wrap;
 
 use std::cell::{Cell, RefCell};
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -74,7 +74,7 @@ fn with_me<T>(f: impl FnOnce(&mut Me) -> T) -> T {
         let mut m = m.borrow_mut();
         let me = m.get_or_insert_with(|| {
             let index = state().order.thread();
-            memory::epoch(1, std::sync::Arc::from([]));
+            memory::epoch(1, None);
             if index > 0 {
                 many();
             }
@@ -138,12 +138,9 @@ fn many() {
 /// Thread `t` stepped or acquired: the memory hooks date its accesses by
 /// its entry and by the rank's calls it has seen return.
 fn stepped(s: &State, t: usize) {
-    memory::epoch(s.order.point(t).1, s.seen_returns(t).into());
+    let after = memory::keeps_history().then(|| s.seen_returns(t));
+    memory::epoch(s.order.point(t).1, after);
 }
-
-/// How many of the rank's calls the rank made while it had one thread
-/// (every thread started later has seen them return).
-static BASE: AtomicU64 = AtomicU64::new(0);
 
 /// What `MPI_Init`/`MPI_Init_thread` said.
 #[derive(Clone, Copy)]
@@ -291,7 +288,7 @@ pub fn enter(site: Site) {
     let read = memory::sentinel_read();
     // A call written in an OpenMP `single`, `sections` or `task` block is
     // any thread's to make, in a team of several.
-    let anyones = matches!(site, Site::Table(id) if ANY_THREAD.with(Cell::get) == Some(id))
+    let in_any_threads_block = matches!(site, Site::Table(id) if ANY_THREAD.with(Cell::get) == Some(id))
         && wrap::team() > 1;
     let mut s = state();
     let number = index as u32;
@@ -300,7 +297,7 @@ pub fn enter(site: Site) {
         return;
     };
     let main = index == init.thread;
-    let any_thread = anyones && init.level <= Level::Funneled;
+    let any_thread = in_any_threads_block && init.level <= Level::Funneled;
     if (!main || any_thread) && init.level <= Level::Funneled {
         s.fault(ThreadFault::NotMain {
             site,
@@ -453,12 +450,8 @@ pub fn reuses(var: usize, site: Site) {
 /// The calling thread's MPI call returns; `reported` is its index among
 /// the rank's calls, if it was one.
 pub fn leave(reported: Option<u64>) {
-    // See [`enter`]: while the rank has one thread, nothing is logged but
-    // how many calls it made.
+    // See [`enter`]: while the rank has one thread, nothing is logged.
     if !MANY.load(Ordering::Relaxed) {
-        if let Some(i) = reported {
-            BASE.store(i + 1, Ordering::Relaxed);
-        }
         return;
     }
     let index = me();
