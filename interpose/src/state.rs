@@ -160,6 +160,10 @@ pub struct Win {
     /// The tags other ranks' segments of a shared window are watched
     /// under, once `MPI_Win_shared_query` handed them to the program.
     pub segments: Vec<u64>,
+    /// In a recorded run, a duplicate of the window's communicator (its
+    /// bits): the library's own barriers before a fence or the free, and
+    /// the word of each post to its origins, go over it.
+    pub private: Option<u64>,
 }
 
 /// The sites of the calls that opened a window's epochs ([`Win::opened`]).

@@ -20,6 +20,18 @@
 //!   window they touch, then made (the request forms hand the program a
 //!   request of the library's, completed by the usual waits).
 //!
+//! In a recorded run nothing waits for the scheduler: the rank names the
+//! window it makes itself (as a communicator, [`Up::Named`]); a fence and
+//! the free first pass a nonblocking barrier of the library's over a
+//! duplicate of the window's communicator, `MPI_Win_start` first waits for
+//! the word each target's `MPI_Win_post` sends its origins over it, and
+//! `MPI_Win_wait` polls `MPI_Win_test`, so that a rank that waits there
+//! long says so ([`Up::Blocked`]) and a deadlock is found; an
+//! `MPI_Win_test` that returns true is reported as a poll that returned
+//! something, one that returns false not at all. A lock's grant order is
+//! the scheduler's: a recorded run meeting `MPI_Win_lock` or
+//! `MPI_Win_lock_all` ends, and the program is checked with the scheduler.
+//!
 //! The rank judges alone, before the real call, the errors that would make
 //! MPI's behaviour undefined, and reports them typed ([`Up::OneSided`]):
 //! epoch errors (FIB035): a communication call outside an access epoch to
@@ -170,12 +182,34 @@ unsafe fn create(
         );
     }
     let cid = l.comm_id(comm);
-    l.event(Op::WinCreate { comm: cid, flavor });
-    let id = match l.wait_down() {
-        Down::NewComm { id } if id >= 0 => id as u32,
-        d => fatal(&format!("protocol error: expected a window id, got {d:?}")),
+    let recorded = l.record.is_some();
+    let given = if recorded {
+        // Sent before the creation: a rank the others' failure kills
+        // inside it still has it reported.
+        l.event_settled(Op::WinCreate { comm: cid, flavor }, true);
+        l.conn.flush();
+        None
+    } else {
+        l.event(Op::WinCreate { comm: cid, flavor });
+        match l.wait_down() {
+            Down::NewComm { id } if id >= 0 => Some(id as u32),
+            d => fatal(&format!("protocol error: expected a window id, got {d:?}")),
+        }
     };
     let (rc, base) = make();
+    let (id, private) = match given {
+        Some(id) => (id, None),
+        None => {
+            let Some(rec) = l.record.as_mut() else {
+                unreachable!("a recorded run")
+            };
+            let id = rec.name_comm();
+            l.push(Up::Named { comm: id });
+            let mut dup = RSMPI_COMM_NULL;
+            PMPI_Comm_dup(comm, &mut dup);
+            (id, Some(bits(dup)))
+        }
+    };
     if rc == 0 && !base.is_null() && size > 0 {
         crate::memory::watch(base as usize, size as usize, u64::from(id));
     }
@@ -213,9 +247,37 @@ unsafe fn create(
             },
             origins: Vec::new(),
             segments: Vec::new(),
+            private,
         },
     );
     rc
+}
+
+/// In a recorded run, a barrier of the library's among the window's ranks
+/// (over its private communicator), polled so that a rank waiting there
+/// long says so: the collective `MPI_Win_fence` and `MPI_Win_free` may
+/// return at once in MPI, or wait without a word.
+unsafe fn recorded_barrier(l: &mut Lib, private: u64) {
+    let comm: MPI_Comm = crate::handle::from_bits(private);
+    let mut req = RSMPI_REQUEST_NULL;
+    PMPI_Ibarrier(comm, &mut req);
+    l.spin(|| {
+        let mut flag: c_int = 0;
+        PMPI_Test(&mut req, &mut flag, RSMPI_STATUS_IGNORE);
+        flag != 0
+    });
+}
+
+/// The tag of the word a recorded run's `MPI_Win_post` sends each origin
+/// over the window's private communicator.
+const POSTED: c_int = 1;
+
+/// Frees a recorded run's private communicator of a window.
+unsafe fn free_private(w: &Win) {
+    if let Some(b) = w.private {
+        let mut comm: MPI_Comm = crate::handle::from_bits(b);
+        PMPI_Comm_free(&mut comm);
+    }
 }
 
 #[no_mangle]
@@ -427,12 +489,22 @@ pub unsafe extern "C" fn MPI_Win_free(win: *mut MPI_Win) -> c_int {
             RmaFault::StillOpen { open },
         );
     }
-    l.event(Op::WinFree { win: id });
-    l.wait_go();
+    match w.private {
+        Some(private) => {
+            l.event_settled(Op::WinFree { win: id }, true);
+            l.conn.flush();
+            recorded_barrier(&mut l, private);
+        }
+        None => {
+            l.event(Op::WinFree { win: id });
+            l.wait_go();
+        }
+    }
     let key = bits(*win);
     let rc = PMPI_Win_free(win);
     if let Some(w) = l.windows.remove(&key) {
         unwatch_all(&w);
+        free_private(&w);
     }
     rc
 }
@@ -463,6 +535,7 @@ pub unsafe fn free_leaked(l: &mut Lib) {
         PMPI_Win_free(&mut win);
         if let Some(w) = l.windows.remove(&b) {
             unwatch_all(&w);
+            free_private(&w);
         }
     }
 }
@@ -514,9 +587,19 @@ pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
             RmaFault::Overlapped { fence, lock },
         );
     }
-    window(&mut l, win, "MPI_Win_fence").opened.fence = crate::site::for_call();
-    l.event(Op::WinFence { win: id });
-    l.wait_go();
+    let w = window(&mut l, win, "MPI_Win_fence");
+    w.opened.fence = crate::site::for_call();
+    match w.private {
+        Some(private) => {
+            l.event_settled(Op::WinFence { win: id }, true);
+            l.conn.flush();
+            recorded_barrier(&mut l, private);
+        }
+        None => {
+            l.event(Op::WinFence { win: id });
+            l.wait_go();
+        }
+    }
     let rc = PMPI_Win_fence(assert, win);
     let w = window(&mut l, win, "MPI_Win_fence");
     w.fence = assert as i64 & MPI_MODE_NOSUCCEED as i64 == 0;
@@ -590,7 +673,25 @@ pub unsafe extern "C" fn MPI_Win_post(group: MPI_Group, assert: c_int, win: MPI_
     let w = window(&mut l, win, "MPI_Win_post");
     w.opened.exposure = crate::site::for_call();
     w.opened.exposure_group = ranks.iter().map(|&r| r as i32).collect();
+    let private = w.private;
     let rc = PMPI_Win_post(group, assert, win);
+    if let Some(private) = private {
+        // The word `MPI_Win_start` waits for at each origin.
+        let comm: MPI_Comm = crate::handle::from_bits(private);
+        for &r in &ranks {
+            let mut req = RSMPI_REQUEST_NULL;
+            PMPI_Isend(
+                std::ptr::null(),
+                0,
+                RSMPI_UINT8_T,
+                r as c_int,
+                POSTED,
+                comm,
+                &mut req,
+            );
+            PMPI_Request_free(&mut req);
+        }
+    }
     l.event(Op::WinPost {
         win: id,
         group: ranks,
@@ -618,11 +719,45 @@ pub unsafe extern "C" fn MPI_Win_start(group: MPI_Group, assert: c_int, win: MPI
     let w = window(&mut l, win, "MPI_Win_start");
     w.access = Some(ranks.iter().map(|&r| r as i32).collect());
     w.opened.access = crate::site::for_call();
-    l.event(Op::WinStart {
+    let private = w.private;
+    let op = Op::WinStart {
         win: id,
-        group: ranks,
-    });
-    l.wait_go();
+        group: ranks.clone(),
+    };
+    match private {
+        Some(private) => {
+            l.event_settled(op, true);
+            l.conn.flush();
+            // Every target's post first, as the engine has it.
+            let comm: MPI_Comm = crate::handle::from_bits(private);
+            let mut reqs = vec![RSMPI_REQUEST_NULL; ranks.len()];
+            for (req, &r) in reqs.iter_mut().zip(&ranks) {
+                PMPI_Irecv(
+                    std::ptr::null_mut(),
+                    0,
+                    RSMPI_UINT8_T,
+                    r as c_int,
+                    POSTED,
+                    comm,
+                    req,
+                );
+            }
+            l.spin(|| {
+                let mut flag: c_int = 0;
+                PMPI_Testall(
+                    reqs.len() as c_int,
+                    reqs.as_mut_ptr(),
+                    &mut flag,
+                    RSMPI_STATUSES_IGNORE,
+                );
+                flag != 0
+            });
+        }
+        None => {
+            l.event(op);
+            l.wait_go();
+        }
+    }
     PMPI_Win_start(group, assert, win)
 }
 
@@ -653,6 +788,9 @@ unsafe fn wait(win: MPI_Win, flag: *mut c_int) -> c_int {
     if !w.exposure {
         fault(&mut l, call, Some(id), RmaFault::NoPost);
     }
+    if w.private.is_some() {
+        return recorded_wait(&mut l, win, id, flag);
+    }
     l.event(Op::WinWait { win: id, test });
     let over = match l.wait_down() {
         Down::Go => true,
@@ -667,6 +805,44 @@ unsafe fn wait(win: MPI_Win, flag: *mut c_int) -> c_int {
     }
     window(&mut l, win, call).exposure = false;
     PMPI_Win_wait(win)
+}
+
+/// A recorded run's `MPI_Win_wait` (`flag` null) or `MPI_Win_test`: the
+/// wait polls MPI's test, saying so when it waits long; a test that
+/// returns true is a poll that returned something, one that returns false
+/// is not reported.
+unsafe fn recorded_wait(l: &mut Lib, win: MPI_Win, id: u32, flag: *mut c_int) -> c_int {
+    let mut rc = MPI_SUCCESS as c_int;
+    if flag.is_null() {
+        l.event_settled(
+            Op::WinWait {
+                win: id,
+                test: false,
+            },
+            true,
+        );
+        l.conn.flush();
+        l.spin(|| {
+            let mut done: c_int = 0;
+            rc = PMPI_Win_test(win, &mut done);
+            done != 0 || rc != MPI_SUCCESS as c_int
+        });
+    } else {
+        rc = PMPI_Win_test(win, flag);
+        if *flag == 0 {
+            l.polled_nothing();
+            return rc;
+        }
+        l.polled(
+            Op::WinWait {
+                win: id,
+                test: true,
+            },
+            vec![0],
+        );
+    }
+    window(l, win, "MPI_Win_wait").exposure = false;
+    rc
 }
 
 #[no_mangle]

@@ -377,17 +377,44 @@ fn a_recorded_run_whose_ranks_keep_failing_tests_is_checked_with_the_scheduler()
     );
 }
 
+/// Windows synchronised by fences and by post/start/complete/wait are
+/// followed without the scheduler: a fence a rank never reaches and a
+/// wait for a complete that never comes are deadlocks found from the
+/// ranks' own word that they wait, a put racing a store in one fence epoch
+/// is FIB038, a window never freed FIB037, an `MPI_Win_test` that returned
+/// true is followed, and the barrier behind a fence that already orders
+/// the put and the load is irrelevant, all as scheduled checks find.
+#[test]
+fn a_recorded_check_follows_fences_and_post_start_complete_wait() {
+    for (name, code, line) in [
+        ("../umpire/rma_fence_missing_deadlock.c", Some("FIB001"), 18),
+        (
+            "../umpire/rma_wait_without_complete_deadlock.c",
+            Some("FIB001"),
+            19,
+        ),
+        ("../umpire/rma_race_fence_same_epoch.c", Some("FIB038"), 19),
+        ("../umpire/rma_leaked_window.c", Some("FIB037"), 8),
+        ("../umpire/rma_pscw_test_ok.c", None, 0),
+        ("../barriers/mem_fence_orders.c", Some("FIB014"), 25),
+    ] {
+        let (v, _) = recorded_as_scheduled(name, "2");
+        let f = first_finding(&v["programs"][0]);
+        assert_eq!((f.0, f.2.unwrap_or(0)), (code, line), "{name}");
+    }
+}
+
 #[test]
 fn a_call_a_recorded_run_cannot_follow_is_checked_with_the_scheduler() {
-    // rma_leaked_window.c makes a window, which a recorded run does not
-    // follow yet: fib says so and checks it scheduled.
-    let name = "../umpire/rma_leaked_window.c";
+    // rma_lock_compete_ok.c locks a window, whose grant order a recorded
+    // run does not follow yet: fib says so and checks it scheduled.
+    let name = "../umpire/rma_lock_compete_ok.c";
     let (code, v, err) = check(name, "recorded", &["-n", "2"]);
     let (scode, scheduled, _) = check(name, "scheduled", &["-n", "2"]);
     assert_eq!(code, scode);
     assert_eq!(found(&v), found(&scheduled));
     assert!(
-        err.contains("a recorded run cannot follow MPI_Win_allocate (rank ")
+        err.contains("a recorded run cannot follow MPI_Win_lock (rank ")
             && err.contains(") yet: checked with the scheduler"),
         "{err}"
     );

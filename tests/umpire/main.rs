@@ -36,7 +36,7 @@
 //!   wildcard receives, barriers, `MPI_Waitany`, `MPI_Waitsome`, wildcard
 //!   probes, `MPI_Ibarrier`, `MPI_Ibcast`, `MPI_Iallreduce`, split, dup'ed,
 //!   Cartesian and intercommunicators, cancels, matched probes,
-//!   `MPI_Comm_idup`);
+//!   `MPI_Comm_idup`, windows);
 //! - `FIB_UMPIRE_JOBS=n`: how many programs to check at once (default 2);
 //! - `FIB_UMPIRE_TIMEOUT=secs`: per-program limit (default 300).
 
@@ -564,7 +564,7 @@ fn umpire_corpus_openmpi() {
 /// The corpus's programs of wildcard receives, barriers, `MPI_Waitany`,
 /// `MPI_Waitsome`, wildcard probes, some nonblocking collectives,
 /// communicator constructors (`MPI_Comm_idup` too), cancels, matched
-/// probes and tests in recorded runs (`--mode recorded`, under MPICH): the same
+/// probes, tests and windows in recorded runs (`--mode recorded`, under MPICH): the same
 /// outcomes, findings and verdicts as scheduled ones (`FIB_UMPIRE_RECORDED` lists which, as
 /// `FIB_UMPIRE_ONLY` does; `all` for every program). A program with a call
 /// a recorded run cannot follow is checked scheduled, and must pass too.
@@ -620,6 +620,8 @@ fn corpus_under(mpi: &'static str, recorded: bool) {
             "get_status",
             "iprobe",
             "improbe",
+            "rma_",
+            "win_",
         ]
         .map(String::from)
         .to_vec(),

@@ -187,8 +187,9 @@ pub enum Up {
     /// reported last found the message of world rank `src`. Sent before
     /// the call returns.
     Found { src: u32 },
-    /// In a recorded run: the communicator constructor the rank reported
-    /// last gave it a communicator, which its later calls name `comm` (a
+    /// In a recorded run: the communicator constructor (or window
+    /// creation) the rank reported last gave it a communicator (a window),
+    /// which its later calls name `comm` (a
     /// name of the rank's own, [`RECORDED_COMMS`](crate::RECORDED_COMMS)
     /// and above, until the scheduler renames it), or none
     /// ([`NO_COMM`](crate::NO_COMM)). Sent before the call returns.

@@ -716,10 +716,10 @@ pub struct Block {
 }
 
 impl Op {
-    /// The communicator ids the call names, to rename (a recorded run's
-    /// ranks name the communicators they make themselves, see
-    /// [`Up::Named`](crate::Up::Named)).
-    pub fn comms_mut(&mut self) -> Vec<&mut u32> {
+    /// The communicator and window ids the call names (one id space), to
+    /// rename (a recorded run's ranks name the communicators and windows
+    /// they make themselves, see [`Up::Named`](crate::Up::Named)).
+    pub fn ids_mut(&mut self) -> Vec<&mut u32> {
         match self {
             Op::Send { comm, .. }
             | Op::Recv { comm, .. }
@@ -736,6 +736,18 @@ impl Op {
             | Op::CommCreateGroup { comm, .. }
             | Op::IntercommMerge { comm, .. }
             | Op::WinCreate { comm, .. } => vec![comm],
+            Op::WinFree { win }
+            | Op::WinFence { win }
+            | Op::Rma { win, .. }
+            | Op::WinPost { win, .. }
+            | Op::WinStart { win, .. }
+            | Op::WinComplete { win }
+            | Op::WinWait { win, .. }
+            | Op::WinLock { win, .. }
+            | Op::WinUnlock { win, .. }
+            | Op::WinLockAll { win }
+            | Op::WinUnlockAll { win }
+            | Op::WinFlush { win, .. } => vec![win],
             Op::IntercommCreate {
                 local_comm,
                 peer_comm,

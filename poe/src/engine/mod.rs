@@ -147,8 +147,9 @@ impl Engine {
         self.path.follow(at, outcome);
     }
 
-    /// A followed run's test (`MPI_Test*`, `MPI_Request_get_status`) or
-    /// nonblocking probe, the call `rank` made last, returned something in
+    /// A followed run's test (`MPI_Test*`, `MPI_Request_get_status`,
+    /// `MPI_Win_test`) or nonblocking probe, the call `rank` made last,
+    /// returned something in
     /// MPI: it is never failed, and waits until the engine completes what
     /// it returned (the positions a `Testany` or `Testsome` returned, and
     /// whose message a wildcard probe found, come as its outcome,
@@ -163,6 +164,10 @@ impl Engine {
         if matches!(
             self.matching.op(id).kind,
             Kind::Wait { test: true, .. }
+                | Kind::Win {
+                    sync: WinSync::Wait { test: true },
+                    ..
+                }
                 | Kind::Probe {
                     blocking: false,
                     ..

@@ -234,8 +234,8 @@ impl<'a> Recorded<'a> {
         }
     }
 
-    /// Renames the communicators rank `r`'s call `op` names with the
-    /// engine's ids. A call goes to the engine only once the constructors
+    /// Renames the communicators and windows rank `r`'s call `op` names
+    /// with the engine's ids. A call goes to the engine only once the constructors
     /// before it are answered, and after their names came.
     pub fn rename(&self, r: usize, op: &mut Op) {
         // Most ranks make no communicator: their calls are left as they
@@ -243,11 +243,22 @@ impl<'a> Recorded<'a> {
         if self.renames[r].is_empty() {
             return;
         }
-        for c in op.comms_mut() {
+        for c in op.ids_mut() {
             if *c >= fib_wire::RECORDED_COMMS {
                 if let Some(&id) = self.renames[r].get(c) {
                     *c = id;
                 }
+            }
+        }
+    }
+
+    /// Renames the window a tag of rank `r`'s watched memory names (its
+    /// low half, [`fib_wire::Up::Watched`]) with the engine's id.
+    pub fn rename_tag(&self, r: usize, tag: &mut u64) {
+        let win = *tag as u32;
+        if win >= fib_wire::RECORDED_COMMS {
+            if let Some(&id) = self.renames[r].get(&win) {
+                *tag = (*tag & !u64::from(u32::MAX)) | u64::from(id);
             }
         }
     }
@@ -438,6 +449,7 @@ fn polls(op: &Op) -> bool {
     matches!(
         op,
         Op::Test { .. }
+            | Op::WinWait { test: true, .. }
             | Op::RequestGetStatus { .. }
             | Op::Probe {
                 blocking: false,

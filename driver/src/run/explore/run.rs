@@ -723,6 +723,13 @@ impl Loop<'_> {
 
     /// What the run produced, once it has ended.
     fn record(mut self, ending: Ending, stderr: String) -> RunRecord {
+        // A recorded run's ranks watch the windows they make under the
+        // names they gave them.
+        if let Some(x) = &self.recorded {
+            for w in &mut self.watched {
+                x.rename_tag(w.rank, &mut w.tag);
+            }
+        }
         let completed = ending.completed();
         let (receives, waits, probes) = self.fixed.take().unwrap_or_default();
         let exchanges = self.engine.conclude(&poe::engine::Vouch {
@@ -1051,7 +1058,17 @@ impl Loop<'_> {
                 win,
                 made,
                 fault,
-            } => self.endings.one_sided(r, site, call, win, made, fault),
+            } => {
+                // A recorded run's rank names its windows itself.
+                let win = win.map(|w| {
+                    let mut tag = u64::from(w);
+                    if let Some(x) = &self.recorded {
+                        x.rename_tag(r, &mut tag);
+                    }
+                    tag as u32
+                });
+                self.endings.one_sided(r, site, call, win, made, fault)
+            }
             Up::Overflow { site, call, fault } => self.endings.overflow(r, site, call, fault),
             Up::Thread { fault } => self.threads.push(ThreadIssue { rank: r, fault }),
             Up::StructType {
