@@ -69,6 +69,12 @@ pub struct Recording {
     /// rank; and the blocking probes made so far.
     probes_forced: HashMap<u64, u32>,
     probes: u64,
+    /// Lock calls (`MPI_Win_lock`, `MPI_Win_lock_all`) the plan holds back,
+    /// by their ordinal among the rank's lock calls: each waits, at a
+    /// target (a world rank), until another rank (world) was granted the
+    /// window's lock there so many times; and the lock calls made so far.
+    locks_forced: HashMap<u64, Vec<(u32, u32, u64)>>,
+    locks: u64,
     /// The name the next communicator the rank makes gets
     /// ([`fib_wire::Up::Named`]).
     next_comm: u32,
@@ -92,6 +98,7 @@ impl Recording {
         let mut forced = HashMap::default();
         let mut picks = HashMap::default();
         let mut probes_forced = HashMap::default();
+        let mut locks_forced: HashMap<u64, Vec<(u32, u32, u64)>> = HashMap::default();
         for kv in std::env::var(fib_wire::env::FORCE)
             .unwrap_or_default()
             .split(',')
@@ -103,6 +110,19 @@ impl Recording {
                 continue;
             };
             if who.parse::<i32>().ok() != Some(rank) {
+                continue;
+            }
+            if let Some(k) = k.strip_prefix('l') {
+                // `lK:X@T#J`: the K-th lock call waits until world rank X
+                // marked target T with J: its lock call J - 1 was granted
+                // there.
+                let wait = r.split_once('@').and_then(|(x, tj)| {
+                    let (t, j) = tj.split_once('#')?;
+                    Some((x.parse().ok()?, t.parse().ok()?, j.parse().ok()?))
+                });
+                if let (Ok(k), Some(wait)) = (k.parse(), wait) {
+                    locks_forced.entry(k).or_default().push(wait);
+                }
                 continue;
             }
             if let Some(k) = k.strip_prefix('p') {
@@ -142,6 +162,8 @@ impl Recording {
             waits: 0,
             probes_forced,
             probes: 0,
+            locks_forced,
+            locks: 0,
             next_comm: fib_wire::RECORDED_COMMS,
             wild: HashMap::default(),
             blocked: false,
@@ -210,6 +232,16 @@ impl Recording {
             Some(&w) if src == RSMPI_ANY_SOURCE => from_world(comm, w),
             _ => src,
         }
+    }
+
+    /// The next lock call's ordinal among the rank's lock calls, and the
+    /// marks it waits for (`(rank, target, mark)`, world ranks: the rank's
+    /// mark at the target, one more than its lock call's ordinal, once
+    /// that call was granted there), counting the call.
+    pub fn next_lock(&mut self) -> (u64, Vec<(u32, u32, u64)>) {
+        let k = self.locks;
+        self.locks += 1;
+        (k, self.locks_forced.remove(&k).unwrap_or_default())
     }
 
     /// An `MPI_Iprobe` found a message: it counts among the probes.

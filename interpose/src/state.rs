@@ -160,10 +160,30 @@ pub struct Win {
     /// The tags other ranks' segments of a shared window are watched
     /// under, once `MPI_Win_shared_query` handed them to the program.
     pub segments: Vec<u64>,
-    /// In a recorded run, a duplicate of the window's communicator (its
-    /// bits): the library's own barriers before a fence or the free, and
-    /// the word of each post to its origins, go over it.
-    pub private: Option<u64>,
+    /// In a recorded run, the library's own objects for the window.
+    pub private: Option<Private>,
+}
+
+/// A recorded run's own objects for a window (see `windows.rs`).
+pub struct Private {
+    /// A duplicate of the window's communicator (its bits): the library's
+    /// barriers before a fence or the free, and the word of each post to
+    /// its origins, go over it.
+    pub comm: u64,
+    /// The library's lock window (its bits), over `comm`: at each rank, a
+    /// word holding the lock's state and how many grants it made, then
+    /// how many times each rank of the window was granted it.
+    pub locks: u64,
+    /// The world rank of each rank of the window's group.
+    pub world: Vec<u32>,
+    /// This rank's place in the window's group.
+    pub me: c_int,
+    /// The targets whose lock of the library's this rank holds, and
+    /// whether exclusively.
+    pub held: Vec<(c_int, bool)>,
+    /// Per target, the mark this rank last left in the lock window there:
+    /// one more than the ordinal of its latest lock call granted there.
+    pub marks: Vec<u64>,
 }
 
 /// The sites of the calls that opened a window's epochs ([`Win::opened`]).

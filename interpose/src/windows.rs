@@ -28,9 +28,11 @@
 //! `MPI_Win_wait` polls `MPI_Win_test`, so that a rank that waits there
 //! long says so ([`Up::Blocked`]) and a deadlock is found; an
 //! `MPI_Win_test` that returns true is reported as a poll that returned
-//! something, one that returns false not at all. A lock's grant order is
-//! the scheduler's: a recorded run meeting `MPI_Win_lock` or
-//! `MPI_Win_lock_all` ends, and the program is checked with the scheduler.
+//! something, one that returns false not at all. Before MPI's lock, a
+//! rank takes a lock of the library's own (over a window of its own), whose
+//! grants are numbered per target, so that the rank can say in which order
+//! conflicting locks were granted ([`Up::Granted`]) and a later run's plan
+//! can hold a lock back until another was granted.
 //!
 //! The rank judges alone, before the real call, the errors that would make
 //! MPI's behaviour undefined, and reports them typed ([`Up::OneSided`]):
@@ -64,7 +66,7 @@ use mpi_sys::*;
 use crate::conn::fatal;
 use crate::handle::{bits, same};
 use crate::held::lib;
-use crate::state::{Kind, Lib, Opened, Real, Win};
+use crate::state::{Kind, Lib, Opened, Private, Real, Win};
 
 /// The window behind `win`, or the end of the run for a handle no
 /// modelled call made.
@@ -205,9 +207,7 @@ unsafe fn create(
             };
             let id = rec.name_comm();
             l.push(Up::Named { comm: id });
-            let mut dup = RSMPI_COMM_NULL;
-            PMPI_Comm_dup(comm, &mut dup);
-            (id, Some(bits(dup)))
+            (id, Some(private(comm)))
         }
     };
     if rc == 0 && !base.is_null() && size > 0 {
@@ -272,12 +272,181 @@ unsafe fn recorded_barrier(l: &mut Lib, private: u64) {
 /// over the window's private communicator.
 const POSTED: c_int = 1;
 
-/// Frees a recorded run's private communicator of a window.
+/// A recorded run's own objects for a window made over `comm`: a
+/// duplicate of the communicator, and the lock window over it, each
+/// rank's words zeroed before any rank reaches them, held open by a
+/// lock-all for the window's life.
+unsafe fn private(comm: MPI_Comm) -> Private {
+    let mut dup = RSMPI_COMM_NULL;
+    PMPI_Comm_dup(comm, &mut dup);
+    let (mut n, mut me): (c_int, c_int) = (0, 0);
+    PMPI_Comm_size(dup, &mut n);
+    PMPI_Comm_rank(dup, &mut me);
+    let words = 1 + n as usize;
+    let mut base: *mut i64 = std::ptr::null_mut();
+    let mut locks = RSMPI_WIN_NULL;
+    PMPI_Win_allocate(
+        (words * 8) as MPI_Aint,
+        8,
+        RSMPI_INFO_NULL,
+        dup,
+        &mut base as *mut *mut i64 as *mut c_void,
+        &mut locks,
+    );
+    std::ptr::write_bytes(base, 0, words);
+    PMPI_Barrier(dup);
+    PMPI_Win_lock_all(MPI_MODE_NOCHECK as c_int, locks);
+    Private {
+        comm: bits(dup),
+        locks: bits(locks),
+        world: (0..n).map(|r| crate::record::to_world(comm, r)).collect(),
+        me,
+        held: Vec::new(),
+        marks: vec![0; n as usize],
+    }
+}
+
+/// Frees a recorded run's own objects of a window, once every rank of it
+/// is done with them.
 unsafe fn free_private(w: &Win) {
-    if let Some(b) = w.private {
-        let mut comm: MPI_Comm = crate::handle::from_bits(b);
+    if let Some(p) = &w.private {
+        let mut locks: MPI_Win = crate::handle::from_bits(p.locks);
+        PMPI_Win_unlock_all(locks);
+        PMPI_Win_free(&mut locks);
+        let mut comm: MPI_Comm = crate::handle::from_bits(p.comm);
         PMPI_Comm_free(&mut comm);
     }
+}
+
+// The lock of the library's own that a recorded run's rank takes before
+// MPI's (so that MPI's is always free when asked): a word at each target,
+// the readers in its low 31 bits, a writer in bit 31, and the number of
+// grants made so far in its high half, changed by compare-and-swap, so
+// that of two conflicting grants the earlier has the lower number; then,
+// per rank of the window, a mark: one more than the ordinal among that
+// rank's lock calls of the latest one granted there, which a plan's order
+// waits on. Every request that MPI could grant is granted as soon as it
+// can be, as the engine's rules have it.
+
+/// The writer bit of a lock word, and one grant in its count.
+const WRITER: i64 = 1 << 31;
+const GRANT: i64 = 1 << 32;
+
+/// Adds `add` to the word at `disp` of `target` in the lock window `win`
+/// atomically; returns what it held.
+unsafe fn lock_add(win: MPI_Win, target: c_int, disp: MPI_Aint, add: i64) -> i64 {
+    let mut old: i64 = 0;
+    PMPI_Fetch_and_op(
+        &add as *const i64 as *const c_void,
+        &mut old as *mut i64 as *mut c_void,
+        RSMPI_INT64_T,
+        target,
+        disp,
+        RSMPI_SUM,
+        win,
+    );
+    PMPI_Win_flush(target, win);
+    old
+}
+
+/// Takes the lock of `target` if it is free for this kind of request:
+/// the grant's number there.
+unsafe fn try_lock(win: MPI_Win, target: c_int, exclusive: bool) -> Option<u64> {
+    let now = lock_add(win, target, 0, 0);
+    let free = match exclusive {
+        true => now & (GRANT - 1) == 0,
+        false => now & WRITER == 0,
+    };
+    if !free {
+        return None;
+    }
+    let new = now + GRANT + if exclusive { WRITER } else { 1 };
+    let mut was: i64 = 0;
+    PMPI_Compare_and_swap(
+        &new as *const i64 as *const c_void,
+        &now as *const i64 as *const c_void,
+        &mut was as *mut i64 as *mut c_void,
+        RSMPI_INT64_T,
+        target,
+        0,
+        win,
+    );
+    PMPI_Win_flush(target, win);
+    (was == now).then_some((now / GRANT) as u64)
+}
+
+/// Gives the lock of `target` back.
+unsafe fn unlock(win: MPI_Win, target: c_int, exclusive: bool) {
+    lock_add(win, target, 0, if exclusive { -WRITER } else { -1 });
+}
+
+/// Takes the library's lock of the window of `p` at every one of
+/// `targets` at once (none, or all: a lock-all waits for none while it
+/// holds some), after the grants the plan's `waits` name (another rank's
+/// mark at a target); marks the targets with the call's ordinal `k`;
+/// returns each target's world rank and grant number. A rank that waits
+/// long says so.
+unsafe fn take_locks(
+    l: &mut Lib,
+    p: &mut Private,
+    targets: &[c_int],
+    exclusive: bool,
+    k: u64,
+    waits: &[(u32, u32, u64)],
+) -> Vec<(u32, u64)> {
+    let win: MPI_Win = crate::handle::from_bits(p.locks);
+    let place = |w: u32| p.world.iter().position(|&x| x == w).map(|i| i as c_int);
+    let waits: Vec<(c_int, MPI_Aint, u64)> = waits
+        .iter()
+        .filter_map(|&(x, t, j)| {
+            let t = place(t).filter(|t| targets.contains(t))?;
+            Some((t, 1 + place(x)? as MPI_Aint, j))
+        })
+        .collect();
+    // A rank that waits here still serves the others' one-sided calls:
+    // MPI may need this rank's progress to grant or serve them.
+    let comm: MPI_Comm = crate::handle::from_bits(p.comm);
+    let progress = || {
+        let mut flag: c_int = 0;
+        PMPI_Iprobe(
+            RSMPI_ANY_SOURCE,
+            RSMPI_ANY_TAG,
+            comm,
+            &mut flag,
+            RSMPI_STATUS_IGNORE,
+        );
+    };
+    l.spin(|| {
+        progress();
+        waits
+            .iter()
+            .all(|&(t, x, j)| lock_add(win, t, x, 0) as u64 >= j)
+    });
+    let mut got: Vec<(c_int, u64)> = Vec::new();
+    l.spin(|| {
+        progress();
+        for &t in targets {
+            match try_lock(win, t, exclusive) {
+                Some(n) => got.push((t, n)),
+                None => {
+                    for &(u, _) in &got {
+                        unlock(win, u, exclusive);
+                    }
+                    got.clear();
+                    return false;
+                }
+            }
+        }
+        true
+    });
+    for &(t, _) in &got {
+        let mark = &mut p.marks[t as usize];
+        lock_add(win, t, 1 + p.me as MPI_Aint, (k + 1 - *mark) as i64);
+        *mark = k + 1;
+    }
+    got.into_iter()
+        .map(|(t, n)| (p.world[t as usize], n))
+        .collect()
 }
 
 #[no_mangle]
@@ -489,7 +658,7 @@ pub unsafe extern "C" fn MPI_Win_free(win: *mut MPI_Win) -> c_int {
             RmaFault::StillOpen { open },
         );
     }
-    match w.private {
+    match w.private.as_ref().map(|p| p.comm) {
         Some(private) => {
             l.event_settled(Op::WinFree { win: id }, true);
             l.conn.flush();
@@ -589,7 +758,7 @@ pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
     }
     let w = window(&mut l, win, "MPI_Win_fence");
     w.opened.fence = crate::site::for_call();
-    match w.private {
+    match w.private.as_ref().map(|p| p.comm) {
         Some(private) => {
             l.event_settled(Op::WinFence { win: id }, true);
             l.conn.flush();
@@ -673,7 +842,7 @@ pub unsafe extern "C" fn MPI_Win_post(group: MPI_Group, assert: c_int, win: MPI_
     let w = window(&mut l, win, "MPI_Win_post");
     w.opened.exposure = crate::site::for_call();
     w.opened.exposure_group = ranks.iter().map(|&r| r as i32).collect();
-    let private = w.private;
+    let private = w.private.as_ref().map(|p| p.comm);
     let rc = PMPI_Win_post(group, assert, win);
     if let Some(private) = private {
         // The word `MPI_Win_start` waits for at each origin.
@@ -719,7 +888,7 @@ pub unsafe extern "C" fn MPI_Win_start(group: MPI_Group, assert: c_int, win: MPI
     let w = window(&mut l, win, "MPI_Win_start");
     w.access = Some(ranks.iter().map(|&r| r as i32).collect());
     w.opened.access = crate::site::for_call();
-    let private = w.private;
+    let private = w.private.as_ref().map(|p| p.comm);
     let op = Op::WinStart {
         win: id,
         group: ranks.clone(),
@@ -913,13 +1082,73 @@ pub unsafe extern "C" fn MPI_Win_lock(
         w.opened.locks.push(crate::site::for_call());
         note_passive(w, EpochKind::Lock, rank);
     }
-    l.event(Op::WinLock {
+    let op = Op::WinLock {
         win: id,
         target: crate::values::rank_to_wire(rank),
         exclusive,
-    });
+    };
+    if l.record.is_some() {
+        return recorded_lock(&mut l, win, op, &[rank], exclusive, || {
+            PMPI_Win_lock(lock_type, rank, assert, win)
+        });
+    }
+    l.event(op);
     l.wait_go();
     PMPI_Win_lock(lock_type, rank, assert, win)
+}
+
+/// A recorded run's `MPI_Win_lock` (`targets` its one target) or
+/// `MPI_Win_lock_all` (`targets` empty: every rank of the window): reported
+/// as settled, the library's lock taken after the grants the plan makes
+/// it wait for, then MPI's (`real`), and the grants' numbers reported
+/// ([`Up::Granted`]). A lock of `MPI_PROC_NULL` takes nothing.
+unsafe fn recorded_lock(
+    l: &mut Lib,
+    win: MPI_Win,
+    op: Op,
+    targets: &[c_int],
+    exclusive: bool,
+    real: impl FnOnce() -> c_int,
+) -> c_int {
+    l.event_settled(op, true);
+    let Some(rec) = l.record.as_mut() else {
+        unreachable!("a recorded run")
+    };
+    let (k, waits) = rec.next_lock();
+    if targets == [RSMPI_PROC_NULL] {
+        return real();
+    }
+    let w = window(l, win, "MPI_Win_lock");
+    let Some(mut p) = w.private.take() else {
+        unreachable!("a recorded run's window")
+    };
+    let targets: Vec<c_int> = match targets {
+        [] => (0..p.world.len() as c_int).collect(),
+        t => t.to_vec(),
+    };
+    let grants = take_locks(l, &mut p, &targets, exclusive, k, &waits);
+    p.held.extend(targets.iter().map(|&t| (t, exclusive)));
+    window(l, win, "MPI_Win_lock").private = Some(p);
+    let rc = real();
+    l.push(Up::Granted { grants });
+    rc
+}
+
+/// A recorded run's unlock of `targets` (every rank of the window, for
+/// `None`): the library's locks go back once MPI's are released.
+unsafe fn recorded_unlock(l: &mut Lib, win: MPI_Win, targets: Option<c_int>) {
+    let w = window(l, win, "MPI_Win_unlock");
+    let Some(p) = w.private.as_mut() else {
+        return;
+    };
+    let lw: MPI_Win = crate::handle::from_bits(p.locks);
+    p.held.retain(|&(t, exclusive)| {
+        let hit = targets.is_none_or(|x| x == t);
+        if hit {
+            unlock(lw, t, exclusive);
+        }
+        !hit
+    });
 }
 
 #[no_mangle]
@@ -945,6 +1174,7 @@ pub unsafe extern "C" fn MPI_Win_unlock(rank: c_int, win: MPI_Win) -> c_int {
         }
     }
     let rc = PMPI_Win_unlock(rank, win);
+    recorded_unlock(&mut l, win, Some(rank));
     origins_done(&mut l, win, "MPI_Win_unlock", Some(rank));
     l.event(Op::WinUnlock {
         win: id,
@@ -975,6 +1205,11 @@ pub unsafe extern "C" fn MPI_Win_lock_all(assert: c_int, win: MPI_Win) -> c_int 
     w.lock_all = true;
     w.opened.lock_all = crate::site::for_call();
     note_passive(w, EpochKind::LockAll, 0);
+    if l.record.is_some() {
+        return recorded_lock(&mut l, win, Op::WinLockAll { win: id }, &[], false, || {
+            PMPI_Win_lock_all(assert, win)
+        });
+    }
     l.event(Op::WinLockAll { win: id });
     l.wait_go();
     PMPI_Win_lock_all(assert, win)
@@ -990,6 +1225,7 @@ pub unsafe extern "C" fn MPI_Win_unlock_all(win: MPI_Win) -> c_int {
     }
     w.lock_all = false;
     let rc = PMPI_Win_unlock_all(win);
+    recorded_unlock(&mut l, win, None);
     origins_done(&mut l, win, "MPI_Win_unlock_all", None);
     l.event(Op::WinUnlockAll { win: id });
     l.conn.flush();

@@ -28,8 +28,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::Instant;
 
 use fib_wire::{CollKind, FlushKind, Op, RmaKind, SendMode, Site, WinFlavor, ANY, COMM_WORLD};
-use poe::engine::{Fired, Kind};
-use poe::sim::{explore, Program, RunResult, Step, Turns};
+use poe::engine::{Fired, Kind, Outcomes, Peer, Policy, WinSync};
+use poe::sim::{explore, run_once_with, Program, RunResult, Step, Turns};
 use poe::{Config, Leak, OpId, RunEnd};
 
 /// The window every program makes: the first new id.
@@ -891,6 +891,107 @@ fn a_shared_request_grantable_now_can_still_follow_an_exclusive_one() {
     );
     let (outcomes, _) = check(0, &prog).unwrap();
     assert_eq!(outcomes, want.len());
+}
+
+/// Every run of the exploration (and so, by the comparison above, every
+/// execution MPI allows) can be followed from what a recorded run's ranks
+/// report of it: each wildcard receive's sender, and each lock grant's
+/// number at each of its targets (the grants at a window's target counted
+/// in the order they were made). The engine, taking past its empty plan
+/// what those say ([`Policy::Follow`], [`Outcome::granted_first`] for the
+/// grants), makes that run again: the same completion or deadlock, the
+/// same wildcard matches, the same order of conflicting lock epochs, the
+/// same completing call of every put.
+#[test]
+fn every_run_with_a_window_can_be_followed_from_its_grant_numbers() {
+    let (mut followed, mut grants, mut failures) = (0, 0, Vec::new());
+    for seed in 0..seeds() {
+        let prog = generate(seed);
+        // A failing `MPI_Win_test` is a call of its own in the engine, as
+        // many as timing makes (a recorded run reports none): the calls of
+        // such a run cannot be named in advance.
+        if prog
+            .iter()
+            .flatten()
+            .any(|c| matches!(c, Call::Wait { test: true }))
+        {
+            continue;
+        }
+        let sim = to_sim(&prog);
+        let cfg = cfg(prog.len());
+        for run in explore(&sim, cfg, Turns::Forward) {
+            let mut outcomes = Outcomes::new();
+            let mut counts: BTreeMap<(u32, usize), u64> = BTreeMap::new();
+            for f in run.fired.iter() {
+                match f {
+                    Fired::SendRecv {
+                        send,
+                        recv,
+                        wildcard: true,
+                    } => {
+                        outcomes.insert(*recv, poe::engine::Outcome::From(send.rank));
+                    }
+                    Fired::Sync { to, .. } => {
+                        let (win, targets) = match &run.ops[to.rank][to.index].kind {
+                            Kind::Win {
+                                win,
+                                sync:
+                                    WinSync::Lock {
+                                        target: Peer::Rank(t),
+                                        ..
+                                    },
+                            } => (*win, vec![*t]),
+                            Kind::Win {
+                                win,
+                                sync: WinSync::LockAll,
+                            } => (*win, (0..prog.len()).collect()),
+                            _ => continue,
+                        };
+                        let numbers = targets
+                            .into_iter()
+                            .map(|t| {
+                                let n = counts.entry((win, t)).or_default();
+                                *n += 1;
+                                (t, *n - 1)
+                            })
+                            .collect();
+                        grants += 1;
+                        outcomes.insert(
+                            *to,
+                            poe::engine::Outcome::Granted {
+                                win,
+                                grants: numbers,
+                            },
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            followed += 1;
+            let again = run_once_with(
+                &sim,
+                cfg,
+                Vec::new(),
+                Turns::Forward,
+                Policy::Follow(outcomes),
+            );
+            let (want, got) = (outcome_of(&prog, &run), outcome_of(&prog, &again));
+            if want.is_err() || want != got {
+                failures.push(format!(
+                    "seed {seed}: the run {want:?} followed gives {got:?}\n{}",
+                    show(&prog)
+                ));
+            }
+        }
+    }
+    eprintln!("{followed} runs followed, {grants} grants");
+    assert!(followed > 0 && grants > 0);
+    assert!(
+        failures.is_empty(),
+        "{} runs could not be followed; first:\n{}",
+        failures.len(),
+        failures[0]
+    );
 }
 
 /// The runs of an exploration as the arrival order must leave them: each

@@ -404,17 +404,49 @@ fn a_recorded_check_follows_fences_and_post_start_complete_wait() {
     }
 }
 
+/// Lock grants are followed and forced without the scheduler: each
+/// rank takes a lock of fib's own before MPI's and says which grant it
+/// was, and a later run holds a lock back until the plan's first was
+/// granted. Two ranks taking two windows' locks in opposite orders give
+/// the scheduled check's three grant orders, one a deadlock; a put in a
+/// lock epoch racing the target's load is FIB038; and a barrier that
+/// orders nothing beside shared lock epochs is irrelevant.
+#[test]
+fn a_recorded_check_follows_and_forces_lock_grants() {
+    let (v, scheduled) = recorded_as_scheduled("../umpire/rma_lock_order_deadlock.c", "2");
+    let p = &v["programs"][0];
+    assert_eq!(p["interleavings"], 3);
+    assert_eq!(
+        p["interleavings"],
+        scheduled["programs"][0]["interleavings"]
+    );
+    assert_eq!(first_finding(p), (Some("FIB001"), Some(0), Some(17)));
+    let (v, _) = recorded_as_scheduled("../umpire/rma_race_lock_put_load.c", "2");
+    assert_eq!(
+        first_finding(&v["programs"][0]).0,
+        Some("FIB038"),
+        "rma_race_lock_put_load.c"
+    );
+    let (v, _) = recorded_as_scheduled("../umpire/rma_lock_all_request_shared_ok.c", "2");
+    assert_eq!(
+        first_finding(&v["programs"][0]).0,
+        Some("FIB014"),
+        "rma_lock_all_request_shared_ok.c"
+    );
+}
+
 #[test]
 fn a_call_a_recorded_run_cannot_follow_is_checked_with_the_scheduler() {
-    // rma_lock_compete_ok.c locks a window, whose grant order a recorded
-    // run does not follow yet: fib says so and checks it scheduled.
-    let name = "../umpire/rma_lock_compete_ok.c";
+    // free_wildcard_receive.c frees a wildcard receive still pending,
+    // whose message only the scheduler chooses: fib says so and checks it
+    // scheduled.
+    let name = "free_wildcard_receive.c";
     let (code, v, err) = check(name, "recorded", &["-n", "2"]);
     let (scode, scheduled, _) = check(name, "scheduled", &["-n", "2"]);
     assert_eq!(code, scode);
     assert_eq!(found(&v), found(&scheduled));
     assert!(
-        err.contains("a recorded run cannot follow MPI_Win_lock (rank ")
+        err.contains("a recorded run cannot follow MPI_Request_free (rank 0")
             && err.contains(") yet: checked with the scheduler"),
         "{err}"
     );

@@ -927,6 +927,14 @@ impl Up {
                 w.u8(50);
                 w.u32(*src);
             }
+            Up::Granted { grants } => {
+                w.u8(56);
+                w.u32(grants.len() as u32);
+                for &(t, n) in grants {
+                    w.u32(t);
+                    w.u64(n);
+                }
+            }
             Up::Named { comm } => {
                 w.u8(51);
                 w.u32(*comm);
@@ -1146,6 +1154,17 @@ impl Up {
                     after,
                     seen: r.list()?,
                 }
+            }
+            56 => {
+                let n = r.u32()? as usize;
+                if n > r.buf.len() {
+                    return Err(WireError(format!("list of {n} grants in a short body")));
+                }
+                let mut grants = Vec::with_capacity(n);
+                for _ in 0..n {
+                    grants.push((r.u32()?, r.u64()?));
+                }
+                Up::Granted { grants }
             }
             t => return Err(WireError(format!("message tag {t}"))),
         };
@@ -2060,6 +2079,9 @@ mod tests {
             ranges: vec![(4, 8)],
             after: vec![17, 3],
             point: Some((2, 9)),
+        });
+        round_up(Up::Granted {
+            grants: vec![(0, 3), (5, 1 << 40)],
         });
         round_up(Up::CallThread {
             call: 1 << 40,

@@ -194,6 +194,12 @@ pub enum Up {
     /// and above, until the scheduler renames it), or none
     /// ([`NO_COMM`](crate::NO_COMM)). Sent before the call returns.
     Named { comm: u32 },
+    /// In a recorded run: the lock call the rank reported last
+    /// (`MPI_Win_lock`, or `MPI_Win_lock_all` for each rank of the window)
+    /// was granted, at each target (a world rank), as the window's n-th
+    /// grant there (counted from 0, by a lock of fib's own that the rank
+    /// takes before MPI's). Sent before the call returns.
+    Granted { grants: Vec<(u32, u64)> },
     /// In a recorded run: with `on`, the rank has waited a while in MPI
     /// for a call to complete, and everything it did before is sent;
     /// without, that call has completed since. The scheduler looks for a

@@ -349,6 +349,11 @@ pub enum Outcome {
     Subset(Vec<u32>),
     /// A receive the program asked to cancel was cancelled.
     Cancelled,
+    /// A lock request (`MPI_Win_lock`, `MPI_Win_lock_all`) on the window
+    /// `win` was granted as the n-th grant at each of its targets (world
+    /// ranks), counted per window and target: of conflicting requests, the
+    /// lower number was granted first.
+    Granted { win: u32, grants: Vec<(Rank, u64)> },
 }
 
 impl Outcome {

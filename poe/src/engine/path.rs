@@ -4,9 +4,11 @@
 //! another branch explored them. [`Path`] knows nothing of MPI: the engine
 //! hands it the choice points that matching found.
 
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use super::model::{Alternative, Choice, ChoicePoint, OpId, Planned, Policy, RunEnd};
+use super::model::{
+    Alternative, Choice, ChoicePoint, OpId, Outcome, Outcomes, Planned, Policy, Rank, RunEnd,
+};
 
 /// The choices of one run.
 pub(crate) struct Path {
@@ -20,6 +22,10 @@ pub(crate) struct Path {
     asleep: HashSet<(OpId, Alternative)>,
     /// The calls with an alternative in `asleep`.
     asleep_at: HashSet<OpId>,
+    /// In a followed run, the lock grants made so far per window and
+    /// target (world rank): a lock the run granted as the n-th there is
+    /// granted once n are made.
+    granted: HashMap<(u32, Rank), u64>,
 }
 
 impl Path {
@@ -31,6 +37,7 @@ impl Path {
             choices: Vec::new(),
             asleep: HashSet::default(),
             asleep_at: HashSet::default(),
+            granted: HashMap::default(),
         }
     }
 
@@ -83,16 +90,14 @@ impl Path {
             .plan
             .get(self.choices.len())
             .and_then(|p| p.expect.as_ref());
-        let followed = |at: OpId, a: &Alternative| match &self.policy {
-            Policy::Follow(outcomes) if self.exhausted() => {
-                outcomes.get(&at).is_some_and(|o| o.is(a))
-            }
+        let followed = |p: &ChoicePoint, a: &Alternative| match &self.policy {
+            Policy::Follow(outcomes) if self.exhausted() => self.took(outcomes, p.at, a),
             // A seeded pick stands for what MPI does: anything.
             Policy::Seeded(_) if self.exhausted() => true,
             Policy::Follow(_) | Policy::Seeded(_) => expected.is_some_and(|e| {
                 e.alternatives.iter().any(|x| match x {
-                    Alternative::Defer { at: d, alt } => *d == at && **alt == *a,
-                    x => e.at == at && x == a,
+                    Alternative::Defer { at: d, alt } => *d == p.at && **alt == *a,
+                    x => e.at == p.at && x == a,
                 })
             }),
             _ => false,
@@ -109,7 +114,7 @@ impl Path {
                     .chain(
                         p.alternatives
                             .iter()
-                            .filter(|a| asleep(a) && followed(p.at, a)),
+                            .filter(|a| asleep(a) && followed(p, a)),
                     )
                     .cloned()
                     .collect();
@@ -176,6 +181,13 @@ impl Path {
         };
         let (at, alt) = choice.fired();
         let alt = alt.clone();
+        if let (Policy::Follow(outcomes), Alternative::Grant(x)) = (&self.policy, &alt) {
+            if let Some(Outcome::Granted { win, grants }) = outcomes.get(x) {
+                for &(t, _) in grants {
+                    *self.granted.entry((*win, t)).or_default() += 1;
+                }
+            }
+        }
         // A cancel taken first does not commute with the point's own
         // alternatives: one of them can let the receive match, so that it
         // can no longer be cancelled.
@@ -229,8 +241,23 @@ impl Path {
                     Alternative::Defer { at, alt } => (*at, &**alt),
                     a => (point.at, a),
                 };
-                outcomes.get(&at).is_some_and(|o| o.is(alt))
+                self.took(outcomes, at, alt)
             }),
+        }
+    }
+
+    /// Whether the followed run's call `at` took `alt`: what it reported
+    /// taking, or for a lock grant, that the run granted that lock next at
+    /// each of its targets (every grant numbered before it there is made).
+    fn took(&self, outcomes: &Outcomes, at: OpId, alt: &Alternative) -> bool {
+        match alt {
+            Alternative::Grant(x) => match outcomes.get(x) {
+                Some(Outcome::Granted { win, grants }) => grants
+                    .iter()
+                    .all(|&(t, n)| self.granted.get(&(*win, t)).copied().unwrap_or(0) == n),
+                _ => false,
+            },
+            alt => outcomes.get(&at).is_some_and(|o| o.is(alt)),
         }
     }
 }
@@ -268,6 +295,43 @@ mod tests {
             site: Site::default(),
             alternatives: sends.iter().map(|&s| Alternative::Send(s)).collect(),
         }
+    }
+
+    #[test]
+    fn a_followed_run_grants_each_lock_once_the_grants_before_it_are_made() {
+        let (a, b, c) = (id(0, 3), id(1, 2), id(2, 5));
+        let granted = |win, n| Outcome::Granted {
+            win,
+            grants: vec![(0, n)],
+        };
+        let point = ChoicePoint {
+            at: a,
+            site: Site::default(),
+            alternatives: vec![
+                Alternative::Grant(a),
+                Alternative::Defer {
+                    at: b,
+                    alt: Box::new(Alternative::Grant(b)),
+                },
+                Alternative::Grant(c),
+            ],
+        };
+        // a was granted second on window 1, after b; c first on window 2,
+        // the same number at the same target, which orders nothing.
+        let outcomes: Outcomes = [(a, granted(1, 1)), (b, granted(1, 0)), (c, granted(2, 0))]
+            .into_iter()
+            .collect();
+        let mut p = Path::new(vec![], Policy::Follow(outcomes));
+        assert!(!p.awaits(&point, true));
+        assert_eq!(p.take(point.clone()).unwrap(), (b, Alternative::Grant(b)));
+        // b's grant made, a is next on window 1.
+        assert_eq!(p.pick(&point), Some(0));
+        // A lock granted after one not requested yet waits for it; one
+        // never granted is never taken.
+        let outcomes: Outcomes = [(a, granted(1, 1))].into_iter().collect();
+        let p = Path::new(vec![], Policy::Follow(outcomes));
+        assert_eq!(p.pick(&point), None);
+        assert!(p.awaits(&point, true));
     }
 
     #[test]

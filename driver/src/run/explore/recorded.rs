@@ -30,7 +30,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fib_wire::{Op, WaitKind, ANY};
-use poe::engine::{Alternative, Outcome, Planned};
+use poe::engine::{Alternative, Kind, Outcome, Peer, Planned, WinSync};
 use poe::{Engine, OpId};
 
 /// How long every rank still running must have said it waits before the
@@ -47,28 +47,51 @@ enum Ordinal {
     Pick(u64),
     /// Among its blocking probes.
     Probe(u64),
+    /// Among its lock calls (`MPI_Win_lock`, `MPI_Win_lock_all`).
+    Lock(u64),
+}
+
+/// Where a lock call asks for its lock: one target (a world rank), or
+/// every rank of the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LockOn {
+    One(u32),
+    All,
+}
+
+/// What the runs of one exploration learnt of the choosing calls they met,
+/// by the engine's name for them: their ordinals, and where each lock call
+/// asks for its lock.
+#[derive(Default)]
+struct Known {
+    ordinals: HashMap<OpId, Ordinal>,
+    locks: HashMap<OpId, LockOn>,
 }
 
 /// The ordinals of the choosing calls the runs of one exploration met, by
 /// the engine's name for them: what a later run's plan is forced by.
 #[derive(Default)]
-pub struct Ordinals(Mutex<HashMap<OpId, Ordinal>>);
+pub struct Ordinals(Mutex<Known>);
 
 impl Ordinals {
-    fn learn(&self, found: &[(OpId, Ordinal)]) {
+    fn learn(&self, found: &[(OpId, Ordinal)], locks: &[(OpId, LockOn)]) {
         let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.extend(found.iter().copied());
+        m.ordinals.extend(found.iter().copied());
+        m.locks.extend(locks.iter().copied());
     }
 
     /// [`fib_wire::env::FORCE`] for `plan`: for each planned choice, the
     /// receive that takes a message and the world rank it takes it from,
-    /// or the `Waitany` or `Waitsome` and the positions it returns; what
-    /// it cannot force otherwise (another call's choice, a test's or a
-    /// lock's; a replay token's, which names no call).
+    /// or the `Waitany` or `Waitsome` and the positions it returns, or
+    /// for a lock granted first, each conflicting lock call that must wait
+    /// for its grant (the granted rank's mark at their common target); what
+    /// it cannot force otherwise (another call's choice, a test's; a replay
+    /// token's, which names no call).
     pub(super) fn force(&self, plan: &[Planned]) -> Result<String, &'static str> {
-        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let known = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let m = &known.ordinals;
         let mut out = Vec::new();
-        let other = "a choice other than a receive's or a wait's";
+        let other = "a choice other than a receive's, a wait's or a lock's";
         for p in plan {
             let Some(point) = &p.expect else {
                 return Err("the choices of a replay token");
@@ -101,6 +124,37 @@ impl Ordinals {
                     let is: Vec<String> = is.iter().map(|i| i.to_string()).collect();
                     out.push(format!("{}/w{k}:{}", at.rank, is.join("+")))
                 }
+                (Alternative::Grant(z), _) => {
+                    let won = |x: &OpId| match (m.get(x), known.locks.get(x)) {
+                        (Some(Ordinal::Lock(k)), Some(&on)) => Some((*k, on)),
+                        _ => None,
+                    };
+                    let (kz, on_z) = won(z).ok_or(other)?;
+                    for a in &point.alternatives {
+                        let w = match a {
+                            Alternative::Grant(w) => *w,
+                            Alternative::Defer { alt, .. } => match **alt {
+                                Alternative::Grant(w) => w,
+                                _ => continue,
+                            },
+                            _ => continue,
+                        };
+                        if w == *z {
+                            continue;
+                        }
+                        let (kw, on_w) = won(&w).ok_or(other)?;
+                        let common = match (on_z, on_w) {
+                            (LockOn::One(t), LockOn::One(u)) => (t == u).then_some(t),
+                            (LockOn::One(t), LockOn::All) | (LockOn::All, LockOn::One(t)) => {
+                                Some(t)
+                            }
+                            (LockOn::All, LockOn::All) => None,
+                        };
+                        if let Some(t) = common {
+                            out.push(format!("{}/l{kw}:{}@{t}#{}", w.rank, z.rank, kz + 1));
+                        }
+                    }
+                }
                 _ => return Err(other),
             }
         }
@@ -124,7 +178,13 @@ impl Slot {
         if took.is_some() {
             self.took = took;
         }
-        if let (Some(id), Some(t)) = (self.op, &self.took) {
+        if let (Some(id), Some(t)) = (self.op, &mut self.took) {
+            // (A lock call is followed only once the engine has it.)
+            if let Outcome::Granted { win, .. } = t {
+                if let Kind::Win { win: w, .. } = &engine.op(id).kind {
+                    *win = *w;
+                }
+            }
             engine.follow(id, t.clone());
         }
     }
@@ -165,6 +225,13 @@ pub(super) struct Recorded<'a> {
     slots: HashMap<(usize, Ordinal), Slot>,
     /// The ordinals of the choosing calls fed, for the plans of later runs.
     found: Vec<(OpId, Ordinal)>,
+    /// Per rank, its lock calls reported and fed; the lock call fed last,
+    /// until the engine has it ([`Recorded::issued`]); and where each lock
+    /// call fed asks for its lock.
+    locks_reported: Vec<u64>,
+    locks_fed: Vec<u64>,
+    lock_fed: Option<OpId>,
+    lock_on: Vec<(OpId, LockOn)>,
     /// Per rank, whether it last said it waits in MPI.
     pub blocked: Vec<bool>,
     /// Since when every rank still running has waited.
@@ -200,6 +267,10 @@ impl<'a> Recorded<'a> {
             cancels: Default::default(),
             slots: HashMap::new(),
             found: Vec::new(),
+            locks_reported: vec![0; nprocs],
+            locks_fed: vec![0; nprocs],
+            lock_fed: None,
+            lock_on: Vec::new(),
             blocked: vec![false; nprocs],
             quiet_since: None,
             unrecorded: None,
@@ -330,6 +401,7 @@ impl<'a> Recorded<'a> {
             }
             // A blocking probe, or a nonblocking one that found a message.
             Op::Probe { .. } => self.probes_reported[r] += 1,
+            Op::WinLock { .. } | Op::WinLockAll { .. } => self.locks_reported[r] += 1,
             _ => {}
         }
     }
@@ -369,6 +441,13 @@ impl<'a> Recorded<'a> {
                 self.picks_fed[r] += 1;
                 (Ordinal::Pick(self.picks_fed[r] - 1), true)
             }
+            // Every lock request is a choice, the order of its grant,
+            // followed once the engine has the call ([`Recorded::issued`]).
+            Op::WinLock { .. } | Op::WinLockAll { .. } => {
+                self.locks_fed[r] += 1;
+                self.lock_fed = Some(id);
+                (Ordinal::Lock(self.locks_fed[r] - 1), false)
+            }
             _ => return polled,
         };
         self.found.push((id, k));
@@ -394,6 +473,52 @@ impl<'a> Recorded<'a> {
         };
         self.slots
             .entry((r, Ordinal::Recv(k)))
+            .or_default()
+            .fill(None, Some(took), engine);
+    }
+
+    /// The engine has the call fed last: a lock call's window and
+    /// targets (world ranks) are known now, and it is followed.
+    pub fn issued(&mut self, engine: &mut Engine) {
+        let Some(id) = self.lock_fed.take() else {
+            return;
+        };
+        let k = self.locks_fed[id.rank] - 1;
+        self.slots
+            .entry((id.rank, Ordinal::Lock(k)))
+            .or_default()
+            .fill(Some(id), None, engine);
+        let on = match &engine.op(id).kind {
+            Kind::Win {
+                sync:
+                    WinSync::Lock {
+                        target: Peer::Rank(t),
+                        ..
+                    },
+                ..
+            } => LockOn::One(*t as u32),
+            Kind::Win {
+                sync: WinSync::LockAll,
+                ..
+            } => LockOn::All,
+            _ => return,
+        };
+        self.lock_on.push((id, on));
+    }
+
+    /// Rank `r`'s last lock call reported was granted as `grants` say
+    /// (per target, a world rank, the grant's number there).
+    pub fn granted(&mut self, r: usize, grants: Vec<(u32, u64)>, engine: &mut Engine) {
+        let Some(k) = self.locks_reported[r].checked_sub(1) else {
+            return;
+        };
+        // The window is the engine's, once the call is fed ([`Slot::fill`]).
+        let took = Outcome::Granted {
+            win: 0,
+            grants: grants.into_iter().map(|(t, n)| (t as usize, n)).collect(),
+        };
+        self.slots
+            .entry((r, Ordinal::Lock(k)))
             .or_default()
             .fill(None, Some(took), engine);
     }
@@ -480,6 +605,6 @@ fn picks(op: &Op) -> bool {
 
 impl Drop for Recorded<'_> {
     fn drop(&mut self) {
-        self.ordinals.learn(&self.found);
+        self.ordinals.learn(&self.found, &self.lock_on);
     }
 }

@@ -675,6 +675,9 @@ impl Loop<'_> {
             None => false,
         };
         self.engine.call(r, call.site, call.op);
+        if let Some(x) = &mut self.recorded {
+            x.issued(&mut self.engine);
+        }
         if polled {
             self.engine.polled(r);
         }
@@ -937,6 +940,11 @@ impl Loop<'_> {
             Up::Found { src } => {
                 if let Some(x) = &mut self.recorded {
                     x.found(r, src, &mut self.engine);
+                }
+            }
+            Up::Granted { grants } => {
+                if let Some(x) = &mut self.recorded {
+                    x.granted(r, grants, &mut self.engine);
                 }
             }
             Up::Picked { indices } => {
