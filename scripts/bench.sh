@@ -196,21 +196,22 @@ PY
 # Scheduled runs against recorded ones (--mode recorded, the ranks never
 # waiting for fib): the native time, fib's time per interleaving in each
 # mode, both modes' interleaving counts and outcomes, and the calls per
-# second each rank makes while recorded. RING_RANKS (default "64 256") are
-# the sizes of the ring (tests/umpire/isend_irecv_ring.c); CALLS_ROUNDS
+# second each rank makes while recorded. RING_RANKS (default "64 256"; empty
+# for none) are the sizes of the ring (tests/umpire/isend_irecv_ring.c); CALLS_ROUNDS
 # (default 1000000) the rounds of bench/calls.c, whose calls cost MPI
 # little, so that its calls/s/rank is the recording's own rate;
 # POLLS_ROUNDS (default 20000) those of bench/polls.c, whose ranks poll
-# with MPI_Testall while they work.
+# with MPI_Testall while they work; RMA_ROUNDS (default 200) those of
+# bench/rma.c, fence epochs and shared lock epochs on two windows.
 modes_section() {
     mkdir -p target/bench
     for src in bench/pingpong.c bench/calls.c bench/polls.c bench/server.c bench/bandwidth.c \
-        tests/umpire/isend_irecv_ring.c tests/diffusion2d/diffusion2d_anysrc.c; do
+        bench/rma.c tests/umpire/isend_irecv_ring.c tests/diffusion2d/diffusion2d_anysrc.c; do
         mpicc.mpich -O2 -o "target/bench/$(basename "$src" .c)" "$src"
     done
     python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${SERVER_REQUESTS:-2000}" \
-        "${BANDWIDTH_ROUNDS:-500}" "${RING_RANKS:-64 256}" "${CALLS_ROUNDS:-1000000}" \
-        "${POLLS_ROUNDS:-20000}" <<'PY'
+        "${BANDWIDTH_ROUNDS:-500}" "${RING_RANKS-64 256}" "${CALLS_ROUNDS:-1000000}" \
+        "${POLLS_ROUNDS:-20000}" "${RMA_ROUNDS:-200}" <<'PY'
 import json
 import os
 import subprocess
@@ -224,6 +225,7 @@ cases = [
     ("bench/polls.c", 2, [sys.argv[7]], []),
     ("bench/server.c", 4, [sys.argv[3]], ["--max-interleavings", "1"]),
     ("bench/bandwidth.c", 2, [sys.argv[4]], []),
+    ("bench/rma.c", 2, [sys.argv[8]], []),
     ("tests/diffusion2d/diffusion2d_anysrc.c", 8, [], ["--max-interleavings", "20"]),
 ] + [("tests/umpire/isend_irecv_ring.c", int(n), [], []) for n in sys.argv[5].split()]
 

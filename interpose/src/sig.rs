@@ -125,6 +125,35 @@ unsafe fn op_name(op: MPI_Op) -> &'static str {
     ];
     ops.iter()
         .find(|(h, _)| same(*h, op))
+        .map_or_else(|| unexported_op(op), |(_, name)| name)
+}
+
+/// `MPI_MINLOC`, `MPI_MAXLOC`, `MPI_REPLACE` and `MPI_NO_OP`, which the
+/// bindings do not export ("" for another operation): Open MPI's handles
+/// are the addresses of its predefined objects, found by name; MPICH's
+/// are fixed values of its `mpi.h`.
+fn unexported_op(op: MPI_Op) -> &'static str {
+    static HANDLES: std::sync::OnceLock<Vec<(u64, &'static str)>> = std::sync::OnceLock::new();
+    let handles = HANDLES.get_or_init(|| {
+        let named = [
+            (c"ompi_mpi_op_minloc", 0x5800_000b, "MPI_MINLOC"),
+            (c"ompi_mpi_op_maxloc", 0x5800_000c, "MPI_MAXLOC"),
+            (c"ompi_mpi_op_replace", 0x5800_000d, "MPI_REPLACE"),
+            (c"ompi_mpi_op_no_op", 0x5800_000e, "MPI_NO_OP"),
+        ];
+        named
+            .into_iter()
+            .map(|(symbol, mpich, name)| {
+                // SAFETY: a lookup of a NUL-terminated name.
+                let at = unsafe { libc::dlsym(libc::RTLD_DEFAULT, symbol.as_ptr()) };
+                (if at.is_null() { mpich } else { at as u64 }, name)
+            })
+            .collect()
+    });
+    let b = bits(op);
+    handles
+        .iter()
+        .find(|(h, _)| *h == b)
         .map_or("", |(_, name)| name)
 }
 

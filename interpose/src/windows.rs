@@ -350,29 +350,35 @@ unsafe fn lock_add(win: MPI_Win, target: c_int, disp: MPI_Aint, add: i64) -> i64
 }
 
 /// Takes the lock of `target` if it is free for this kind of request:
-/// the grant's number there.
+/// the grant's number there. (Another rank changing the word meanwhile is
+/// no reason to give up while the lock stays free.)
 unsafe fn try_lock(win: MPI_Win, target: c_int, exclusive: bool) -> Option<u64> {
-    let now = lock_add(win, target, 0, 0);
-    let free = match exclusive {
-        true => now & (GRANT - 1) == 0,
-        false => now & WRITER == 0,
-    };
-    if !free {
-        return None;
+    let mut now = lock_add(win, target, 0, 0);
+    loop {
+        let free = match exclusive {
+            true => now & (GRANT - 1) == 0,
+            false => now & WRITER == 0,
+        };
+        if !free {
+            return None;
+        }
+        let new = now + GRANT + if exclusive { WRITER } else { 1 };
+        let mut was: i64 = 0;
+        PMPI_Compare_and_swap(
+            &new as *const i64 as *const c_void,
+            &now as *const i64 as *const c_void,
+            &mut was as *mut i64 as *mut c_void,
+            RSMPI_INT64_T,
+            target,
+            0,
+            win,
+        );
+        PMPI_Win_flush(target, win);
+        if was == now {
+            return Some((now / GRANT) as u64);
+        }
+        now = was;
     }
-    let new = now + GRANT + if exclusive { WRITER } else { 1 };
-    let mut was: i64 = 0;
-    PMPI_Compare_and_swap(
-        &new as *const i64 as *const c_void,
-        &now as *const i64 as *const c_void,
-        &mut was as *mut i64 as *mut c_void,
-        RSMPI_INT64_T,
-        target,
-        0,
-        win,
-    );
-    PMPI_Win_flush(target, win);
-    (was == now).then_some((now / GRANT) as u64)
 }
 
 /// Gives the lock of `target` back.

@@ -921,7 +921,9 @@ fn every_run_with_a_window_can_be_followed_from_its_grant_numbers() {
         let cfg = cfg(prog.len());
         for run in explore(&sim, cfg, Turns::Forward) {
             let mut outcomes = Outcomes::new();
-            let mut counts: BTreeMap<(u32, usize), u64> = BTreeMap::new();
+            // Per window and target, the grants in the order they were
+            // made, and whether each is exclusive.
+            let mut order: BTreeMap<(u32, usize), Vec<(OpId, bool)>> = BTreeMap::new();
             for f in run.fired.iter() {
                 match f {
                     Fired::SendRecv {
@@ -932,40 +934,61 @@ fn every_run_with_a_window_can_be_followed_from_its_grant_numbers() {
                         outcomes.insert(*recv, poe::engine::Outcome::From(send.rank));
                     }
                     Fired::Sync { to, .. } => {
-                        let (win, targets) = match &run.ops[to.rank][to.index].kind {
+                        let (win, targets, exclusive) = match &run.ops[to.rank][to.index].kind {
                             Kind::Win {
                                 win,
                                 sync:
                                     WinSync::Lock {
                                         target: Peer::Rank(t),
-                                        ..
+                                        exclusive,
                                     },
-                            } => (*win, vec![*t]),
+                            } => (*win, vec![*t], *exclusive),
                             Kind::Win {
                                 win,
                                 sync: WinSync::LockAll,
-                            } => (*win, (0..prog.len()).collect()),
+                            } => (*win, (0..prog.len()).collect(), false),
                             _ => continue,
                         };
-                        let numbers = targets
-                            .into_iter()
-                            .map(|t| {
-                                let n = counts.entry((win, t)).or_default();
-                                *n += 1;
-                                (t, *n - 1)
-                            })
-                            .collect();
+                        for t in targets {
+                            order.entry((win, t)).or_default().push((*to, exclusive));
+                        }
                         grants += 1;
-                        outcomes.insert(
-                            *to,
-                            poe::engine::Outcome::Granted {
-                                win,
-                                grants: numbers,
-                            },
-                        );
                     }
                     _ => {}
                 }
+            }
+            // Shared grants next to each other at a target may have been
+            // taken at once, and numbered in either order there: a
+            // recorded run's are, as its ranks race for them; and a number
+            // may be missing (a lock-all that gave its shared locks back
+            // took it).
+            let mut rng = Rng::new(seed);
+            // Per lock call: its window, whether exclusive, its numbers.
+            type Numbers = (u32, bool, Vec<(usize, u64)>);
+            let mut numbers: BTreeMap<OpId, Numbers> = BTreeMap::new();
+            for ((win, t), mut at) in order {
+                for i in 1..at.len() {
+                    if !at[i - 1].1 && !at[i].1 && rng.next().is_multiple_of(2) {
+                        at.swap(i - 1, i);
+                    }
+                }
+                let mut n = 0;
+                for (x, exclusive) in at {
+                    n += rng.next() % 3 / 2;
+                    let e = numbers.entry(x).or_insert((win, exclusive, Vec::new()));
+                    e.2.push((t, n));
+                    n += 1;
+                }
+            }
+            for (x, (win, exclusive, grants)) in numbers {
+                outcomes.insert(
+                    x,
+                    poe::engine::Outcome::Granted {
+                        win,
+                        exclusive,
+                        grants,
+                    },
+                );
             }
             followed += 1;
             let again = run_once_with(

@@ -350,10 +350,15 @@ pub enum Outcome {
     /// A receive the program asked to cancel was cancelled.
     Cancelled,
     /// A lock request (`MPI_Win_lock`, `MPI_Win_lock_all`) on the window
-    /// `win` was granted as the n-th grant at each of its targets (world
-    /// ranks), counted per window and target: of conflicting requests, the
-    /// lower number was granted first.
-    Granted { win: u32, grants: Vec<(Rank, u64)> },
+    /// `win`, `exclusive` or not, was granted as the n-th grant at each of
+    /// its targets (world ranks), counted per window and target: of
+    /// conflicting requests, the lower number was granted first (shared
+    /// grants taken at once may be numbered in any order).
+    Granted {
+        win: u32,
+        exclusive: bool,
+        grants: Vec<(Rank, u64)>,
+    },
 }
 
 impl Outcome {

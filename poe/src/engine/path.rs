@@ -4,6 +4,8 @@
 //! another branch explored them. [`Path`] knows nothing of MPI: the engine
 //! hands it the choice points that matching found.
 
+use std::collections::BTreeMap;
+
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::model::{
@@ -22,10 +24,12 @@ pub(crate) struct Path {
     asleep: HashSet<(OpId, Alternative)>,
     /// The calls with an alternative in `asleep`.
     asleep_at: HashSet<OpId>,
-    /// In a followed run, the lock grants made so far per window and
-    /// target (world rank): a lock the run granted as the n-th there is
-    /// granted once n are made.
-    granted: HashMap<(u32, Rank), u64>,
+    /// In a followed run, the lock grants it reported per window and
+    /// target (world rank), by number, with whether each is exclusive; and
+    /// those made so far: a lock is granted once every conflicting grant
+    /// numbered before it is made.
+    grants: HashMap<(u32, Rank), BTreeMap<u64, (OpId, bool)>>,
+    made: HashSet<OpId>,
 }
 
 impl Path {
@@ -37,7 +41,39 @@ impl Path {
             choices: Vec::new(),
             asleep: HashSet::default(),
             asleep_at: HashSet::default(),
-            granted: HashMap::default(),
+            grants: HashMap::default(),
+            made: HashSet::default(),
+        }
+        .indexed()
+    }
+
+    /// Indexes the lock grants of a followed run's outcomes given at the
+    /// start.
+    fn indexed(mut self) -> Path {
+        if let Policy::Follow(outcomes) = &self.policy {
+            let given: Vec<(OpId, Outcome)> =
+                outcomes.iter().map(|(k, v)| (*k, v.clone())).collect();
+            for (at, o) in &given {
+                self.index(*at, o);
+            }
+        }
+        self
+    }
+
+    /// Notes the lock grant `o` of the call `at`, if it is one.
+    fn index(&mut self, at: OpId, o: &Outcome) {
+        if let Outcome::Granted {
+            win,
+            exclusive,
+            grants,
+        } = o
+        {
+            for &(t, n) in grants {
+                self.grants
+                    .entry((*win, t))
+                    .or_default()
+                    .insert(n, (at, *exclusive));
+            }
         }
     }
 
@@ -181,12 +217,8 @@ impl Path {
         };
         let (at, alt) = choice.fired();
         let alt = alt.clone();
-        if let (Policy::Follow(outcomes), Alternative::Grant(x)) = (&self.policy, &alt) {
-            if let Some(Outcome::Granted { win, grants }) = outcomes.get(x) {
-                for &(t, _) in grants {
-                    *self.granted.entry((*win, t)).or_default() += 1;
-                }
-            }
+        if let (Policy::Follow(_), Alternative::Grant(x)) = (&self.policy, &alt) {
+            self.made.insert(*x);
         }
         // A cancel taken first does not commute with the point's own
         // alternatives: one of them can let the receive match, so that it
@@ -210,7 +242,8 @@ impl Path {
     /// follows ([`Policy::Follow`]; nothing under another policy).
     pub(crate) fn follow(&mut self, at: OpId, outcome: super::model::Outcome) {
         if let Policy::Follow(outcomes) = &mut self.policy {
-            outcomes.insert(at, outcome);
+            outcomes.insert(at, outcome.clone());
+            self.index(at, &outcome);
         }
     }
 
@@ -247,14 +280,25 @@ impl Path {
     }
 
     /// Whether the followed run's call `at` took `alt`: what it reported
-    /// taking, or for a lock grant, that the run granted that lock next at
-    /// each of its targets (every grant numbered before it there is made).
+    /// taking, or for a lock grant, that the run granted that lock and
+    /// every conflicting grant it reported numbered before it at one of its
+    /// targets is made. (The engine chooses only once every rank has
+    /// reported what it was granted; a number may be missing, taken by a
+    /// lock-all that gave its shared locks back to wait.)
     fn took(&self, outcomes: &Outcomes, at: OpId, alt: &Alternative) -> bool {
         match alt {
             Alternative::Grant(x) => match outcomes.get(x) {
-                Some(Outcome::Granted { win, grants }) => grants
-                    .iter()
-                    .all(|&(t, n)| self.granted.get(&(*win, t)).copied().unwrap_or(0) == n),
+                Some(Outcome::Granted {
+                    win,
+                    exclusive,
+                    grants,
+                }) => grants.iter().all(|&(t, n)| {
+                    self.grants.get(&(*win, t)).is_none_or(|before| {
+                        before
+                            .range(..n)
+                            .all(|(_, (y, e))| !(*exclusive || *e) || self.made.contains(y))
+                    })
+                }),
                 _ => false,
             },
             alt => outcomes.get(&at).is_some_and(|o| o.is(alt)),
@@ -298,10 +342,11 @@ mod tests {
     }
 
     #[test]
-    fn a_followed_run_grants_each_lock_once_the_grants_before_it_are_made() {
+    fn a_followed_run_grants_each_lock_once_the_conflicting_grants_before_it_are_made() {
         let (a, b, c) = (id(0, 3), id(1, 2), id(2, 5));
         let granted = |win, n| Outcome::Granted {
             win,
+            exclusive: true,
             grants: vec![(0, n)],
         };
         let point = ChoicePoint {
@@ -326,10 +371,17 @@ mod tests {
         assert_eq!(p.take(point.clone()).unwrap(), (b, Alternative::Grant(b)));
         // b's grant made, a is next on window 1.
         assert_eq!(p.pick(&point), Some(0));
-        // A lock granted after one not requested yet waits for it; one
-        // never granted is never taken.
+        // A lock granted first among those reported is taken, with a gap
+        // before it; one never granted is never taken.
         let outcomes: Outcomes = [(a, granted(1, 1))].into_iter().collect();
         let p = Path::new(vec![], Policy::Follow(outcomes));
+        assert_eq!(p.pick(&point), Some(0));
+        let outcomes: Outcomes = [(b, granted(1, 2)), (a, granted(1, 1))]
+            .into_iter()
+            .collect();
+        let mut p = Path::new(vec![], Policy::Follow(outcomes));
+        assert_eq!(p.take(point.clone()).unwrap(), (a, Alternative::Grant(a)));
+        let p = Path::new(vec![], Policy::Follow(Outcomes::new()));
         assert_eq!(p.pick(&point), None);
         assert!(p.awaits(&point, true));
     }

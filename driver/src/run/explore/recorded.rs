@@ -180,9 +180,16 @@ impl Slot {
         }
         if let (Some(id), Some(t)) = (self.op, &mut self.took) {
             // (A lock call is followed only once the engine has it.)
-            if let Outcome::Granted { win, .. } = t {
-                if let Kind::Win { win: w, .. } = &engine.op(id).kind {
+            if let Outcome::Granted { win, exclusive, .. } = t {
+                if let Kind::Win { win: w, sync } = &engine.op(id).kind {
                     *win = *w;
+                    *exclusive = matches!(
+                        sync,
+                        WinSync::Lock {
+                            exclusive: true,
+                            ..
+                        }
+                    );
                 }
             }
             engine.follow(id, t.clone());
@@ -512,9 +519,11 @@ impl<'a> Recorded<'a> {
         let Some(k) = self.locks_reported[r].checked_sub(1) else {
             return;
         };
-        // The window is the engine's, once the call is fed ([`Slot::fill`]).
+        // The window and the kind are the engine's call's, once it is fed
+        // ([`Slot::fill`]).
         let took = Outcome::Granted {
             win: 0,
+            exclusive: false,
             grants: grants.into_iter().map(|(t, n)| (t as usize, n)).collect(),
         };
         self.slots
