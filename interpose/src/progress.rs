@@ -552,7 +552,7 @@ pub fn free_progress_comm() {
 /// Lets MPI's progress engine run once, without touching any of the
 /// program's messages: a probe of the library's own communicator matches
 /// nothing and consumes nothing. Not once MPI is finalized.
-fn poke_progress() {
+pub(crate) fn poke_progress() {
     let mut done: c_int = 0;
     // SAFETY: MPI_Finalized may be called at any time.
     unsafe { PMPI_Finalized(&mut done) };

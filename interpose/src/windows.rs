@@ -253,6 +253,24 @@ unsafe fn create(
     rc
 }
 
+/// Reports the collective `op` on a window (a fence, the free) and waits
+/// until the real call may be made: for the scheduler's Go, or in a
+/// recorded run (the window's `private` communicator given) at the
+/// library's barrier.
+unsafe fn collective(l: &mut Lib, op: Op, private: Option<u64>) {
+    match private {
+        Some(private) => {
+            l.event_settled(op, true);
+            l.conn.flush();
+            recorded_barrier(l, private);
+        }
+        None => {
+            l.event(op);
+            l.wait_go();
+        }
+    }
+}
+
 /// In a recorded run, a barrier of the library's among the window's ranks
 /// (over its private communicator), polled so that a rank waiting there
 /// long says so: the collective `MPI_Win_fence` and `MPI_Win_free` may
@@ -411,17 +429,7 @@ unsafe fn take_locks(
         .collect();
     // A rank that waits here still serves the others' one-sided calls:
     // MPI may need this rank's progress to grant or serve them.
-    let comm: MPI_Comm = crate::handle::from_bits(p.comm);
-    let progress = || {
-        let mut flag: c_int = 0;
-        PMPI_Iprobe(
-            RSMPI_ANY_SOURCE,
-            RSMPI_ANY_TAG,
-            comm,
-            &mut flag,
-            RSMPI_STATUS_IGNORE,
-        );
-    };
+    let progress = crate::progress::poke_progress;
     l.spin(|| {
         progress();
         waits
@@ -664,17 +672,8 @@ pub unsafe extern "C" fn MPI_Win_free(win: *mut MPI_Win) -> c_int {
             RmaFault::StillOpen { open },
         );
     }
-    match w.private.as_ref().map(|p| p.comm) {
-        Some(private) => {
-            l.event_settled(Op::WinFree { win: id }, true);
-            l.conn.flush();
-            recorded_barrier(&mut l, private);
-        }
-        None => {
-            l.event(Op::WinFree { win: id });
-            l.wait_go();
-        }
-    }
+    let private = w.private.as_ref().map(|p| p.comm);
+    collective(&mut l, Op::WinFree { win: id }, private);
     let key = bits(*win);
     let rc = PMPI_Win_free(win);
     if let Some(w) = l.windows.remove(&key) {
@@ -764,17 +763,8 @@ pub unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: MPI_Win) -> c_int {
     }
     let w = window(&mut l, win, "MPI_Win_fence");
     w.opened.fence = crate::site::for_call();
-    match w.private.as_ref().map(|p| p.comm) {
-        Some(private) => {
-            l.event_settled(Op::WinFence { win: id }, true);
-            l.conn.flush();
-            recorded_barrier(&mut l, private);
-        }
-        None => {
-            l.event(Op::WinFence { win: id });
-            l.wait_go();
-        }
-    }
+    let private = w.private.as_ref().map(|p| p.comm);
+    collective(&mut l, Op::WinFence { win: id }, private);
     let rc = PMPI_Win_fence(assert, win);
     let w = window(&mut l, win, "MPI_Win_fence");
     w.fence = assert as i64 & MPI_MODE_NOSUCCEED as i64 == 0;
@@ -1094,6 +1084,10 @@ pub unsafe extern "C" fn MPI_Win_lock(
         exclusive,
     };
     if l.record.is_some() {
+        // The library's lock held, no conflicting lock is held or asked
+        // for: MPI need not ask the target (whose progress it would wait
+        // for while the target may wait in the library's lock).
+        let assert = assert | MPI_MODE_NOCHECK as c_int;
         return recorded_lock(&mut l, win, op, &[rank], exclusive, || {
             PMPI_Win_lock(lock_type, rank, assert, win)
         });
@@ -1212,6 +1206,7 @@ pub unsafe extern "C" fn MPI_Win_lock_all(assert: c_int, win: MPI_Win) -> c_int 
     w.opened.lock_all = crate::site::for_call();
     note_passive(w, EpochKind::LockAll, 0);
     if l.record.is_some() {
+        let assert = assert | MPI_MODE_NOCHECK as c_int;
         return recorded_lock(&mut l, win, Op::WinLockAll { win: id }, &[], false, || {
             PMPI_Win_lock_all(assert, win)
         });

@@ -897,11 +897,12 @@ fn a_shared_request_grantable_now_can_still_follow_an_exclusive_one() {
 /// execution MPI allows) can be followed from what a recorded run's ranks
 /// report of it: each wildcard receive's sender, and each lock grant's
 /// number at each of its targets (the grants at a window's target counted
-/// in the order they were made). The engine, taking past its empty plan
-/// what those say ([`Policy::Follow`], [`Outcome::granted_first`] for the
-/// grants), makes that run again: the same completion or deadlock, the
-/// same wildcard matches, the same order of conflicting lock epochs, the
-/// same completing call of every put.
+/// in the order they were made, neighbouring shared ones in either order,
+/// some numbers skipped). The engine, taking past its empty plan what
+/// those say ([`Policy::Follow`]; a lock once the conflicting grants
+/// numbered before it are made), makes that run again: the same
+/// completion or deadlock, the same wildcard matches, the same order of
+/// conflicting lock epochs, the same completing call of every put.
 #[test]
 fn every_run_with_a_window_can_be_followed_from_its_grant_numbers() {
     let (mut followed, mut grants, mut failures) = (0, 0, Vec::new());

@@ -408,17 +408,21 @@ fn a_recorded_check_follows_fences_and_post_start_complete_wait() {
 /// rank takes a lock of fib's own before MPI's and says which grant it
 /// was, and a later run holds a lock back until the plan's first was
 /// granted. Two ranks taking two windows' locks in opposite orders give
-/// the scheduled check's three grant orders, one a deadlock; a put in a
+/// the scheduled check's three grant orders (and may meet one twice), one
+/// a deadlock; a put in a
 /// lock epoch racing the target's load is FIB038; and a barrier that
 /// orders nothing beside shared lock epochs is irrelevant.
 #[test]
 fn a_recorded_check_follows_and_forces_lock_grants() {
     let (v, scheduled) = recorded_as_scheduled("../umpire/rma_lock_order_deadlock.c", "2");
     let p = &v["programs"][0];
-    assert_eq!(p["interleavings"], 3);
-    assert_eq!(
-        p["interleavings"],
-        scheduled["programs"][0]["interleavings"]
+    // A recorded run past its plan takes what MPI grants, which may be an
+    // order an earlier run explored: never fewer runs than scheduled.
+    assert_eq!(scheduled["programs"][0]["interleavings"], 3);
+    assert!(
+        p["interleavings"].as_u64() >= Some(3),
+        "{}",
+        p["interleavings"]
     );
     assert_eq!(first_finding(p), (Some("FIB001"), Some(0), Some(17)));
     let (v, _) = recorded_as_scheduled("../umpire/rma_race_lock_put_load.c", "2");

@@ -49,5 +49,9 @@ pub const RECORD: &str = "FIB_RECORD";
 /// `MPI_Waitany` or `MPI_Waitsome` (counting the two) returning the
 /// requests at positions `I` and `J` of its active ones; and `P/pK:R`,
 /// rank `P`'s `K`-th blocking probe, from `MPI_ANY_SOURCE`, finding the
-/// message of world rank `R`. The other choices take what MPI gives.
+/// message of world rank `R`; and `P/lK:X@T#J`, rank `P`'s `K`-th lock call
+/// (`MPI_Win_lock` and `MPI_Win_lock_all` counted together) waiting at
+/// world rank `T` until world rank `X`'s lock call `J - 1` was granted
+/// there (the mark `X` leaves in the library's lock window). The other
+/// choices take what MPI gives.
 pub const FORCE: &str = "FIB_FORCE";

@@ -51,12 +51,12 @@ enum Ordinal {
     Lock(u64),
 }
 
-/// Where a lock call asks for its lock: one target (a world rank), or
-/// every rank of the window.
+/// Where a lock call asks for its lock: on the window (the engine's id),
+/// one target (a world rank), or every rank of the window.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum LockOn {
-    One(u32),
-    All,
+    One(u32, u32),
+    All(u32),
 }
 
 /// What the runs of one exploration learnt of the choosing calls they met,
@@ -143,12 +143,14 @@ impl Ordinals {
                             continue;
                         }
                         let (kw, on_w) = won(&w).ok_or(other)?;
+                        // Locks of different windows never conflict.
                         let common = match (on_z, on_w) {
-                            (LockOn::One(t), LockOn::One(u)) => (t == u).then_some(t),
-                            (LockOn::One(t), LockOn::All) | (LockOn::All, LockOn::One(t)) => {
-                                Some(t)
+                            (LockOn::One(v, t), LockOn::One(w, u)) => {
+                                (v == w && t == u).then_some(t)
                             }
-                            (LockOn::All, LockOn::All) => None,
+                            (LockOn::One(v, t), LockOn::All(w))
+                            | (LockOn::All(w), LockOn::One(v, t)) => (v == w).then_some(t),
+                            (LockOn::All(_), LockOn::All(_)) => None,
                         };
                         if let Some(t) = common {
                             out.push(format!("{}/l{kw}:{}@{t}#{}", w.rank, z.rank, kz + 1));
@@ -497,17 +499,17 @@ impl<'a> Recorded<'a> {
             .fill(Some(id), None, engine);
         let on = match &engine.op(id).kind {
             Kind::Win {
+                win,
                 sync:
                     WinSync::Lock {
                         target: Peer::Rank(t),
                         ..
                     },
-                ..
-            } => LockOn::One(*t as u32),
+            } => LockOn::One(*win, *t as u32),
             Kind::Win {
+                win,
                 sync: WinSync::LockAll,
-                ..
-            } => LockOn::All,
+            } => LockOn::All(*win),
             _ => return,
         };
         self.lock_on.push((id, on));
