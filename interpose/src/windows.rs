@@ -428,17 +428,22 @@ unsafe fn take_locks(
         })
         .collect();
     // A rank that waits here still serves the others' one-sided calls:
-    // MPI may need this rank's progress to grant or serve them.
+    // MPI may need this rank's progress to grant or serve them. (A lock
+    // taken at the first try pays for no probe.)
     let progress = crate::progress::poke_progress;
-    l.spin(|| {
-        progress();
-        waits
-            .iter()
-            .all(|&(t, x, j)| lock_add(win, t, x, 0) as u64 >= j)
-    });
+    if !waits.is_empty() {
+        l.spin(|| {
+            let marked = waits
+                .iter()
+                .all(|&(t, x, j)| lock_add(win, t, x, 0) as u64 >= j);
+            if !marked {
+                progress();
+            }
+            marked
+        });
+    }
     let mut got: Vec<(c_int, u64)> = Vec::new();
     l.spin(|| {
-        progress();
         for &t in targets {
             match try_lock(win, t, exclusive) {
                 Some(n) => got.push((t, n)),
@@ -447,6 +452,7 @@ unsafe fn take_locks(
                         unlock(win, u, exclusive);
                     }
                     got.clear();
+                    progress();
                     return false;
                 }
             }
