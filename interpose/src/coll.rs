@@ -890,10 +890,31 @@ pub unsafe extern "C" fn MPI_Neighbor_alltoallw(
     })
 }
 
+/// In a recorded run, a barrier of the library's over `comm`, polled so that
+/// a rank waiting there long says so ([`Lib::spin`]): it comes before the
+/// calls MPI makes wait without a word for every rank of `comm` (window
+/// fences and frees over their private communicators, window creations,
+/// communicator constructors), so that a rank left waiting in one is a
+/// deadlock named at once rather than a time-out. Every rank of `comm`
+/// makes the same call, so the barriers match in the order of the calls.
+pub(crate) unsafe fn polled_barrier(l: &mut crate::state::Lib, comm: MPI_Comm) {
+    let mut req = RSMPI_REQUEST_NULL;
+    PMPI_Ibarrier(comm, &mut req);
+    l.spin(|| {
+        let mut flag: c_int = 0;
+        PMPI_Test(&mut req, &mut flag, RSMPI_STATUS_IGNORE);
+        flag != 0
+    });
+}
+
 /// Reports a communicator constructor, waits for the new id, runs the real
-/// constructor with `make` and records the handle it yields.
+/// constructor with `make` and records the handle it yields. `over`: the
+/// communicator every rank of which makes the call (`MPI_COMM_NULL` when
+/// only some do, as for `MPI_Comm_create_group`), which a recorded run's
+/// rank passes a [`polled_barrier`] over first.
 pub(crate) unsafe fn construct(
     op: Op,
+    over: MPI_Comm,
     newcomm: *mut MPI_Comm,
     make: impl FnOnce() -> c_int,
 ) -> c_int {
@@ -915,6 +936,9 @@ pub(crate) unsafe fn construct(
         // Sent before the constructor: a rank the others' failure kills
         // inside it still has it reported.
         l.conn.flush();
+        if !same(over, RSMPI_COMM_NULL) {
+            polled_barrier(&mut l, over);
+        }
         let rc = make();
         let comm = if same(*newcomm, RSMPI_COMM_NULL) {
             fib_wire::NO_COMM
@@ -956,7 +980,7 @@ pub(crate) unsafe fn construct(
 #[no_mangle]
 pub unsafe extern "C" fn MPI_Comm_dup(comm: MPI_Comm, newcomm: *mut MPI_Comm) -> c_int {
     let cid = lib().comm_id(comm);
-    construct(Op::CommDup { comm: cid }, newcomm, || {
+    construct(Op::CommDup { comm: cid }, comm, newcomm, || {
         PMPI_Comm_dup(comm, newcomm)
     })
 }
@@ -980,6 +1004,7 @@ pub unsafe extern "C" fn MPI_Comm_split(
             color: wire_color,
             key,
         },
+        comm,
         newcomm,
         || PMPI_Comm_split(comm, color, key, newcomm),
     )
@@ -1009,7 +1034,7 @@ pub unsafe extern "C" fn MPI_Comm_create(
 ) -> c_int {
     let cid = lib().comm_id(comm);
     let members = world_members(group);
-    construct(Op::CommCreate { comm: cid, members }, newcomm, || {
+    construct(Op::CommCreate { comm: cid, members }, comm, newcomm, || {
         PMPI_Comm_create(comm, group, newcomm)
     })
 }
@@ -1035,6 +1060,7 @@ pub unsafe extern "C" fn MPI_Comm_create_group(
             members,
             tag,
         },
+        RSMPI_COMM_NULL,
         newcomm,
         || PMPI_Comm_create_group(comm, group, tag, newcomm),
     )

@@ -58,7 +58,7 @@ pub unsafe extern "C" fn MPI_Intercomm_create(
             tag,
         }
     };
-    construct(op, newintercomm, || {
+    construct(op, local_comm, newintercomm, || {
         PMPI_Intercomm_create(
             local_comm,
             local_leader,
@@ -87,7 +87,7 @@ pub unsafe extern "C" fn MPI_Intercomm_merge(
         comm: cid,
         high: high != 0,
     };
-    let rc = construct(op, newintracomm, || {
+    let rc = construct(op, intercomm, newintracomm, || {
         PMPI_Intercomm_merge(intercomm, high, newintracomm)
     });
     if rc == MPI_SUCCESS as c_int {

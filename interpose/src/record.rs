@@ -32,8 +32,13 @@
 //! says it spins and is blocked ([`fib_wire::Up::Spinning`]): if every
 //! other rank waits too, the scheduler checks the program itself (a
 //! livelock is its to find).
-//! A call whose outcome only the scheduler gives in this version (a
-//! window's, ...) ends the run ([`fib_wire::Up::Unrecorded`]).
+//! A call whose outcome only the scheduler gives in this version (the
+//! free of a wildcard receive still pending) ends the run
+//! ([`fib_wire::Up::Unrecorded`]).
+//! MPI's collective calls that wait without a word (communicator
+//! constructors, window creations, fences and frees) are preceded by a
+//! polled barrier of the library's ([`crate::coll::polled_barrier`]), so
+//! that a rank left in one says it is blocked.
 
 use std::os::raw::c_int;
 

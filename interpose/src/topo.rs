@@ -43,7 +43,7 @@ unsafe fn split_as(
         color: wire_color,
         key,
     };
-    let rc = construct(op, newcomm, make);
+    let rc = construct(op, comm, newcomm, make);
     if rc == MPI_SUCCESS as c_int {
         check_split(how, comm, color, key, *newcomm);
     }

@@ -190,6 +190,8 @@ unsafe fn create(
         // inside it still has it reported.
         l.event_settled(Op::WinCreate { comm: cid, flavor }, true);
         l.conn.flush();
+        // MPI's creation waits without a word for every rank of `comm`.
+        crate::coll::polled_barrier(&mut l, comm);
         None
     } else {
         l.event(Op::WinCreate { comm: cid, flavor });
@@ -262,28 +264,13 @@ unsafe fn collective(l: &mut Lib, op: Op, private: Option<u64>) {
         Some(private) => {
             l.event_settled(op, true);
             l.conn.flush();
-            recorded_barrier(l, private);
+            crate::coll::polled_barrier(l, crate::handle::from_bits(private));
         }
         None => {
             l.event(op);
             l.wait_go();
         }
     }
-}
-
-/// In a recorded run, a barrier of the library's among the window's ranks
-/// (over its private communicator), polled so that a rank waiting there
-/// long says so: the collective `MPI_Win_fence` and `MPI_Win_free` may
-/// return at once in MPI, or wait without a word.
-unsafe fn recorded_barrier(l: &mut Lib, private: u64) {
-    let comm: MPI_Comm = crate::handle::from_bits(private);
-    let mut req = RSMPI_REQUEST_NULL;
-    PMPI_Ibarrier(comm, &mut req);
-    l.spin(|| {
-        let mut flag: c_int = 0;
-        PMPI_Test(&mut req, &mut flag, RSMPI_STATUS_IGNORE);
-        flag != 0
-    });
 }
 
 /// The tag of the word a recorded run's `MPI_Win_post` sends each origin
