@@ -197,6 +197,17 @@ fn end(out: &mut [u8], at: usize) {
     out[at..at + FRAME_HEADER].copy_from_slice(&len.to_le_bytes());
 }
 
+/// Appends the frame of `Up::Op { site, op }` to `out`, as
+/// [`Up::encode`] makes it, from a borrowed call.
+pub fn encode_call(site: Site, op: &Op, out: &mut Vec<u8>) {
+    let at = begin(out);
+    let mut w = W(out);
+    w.u8(3);
+    w.site(site);
+    encode_op(&mut w, op);
+    end(out, at);
+}
+
 /// Appends the frame body `body` (as [`Frames::next_body`] gave it) to
 /// `out`, framed again, for [`Frames`] to split off later.
 pub fn frame(body: &[u8], out: &mut Vec<u8>) {
@@ -1667,6 +1678,12 @@ mod tests {
     fn round_up(m: Up) {
         let mut out = Vec::new();
         m.encode(&mut out);
+        // A call framed from a borrow is the same frame.
+        if let Up::Op { site, op } = &m {
+            let mut borrowed = Vec::new();
+            encode_call(*site, op, &mut borrowed);
+            assert_eq!(borrowed, out);
+        }
         let mut f = Frames::default();
         // Feed byte by byte: framing must not depend on read sizes.
         let mut got = Vec::new();

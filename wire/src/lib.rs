@@ -35,7 +35,7 @@ mod site;
 mod support;
 mod threads;
 
-pub use codec::{frame, Frames, WireError, FRAME_HEADER};
+pub use codec::{encode_call, frame, Frames, WireError, FRAME_HEADER};
 pub use extents::{Memory, Overflow};
 pub use messages::{Access, Down, Up};
 pub use onesided::{Epoch, EpochKind, RmaFault};

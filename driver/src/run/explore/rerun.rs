@@ -19,6 +19,8 @@ pub(crate) struct Rerun {
     /// are kept in blocks that are never reallocated, so that a long run
     /// does not copy them as they grow (see [`poe::segmented`]).
     calls: Vec<Vec<Vec<u8>>>,
+    /// A call's frame while it is made, before it goes to its block.
+    scratch: Vec<u8>,
 }
 
 /// The first block's size; each further block is twice its predecessor,
@@ -31,13 +33,28 @@ impl Rerun {
     pub(crate) fn start(nprocs: usize) -> Rerun {
         Rerun {
             calls: vec![Vec::new(); nprocs],
+            scratch: Vec::new(),
         }
     }
 
     /// Rank `r` made the call whose [`Up::Op`] frame body is `body`.
     pub(crate) fn push(&mut self, r: usize, body: &[u8]) {
+        self.block(r, fib_wire::FRAME_HEADER + body.len());
+        fib_wire::frame(body, self.calls[r].last_mut().expect("a block with room"));
+    }
+
+    /// Rank `r` made the call `op` at `site` (as the engine takes it).
+    pub(crate) fn push_call(&mut self, r: usize, site: fib_wire::Site, op: &fib_wire::Op) {
+        self.scratch.clear();
+        fib_wire::encode_call(site, op, &mut self.scratch);
+        self.block(r, self.scratch.len());
+        let block = self.calls[r].last_mut().expect("a block with room");
+        block.extend_from_slice(&self.scratch);
+    }
+
+    /// Makes room for `need` more bytes in rank `r`'s last block.
+    fn block(&mut self, r: usize, need: usize) {
         let blocks = &mut self.calls[r];
-        let need = fib_wire::FRAME_HEADER + body.len();
         let room = blocks
             .last()
             .is_some_and(|b| b.capacity() - b.len() >= need);
@@ -47,7 +64,6 @@ impl Rerun {
                 .map_or(FIRST_BLOCK, |b| (2 * b.capacity()).min(LARGEST_BLOCK));
             blocks.push(Vec::with_capacity(next.max(need)));
         }
-        fib_wire::frame(body, blocks.last_mut().expect("a block with room"));
     }
 
     /// The run completed with these operations and matches: `None` when

@@ -660,13 +660,7 @@ impl Loop<'_> {
             x.rename(r, &mut call.op);
             // The rerun takes the call as the engine does.
             if let Some(rerun) = &mut self.rerun {
-                let mut frame = Vec::new();
-                fib_wire::Up::Op {
-                    site: call.site,
-                    op: call.op.clone(),
-                }
-                .encode(&mut frame);
-                rerun.push(r, &frame[fib_wire::FRAME_HEADER..]);
+                rerun.push_call(r, call.site, &call.op);
             }
         }
         self.ahead[r].fed(&call);
@@ -1152,7 +1146,12 @@ impl Loop<'_> {
         // (none when every answer was owed to calls that went ahead).
         let mut per: Vec<Vec<u8>> = Vec::new();
         let n = self.by_rank.len();
+        // The ranks of a recorded run read nothing.
+        let recorded = self.recorded.is_some();
         let mut encode = |r: usize, d: &Down| {
+            if recorded {
+                return;
+            }
             if per.is_empty() {
                 per.resize_with(n, Vec::new);
             }
@@ -1181,10 +1180,6 @@ impl Loop<'_> {
             }
         }
         for (r, bytes) in per.into_iter().enumerate() {
-            // The ranks of a recorded run read nothing.
-            if self.recorded.is_some() {
-                break;
-            }
             let Some(c) = self.by_rank[r] else { continue };
             if bytes.is_empty() || self.conns[c].eof {
                 continue;
