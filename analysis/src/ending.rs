@@ -5,6 +5,15 @@
 //! without a report is the ending only when nothing read after it explains
 //! it (another rank's crash, abort or MPI error, which the launcher answers
 //! by killing the job).
+//!
+//! A rank that finds an argument MPI does not accept (or a call fib does
+//! not model) says so before the call and waits to be ended. Ranks of one
+//! program often do so at once, each at its own call: which report comes
+//! first is timing, and the ending would change from run to run. Such
+//! reports are held ([`Endings::checks_pending`]) while the other ranks go
+//! on, until each has made one, waits, or is gone (or a short while has
+//! passed: the loop's call, [`Endings::settle_checks`]); the lowest rank's
+//! then wins, and wins over anything read after the first of them.
 
 use fib_wire::{Op, RmaFault, Site};
 use poe::engine::RunEnd;
@@ -29,6 +38,9 @@ pub struct Endings {
     /// Ranks whose connection closed before `MPI_Finalize` with no report
     /// of a failure: the ending unless a report read after it explains it.
     quiet: Vec<usize>,
+    /// The argument checks (and unmodelled calls) reported while nothing
+    /// was decided, in the order read: the lowest rank's is the ending.
+    checks: Vec<(usize, Ending)>,
 }
 
 impl Endings {
@@ -44,6 +56,7 @@ impl Endings {
             exit_site: vec![None; nprocs],
             exited: vec![false; nprocs],
             quiet: Vec::new(),
+            checks: Vec::new(),
         }
     }
 
@@ -57,8 +70,44 @@ impl Endings {
         self.decided.take()
     }
 
+    /// Decides `e`, unless an ending was decided or argument checks came
+    /// before it (the lowest rank's of them wins).
     fn decide(&mut self, e: Ending) {
+        self.settle_checks();
         self.decided.get_or_insert(e);
+    }
+
+    /// Rank `r` reported the argument check (or unmodelled call) `e`: held
+    /// until [`Endings::settle_checks`].
+    fn check(&mut self, r: usize, e: Ending) {
+        if self.decided.is_none() {
+            self.checks.push((r, e));
+        }
+    }
+
+    /// Whether argument checks wait to be settled: the loop lets the other
+    /// ranks go on until each has reported one ([`Endings::checked`]), waits
+    /// or is gone, for a short while at most.
+    pub fn checks_pending(&self) -> bool {
+        self.decided.is_none() && !self.checks.is_empty()
+    }
+
+    /// Whether rank `r` reported an argument check, or is gone.
+    pub fn checked(&self, r: usize) -> bool {
+        self.gone[r] || self.checks.iter().any(|&(c, _)| c == r)
+    }
+
+    /// Decides the lowest rank's argument check (its first), if any.
+    pub fn settle_checks(&mut self) {
+        if self.decided.is_some() || self.checks.is_empty() {
+            return;
+        }
+        let checks = std::mem::take(&mut self.checks);
+        let lowest = checks.iter().map(|&(r, _)| r).min();
+        self.decided = checks
+            .into_iter()
+            .find(|&(r, _)| Some(r) == lowest)
+            .map(|(_, e)| e);
     }
 
     /// Rank `r` connected.
@@ -94,42 +143,54 @@ impl Endings {
 
     /// Rank `r` called a function fib does not model.
     pub fn unsupported(&mut self, r: usize, site: Site, name: String) {
-        self.decide(Ending::Unsupported {
-            rank: r,
-            name,
-            site,
-        });
+        self.check(
+            r,
+            Ending::Unsupported {
+                rank: r,
+                name,
+                site,
+            },
+        );
     }
 
     /// Rank `r` found an argument of its call at `site` that MPI does not
     /// accept.
     pub fn invalid(&mut self, r: usize, site: Site, message: String) {
-        self.decide(Ending::Invalid {
-            rank: r,
-            message,
-            site,
-        });
+        self.check(
+            r,
+            Ending::Invalid {
+                rank: r,
+                message,
+                site,
+            },
+        );
     }
 
     /// Rank `r`'s call at `site` was to write its new request's handle
     /// over the active request made at `first`.
     pub fn reused(&mut self, r: usize, site: Site, first: Site) {
-        self.decide(Ending::Reused {
-            rank: r,
-            site,
-            first,
-        });
+        self.check(
+            r,
+            Ending::Reused {
+                rank: r,
+                site,
+                first,
+            },
+        );
     }
 
     /// Rank `r`'s call `call` at `site` has a buffer that runs past its
     /// memory, as `fault` says.
     pub fn overflow(&mut self, r: usize, site: Site, call: String, fault: fib_wire::Overflow) {
-        self.decide(Ending::Overflow {
-            rank: r,
-            site,
-            call,
-            fault,
-        });
+        self.check(
+            r,
+            Ending::Overflow {
+                rank: r,
+                site,
+                call,
+                fault,
+            },
+        );
     }
 
     /// Rank `r`'s one-sided call `call` at `site`, on window `win` made at
@@ -143,14 +204,17 @@ impl Endings {
         made: Site,
         fault: RmaFault,
     ) {
-        self.decide(Ending::OneSided {
-            rank: r,
-            site,
-            call,
-            win,
-            made,
-            fault,
-        });
+        self.check(
+            r,
+            Ending::OneSided {
+                rank: r,
+                site,
+                call,
+                win,
+                made,
+                fault,
+            },
+        );
     }
 
     /// The MPI library raised an error in rank `r`'s call.
@@ -239,6 +303,8 @@ impl Endings {
     /// Every rank has been read once more after a quiet exit: unless that
     /// explained it, the quiet exit is the ending.
     pub fn settle_quiet_exit(&mut self) {
+        // A check reported before explains it.
+        self.settle_checks();
         if self.decided.is_none() {
             let quiet_exited = self.quiet.iter().copied().find(|&r| self.exited[r]);
             self.decided = quiet_exited
@@ -307,6 +373,50 @@ mod tests {
             e.hello(r);
         }
         e
+    }
+
+    #[test]
+    fn argument_checks_of_several_ranks_end_the_run_with_the_lowest_ranks_in_any_order() {
+        let invalid = |rank: usize, line: u32| Ending::Invalid {
+            rank,
+            message: format!("rank {rank}'s bad argument"),
+            site: Site::Table(line),
+        };
+        for order in [[2usize, 1], [1, 2]] {
+            let mut e = started(3);
+            for &r in &order {
+                e.invalid(
+                    r,
+                    Site::Table(10 + r as u32),
+                    format!("rank {r}'s bad argument"),
+                );
+                assert!(e.checks_pending());
+                assert!(e.decided().is_none());
+            }
+            assert!(e.checked(1) && e.checked(2) && !e.checked(0));
+            // Rank 0 waits for them: the loop settles.
+            e.settle_checks();
+            assert!(!e.checks_pending());
+            assert_eq!(e.take(), Some(invalid(1, 11)));
+        }
+        // A check held when another ending comes wins over it, and a quiet
+        // exit after it is explained by it.
+        let mut e = started(2);
+        e.invalid(1, Site::Table(11), "rank 1's bad argument".into());
+        e.timeout();
+        assert_eq!(e.take(), Some(invalid(1, 11)));
+        let mut e = started(2);
+        e.invalid(1, Site::Table(11), "rank 1's bad argument".into());
+        e.eof(0, false);
+        assert!(e.quiet_exit_pending());
+        e.settle_quiet_exit();
+        assert_eq!(e.take(), Some(invalid(1, 11)));
+        // A failure decided first stays.
+        let mut e = started(2);
+        e.crash(0, Site::Table(3), 11);
+        e.invalid(1, Site::Table(11), "rank 1's bad argument".into());
+        assert!(!e.checks_pending());
+        assert!(matches!(e.take(), Some(Ending::Crash { rank: 0, .. })));
     }
 
     #[test]

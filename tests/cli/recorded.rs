@@ -278,6 +278,37 @@ fn first_finding(p: &Value) -> (Option<&str>, Option<u64>, Option<u64>) {
     (f["code"].as_str(), f["rank"].as_u64(), f["line"].as_u64())
 }
 
+/// Every rank's call is invalid, each its own: whichever report arrives
+/// first, the run's ending is rank 0's (the lowest rank's), in every run
+/// and in both modes, so that a check's answer does not change from run to
+/// run.
+#[test]
+fn invalid_calls_on_every_rank_end_the_run_with_rank_0s_in_every_run() {
+    for mode in [
+        "scheduled",
+        "recorded",
+        "scheduled",
+        "recorded",
+        "scheduled",
+        "recorded",
+    ] {
+        let (code, v, err) = check("invalid_on_every_rank.c", mode, &["-n", "3"]);
+        assert_eq!(code, Some(1), "{err}");
+        let p = &v["programs"][0];
+        assert_eq!(p["outcome"], "crash", "{mode}: {err}");
+        assert_eq!(
+            p["findings"].as_array().map(Vec::len),
+            Some(1),
+            "{mode}: {p}"
+        );
+        assert_eq!(
+            first_finding(p),
+            (Some("FIB012"), Some(0), Some(13)),
+            "{mode}: {p}"
+        );
+    }
+}
+
 /// A blocking matched probe from `MPI_ANY_SOURCE` takes what MPI gives
 /// it, and the next run forces the other sender's message; its
 /// `MPI_Mrecv` completes in MPI. Both orders are explored without the

@@ -26,7 +26,10 @@ one could then never be completed (the finding names the call that made
 it). fib stops the interleaving at that call; the interposition library
 checks the arguments it can judge alone before the call reaches MPI, so
 the finding names the call rather than an error from inside the MPI
-library, or nothing at all where the library does not check.
+library, or nothing at all where the library does not check. When
+several ranks make such calls at once, fib lets the others reach theirs
+(for half a second at most) and names the lowest rank's, so that the
+finding does not change from run to run.
 
 ## Why it matters
 

@@ -73,6 +73,11 @@ impl<T> Backlog<T> {
         self.chunks.back_mut().expect("a chunk").push_back(x);
     }
 
+    /// Whether nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.chunks.is_empty()
+    }
+
     pub fn pop_front(&mut self) -> Option<T> {
         let front = self.chunks.front_mut()?;
         let x = front.pop_front();

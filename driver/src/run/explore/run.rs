@@ -88,6 +88,11 @@ const SPIN_POLLS: u32 = 64;
 /// How often the loop looks at the launcher while ranks keep it busy.
 const LAUNCHER_CHECK: Duration = Duration::from_millis(100);
 
+/// How long the loop lets the other ranks go on after a rank reported an
+/// argument check, at most, before the lowest rank's check so far is the
+/// ending ([`Loop::settle_checks`]).
+const CHECKS_GRACE: Duration = Duration::from_millis(500);
+
 /// How long a rank with several threads must have been quiet before every
 /// rank waiting counts as the run standing still ([`Loop::threads_busy`]).
 const THREADS_QUIET: Duration = Duration::from_millis(200);
@@ -275,6 +280,7 @@ fn run_once(
         errors: Vec::new(),
         threaded: vec![None; spec.nprocs],
         any_threaded: false,
+        checks_since: None,
     };
     let served = st.serve(&mut launch, Instant::now() + spec.timeout)?;
     match served {
@@ -409,6 +415,8 @@ struct Loop<'a> {
     /// Whether some rank has several threads (saves scanning `threaded` at
     /// every step of a run that has none).
     any_threaded: bool,
+    /// When the first argument check still held by [`Endings`] was read.
+    checks_since: Option<Instant>,
 }
 
 impl Loop<'_> {
@@ -470,6 +478,7 @@ impl Loop<'_> {
             self.settle_errors();
             self.step();
             self.when_quiet();
+            self.settle_checks();
             if launcher || events.is_empty() || last_check.elapsed() >= LAUNCHER_CHECK {
                 last_check = Instant::now();
                 self.check_launcher(launch);
@@ -497,6 +506,36 @@ impl Loop<'_> {
         } else {
             Served::Ended
         })
+    }
+
+    /// Argument checks held by [`Endings`]: settled (the lowest rank's
+    /// wins) once every rank has reported one, waits or is gone, or after
+    /// [`CHECKS_GRACE`], so that which rank's check ends the run does not
+    /// depend on which came first. A scheduled rank waits when the engine
+    /// holds a call of it that it waits in (no call of it went ahead
+    /// since); a recorded one when it said so.
+    fn settle_checks(&mut self) {
+        if !self.endings.checks_pending() {
+            self.checks_since = None;
+            return;
+        }
+        let since = *self.checks_since.get_or_insert_with(Instant::now);
+        let views = match self.recorded {
+            Some(_) => Vec::new(),
+            None => self.engine.rank_views(),
+        };
+        let waits = |r: usize| match &self.recorded {
+            Some(x) => x.blocked[r],
+            None => {
+                views.get(r).is_some_and(|v| v.call.is_some())
+                    && !self.ahead[r].settled
+                    && self.ahead[r].held.is_empty()
+            }
+        };
+        let still = (0..self.by_rank.len()).all(|r| self.endings.checked(r) || waits(r));
+        if still || since.elapsed() >= CHECKS_GRACE {
+            self.endings.settle_checks();
+        }
     }
 
     /// Accepts every rank waiting to connect.
