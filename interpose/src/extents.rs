@@ -158,6 +158,9 @@ pub unsafe fn blocks(
     if counts.is_null() || displs.is_null() || crate::owned::in_place(buf) {
         return Vec::new();
     }
+    // Before MPI is asked its extent (which would raise MPI's error in the
+    // library's own call, in whichever rank asks first).
+    crate::check::datatype(&mut lib(), dtype);
     let extent = extent(dtype);
     (0..n)
         .map(|i| Need {
@@ -197,7 +200,7 @@ pub unsafe fn wblocks(
 fn extent(dtype: MPI_Datatype) -> MPI_Aint {
     let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
     // SAFETY: MPI fills in two integers; a null datatype was refused
-    // before (the callers check arguments first).
+    // before ([`blocks`] checks it).
     unsafe { PMPI_Type_get_extent(dtype, &mut lb, &mut extent) };
     extent
 }
@@ -221,6 +224,7 @@ pub unsafe fn check(call: &str, needs: &[Need]) {
         if need.buf.is_null() || crate::owned::in_place(need.buf) {
             continue;
         }
+        crate::check::datatype(&mut lib(), need.dtype);
         let Some(b) = crate::owned::bytes(need.buf, need.disp, need.count, need.dtype, need.writes)
         else {
             continue;
