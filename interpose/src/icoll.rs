@@ -84,6 +84,7 @@ unsafe fn icoll(
     start: impl FnOnce(*mut MPI_Request) -> c_int,
 ) -> c_int {
     let mut l = lib();
+    crate::check::coll(&mut l, comm, kind.has_root().then_some(root));
     crate::check::request_out(&mut l, request);
     let cid = l.comm_id(comm);
     let root = if kind.has_root() {

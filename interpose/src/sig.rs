@@ -128,8 +128,8 @@ unsafe fn op_name(op: MPI_Op) -> &'static str {
         .map_or_else(|| unexported_op(op), |(_, name)| name)
 }
 
-/// `MPI_MINLOC`, `MPI_MAXLOC`, `MPI_REPLACE` and `MPI_NO_OP`, which the
-/// bindings do not export ("" for another operation): Open MPI's handles
+/// `MPI_MINLOC`, `MPI_MAXLOC`, `MPI_REPLACE`, `MPI_NO_OP` and
+/// `MPI_OP_NULL`, which the bindings do not export ("" for another operation): Open MPI's handles
 /// are the addresses of its predefined objects, found by name; MPICH's
 /// are fixed values of its `mpi.h`.
 fn unexported_op(op: MPI_Op) -> &'static str {
@@ -140,6 +140,7 @@ fn unexported_op(op: MPI_Op) -> &'static str {
             (c"ompi_mpi_op_maxloc", 0x5800_000c, "MPI_MAXLOC"),
             (c"ompi_mpi_op_replace", 0x5800_000d, "MPI_REPLACE"),
             (c"ompi_mpi_op_no_op", 0x5800_000e, "MPI_NO_OP"),
+            (c"ompi_mpi_op_null", 0x1800_0000, "MPI_OP_NULL"),
         ];
         named
             .into_iter()
@@ -259,6 +260,7 @@ pub unsafe fn predefined(dtype: MPI_Datatype) -> bool {
 pub unsafe fn coll(count: c_int, dtype: MPI_Datatype, op: Option<MPI_Op>) {
     let mut l = lib();
     crate::check::data(&mut l, count, dtype);
+    crate::check::op(&mut l, op);
     report(&mut l, count, dtype, op);
 }
 
@@ -288,6 +290,7 @@ pub unsafe fn coll_by_rank(
     };
     let mut l = lib();
     crate::check::datatype(&mut l, dtype);
+    crate::check::op(&mut l, op);
     if counts.is_null() {
         return;
     }

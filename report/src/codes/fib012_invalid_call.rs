@@ -18,18 +18,18 @@ source rank outside the communicator (MPI_PROC_NULL is always allowed,
 MPI_ANY_SOURCE on receives and probes), a collective's root outside the
 communicator, a negative tag (MPI_ANY_TAG is allowed on receives and
 probes) or one above the MPI_TAG_UB attribute, a negative count,
-MPI_DATATYPE_NULL, MPI_COMM_NULL, a request that is not active (already
-completed or never started), a communicator the rank is not a member of,
-or a request variable that still holds an active request when a call
-(MPI_Isend, MPI_Irecv, ...) writes its new request into it: the active
-one could then never be completed (the finding names the call that made
-it). fib stops the interleaving at that call; the interposition library
-checks the arguments it can judge alone before the call reaches MPI, so
-the finding names the call rather than an error from inside the MPI
-library, or nothing at all where the library does not check. When
-several ranks make such calls at once, fib lets the others reach theirs
-(for half a second at most) and names the lowest rank's, so that the
-finding does not change from run to run.
+MPI_DATATYPE_NULL, MPI_COMM_NULL, MPI_OP_NULL, a request that is not
+active (already completed or never started), a communicator the rank is
+not a member of, or a request variable that still holds an active
+request when a call (MPI_Isend, MPI_Irecv, ...) writes its new request
+into it: the active one could then never be completed (the finding names
+the call that made it). fib stops the interleaving at that call; the
+interposition library checks the arguments it can judge alone before the
+call reaches MPI, so the finding names the call rather than an error
+from inside the MPI library, or nothing at all where the library does
+not check. When several ranks make such calls at once, fib lets the
+others reach theirs (for half a second at most) and names the lowest
+rank's, so that the finding does not change from run to run.
 
 ## Why it matters
 
