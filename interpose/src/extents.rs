@@ -200,7 +200,7 @@ pub unsafe fn wblocks(
 fn extent(dtype: MPI_Datatype) -> MPI_Aint {
     let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
     // SAFETY: MPI fills in two integers; a null datatype was refused
-    // before ([`blocks`] checks it).
+    // before (by [`blocks`] and [`check`], its callers).
     unsafe { PMPI_Type_get_extent(dtype, &mut lb, &mut extent) };
     extent
 }

@@ -129,9 +129,9 @@ unsafe fn op_name(op: MPI_Op) -> &'static str {
 }
 
 /// `MPI_MINLOC`, `MPI_MAXLOC`, `MPI_REPLACE`, `MPI_NO_OP` and
-/// `MPI_OP_NULL`, which the bindings do not export ("" for another operation): Open MPI's handles
-/// are the addresses of its predefined objects, found by name; MPICH's
-/// are fixed values of its `mpi.h`.
+/// `MPI_OP_NULL`, which the bindings do not export ("" for another
+/// operation): Open MPI's handles are the addresses of its predefined
+/// objects, found by name; MPICH's are fixed values of its `mpi.h`.
 fn unexported_op(op: MPI_Op) -> &'static str {
     static HANDLES: std::sync::OnceLock<Vec<(u64, &'static str)>> = std::sync::OnceLock::new();
     let handles = HANDLES.get_or_init(|| {

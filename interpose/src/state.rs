@@ -248,6 +248,10 @@ pub struct Lib {
     /// operation is in `reqs` under its id, like any nonblocking one; once
     /// completed it is inactive again and keeps its handle.
     pub persistent: HashMap<u32, Persist>,
+    /// The duplicates of derived datatypes the persistent requests keep
+    /// (by request id): the program may free its datatype once the request
+    /// is made, and each `MPI_Start` sends or receives with it again.
+    pub persistent_types: HashMap<u32, MPI_Datatype>,
     /// The persistent request an `MPI_Start` is starting: the next
     /// [`Lib::new_req`] registers its operation under that id.
     pub starting: Option<u32>,
@@ -324,6 +328,7 @@ impl Lib {
             attached: 0,
             freed: Vec::new(),
             persistent: HashMap::default(),
+            persistent_types: HashMap::default(),
             starting: None,
             mprobe: None,
             probed: HashMap::default(),

@@ -103,13 +103,37 @@ impl Lib {
     }
 
     /// Registers a persistent request and returns its id and fake handle.
-    pub fn new_persistent(&mut self, p: Persist) -> (u32, MPI_Request) {
+    /// A derived datatype is kept as a duplicate of the library's, which
+    /// the program's `MPI_Type_free` leaves alive, as MPI keeps the type a
+    /// persistent request names ([`Lib::free_persistent`] frees it).
+    pub fn new_persistent(&mut self, mut p: Persist) -> (u32, MPI_Request) {
         let id = self.next_req;
         self.next_req = self.next_req.wrapping_add(1);
         let fb = fake_request_bits(id);
         self.fakes.insert(fb, id);
+        let (Persist::Send { dtype, .. } | Persist::Recv { dtype, .. }) = &mut p;
+        // SAFETY: `dtype` is the datatype the program passed, checked
+        // before (not `MPI_DATATYPE_NULL`).
+        unsafe {
+            if !crate::sig::predefined(*dtype) {
+                let mut dup = RSMPI_DATATYPE_NULL;
+                if PMPI_Type_dup(*dtype, &mut dup) == MPI_SUCCESS as c_int {
+                    *dtype = dup;
+                    self.persistent_types.insert(id, dup);
+                }
+            }
+        }
         self.persistent.insert(id, p);
         (id, from_bits(fb))
+    }
+
+    /// Forgets the persistent request `id`, freeing the datatype it kept.
+    pub fn free_persistent(&mut self, id: u32) {
+        self.persistent.remove(&id);
+        if let Some(mut t) = self.persistent_types.remove(&id) {
+            // SAFETY: a duplicate this library made and nothing else holds.
+            unsafe { PMPI_Type_free(&mut t) };
+        }
     }
 
     /// Whether `id` is a persistent request that is not started: a

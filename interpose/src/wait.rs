@@ -395,7 +395,7 @@ pub unsafe extern "C" fn MPI_Request_free(request: *mut MPI_Request) -> c_int {
     if l.record.as_ref().is_some_and(|r| r.wild.contains_key(&id)) {
         l.unrecorded();
     }
-    l.persistent.remove(&id);
+    l.free_persistent(id);
     l.free_req(id);
     *request = RSMPI_REQUEST_NULL;
     MPI_SUCCESS as c_int
