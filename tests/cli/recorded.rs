@@ -278,6 +278,30 @@ fn first_finding(p: &Value) -> (Option<&str>, Option<u64>, Option<u64>) {
     (f["code"].as_str(), f["rank"].as_u64(), f["line"].as_u64())
 }
 
+/// A recorded run hands its plan to the ranks in their environment, where
+/// Linux caps a string at 128 KiB: the second run's plan lists the
+/// positions each of the first run's `MPI_Waitsome` calls returned, 30 000
+/// of them, and is longer, so the program is checked with the scheduler
+/// instead (it failed to start `mpiexec`: "Argument list too long").
+#[test]
+fn a_plan_too_long_for_the_ranks_environment_is_checked_with_the_scheduler() {
+    let (code, v, err) = check(
+        "long_plan.c",
+        "recorded",
+        &["-n", "2", "--max-interleavings", "2"],
+    );
+    // The barrier orders nothing (FIB014, a warning).
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("a recorded run cannot follow a plan of")
+            && err.contains("checked with the scheduler"),
+        "{err}"
+    );
+    let p = &v["programs"][0];
+    assert_eq!(p["outcome"], "ok", "{err}");
+    assert_eq!(p["interleavings"], 2, "{err}");
+}
+
 /// Every rank's call is invalid, each its own: whichever report arrives
 /// first, the run's ending is rank 0's (the lowest rank's), in every run
 /// and in both modes, so that a check's answer does not change from run to

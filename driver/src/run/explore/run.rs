@@ -93,6 +93,12 @@ const LAUNCHER_CHECK: Duration = Duration::from_millis(100);
 /// ending ([`Loop::settle_checks`]).
 const CHECKS_GRACE: Duration = Duration::from_millis(500);
 
+/// The longest plan a recorded run hands its ranks ([`fib_wire::env::FORCE`]):
+/// Linux refuses a single argument or environment string of 128 KiB or
+/// more, which a launcher's command line or environment would carry. A
+/// longer one makes the program's exploration scheduled.
+const MAX_FORCE: usize = 96 * 1024;
+
 /// How long a rank with several threads must have been quiet before every
 /// rank waiting counts as the run standing still ([`Loop::threads_busy`]).
 const THREADS_QUIET: Duration = Duration::from_millis(200);
@@ -203,11 +209,21 @@ fn run_once(
     // A recorded run's plan is forced on the ranks; its standard sends go
     // from copies, so that MPI buffers them as the engine does.
     let record = match spec.recorded {
-        true => Some(
-            ordinals
+        true => {
+            let force = ordinals
                 .force(&plan)
-                .map_err(|what| DriverError::Unrecorded(what.into()))?,
-        ),
+                .map_err(|what| DriverError::Unrecorded(what.into()))?;
+            // The launcher passes it as one argument or environment
+            // string, which the kernel caps (`MAX_ARG_STRLEN`).
+            if force.len() > MAX_FORCE {
+                return Err(DriverError::Unrecorded(format!(
+                    "a plan of {} choices, too long to hand the ranks ({} bytes)",
+                    plan.len(),
+                    force.len()
+                )));
+            }
+            Some(force)
+        }
         false => None,
     };
     let copies = copies || record.is_some();
