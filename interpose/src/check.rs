@@ -207,14 +207,6 @@ pub fn coll(l: &mut Lib, c: MPI_Comm, root: Option<c_int>) {
     }
 }
 
-/// `MPI_OP_NULL` where a reduction needs an operation.
-pub fn op(l: &mut Lib, op: Option<MPI_Op>) {
-    // SAFETY: names a handle, reading nothing through it.
-    if op.is_some_and(|o| unsafe { crate::sig::op_named(o) } == "MPI_OP_NULL") {
-        invalid(l, "MPI_OP_NULL is not an operation".into());
-    }
-}
-
 /// A collective's element count and datatype, on the ranks that use them.
 pub fn data(l: &mut Lib, count_: c_int, dtype: MPI_Datatype) {
     count(l, count_);

@@ -255,12 +255,20 @@ pub unsafe fn predefined(dtype: MPI_Datatype) -> bool {
     named(dtype).is_some_and(|(_, _, nd)| nd == 0)
 }
 
+/// `MPI_OP_NULL` where a reduction needs an operation: FIB012
+/// ([`crate::check::invalid`]).
+unsafe fn check_op(l: &mut Lib, op: Option<MPI_Op>) {
+    if op.is_some_and(|o| op_name(o) == "MPI_OP_NULL") {
+        crate::check::invalid(l, "MPI_OP_NULL is not an operation".into());
+    }
+}
+
 /// A collective's count, datatype and operation: checked
 /// ([`crate::check::data`]) and reported.
 pub unsafe fn coll(count: c_int, dtype: MPI_Datatype, op: Option<MPI_Op>) {
     let mut l = lib();
     crate::check::data(&mut l, count, dtype);
-    crate::check::op(&mut l, op);
+    check_op(&mut l, op);
     report(&mut l, count, dtype, op);
 }
 
@@ -290,7 +298,7 @@ pub unsafe fn coll_by_rank(
     };
     let mut l = lib();
     crate::check::datatype(&mut l, dtype);
-    crate::check::op(&mut l, op);
+    check_op(&mut l, op);
     if counts.is_null() {
         return;
     }
