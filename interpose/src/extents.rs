@@ -158,9 +158,7 @@ pub unsafe fn blocks(
     if counts.is_null() || displs.is_null() || crate::owned::in_place(buf) {
         return Vec::new();
     }
-    // Before MPI is asked its extent (which would raise MPI's error in the
-    // library's own call, in whichever rank asks first).
-    crate::check::datatype(&mut lib(), dtype);
+    refuse_null(dtype);
     let extent = extent(dtype);
     (0..n)
         .map(|i| Need {
@@ -197,6 +195,17 @@ pub unsafe fn wblocks(
         .collect()
 }
 
+/// Ends the run at `MPI_DATATYPE_NULL` (FIB012) before MPI is asked
+/// about it, which would raise MPI's error in the library's own call, in
+/// whichever rank asks first. The state is taken only then: the check
+/// runs on every call's buffers.
+fn refuse_null(dtype: MPI_Datatype) {
+    // SAFETY: reading a constant.
+    if crate::handle::same(dtype, unsafe { RSMPI_DATATYPE_NULL }) {
+        crate::check::datatype(&mut lib(), dtype);
+    }
+}
+
 fn extent(dtype: MPI_Datatype) -> MPI_Aint {
     let (mut lb, mut extent): (MPI_Aint, MPI_Aint) = (0, 0);
     // SAFETY: MPI fills in two integers; a null datatype was refused
@@ -224,7 +233,7 @@ pub unsafe fn check(call: &str, needs: &[Need]) {
         if need.buf.is_null() || crate::owned::in_place(need.buf) {
             continue;
         }
-        crate::check::datatype(&mut lib(), need.dtype);
+        refuse_null(need.dtype);
         let Some(b) = crate::owned::bytes(need.buf, need.disp, need.count, need.dtype, need.writes)
         else {
             continue;
