@@ -498,3 +498,235 @@ pub fn explore_with(
     assert_eq!(stopped, Stopped::Exhausted, "runaway exploration");
     out
 }
+
+/// A program whose ranks may have several threads: per rank, the steps of
+/// each of its threads, the main one first. Every thread starts with its
+/// rank; the main thread's `Op::Finalize` (its last step) waits until the
+/// others have ended, as a program joins its threads before finalizing.
+pub type ThreadedProgram = Vec<Vec<Vec<Step>>>;
+
+/// The site of thread `t`'s `pc`-th step: line `pc + 1` of file `t + 1`
+/// (the main thread's steps are where [`run_once`] puts them).
+pub fn thread_site(t: usize, pc: usize) -> Site {
+    Site::Line {
+        file: t as u32 + 1,
+        line: pc as u32 + 1,
+    }
+}
+
+/// Runs `program` once, following `plan`. Only steps that call once
+/// ([`Step::Call`]) are supported in a rank of several threads.
+pub fn run_threads_once(
+    program: &ThreadedProgram,
+    cfg: Config,
+    plan: Vec<Planned>,
+    turns: Turns,
+) -> RunResult {
+    let n = program.len();
+    let mut engine = Engine::new(cfg, plan);
+    for (r, threads) in program.iter().enumerate() {
+        for t in 1..threads.len() {
+            engine.thread_started(r, t as u32);
+        }
+    }
+    let mut sim = ThreadSim {
+        engine,
+        zero_buffer: cfg.zero_buffer,
+        pc: program.iter().map(|ts| vec![0; ts.len()]).collect(),
+        waiting: program.iter().map(|ts| vec![false; ts.len()]).collect(),
+        ended: program.iter().map(|ts| vec![false; ts.len()]).collect(),
+        released: vec![HashSet::new(); n],
+        listed: program
+            .iter()
+            .map(|ts| vec![Vec::new(); ts.len()])
+            .collect(),
+        parked: vec![false; n],
+        turns,
+    };
+    loop {
+        match sim.round(program) {
+            Round::Moved => {}
+            Round::Stalled => return finish(sim.engine, None),
+            Round::Ended(end) => return finish(sim.engine, Some(end)),
+        }
+    }
+}
+
+/// Explores every interleaving of `program` ([`run_threads_once`]) and
+/// returns one result per run.
+pub fn explore_threads(program: &ThreadedProgram, cfg: Config, turns: Turns) -> Vec<RunResult> {
+    let mut out = Vec::new();
+    let run = |plan| {
+        let r = run_threads_once(program, cfg, plan, turns);
+        let choices = r.choices.clone();
+        out.push(r);
+        Ok::<_, std::convert::Infallible>(Ran {
+            choices,
+            stop: false,
+        })
+    };
+    let Ok(stopped) = ex::explore(&mut DepthFirst::new(), 1_000_000, run);
+    assert_eq!(stopped, Stopped::Exhausted, "runaway exploration");
+    out
+}
+
+/// A simulated run of a [`ThreadedProgram`] under way.
+struct ThreadSim {
+    engine: Engine,
+    zero_buffer: bool,
+    /// Per rank and thread: the step it is at, whether it waits for an
+    /// answer, whether it has ended.
+    pc: Vec<Vec<usize>>,
+    waiting: Vec<Vec<bool>>,
+    ended: Vec<Vec<bool>>,
+    /// Per rank, the requests a completion call released; per thread, the
+    /// requests of the completion call it waits in.
+    released: Vec<HashSet<u32>>,
+    listed: Vec<Vec<Vec<u32>>>,
+    /// Per rank, whether its main thread waits for the others to end.
+    parked: Vec<bool>,
+    turns: Turns,
+}
+
+impl ThreadSim {
+    /// Whether thread `t` of rank `r` can make its next call now.
+    fn can_move(&self, program: &ThreadedProgram, r: usize, t: usize) -> bool {
+        program[r][t].get(self.pc[r][t]).is_some()
+            && !self.waiting[r][t]
+            && !self.joining(program, r, t)
+    }
+
+    /// Whether thread `t` of rank `r` is the main one, about to finalize
+    /// but for the other threads it waits for.
+    fn joining(&self, program: &ThreadedProgram, r: usize, t: usize) -> bool {
+        t == 0
+            && (program[r][t].get(self.pc[r][t]))
+                .is_some_and(|step| matches!(step_op(step).0, Op::Finalize))
+            && self.ended[r][1..].iter().any(|e| !e)
+    }
+
+    fn round(&mut self, program: &ThreadedProgram) -> Round {
+        let n = program.len();
+        let ranks: Vec<usize> = match self.turns {
+            Turns::Forward => (0..n).collect(),
+            Turns::Backward => (0..n).rev().collect(),
+        };
+        for r in ranks {
+            let nt = program[r].len();
+            let threads: Vec<usize> = match self.turns {
+                Turns::Forward => (0..nt).rev().collect(),
+                Turns::Backward => (0..nt).collect(),
+            };
+            for t in threads {
+                loop {
+                    if self.pc[r][t] >= program[r][t].len() {
+                        if t > 0 && !self.ended[r][t] {
+                            self.ended[r][t] = true;
+                            self.engine.thread_ended(r, t as u32);
+                        }
+                        break;
+                    }
+                    if t == 0 && nt > 1 {
+                        let joining = self.joining(program, r, t);
+                        if joining != self.parked[r] {
+                            self.parked[r] = joining;
+                            self.engine.thread_parked(r, 0, joining);
+                            if !joining {
+                                for u in 1..nt {
+                                    self.engine.thread_joined(r, 0, u as u32);
+                                }
+                            }
+                        }
+                    }
+                    if !self.can_move(program, r, t) {
+                        break;
+                    }
+                    let pc = self.pc[r][t];
+                    let (op, made) = step_op(&program[r][t][pc]);
+                    assert!(
+                        nt == 1 || made == Made::Once,
+                        "a rank of threads makes each call once"
+                    );
+                    let Some(op) =
+                        without_released(op, &mut self.released[r], &mut self.listed[r][t])
+                    else {
+                        self.pc[r][t] += 1;
+                        continue;
+                    };
+                    let waits = nt > 1 || op.expects_reply(self.zero_buffer);
+                    self.engine.call_on(r, t as u32, thread_site(t, pc), op);
+                    if waits {
+                        self.waiting[r][t] = true;
+                    } else {
+                        self.pc[r][t] += 1;
+                    }
+                }
+            }
+        }
+        let answers = self.engine.advance_threads();
+        for (r, t, d) in &answers {
+            let (r, t) = (*r, *t as usize);
+            if matches!(d, Down::PostRecv { .. } | Down::Cancelled { .. }) {
+                continue;
+            }
+            self.waiting[r][t] = false;
+            if let Down::Done { indices } = d {
+                for &i in indices {
+                    self.released[r].insert(self.listed[r][t][i as usize]);
+                }
+            }
+            self.pc[r][t] += 1;
+        }
+        if let Some(end) = self.engine.end() {
+            return Round::Ended(end.clone());
+        }
+        let moves = (0..n).any(|r| {
+            (0..program[r].len()).any(|t| {
+                self.can_move(program, r, t)
+                    || t > 0 && !self.ended[r][t] && self.pc[r][t] >= program[r][t].len()
+            })
+        });
+        if answers.is_empty() && !moves {
+            Round::Stalled
+        } else {
+            Round::Moved
+        }
+    }
+}
+
+/// The result of a run of `engine` that ended with `end`, or, with none,
+/// in which a rank ran off the end of its program and the others wait.
+fn finish(mut engine: Engine, end: Option<RunEnd>) -> RunResult {
+    let Some(end) = end else {
+        let ranks = engine.rank_views();
+        let trace = engine.into_trace();
+        return RunResult {
+            end: RunEnd::Deadlock { ranks },
+            token: Token::of(&trace.choices),
+            choices: trace.choices,
+            fired: trace.fired,
+            ops: trace.ops,
+            leaks: Vec::new(),
+            exchanges: Vec::new(),
+            rows: Vec::new(),
+        };
+    };
+    let exchanges = engine.conclude(&crate::engine::Vouch {
+        alike: &|_| true,
+        free: &|_| true,
+        probes: &|_, _| None,
+    });
+    let leaks = engine.leaks();
+    let rows = engine.rows().to_vec();
+    let trace = engine.into_trace();
+    RunResult {
+        end,
+        token: Token::of(&trace.choices),
+        choices: trace.choices,
+        fired: trace.fired,
+        ops: trace.ops,
+        leaks,
+        exchanges,
+        rows,
+    }
+}

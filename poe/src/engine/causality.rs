@@ -142,6 +142,13 @@ impl Causality {
         self.op_dep[op.rank][op.index].contains(k)
     }
 
+    /// Puts `deps` in the place of what rank `r` follows now, and returns
+    /// that: the engine keeps the state of each thread of a rank that has
+    /// several, and hands the one it acts for here.
+    pub(crate) fn swap(&mut self, r: Rank, deps: Rc<Deps>) -> Rc<Deps> {
+        std::mem::replace(&mut self.dep[r], deps)
+    }
+
     /// Rank `r` issued its next call: it follows what the rank follows now.
     pub(crate) fn issued(&mut self, r: Rank) {
         self.op_dep[r].push(self.dep[r].clone());
@@ -150,6 +157,11 @@ impl Causality {
     /// Adds `d` to the choices rank `r` causally follows.
     fn learn(&mut self, r: Rank, d: &Deps) {
         Rc::make_mut(&mut self.dep[r]).union(d);
+    }
+
+    /// Rank `r` continues after what `d` follows.
+    pub(crate) fn learn_deps(&mut self, r: Rank, d: &Deps) {
+        self.learn(r, d);
     }
 
     /// Rank `r` continues after the `k`-th choice of the run.
@@ -302,7 +314,7 @@ impl Causality {
     ) {
         let sdep = &self.op_dep[send.rank][send.index];
         for k in 0..choices.len() {
-            if !sdep.contains(k) && rival(choices[k].fired().0) {
+            if !sdep.contains(k) && chooser(&choices[k]).is_some_and(&rival) {
                 wake(choices, k, sdep);
             }
         }
@@ -394,7 +406,7 @@ impl Causality {
     pub(crate) fn cancel_races(&self, cancel: OpId, recv: OpId, choices: &mut [Choice]) {
         let dep = &self.op_dep[cancel.rank][cancel.index];
         for k in 0..choices.len() {
-            if !dep.contains(k) && choices[k].fired().0 == recv {
+            if !dep.contains(k) && chooser(&choices[k]) == Some(recv) {
                 wake(choices, k, dep);
             }
         }
@@ -429,9 +441,19 @@ pub(crate) fn cancel_matched(choices: &mut [Choice], recv: OpId) {
 /// `lists(at)` whether the call `at` that chose lists the request.
 pub(crate) fn completion_races(dep: &Deps, choices: &mut [Choice], lists: impl Fn(OpId) -> bool) {
     for k in 0..choices.len() {
-        if !dep.contains(k) && lists(choices[k].fired().0) {
+        if !dep.contains(k) && chooser(&choices[k]).is_some_and(&lists) {
             wake(choices, k, dep);
         }
+    }
+}
+
+/// The call that chose at `c`: none for the order in which a rank's
+/// threads enter their calls, which races with nothing (every order is
+/// explored, see the engine's `threads` module).
+fn chooser(c: &Choice) -> Option<OpId> {
+    match c.fired() {
+        (_, Alternative::Enter(_) | Alternative::Later) => None,
+        (at, _) => Some(at),
     }
 }
 

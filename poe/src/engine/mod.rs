@@ -28,6 +28,7 @@ mod model;
 mod params;
 mod path;
 mod rows;
+mod threads;
 
 use fib_wire::{Down, Op, Site};
 
@@ -41,9 +42,15 @@ pub use matching::SOME_SUBSETS_UP_TO;
 pub use model::{
     call_name, Access, Alternative, Choice, ChoicePoint, CollWhat, Config, Differs, Fired,
     FiredList, Kind, Leak, Mismatch, OpId, OpRec, Ops, Outcome, Outcomes, Peer, Planned, Policy,
-    Rank, RankView, RunEnd, WinSync,
+    Rank, RankView, RunEnd, ThreadView, WinSync,
 };
 pub use rows::WaitRow;
+
+/// Whether `op` is a report that goes with the call after it (its
+/// arguments, its blocks by peer) rather than a call.
+fn is_report(op: &Op) -> bool {
+    matches!(op, Op::Args { .. } | Op::Exchange { .. } | Op::Data { .. })
+}
 
 /// How many rounds of failing polls, with nothing else happening, count as a
 /// livelock.
@@ -92,6 +99,8 @@ pub struct Engine {
     /// Tests a followed run says returned something ([`Engine::polled`]):
     /// never answered "not yet".
     sure: rustc_hash::FxHashSet<OpId>,
+    /// The threads of the ranks that have several.
+    threads: threads::Threads,
 }
 
 impl Engine {
@@ -119,6 +128,7 @@ impl Engine {
             more_outcomes: false,
             holding: false,
             sure: Default::default(),
+            threads: Default::default(),
         }
     }
 
@@ -365,7 +375,24 @@ impl Engine {
 
     /// Where every rank stands now.
     pub fn rank_views(&self) -> Vec<RankView> {
-        self.matching.rank_views()
+        let mut views = self.matching.rank_views();
+        for r in self.threads.ranks() {
+            let rt = self.threads.of(r).expect("a rank of threads");
+            views[r].threads = (rt.state.iter())
+                .filter_map(|(&thread, s)| match *s {
+                    threads::State::Blocked(i) => {
+                        let op = self.matching.op(OpId { rank: r, index: i });
+                        Some(ThreadView {
+                            thread,
+                            call: Some((op.name, op.site)),
+                        })
+                    }
+                    threads::State::Parked => Some(ThreadView { thread, call: None }),
+                    _ => None,
+                })
+                .collect();
+        }
+        views
     }
 
     /// Whether the replay plan has been used up (a run that ends before
@@ -375,8 +402,268 @@ impl Engine {
     }
 
     /// Takes one intercepted call of `rank`. The call's answer, if it waits
-    /// for one, comes from a later [`Engine::advance`].
+    /// for one, comes from a later [`Engine::advance`]. (Of a rank that
+    /// has had several threads, it is the main thread's call.)
     pub fn call(&mut self, rank: Rank, site: Site, op: Op) {
+        if self.threads.of(rank).is_some() {
+            self.call_on(rank, 0, site, op);
+        } else {
+            self.enter_call(rank, site, op);
+        }
+    }
+
+    /// Thread `thread` of `rank` (not its main thread, 0) started: from
+    /// now on, every call of the rank waits at its gate (see the
+    /// `threads` module), and is answered, even one that does not wait
+    /// in MPI, by [`Engine::advance_threads`].
+    pub fn thread_started(&mut self, rank: Rank, thread: u32) {
+        let made = self.matching.ops(rank).len();
+        self.threads.start(rank, thread, made);
+    }
+
+    /// Thread `thread` of `rank` will make no more calls.
+    pub fn thread_ended(&mut self, rank: Rank, thread: u32) {
+        if let Some(rt) = self.threads.of_mut(rank) {
+            rt.state.insert(thread, threads::State::Ended);
+            rt.gated.remove(&thread);
+        }
+    }
+
+    /// Thread `thread` of `rank` waits, outside MPI, for another thread of
+    /// its rank (`parked`: a join, a lock), or goes on (not `parked`): the
+    /// engine does not wait for a parked thread's next call before
+    /// entering the others'.
+    pub fn thread_parked(&mut self, rank: Rank, thread: u32, parked: bool) {
+        if let Some(rt) = self.threads.of_mut(rank) {
+            let s = if parked {
+                threads::State::Parked
+            } else {
+                threads::State::Running
+            };
+            rt.state.insert(thread, s);
+        }
+    }
+
+    /// Thread `joiner` of `rank` goes on after thread `joined` of it (a
+    /// join, a lock one released and the other took): what `joiner` does
+    /// next follows what `joined` did. (Without it, the engine takes the
+    /// two for unordered, which costs runs, never outcomes.)
+    pub fn thread_joined(&mut self, rank: Rank, joiner: u32, joined: u32) {
+        let Some(rt) = self.threads.of(rank) else {
+            return;
+        };
+        let theirs = if rt.current == joined {
+            None
+        } else {
+            Some(rt.deps.get(&joined).cloned().unwrap_or_default())
+        };
+        self.on_thread(rank, joiner);
+        let theirs = match theirs {
+            Some(d) => d,
+            // `joined` was current: `on_thread` just stored its state.
+            None => (self.threads.of(rank))
+                .and_then(|rt| rt.deps.get(&joined).cloned())
+                .unwrap_or_default(),
+        };
+        self.causality.learn_deps(rank, &theirs);
+    }
+
+    /// Takes one intercepted call of thread `thread` of `rank`: it waits
+    /// at the rank's gate until the engine enters it, and its answer comes
+    /// from a later [`Engine::advance_threads`].
+    pub fn call_on(&mut self, rank: Rank, thread: u32, site: Site, op: Op) {
+        if self.end.is_some() {
+            return;
+        }
+        let Some(rt) = self.threads.of_mut(rank) else {
+            return self.enter_call(rank, site, op);
+        };
+        let report = is_report(&op);
+        rt.gated.entry(thread).or_default().push((site, op));
+        if !report {
+            rt.state.insert(thread, threads::State::Gated);
+        }
+    }
+
+    /// The thread of its rank that made the call `id` (0, the main one,
+    /// for a rank of one thread).
+    pub fn thread_of(&self, id: OpId) -> u32 {
+        self.threads.thread_of(id.rank, id.index)
+    }
+
+    /// [`Engine::advance`], each answer with the thread it is for.
+    pub fn advance_threads(&mut self) -> Vec<(Rank, u32, Down)> {
+        self.run_on();
+        let out = self.matching.take_out_ops();
+        out.into_iter()
+            .map(|(id, d)| (id.rank, self.thread_of(id), d))
+            .collect()
+    }
+
+    /// Enters the calls thread `t` of `rank` has at the gate, by the
+    /// `by`-th choice of the run if a choice entered them.
+    fn enter(&mut self, rank: Rank, t: u32, by: Option<usize>) {
+        let Some(list) = self.threads.of_mut(rank).and_then(|rt| rt.gated.remove(&t)) else {
+            return;
+        };
+        // Something was done: calls left for later are offered again.
+        self.clear_later();
+        self.on_thread(rank, t);
+        if let Some(k) = by {
+            self.causality.learn_choice(rank, k);
+        }
+        for (site, op) in list {
+            if is_report(&op) {
+                self.enter_call(rank, site, op);
+                continue;
+            }
+            let index = self.matching.ops(rank).len();
+            let waits = op.expects_reply(self.cfg.zero_buffer);
+            self.enter_call(rank, site, op);
+            if self.end.is_some() {
+                return;
+            }
+            let id = OpId { rank, index };
+            (self.threads.of_mut(rank).expect("a rank of threads")).entered(t, index, by);
+            self.entry_races(id, t);
+            let rt = self.threads.of_mut(rank).expect("a rank of threads");
+            if waits {
+                rt.state.insert(t, threads::State::Blocked(index));
+            } else {
+                rt.state.insert(t, threads::State::Running);
+                self.matching.say(id, Down::Go);
+            }
+        }
+    }
+
+    /// The call `h`, just entered for thread `t`, races with the calls of
+    /// other threads of its rank that entered before it and whose place it
+    /// depends on (see [`threads::entry_races`]).
+    fn entry_races(&mut self, h: OpId, t: u32) {
+        for g in threads::entry_races(&self.matching, &self.threads, h, t) {
+            self.race(g, h);
+        }
+    }
+
+    /// The calls `g` and `h` of two threads of one rank, `g` entered
+    /// first, depend on each other's place: if a choice entered `g`, the
+    /// choice's alternative that lets `h`'s thread go first is worth a run (entering its call then; with the
+    /// thread waiting in a call then, every other alternative, since which
+    /// of them leads to its answer first is not known). Only such
+    /// alternatives of an entry point are run (the others are
+    /// [`Choice::predicted`]): orders of calls that do not depend on each
+    /// other's place give the same outcomes.
+    fn race(&mut self, g: OpId, h: OpId) {
+        let (g, h) = if g.index < h.index { (g, h) } else { (h, g) };
+        let Some(rt) = self.threads.of(g.rank) else {
+            return;
+        };
+        let Some(k) = rt.chosen(g.index) else {
+            return;
+        };
+        let t = rt.thread_of(h.index);
+        let c = &mut self.path.choices_mut()[k];
+        let alts = &c.point.alternatives;
+        let wake: Vec<usize> = match alts.iter().position(|a| *a == Alternative::Enter(t)) {
+            Some(w) => vec![w],
+            None => (0..alts.len()).collect(),
+        };
+        for w in wake {
+            if w != c.taken && !c.wake.contains(&w) {
+                c.wake.push(w);
+            }
+        }
+    }
+
+    /// Hands the causal state of thread `t` of `rank` to the causality,
+    /// which acts for it next.
+    fn on_thread(&mut self, rank: Rank, t: u32) {
+        let Some(rt) = self.threads.of_mut(rank) else {
+            return;
+        };
+        if rt.current != t {
+            let mine = rt.deps.remove(&t).unwrap_or_default();
+            let theirs = self.causality.swap(rank, mine);
+            rt.deps.insert(rt.current, theirs);
+            rt.current = t;
+        }
+    }
+
+    /// The threads whose entered call has been answered run again.
+    fn sync_threads(&mut self) {
+        for r in self.threads.ranks().collect::<Vec<_>>() {
+            let blocked = self.matching.blocked_all(r).to_vec();
+            let rt = self.threads.of_mut(r).expect("a rank of threads");
+            for s in rt.state.values_mut() {
+                if let threads::State::Blocked(i) = *s {
+                    if !blocked.contains(&i) {
+                        *s = threads::State::Running;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Enters the gated call whose place is not a choice: the only one of
+    /// a rank none of whose other threads runs or waits in a call.
+    fn enter_forced(&mut self) -> bool {
+        let mut entered = false;
+        for r in self.threads.ranks().collect::<Vec<_>>() {
+            let rt = self.threads.of(r).expect("a rank of threads");
+            if !rt.quiet() || rt.any_blocked() {
+                continue;
+            }
+            let ts: Vec<u32> = rt.gated_calls().map(|(t, _)| t).collect();
+            if let [t] = ts[..] {
+                self.enter(r, t, None);
+                if self.end.is_some() {
+                    return true;
+                }
+                entered = true;
+            }
+        }
+        entered
+    }
+
+    /// With every rank waiting: the entry point of the first rank of
+    /// threads with calls at its gate, none of whose threads runs and that
+    /// was not left for later. `others`: whether something else can be
+    /// done first (a choice, or a failing poll).
+    fn entry_point(&self, others: bool) -> Option<ChoicePoint> {
+        let mut ready = self.threads.ranks().filter(|&r| {
+            let rt = self.threads.of(r).expect("a rank of threads");
+            rt.quiet() && !rt.later && rt.gated_calls().next().is_some()
+        });
+        let r = ready.next()?;
+        let rt = self.threads.of(r).expect("a rank of threads");
+        let later = rt.any_blocked() && (others || ready.next().is_some());
+        let alternatives = threads::entry_alternatives(rt, later);
+        let (t, _) = rt.gated_calls().next()?;
+        let site = rt.gated[&t].last().map(|(s, _)| *s).unwrap_or_default();
+        Some(ChoicePoint {
+            at: OpId {
+                rank: r,
+                index: self.matching.ops(r).len(),
+            },
+            site,
+            alternatives,
+        })
+    }
+
+    /// Whether every rank waits: for a rank of threads, none runs and one
+    /// waits, or it has finalized.
+    fn all_waiting(&self) -> bool {
+        if !self.threads.any() {
+            return self.matching.all_waiting();
+        }
+        (0..self.cfg.nprocs).all(|r| match self.threads.of(r) {
+            Some(rt) => self.matching.finalized(r) || rt.waiting(),
+            None => self.matching.waiting(r),
+        })
+    }
+
+    /// Takes one intercepted call of `rank` into its sequence of calls.
+    fn enter_call(&mut self, rank: Rank, site: Site, op: Op) {
         if self.end.is_some() || self.params.take(rank, &op) {
             return;
         }
@@ -540,30 +827,47 @@ impl Engine {
     /// Fires every match set that can fire now and returns the answers to
     /// send, in order. Sets [`Engine::end`] when the run cannot go on.
     pub fn advance(&mut self) -> Vec<(Rank, Down)> {
-        if self.end.is_none() {
-            loop {
-                let mut changed = self.fire_collectives();
+        self.run_on();
+        let out = self.matching.take_out_ops();
+        out.into_iter().map(|(id, d)| (id.rank, d)).collect()
+    }
+
+    /// Fires every match set that can fire now, as [`Engine::advance`].
+    fn run_on(&mut self) {
+        if self.end.is_some() {
+            return;
+        }
+        let threaded = self.threads.any();
+        loop {
+            let mut changed = self.fire_collectives();
+            if self.end.is_some() {
+                break;
+            }
+            changed |= self.fire_send_recv();
+            for r in 0..self.cfg.nprocs {
+                while self.answer(r) {
+                    changed = true;
+                }
+            }
+            if threaded {
+                self.sync_threads();
+                changed |= self.enter_forced();
                 if self.end.is_some() {
                     break;
                 }
-                changed |= self.fire_send_recv();
-                for r in 0..self.cfg.nprocs {
-                    changed |= self.answer(r);
-                }
-                if changed {
-                    self.false_rounds = 0;
-                    continue;
-                }
-                if self.matching.all_waiting() {
-                    if self.holding || !self.at_quiescence() {
-                        break;
-                    }
-                    continue;
-                }
-                break;
             }
+            if changed {
+                self.false_rounds = 0;
+                continue;
+            }
+            if self.all_waiting() {
+                if self.holding || !self.at_quiescence() {
+                    break;
+                }
+                continue;
+            }
+            break;
         }
-        self.matching.take_out()
     }
 
     /// Collectives (and `MPI_Finalize`) whose every member has arrived.
@@ -596,6 +900,9 @@ impl Engine {
         for (comm, members) in self.matching.ready_collectives() {
             match self.matching.fire_collective(comm, &members) {
                 Ok(ids) => {
+                    for &id in &ids {
+                        self.on_thread(id.rank, self.threads.thread_of(id.rank, id.index));
+                    }
                     let matching = &self.matching;
                     let dep = self.causality.join(&ids, |o| matching.nonblocking_coll(o));
                     // A nonblocking collective's request completes now: a
@@ -658,6 +965,11 @@ impl Engine {
             }
         }
         self.matching.match_pair(&p, wildcard);
+        if self.threads.any() {
+            for (a, b) in threads::match_races(&self.matching, &self.threads, send, recv) {
+                self.race(a, b);
+            }
+        }
         if self.end.is_none() {
             if let Some(mismatch) = self.params.pair(send, recv) {
                 self.end = Some(RunEnd::ArgsDiffer {
@@ -674,6 +986,8 @@ impl Engine {
         let Some(ready) = self.matching.ready(r) else {
             return false;
         };
+        let at = ready.at();
+        self.on_thread(r, self.threads.thread_of(r, at.index));
         let down = match ready {
             Ready::Complete(id) => {
                 self.causality.learn_match(r, id);
@@ -690,7 +1004,7 @@ impl Engine {
                 down
             }
         };
-        self.matching.release(r, down);
+        self.matching.release(at, down);
         true
     }
 
@@ -732,18 +1046,30 @@ impl Engine {
         // returned; if nothing else is left, the engine cannot complete
         // what MPI did.
         let sure = &self.sure;
-        let matching = &self.matching;
-        let unsure = |r: &Rank| {
-            matching
-                .blocked_on(*r)
-                .is_none_or(|index| !sure.contains(&OpId { rank: *r, index }))
-        };
-        let stalled = polls.iter().any(|r| !unsure(r));
+        let unsure = |at: &OpId| !sure.contains(at);
+        let stalled = polls.iter().any(|at| !unsure(at));
         polls.retain(unsure);
         points.extend(locks);
         // Alternatives explored in another branch stay asleep, unless nothing
         // else is left.
         let points = self.path.awake(points);
+        // Calls at a gate enter first, or are left for later (and offered
+        // again when nothing else is left).
+        if self.threads.any() {
+            let others = !points.is_empty() || !polls.is_empty();
+            let mut entry = self.entry_point(others);
+            if entry.is_none() && !others {
+                self.clear_later();
+                entry = self.entry_point(others);
+            }
+            if let Some(point) = entry {
+                match point.alternatives[..] {
+                    [Alternative::Enter(t)] => self.enter(point.at.rank, t, None),
+                    _ => self.choose(point),
+                }
+                return self.end.is_none();
+            }
+        }
         // A test of a receive the program asked to cancel and that no send
         // can reach does not fail: the choices are taken first (MPI
         // libraries cancel such a receive at once).
@@ -759,6 +1085,7 @@ impl Engine {
         };
         if !polls.is_empty() && self.false_rounds < limit {
             self.false_rounds += 1;
+            self.clear_later();
             self.matching.fail_polls(polls);
             return true;
         }
@@ -786,6 +1113,15 @@ impl Engine {
         false
     }
 
+    /// Every rank's gated calls may be offered again.
+    fn clear_later(&mut self) {
+        for r in self.threads.ranks().collect::<Vec<_>>() {
+            if let Some(rt) = self.threads.of_mut(r) {
+                rt.later = false;
+            }
+        }
+    }
+
     /// Takes a choice at `point` and carries it out.
     fn choose(&mut self, point: ChoicePoint) {
         let (at, alt) = match self.path.take(point) {
@@ -797,6 +1133,28 @@ impl Engine {
         };
         self.false_rounds = 0;
         let k = self.path.choices().len() - 1;
+        if matches!(alt, Alternative::Enter(_) | Alternative::Later) {
+            // Another order of entry is run only when a race wakes it.
+            let c = self
+                .path
+                .choices_mut()
+                .last_mut()
+                .expect("the choice taken");
+            c.predicted = (0..c.point.alternatives.len())
+                .filter(|&i| i != c.taken)
+                .collect();
+        }
+        match alt {
+            Alternative::Later => {
+                if let Some(rt) = self.threads.of_mut(at.rank) {
+                    rt.later = true;
+                }
+                return;
+            }
+            Alternative::Enter(t) => return self.enter(at.rank, t, Some(k)),
+            _ => self.clear_later(),
+        }
+        self.on_thread(at.rank, self.threads.thread_of(at.rank, at.index));
         match (&self.matching.op(at).kind, alt) {
             (Kind::Recv { .. }, Alternative::Send(send)) => {
                 self.match_pair(send, at, true);
@@ -810,12 +1168,12 @@ impl Engine {
             (Kind::Probe { .. }, Alternative::Send(send)) => {
                 self.causality.learn_choice(at.rank, k);
                 let d = self.probe_answer(at, send);
-                self.matching.release(at.rank, d);
+                self.matching.release(at, d);
             }
             (Kind::Wait { .. }, Alternative::Index(i)) => {
                 self.causality.learn_choice(at.rank, k);
                 let d = self.complete_wait(at, vec![i]);
-                self.matching.release(at.rank, d);
+                self.matching.release(at, d);
             }
             (Kind::Win { .. }, Alternative::Grant(id)) => {
                 self.causality.learn_choice(id.rank, k);
@@ -839,7 +1197,7 @@ impl Engine {
             (Kind::Wait { .. }, Alternative::Subset(ks)) => {
                 self.causality.learn_choice(at.rank, k);
                 let d = self.complete_wait(at, ks);
-                self.matching.release(at.rank, d);
+                self.matching.release(at, d);
             }
             _ => unreachable!("choice point of an unexpected kind"),
         }

@@ -275,6 +275,15 @@ pub enum Alternative {
     /// can give this point a send (or, for a wait, a completed request) it
     /// could not get otherwise.
     Defer { at: OpId, alt: Box<Alternative> },
+    /// Enter the call this thread of the rank makes into the rank's
+    /// sequence of calls, before those its other threads make (see the
+    /// engine's `threads` module). The point's `at` is the position the
+    /// call takes.
+    Enter(u32),
+    /// Leave the rank's calls at its gate while another choice is taken
+    /// first: a thread of the rank that waits in a call may be answered
+    /// then, and make a call that enters first.
+    Later,
 }
 
 /// A point where POE had more than one thing it could do.
@@ -400,6 +409,18 @@ pub struct RankView {
     /// released: the rank may still be inside it, completing the real
     /// operation, or computing after it).
     pub last: Option<&'static str>,
+    /// For a rank of several threads, each thread that waits: in a call
+    /// (`call` is the first of them), or for another thread of the rank.
+    pub threads: Vec<ThreadView>,
+}
+
+/// Where one thread of a rank of several waits, for reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadView {
+    pub thread: u32,
+    /// The call it waits in, with its site; `None` when it waits outside
+    /// MPI for another thread of its rank (a join, a lock).
+    pub call: Option<(&'static str, Site)>,
 }
 
 /// How a run ended, as far as the engine can tell.

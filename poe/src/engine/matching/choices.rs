@@ -48,14 +48,14 @@ impl Matching {
     pub(crate) fn all_waiting(&self) -> bool {
         self.ranks
             .iter()
-            .all(|st| st.blocked.is_some() || st.finalized)
+            .all(|st| !st.blocked.is_empty() || st.finalized)
     }
 
     /// [`crate::engine::Engine::held_by_sends`].
     pub(crate) fn held_by_sends(&self, stuck: &[bool]) -> bool {
         let mut held = false;
         for (r, st) in self.ranks.iter().enumerate() {
-            if st.blocked.is_some() || st.finalized {
+            if !st.blocked.is_empty() || st.finalized {
                 continue;
             }
             let unmatched = self
@@ -83,13 +83,30 @@ impl Matching {
     /// With every rank waiting: the choice points (wildcard receives and
     /// probes with candidates, `Waitany`/`Waitsome` with complete requests)
     /// and the ranks that poll with nothing to find.
-    pub(crate) fn choice_points(&self) -> (Vec<ChoicePoint>, Vec<Rank>) {
+    pub(crate) fn choice_points(&self) -> (Vec<ChoicePoint>, Vec<OpId>) {
         let mut points: Vec<ChoicePoint> = Vec::new();
-        let mut polls: Vec<Rank> = Vec::new();
+        let mut polls: Vec<OpId> = Vec::new();
         self.wildcard_points(&mut points);
         self.cancel_points(&mut points);
         for (r, st) in self.ranks.iter().enumerate() {
-            let Some(i) = st.blocked else { continue };
+            for &i in &st.blocked {
+                self.blocked_point(r, i, &mut points, &mut polls);
+            }
+        }
+        (points, polls)
+    }
+
+    /// The choice point or the failing poll of the call `i` rank `r` waits
+    /// in, if it has one.
+    fn blocked_point(
+        &self,
+        r: Rank,
+        i: usize,
+        points: &mut Vec<ChoicePoint>,
+        polls: &mut Vec<OpId>,
+    ) {
+        let st = &self.ranks[r];
+        {
             let op = &st.ops[i];
             let at = OpId { rank: r, index: i };
             match &op.kind {
@@ -108,7 +125,7 @@ impl Matching {
                             alternatives: c.into_iter().map(Alternative::Send).collect(),
                         });
                     } else if !blocking {
-                        polls.push(r);
+                        polls.push(at);
                     }
                 }
                 Kind::Recv { src, tag, comm, .. } if st.polls.contains(&i) && !op.complete => {
@@ -120,7 +137,7 @@ impl Matching {
                         .and_then(|p| p.iter().position(|&x| x == i))
                         .unwrap_or(0);
                     if self.candidates(*comm, r, *src, *tag, pos).is_empty() {
-                        polls.push(r);
+                        polls.push(at);
                     }
                 }
                 Kind::Wait { kind, ops, test } => {
@@ -147,15 +164,14 @@ impl Matching {
                                 .map(Alternative::Subset)
                                 .collect(),
                         }),
-                        _ if *test => polls.push(r),
+                        _ if *test => polls.push(at),
                         _ => {}
                     }
                 }
-                Kind::Win { .. } if self.window_poll(at) => polls.push(r),
+                Kind::Win { .. } if self.window_poll(at) => polls.push(at),
                 _ => {}
             }
         }
-        (points, polls)
     }
 
     /// The wildcard receives anywhere (pending nonblocking ones included)
@@ -206,9 +222,10 @@ impl Matching {
     }
 
     /// Answers every poll in `polls` "not yet".
-    pub(crate) fn fail_polls(&mut self, polls: Vec<Rank>) {
-        for r in polls {
-            let i = self.ranks[r].blocked.take().unwrap();
+    pub(crate) fn fail_polls(&mut self, polls: Vec<OpId>) {
+        for at in polls {
+            let (r, i) = (at.rank, at.index);
+            self.unblock(at);
             let d = match self.ranks[r].ops[i].kind {
                 Kind::Probe { .. } => Down::Probed {
                     found: false,
@@ -233,7 +250,7 @@ impl Matching {
                 }
                 _ => Down::Done { indices: vec![] },
             };
-            self.out.push((r, d));
+            self.out.push((at, d));
         }
     }
 }
@@ -286,7 +303,7 @@ mod tests {
                 reqs: vec![1, 2],
             },
         );
-        call(
+        let probe = call(
             &mut m,
             1,
             Op::Probe {
@@ -297,7 +314,7 @@ mod tests {
             },
         );
         let (points, polls) = m.choice_points();
-        assert_eq!(polls, vec![1]);
+        assert_eq!(polls, vec![probe]);
         assert_eq!(points.len(), 1);
         assert_eq!(points[0].at, w);
         assert_eq!(

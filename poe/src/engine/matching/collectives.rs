@@ -57,26 +57,30 @@ impl Matching {
         !self.ranks.is_empty()
             && self.ranks.iter().all(|st| {
                 st.blocked
-                    .is_some_and(|i| matches!(st.ops[i].kind, Kind::Finalize))
+                    .iter()
+                    .any(|&i| matches!(st.ops[i].kind, Kind::Finalize))
             })
     }
 
     /// Fires `MPI_Finalize`: a collective over all ranks.
     pub(crate) fn finalize(&mut self) {
         let n = self.ranks.len();
-        let ops = (0..n)
-            .map(|r| OpId {
-                rank: r,
-                index: self.ranks[r].blocked.unwrap(),
+        let ops: Vec<OpId> = (0..n)
+            .map(|r| {
+                let st = &self.ranks[r];
+                let index = *(st.blocked.iter())
+                    .find(|&&i| matches!(st.ops[i].kind, Kind::Finalize))
+                    .expect("every rank waits in MPI_Finalize");
+                OpId { rank: r, index }
             })
             .collect();
-        self.fired.push(Fired::Collective { ops });
-        for r in 0..n {
-            let st = &mut self.ranks[r];
-            let i = st.blocked.take().unwrap();
-            st.ops[i].complete = true;
+        self.fired.push(Fired::Collective { ops: ops.clone() });
+        for id in ops {
+            let st = &mut self.ranks[id.rank];
+            st.blocked.retain(|&b| b != id.index);
+            st.ops[id.index].complete = true;
             st.finalized = true;
-            self.out.push((r, Down::Go));
+            self.out.push((id, Down::Go));
         }
     }
 
@@ -263,8 +267,8 @@ impl Matching {
                 }
                 continue;
             }
-            st.blocked = None;
-            self.out.push((id.rank, answer));
+            st.blocked.retain(|&b| b != id.index);
+            self.out.push((*id, answer));
         }
         if let Some((win, created)) = window {
             self.window_collective(&ids, win, created);
@@ -694,6 +698,8 @@ mod tests {
                 }
             )]
         );
+        m.release(any, Down::Go);
+        m.take_out();
         // A probe on the intercommunicator sees the remote rank too.
         let p = call(
             &mut m,

@@ -79,7 +79,7 @@ impl Matching {
             // The rank learns the communicator an `MPI_Comm_idup` made
             // ahead of the answer that completes it.
             if let Some(c) = st.made.remove(&o) {
-                self.out.push((id.rank, Down::NewComm { id: c as i32 }));
+                self.out.push((id, Down::NewComm { id: c as i32 }));
             }
         }
         st.ops[id.index].complete = true;
@@ -101,7 +101,7 @@ impl Matching {
     /// list holds its operation `index`.
     pub(crate) fn tests(&self, rank: Rank, index: usize) -> bool {
         let st = &self.ranks[rank];
-        st.blocked.is_some_and(|b| {
+        st.blocked.iter().any(|&b| {
             matches!(&st.ops[b].kind, Kind::Wait { test: true, ops, .. } if ops.contains(&index))
         })
     }
@@ -135,7 +135,7 @@ mod tests {
         assert_eq!(down, Down::Done { indices: vec![0] });
         assert_eq!(done, vec![r]);
         assert!(m.buffered_send(s));
-        m.release(1, down);
+        m.release(w, down);
         assert!(m.leaks().is_empty());
     }
 }

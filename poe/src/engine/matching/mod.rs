@@ -39,7 +39,9 @@ pub use choices::SOME_SUBSETS_UP_TO;
 #[derive(Default)]
 struct RankSt {
     ops: Ops,
-    blocked: Option<usize>,
+    /// The calls the rank waits in: at most one per thread (one, for a
+    /// rank of one thread).
+    blocked: Vec<usize>,
     finalized: bool,
     reqs: HashMap<u32, usize>,
     /// Communicators the rank holds and has not freed, with the call that
@@ -90,6 +92,19 @@ pub(crate) enum Ready {
     Window(OpId),
 }
 
+impl Ready {
+    /// The call answered.
+    pub(crate) fn at(&self) -> OpId {
+        match self {
+            Ready::Complete(id)
+            | Ready::Wait(id, _)
+            | Ready::Probe(id, _)
+            | Ready::NullProbe(id)
+            | Ready::Window(id) => *id,
+        }
+    }
+}
+
 /// The MPI state of one run.
 pub(crate) struct Matching {
     ranks: Vec<RankSt>,
@@ -105,7 +120,9 @@ pub(crate) struct Matching {
     /// Unmatched receives per (communicator, destination), program order.
     recvs: BTreeMap<(u32, Rank), Vec<usize>>,
     fired: FiredList,
-    out: Vec<(Rank, Down)>,
+    /// The answers produced since the last call, each with the call it is
+    /// for (the rank's thread that made the call takes it).
+    out: Vec<(OpId, Down)>,
     /// The communicators in which `MPI_Comm_create_group` calls match,
     /// by id (each a parent, the group's members and a tag, see
     /// [`Matching::group_comm`]).
@@ -253,13 +270,26 @@ impl Matching {
         &self.fired
     }
 
-    /// The call rank `r` waits in for an answer, if any.
+    /// The call rank `r` waits in for an answer, if any (the first, if
+    /// several of its threads wait).
     pub(crate) fn blocked_on(&self, r: Rank) -> Option<usize> {
-        self.ranks[r].blocked
+        self.ranks[r].blocked.first().copied()
     }
 
-    /// The answers produced since the last call.
+    /// Every call rank `r` waits in, one per waiting thread.
+    pub(crate) fn blocked_all(&self, r: Rank) -> &[usize] {
+        &self.ranks[r].blocked
+    }
+
+    /// The answers produced since the last call, by rank.
+    #[cfg(test)]
     pub(crate) fn take_out(&mut self) -> Vec<(Rank, Down)> {
+        let out = std::mem::take(&mut self.out);
+        out.into_iter().map(|(id, d)| (id.rank, d)).collect()
+    }
+
+    /// The answers produced since the last call, each with its call.
+    pub(crate) fn take_out_ops(&mut self) -> Vec<(OpId, Down)> {
         std::mem::take(&mut self.out)
     }
 
@@ -286,13 +316,14 @@ impl Matching {
 
     fn view(&self, r: Rank) -> RankView {
         let st = &self.ranks[r];
-        match st.blocked {
+        match st.blocked.first().copied() {
             Some(i) => RankView {
                 rank: r,
                 call: Some(st.ops[i].name),
                 site: st.ops[i].site,
                 finalized: false,
                 last: None,
+                threads: Vec::new(),
             },
             None => RankView {
                 rank: r,
@@ -300,6 +331,7 @@ impl Matching {
                 site: st.ops.last().map(|o| o.site).unwrap_or_default(),
                 finalized: st.finalized,
                 last: st.ops.last().map(|o| o.name),
+                threads: Vec::new(),
             },
         }
     }
@@ -409,16 +441,23 @@ impl Matching {
             self.window_issued(id);
         }
         if waits {
-            self.ranks[r].blocked = Some(id.index);
+            self.ranks[r].blocked.push(id.index);
         }
         is_send
     }
 
-    /// The answer of the call rank `r` waits in, if it no longer depends on
-    /// anything still to come.
+    /// The answer of a call rank `r` waits in (the earliest, if several of
+    /// its threads wait), if it no longer depends on anything still to
+    /// come.
     pub(crate) fn ready(&self, r: Rank) -> Option<Ready> {
-        let i = self.ranks[r].blocked?;
-        let id = OpId { rank: r, index: i };
+        self.ranks[r]
+            .blocked
+            .iter()
+            .find_map(|&i| self.ready_at(OpId { rank: r, index: i }))
+    }
+
+    fn ready_at(&self, id: OpId) -> Option<Ready> {
+        let (r, i) = (id.rank, id.index);
         match &self.ranks[r].ops[i].kind {
             Kind::Send { .. } | Kind::Recv { .. } => {
                 self.ranks[r].ops[i].complete.then_some(Ready::Complete(id))
@@ -438,10 +477,31 @@ impl Matching {
         }
     }
 
-    /// Rank `r` gets the answer `d` and runs on.
-    pub(crate) fn release(&mut self, r: Rank, d: Down) {
-        self.ranks[r].blocked = None;
-        self.out.push((r, d));
+    /// The call `id` gets the answer `d`, and its thread runs on.
+    pub(crate) fn release(&mut self, id: OpId, d: Down) {
+        self.unblock(id);
+        self.out.push((id, d));
+    }
+
+    /// The call `id`, which does not wait, is answered anyway: its thread
+    /// waited at its rank's gate.
+    pub(crate) fn say(&mut self, id: OpId, d: Down) {
+        self.out.push((id, d));
+    }
+
+    /// Whether rank `r` waits in a call or has finalized.
+    pub(crate) fn waiting(&self, r: Rank) -> bool {
+        !self.ranks[r].blocked.is_empty() || self.ranks[r].finalized
+    }
+
+    /// Whether rank `r` has finalized.
+    pub(crate) fn finalized(&self, r: Rank) -> bool {
+        self.ranks[r].finalized
+    }
+
+    /// The call `id` waits no more.
+    fn unblock(&mut self, id: OpId) {
+        self.ranks[id.rank].blocked.retain(|&b| b != id.index);
     }
 }
 

@@ -302,7 +302,7 @@ impl Matching {
             }
         };
         let src = self.local_rank(recv.rank, comm, send.rank);
-        self.out.push((recv.rank, Down::PostRecv { req, src, tag }));
+        self.out.push((recv, Down::PostRecv { req, src, tag }));
         self.fired.push(Fired::SendRecv {
             send,
             recv,
@@ -364,7 +364,7 @@ impl Matching {
                 self.recvs.remove(&(comm, at.rank));
             }
         }
-        self.out.push((at.rank, Down::Cancelled { req }));
+        self.out.push((at, Down::Cancelled { req }));
     }
 }
 

@@ -344,11 +344,8 @@ impl Matching {
         self.ranks
             .iter()
             .enumerate()
-            .filter_map(|(rank, st)| {
-                self.request(OpId {
-                    rank,
-                    index: st.blocked?,
-                })
+            .flat_map(|(rank, st)| {
+                (st.blocked.iter()).filter_map(move |&index| self.request(OpId { rank, index }))
             })
             .collect()
     }
@@ -479,7 +476,7 @@ impl Matching {
             to: id,
         });
         self.ranks[id.rank].ops[id.index].complete = true;
-        self.release(id.rank, Down::Go);
+        self.release(id, Down::Go);
         from
     }
 
