@@ -29,6 +29,10 @@ pub enum Step {
     /// one that returned something ([`Engine::polled`]): the engine answers
     /// it only with what it returned, never "not yet".
     Sure(Op),
+    /// In a rank of several threads ([`ThreadedProgram`]), wait outside
+    /// MPI until every thread of the rank has come here (an OpenMP
+    /// barrier): what each does next follows what all did before.
+    ThreadBarrier,
 }
 
 /// The source (or tag) of a simulated receive that takes the message the
@@ -445,6 +449,7 @@ fn step_op(s: &Step) -> (&Op, Made) {
         Step::Call(op) => (op, Made::Once),
         Step::Poll(op) => (op, Made::Poll),
         Step::Sure(op) => (op, Made::Sure),
+        Step::ThreadBarrier => panic!("a thread barrier is no call"),
     }
 }
 
@@ -541,6 +546,7 @@ pub fn run_threads_once(
             .map(|ts| vec![Vec::new(); ts.len()])
             .collect(),
         parked: vec![false; n],
+        barred: program.iter().map(|ts| vec![false; ts.len()]).collect(),
         turns,
     };
     loop {
@@ -583,8 +589,10 @@ struct ThreadSim {
     /// requests of the completion call it waits in.
     released: Vec<HashSet<u32>>,
     listed: Vec<Vec<Vec<u32>>>,
-    /// Per rank, whether its main thread waits for the others to end.
+    /// Per rank, whether its main thread waits for the others to end; per
+    /// rank and thread, whether it waits at a thread barrier.
     parked: Vec<bool>,
+    barred: Vec<Vec<bool>>,
     turns: Turns,
 }
 
@@ -594,6 +602,37 @@ impl ThreadSim {
         program[r][t].get(self.pc[r][t]).is_some()
             && !self.waiting[r][t]
             && !self.joining(program, r, t)
+            && !self.at_barrier(program, r, t)
+    }
+
+    /// Whether thread `t` of rank `r` is at a thread barrier.
+    fn at_barrier(&self, program: &ThreadedProgram, r: usize, t: usize) -> bool {
+        matches!(program[r][t].get(self.pc[r][t]), Some(Step::ThreadBarrier))
+    }
+
+    /// Thread `t` of rank `r` comes to a thread barrier: it parks, and when
+    /// every thread of the rank that has not ended is there, all go on,
+    /// each after what the others did.
+    fn barrier(&mut self, program: &ThreadedProgram, r: usize, t: usize) {
+        if !self.barred[r][t] {
+            self.barred[r][t] = true;
+            self.engine.thread_parked(r, t as u32, true);
+        }
+        let nt = program[r].len();
+        if (0..nt).all(|u| self.ended[r][u] || self.barred[r][u]) {
+            for u in (0..nt).filter(|&u| self.barred[r][u]) {
+                self.engine.thread_parked(r, u as u32, false);
+                for v in (0..nt).filter(|&v| v != u) {
+                    self.engine.thread_joined(r, u as u32, v as u32);
+                }
+            }
+            for u in 0..nt {
+                if self.barred[r][u] {
+                    self.barred[r][u] = false;
+                    self.pc[r][u] += 1;
+                }
+            }
+        }
     }
 
     /// Whether thread `t` of rank `r` is the main one, about to finalize
@@ -601,7 +640,7 @@ impl ThreadSim {
     fn joining(&self, program: &ThreadedProgram, r: usize, t: usize) -> bool {
         t == 0
             && (program[r][t].get(self.pc[r][t]))
-                .is_some_and(|step| matches!(step_op(step).0, Op::Finalize))
+                .is_some_and(|step| matches!(step, Step::Call(Op::Finalize)))
             && self.ended[r][1..].iter().any(|e| !e)
     }
 
@@ -637,6 +676,14 @@ impl ThreadSim {
                                 }
                             }
                         }
+                    }
+                    if self.at_barrier(program, r, t) && !self.waiting[r][t] {
+                        let before = self.pc[r][t];
+                        self.barrier(program, r, t);
+                        if self.pc[r][t] == before {
+                            break;
+                        }
+                        continue;
                     }
                     if !self.can_move(program, r, t) {
                         break;
@@ -684,6 +731,9 @@ impl ThreadSim {
             (0..program[r].len()).any(|t| {
                 self.can_move(program, r, t)
                     || t > 0 && !self.ended[r][t] && self.pc[r][t] >= program[r][t].len()
+                    // A thread about to park (or to go on from its park).
+                    || t == 0 && program[r].len() > 1 && self.joining(program, r, t) != self.parked[r]
+                    || self.at_barrier(program, r, t) && !self.waiting[r][t] && !self.barred[r][t]
             })
         });
         if answers.is_empty() && !moves {

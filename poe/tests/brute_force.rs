@@ -1681,6 +1681,7 @@ fn on_intercomm(prog: &Prog) -> Program {
                     Step::Call(op) => Step::Call(inter(op)),
                     Step::Poll(op) => Step::Poll(inter(op)),
                     Step::Sure(op) => Step::Sure(inter(op)),
+                    Step::ThreadBarrier => Step::ThreadBarrier,
                 }
             }));
             out
@@ -2404,6 +2405,7 @@ fn waitany_rows_stand_for_exactly_the_orders_mpi_allows() {
 fn timed(step: &Step) -> bool {
     match step {
         Step::Poll(_) | Step::Sure(_) => true,
+        Step::ThreadBarrier => false,
         Step::Call(op) => match op {
             Op::Recv { src, .. } => *src == ANY,
             Op::Probe { src, blocking, .. } | Op::Mprobe { src, blocking, .. } => {

@@ -12,8 +12,9 @@
 //! match in the rank's sequences (a receive takes the earliest unmatched
 //! send of a sender that it accepts; a send goes to the earliest posted
 //! unmatched receive that accepts it). A thread waits in a blocking call
-//! (only itself), and a rank's main thread finalizes once its other
-//! threads have ended. Each terminal state gives which send every receive
+//! (only itself), the threads of a rank may pass a barrier of theirs
+//! together (outside MPI, as an OpenMP barrier), and a rank's main thread
+//! finalizes once its other threads have ended. Each terminal state gives which send every receive
 //! got and whether some thread is stuck; POE must find exactly the same
 //! set, whatever order the threads' calls reach it in. Programs come from
 //! a seeded generator, so a failure names the seed and prints the program.
@@ -45,6 +46,9 @@ enum Call {
     },
     /// `MPI_Wait` on the request of the thread's call at this position.
     Wait { of: usize },
+    /// A barrier of the rank's threads, outside MPI (every thread of the
+    /// rank has one).
+    Barrier,
 }
 
 /// Per rank, per thread, the calls (the main thread's `MPI_Finalize` is
@@ -106,6 +110,7 @@ fn to_sim(prog: &Prog) -> ThreadedProgram {
                                     kind: WaitKind::One,
                                     reqs: vec![req(t, of)],
                                 },
+                                Call::Barrier => return Step::ThreadBarrier,
                             })
                         })
                         .collect();
@@ -194,6 +199,8 @@ impl Brute<'_> {
         }
         let call = &calls[pc];
         let (complete, waits) = match *call {
+            // The rank's threads pass their barrier together (`barriers`).
+            Call::Barrier => return None,
             Call::Send { sync, nb, .. } => (!sync, !nb && sync),
             Call::Recv { nb, .. } => (false, !nb),
             Call::Wait { of } => {
@@ -217,6 +224,19 @@ impl Brute<'_> {
             n.pc[r][t] += 1;
         }
         Some(n)
+    }
+
+    /// The ranks whose threads all wait at their barrier.
+    fn barriers(&self, s: &State) -> Vec<usize> {
+        (0..s.pc.len())
+            .filter(|&r| {
+                s.pc[r].len() > 1
+                    && (0..s.pc[r].len()).all(|t| {
+                        s.blocked[r][t].is_none()
+                            && self.prog[r][t].get(s.pc[r][t]) == Some(&Call::Barrier)
+                    })
+            })
+            .collect()
     }
 
     /// Every send/receive pair that MPI's rules let match now.
@@ -263,6 +283,14 @@ impl Brute<'_> {
                     self.walk(n);
                 }
             }
+        }
+        for r in self.barriers(&s) {
+            moved = true;
+            let mut n = s.clone();
+            for pc in &mut n.pc[r] {
+                *pc += 1;
+            }
+            self.walk(n);
         }
         for (a, i, b, j) in self.pairs(&s) {
             moved = true;
@@ -418,6 +446,23 @@ fn generate_sized(seed: u64, threads: usize, more: usize) -> Prog {
             for of in pcs {
                 prog[r][t].push(Call::Wait { of });
             }
+        }
+    }
+    // Some ranks of threads pass a barrier of their threads somewhere.
+    for threads in prog.iter_mut().filter(|ts| ts.len() > 1) {
+        if !g.chance(1, 3) {
+            continue;
+        }
+        for calls in threads.iter_mut() {
+            let at = g.below(calls.len() + 1);
+            for c in calls.iter_mut() {
+                if let Call::Wait { of } = c {
+                    if *of >= at {
+                        *of += 1;
+                    }
+                }
+            }
+            calls.insert(at, Call::Barrier);
         }
     }
     prog
