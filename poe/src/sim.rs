@@ -357,49 +357,14 @@ impl Sim {
 
     /// The result of a run the engine ended.
     fn ended(mut self, end: RunEnd) -> RunResult {
-        // Simulated receives have no buffers: any takes a message alike.
         let tagged = std::mem::take(&mut self.tagged);
-        let exchanges = self.engine.conclude(&crate::engine::Vouch {
-            alike: &|_| true,
-            free: &|_| true,
-            probes: &|_, recv| {
-                Some(crate::engine::Vouched {
-                    sized: true,
-                    tagged: tagged.contains(&recv),
-                    dispatch: false,
-                })
-            },
-        });
-        let leaks = self.engine.leaks();
-        let rows = self.engine.rows().to_vec();
-        let trace = self.engine.into_trace();
-        RunResult {
-            end,
-            token: Token::of(&trace.choices),
-            choices: trace.choices,
-            fired: trace.fired,
-            ops: trace.ops,
-            leaks,
-            exchanges,
-            rows,
-        }
+        finish(self.engine, Some(end), &tagged)
     }
 
     /// The result of a run in which a rank ran off the end of its program
     /// without `MPI_Finalize`, and the others wait.
     fn ran_off(self) -> RunResult {
-        let ranks = self.engine.rank_views();
-        let trace = self.engine.into_trace();
-        RunResult {
-            end: RunEnd::Deadlock { ranks },
-            token: Token::of(&trace.choices),
-            choices: trace.choices,
-            fired: trace.fired,
-            ops: trace.ops,
-            leaks: Vec::new(),
-            exchanges: Vec::new(),
-            rows: Vec::new(),
-        }
+        finish(self.engine, None, &HashSet::new())
     }
 }
 
@@ -489,9 +454,14 @@ pub fn explore_with(
     turns: Turns,
     policy: Policy,
 ) -> Vec<RunResult> {
+    explore_runs(|plan| run_once_with(program, cfg, plan, turns, policy.clone()))
+}
+
+/// The runs of a depth-first walk that makes each run with `run`.
+fn explore_runs(mut run: impl FnMut(Vec<Planned>) -> RunResult) -> Vec<RunResult> {
     let mut out = Vec::new();
-    let run = |plan| {
-        let r = run_once_with(program, cfg, plan, turns, policy.clone());
+    let walk = |plan| {
+        let r = run(plan);
         let choices = r.choices.clone();
         out.push(r);
         Ok::<_, std::convert::Infallible>(Ran {
@@ -499,7 +469,7 @@ pub fn explore_with(
             stop: false,
         })
     };
-    let Ok(stopped) = ex::explore(&mut DepthFirst::new(), 1_000_000, run);
+    let Ok(stopped) = ex::explore(&mut DepthFirst::new(), 1_000_000, walk);
     assert_eq!(stopped, Stopped::Exhausted, "runaway exploration");
     out
 }
@@ -552,8 +522,8 @@ pub fn run_threads_once(
     loop {
         match sim.round(program) {
             Round::Moved => {}
-            Round::Stalled => return finish(sim.engine, None),
-            Round::Ended(end) => return finish(sim.engine, Some(end)),
+            Round::Stalled => return finish(sim.engine, None, &HashSet::new()),
+            Round::Ended(end) => return finish(sim.engine, Some(end), &HashSet::new()),
         }
     }
 }
@@ -561,19 +531,7 @@ pub fn run_threads_once(
 /// Explores every interleaving of `program` ([`run_threads_once`]) and
 /// returns one result per run.
 pub fn explore_threads(program: &ThreadedProgram, cfg: Config, turns: Turns) -> Vec<RunResult> {
-    let mut out = Vec::new();
-    let run = |plan| {
-        let r = run_threads_once(program, cfg, plan, turns);
-        let choices = r.choices.clone();
-        out.push(r);
-        Ok::<_, std::convert::Infallible>(Ran {
-            choices,
-            stop: false,
-        })
-    };
-    let Ok(stopped) = ex::explore(&mut DepthFirst::new(), 1_000_000, run);
-    assert_eq!(stopped, Stopped::Exhausted, "runaway exploration");
-    out
+    explore_runs(|plan| run_threads_once(program, cfg, plan, turns))
 }
 
 /// A simulated run of a [`ThreadedProgram`] under way.
@@ -746,7 +704,8 @@ impl ThreadSim {
 
 /// The result of a run of `engine` that ended with `end`, or, with none,
 /// in which a rank ran off the end of its program and the others wait.
-fn finish(mut engine: Engine, end: Option<RunEnd>) -> RunResult {
+/// `tagged`: the sites of receives whose tag was [`PROBED`].
+fn finish(mut engine: Engine, end: Option<RunEnd>, tagged: &HashSet<Site>) -> RunResult {
     let Some(end) = end else {
         let ranks = engine.rank_views();
         let trace = engine.into_trace();
@@ -761,10 +720,17 @@ fn finish(mut engine: Engine, end: Option<RunEnd>) -> RunResult {
             rows: Vec::new(),
         };
     };
+    // Simulated receives have no buffers: any takes a message alike.
     let exchanges = engine.conclude(&crate::engine::Vouch {
         alike: &|_| true,
         free: &|_| true,
-        probes: &|_, _| None,
+        probes: &|_, recv| {
+            Some(crate::engine::Vouched {
+                sized: true,
+                tagged: tagged.contains(&recv),
+                dispatch: false,
+            })
+        },
     });
     let leaks = engine.leaks();
     let rows = engine.rows().to_vec();

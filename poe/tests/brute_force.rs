@@ -27,6 +27,9 @@ use poe::engine::{Fired, Kind, SOME_SUBSETS_UP_TO};
 use poe::sim::{explore, explore_jobs, explore_with, Program, RunResult, Step, Turns};
 use poe::{Config, OpId, RunEnd};
 
+mod common;
+use common::Rng;
+
 /// One call of a generated program, as the enumerator sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Call {
@@ -690,26 +693,6 @@ fn poe_outcomes_after(prog: &Prog, runs: &[RunResult], skip: usize) -> (Vec<Outc
 }
 
 /// A tiny xorshift generator, so that seeds mean the same thing everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, num: usize, den: usize) -> bool {
-        self.below(den) < num
-    }
-}
-
 /// Which call that returns some of its requests a generated program may use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Partial {

@@ -27,6 +27,9 @@ use poe::engine::Fired;
 use poe::sim::{explore_threads, Step, ThreadedProgram, Turns};
 use poe::{Config, OpId, RunEnd};
 
+mod common;
+use common::Rng;
+
 /// One call of a generated thread.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Call {
@@ -360,26 +363,6 @@ fn poe(prog: &Prog, turns: Turns) -> Result<(BTreeSet<Outcome>, usize), String> 
     Ok((out, runs.len()))
 }
 
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, num: usize, den: usize) -> bool {
-        self.below(den) < num
-    }
-}
-
 /// A program of two or three ranks, at least one of them with two
 /// threads, made of messages: each a send of one thread and a receive of a
 /// thread of another rank, placed at the ends of those threads in the
@@ -475,40 +458,74 @@ fn seeds() -> u64 {
         .unwrap_or(300)
 }
 
-#[test]
-fn poe_finds_exactly_the_outcomes_mpi_allows_ranks_of_two_threads() {
-    let mut failures = Vec::new();
-    let (mut outcomes, mut runs, mut choosing) = (0, 0, 0);
-    for seed in 0..seeds() {
+/// What comparing generated programs with POE found: the failures, and
+/// for the runs in the first arrival order, how many outcomes, runs, and
+/// programs that took more than one run.
+#[derive(Default)]
+struct Tally {
+    failures: Vec<String>,
+    outcomes: usize,
+    runs: usize,
+    choosing: usize,
+}
+
+/// Compares the programs `generate` makes from `seeds` with POE, its
+/// calls reaching the engine in each of `orders`.
+fn compare(seeds: u64, generate: impl Fn(u64) -> Prog, orders: &[Turns]) -> Tally {
+    let mut t = Tally::default();
+    for seed in 0..seeds {
         let prog = generate(seed);
         let want = brute_force(&prog);
-        for turns in [Turns::Forward, Turns::Backward] {
+        for &turns in orders {
             match poe(&prog, turns) {
                 Ok((got, n)) if got == want => {
-                    if turns == Turns::Forward {
-                        outcomes += want.len();
-                        runs += n;
-                        choosing += usize::from(n > 1);
+                    if turns == orders[0] {
+                        t.outcomes += want.len();
+                        t.runs += n;
+                        t.choosing += usize::from(n > 1);
                     }
                 }
-                Ok((got, _)) => failures.push(format!(
+                Ok((got, _)) => t.failures.push(format!(
                     "seed {seed} ({turns:?}):\n{}POE only: {:?}\nMPI only: {:?}",
                     show(&prog),
                     got.difference(&want).collect::<Vec<_>>(),
                     want.difference(&got).collect::<Vec<_>>(),
                 )),
-                Err(e) => failures.push(format!("seed {seed}:\n{}{e}", show(&prog))),
+                Err(e) => t.failures.push(format!("seed {seed}:\n{}{e}", show(&prog))),
             }
         }
     }
     assert!(
-        failures.is_empty(),
+        t.failures.is_empty(),
         "{}",
-        failures[..failures.len().min(3)].join("\n\n")
+        t.failures[..t.failures.len().min(3)].join("\n\n")
     );
+    eprintln!(
+        "{seeds} programs: {} outcomes in {} runs",
+        t.outcomes, t.runs
+    );
+    t
+}
+
+#[test]
+fn poe_finds_exactly_the_outcomes_mpi_allows_ranks_of_two_threads() {
+    let t = compare(seeds(), generate, &[Turns::Forward, Turns::Backward]);
     // The generator makes choices between threads, not only single runs.
-    assert!(choosing > seeds() as usize / 4, "{choosing} programs chose");
-    eprintln!("{} programs: {outcomes} outcomes in {runs} runs", seeds());
+    assert!(
+        t.choosing > seeds() as usize / 4,
+        "{} programs chose",
+        t.choosing
+    );
+}
+
+#[test]
+fn poe_finds_exactly_the_outcomes_mpi_allows_ranks_of_three_threads() {
+    let t = compare(
+        seeds() / 12,
+        |seed| generate_sized(seed, 3, 5),
+        &[Turns::Forward],
+    );
+    assert!(t.choosing > 0);
 }
 
 /// Rank `r`'s thread `t` of these steps, made with the simulator.
@@ -659,34 +676,4 @@ fn a_thread_multiple_ping_pong_has_one_outcome() {
         // The threads' calls never depend on each other's place: one run.
         assert_eq!(runs.len(), 1, "{turns:?}");
     }
-}
-
-#[test]
-fn poe_finds_exactly_the_outcomes_mpi_allows_ranks_of_three_threads() {
-    let mut failures = Vec::new();
-    let (mut outcomes, mut runs) = (0, 0);
-    let n = seeds() / 12;
-    for seed in 0..n {
-        let prog = generate_sized(seed, 3, 5);
-        let want = brute_force(&prog);
-        match poe(&prog, Turns::Forward) {
-            Ok((got, k)) if got == want => {
-                outcomes += want.len();
-                runs += k;
-            }
-            Ok((got, _)) => failures.push(format!(
-                "seed {seed}:\n{}POE only: {:?}\nMPI only: {:?}",
-                show(&prog),
-                got.difference(&want).collect::<Vec<_>>(),
-                want.difference(&got).collect::<Vec<_>>(),
-            )),
-            Err(e) => failures.push(format!("seed {seed}:\n{}{e}", show(&prog))),
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{}",
-        failures[..failures.len().min(3)].join("\n\n")
-    );
-    eprintln!("{n} programs: {outcomes} outcomes in {runs} runs");
 }

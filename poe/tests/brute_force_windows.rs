@@ -32,6 +32,9 @@ use poe::engine::{Fired, Kind, Outcomes, Peer, Policy, WinSync};
 use poe::sim::{explore, run_once_with, Program, RunResult, Step, Turns};
 use poe::{Config, Leak, OpId, RunEnd};
 
+mod common;
+use common::Rng;
+
 /// The window every program makes: the first new id.
 const WIN: u32 = 2;
 
@@ -589,26 +592,6 @@ fn outcome_of(prog: &Prog, run: &RunResult) -> Result<Outcome, String> {
 }
 
 /// A tiny xorshift generator, so that seeds mean the same thing everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, num: usize, den: usize) -> bool {
-        self.below(den) < num
-    }
-}
-
 /// A rank other than `not`.
 fn other(rng: &mut Rng, n: usize, not: usize) -> usize {
     (not + 1 + rng.below(n - 1)) % n
