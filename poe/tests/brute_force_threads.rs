@@ -4,25 +4,28 @@
 //! Under `MPI_THREAD_MULTIPLE`, MPI makes the calls of a rank's threads as
 //! if one after another, in an order their timing picks: the enumerator
 //! below knows nothing of the engine's gates and choices. It walks every
-//! reachable state of a program whose ranks have one or two threads, each a
-//! straight line of sends (standard, synchronous, nonblocking), receives
-//! (named or wildcard source and tag, blocking or not) and waits. A step is
-//! either a thread making its next call, which joins its rank's sequence of
-//! calls at the end, or one send/receive pair that MPI's rules allow to
-//! match in the rank's sequences (a receive takes the earliest unmatched
-//! send of a sender that it accepts; a send goes to the earliest posted
-//! unmatched receive that accepts it). A thread waits in a blocking call
-//! (only itself), the threads of a rank may pass a barrier of theirs
-//! together (outside MPI, as an OpenMP barrier), and a rank's main thread
-//! finalizes once its other threads have ended. Each terminal state gives which send every receive
-//! got and whether some thread is stuck; POE must find exactly the same
-//! set, whatever order the threads' calls reach it in. Programs come from
-//! a seeded generator, so a failure names the seed and prints the program.
+//! reachable state of a program whose ranks have one to three threads,
+//! each a straight line of sends (standard, synchronous, nonblocking),
+//! receives (named or wildcard source and tag, blocking or not), waits and
+//! `MPI_Barrier` (made by any one thread of each rank). A step is either a
+//! thread making its next call, which joins its rank's sequence of calls
+//! at the end, or one send/receive pair that MPI's rules allow to match in
+//! the ranks' sequences (a receive takes the earliest unmatched send of a
+//! sender that it accepts; a send goes to the earliest posted unmatched
+//! receive that accepts it). A thread waits in a blocking call (only
+//! itself); the barriers of all ranks complete together once each has
+//! entered its own; the threads of a rank may pass a barrier of theirs
+//! together (outside MPI, as an OpenMP barrier); a rank's main thread
+//! finalizes once its other threads have ended. Each terminal state gives
+//! which send every receive got and whether some thread is stuck; POE must
+//! find exactly the same set, whatever order the threads' calls reach it
+//! in. Programs come from a seeded generator, so a failure names the seed
+//! and prints the program.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
-use fib_wire::{Op, SendMode, Site, WaitKind, ANY, COMM_WORLD};
+use fib_wire::{CollKind, Op, SendMode, Site, WaitKind, ANY, COMM_WORLD};
 use poe::engine::Fired;
 use poe::sim::{explore_threads, Step, ThreadedProgram, Turns};
 use poe::{Config, OpId, RunEnd};
@@ -52,6 +55,9 @@ enum Call {
     /// A barrier of the rank's threads, outside MPI (every thread of the
     /// rank has one).
     Barrier,
+    /// `MPI_Barrier` on `MPI_COMM_WORLD` (one thread of every rank has
+    /// one).
+    Coll,
 }
 
 /// Per rank, per thread, the calls (the main thread's `MPI_Finalize` is
@@ -114,6 +120,11 @@ fn to_sim(prog: &Prog) -> ThreadedProgram {
                                     reqs: vec![req(t, of)],
                                 },
                                 Call::Barrier => return Step::ThreadBarrier,
+                                Call::Coll => Op::Coll {
+                                    kind: CollKind::Barrier,
+                                    comm: COMM_WORLD,
+                                    root: 0,
+                                },
                             })
                         })
                         .collect();
@@ -204,6 +215,8 @@ impl Brute<'_> {
         let (complete, waits) = match *call {
             // The rank's threads pass their barrier together (`barriers`).
             Call::Barrier => return None,
+            // Every rank's completes together (`collectives`).
+            Call::Coll => (false, true),
             Call::Send { sync, nb, .. } => (!sync, !nb && sync),
             Call::Recv { nb, .. } => (false, !nb),
             Call::Wait { of } => {
@@ -227,6 +240,15 @@ impl Brute<'_> {
             n.pc[r][t] += 1;
         }
         Some(n)
+    }
+
+    /// Whether every rank has entered its `MPI_Barrier` and none has
+    /// completed: they complete together then.
+    fn collective(&self, s: &State) -> bool {
+        let colls: Vec<Option<&Entered>> = (s.entered.iter())
+            .map(|seq| seq.iter().find(|e| e.call == Call::Coll))
+            .collect();
+        colls.iter().all(|c| c.is_some_and(|e| !e.complete))
     }
 
     /// The ranks whose threads all wait at their barrier.
@@ -286,6 +308,17 @@ impl Brute<'_> {
                     self.walk(n);
                 }
             }
+        }
+        if self.collective(&s) {
+            moved = true;
+            let mut n = s.clone();
+            for seq in &mut n.entered {
+                for e in seq.iter_mut().filter(|e| e.call == Call::Coll) {
+                    e.complete = true;
+                }
+            }
+            self.settle(&mut n);
+            self.walk(n);
         }
         for r in self.barriers(&s) {
             moved = true;
@@ -429,6 +462,22 @@ fn generate_sized(seed: u64, threads: usize, more: usize) -> Prog {
             for of in pcs {
                 prog[r][t].push(Call::Wait { of });
             }
+        }
+    }
+    // Some programs have an `MPI_Barrier`, made by any thread of each rank.
+    if g.chance(1, 3) {
+        for threads in prog.iter_mut() {
+            let t = g.below(threads.len());
+            let calls = &mut threads[t];
+            let at = g.below(calls.len() + 1);
+            for c in calls.iter_mut() {
+                if let Call::Wait { of } = c {
+                    if *of >= at {
+                        *of += 1;
+                    }
+                }
+            }
+            calls.insert(at, Call::Coll);
         }
     }
     // Some ranks of threads pass a barrier of their threads somewhere.

@@ -332,8 +332,9 @@ pub(crate) fn match_races(m: &Matching, th: &Threads, send: OpId, recv: OpId) ->
 /// or communicators are (non-overtaking orders a sender's messages per
 /// destination and communicator); receives and probes are unless one can
 /// take a message the other accepts (a message goes to the earliest posted
-/// receive that accepts it); a send and a receive are; completion calls
-/// and `MPI_Finalize` are.
+/// receive that accepts it); a send and a receive are; collectives on
+/// different communicators are, and a collective and a message; completion
+/// calls and `MPI_Finalize` are.
 /// Anything else is taken as dependent: a race too many costs a run, one
 /// too few an outcome.
 pub(crate) fn independent(a: &Kind, b: &Kind) -> bool {
@@ -352,6 +353,11 @@ pub(crate) fn independent(a: &Kind, b: &Kind) -> bool {
         ) => c1 != c2 || d1 != d2 || *d1 == Peer::Null,
         (Kind::Send { .. }, Kind::Recv { .. } | Kind::Probe { .. })
         | (Kind::Recv { .. } | Kind::Probe { .. }, Kind::Send { .. }) => true,
+        // Collectives match in each rank's order per communicator, apart
+        // from its messages.
+        (Kind::Coll { comm: c1, .. }, Kind::Coll { comm: c2, .. }) => c1 != c2,
+        (Kind::Coll { .. }, Kind::Send { .. } | Kind::Recv { .. } | Kind::Probe { .. })
+        | (Kind::Send { .. } | Kind::Recv { .. } | Kind::Probe { .. }, Kind::Coll { .. }) => true,
         (
             Kind::Recv {
                 src: s1,
