@@ -489,8 +489,8 @@ pub fn thread_site(t: usize, pc: usize) -> Site {
     }
 }
 
-/// Runs `program` once, following `plan`. Only steps that call once
-/// ([`Step::Call`]) are supported in a rank of several threads.
+/// Runs `program` once, following `plan`. A rank of several threads
+/// makes calls ([`Step::Call`]) and polls ([`Step::Poll`]).
 pub fn run_threads_once(
     program: &ThreadedProgram,
     cfg: Config,
@@ -649,8 +649,8 @@ impl ThreadSim {
                     let pc = self.pc[r][t];
                     let (op, made) = step_op(&program[r][t][pc]);
                     assert!(
-                        nt == 1 || made == Made::Once,
-                        "a rank of threads makes each call once"
+                        nt == 1 || made != Made::Sure,
+                        "a rank of threads is not followed"
                     );
                     let Some(op) =
                         without_released(op, &mut self.released[r], &mut self.listed[r][t])
@@ -680,7 +680,13 @@ impl ThreadSim {
                     self.released[r].insert(self.listed[r][t][i as usize]);
                 }
             }
-            self.pc[r][t] += 1;
+            // A poll that found nothing is made again.
+            let poll = matches!(program[r][t].get(self.pc[r][t]), Some(Step::Poll(_)));
+            let negative = matches!(d, Down::Done { indices } if indices.is_empty())
+                || matches!(d, Down::Probed { found: false, .. });
+            if !(poll && negative) {
+                self.pc[r][t] += 1;
+            }
         }
         if let Some(end) = self.engine.end() {
             return Round::Ended(end.clone());

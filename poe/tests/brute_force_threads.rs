@@ -388,7 +388,9 @@ fn poe(prog: &Prog, turns: Turns) -> Result<(BTreeSet<Outcome>, usize), String> 
             .collect();
         let stuck = match &run.end {
             RunEnd::Completed => false,
-            RunEnd::Deadlock { .. } => true,
+            // A loop of tests that never succeeds is the deadlock of the
+            // wait it stands for.
+            RunEnd::Deadlock { .. } | RunEnd::Livelock { .. } => true,
             other => return Err(format!("run {} ended in {other:?}", run.token)),
         };
         out.insert((map, stuck));
@@ -724,5 +726,34 @@ fn a_thread_multiple_ping_pong_has_one_outcome() {
         assert_eq!(matches(&runs).len(), 1);
         // The threads' calls never depend on each other's place: one run.
         assert_eq!(runs.len(), 1, "{turns:?}");
+    }
+}
+
+#[test]
+fn a_thread_polls_while_another_sends() {
+    // Rank 0's second thread tests its receive until the answer to what
+    // the main thread sent is there.
+    let test = Step::Poll(Op::Test {
+        kind: WaitKind::One,
+        reqs: vec![7],
+    });
+    let irecv = Step::Call(Op::Recv {
+        src: 1,
+        tag: 1,
+        comm: COMM_WORLD,
+        req: 7,
+        blocking: false,
+    });
+    let prog: ThreadedProgram = vec![
+        vec![vec![send(1, 0), finalize()], vec![irecv, test]],
+        vec![vec![recv(0, 0), send(0, 1), finalize()]],
+    ];
+    for turns in [Turns::Forward, Turns::Backward] {
+        let runs = explore_threads(&prog, cfg(2), turns);
+        assert!(runs.iter().all(|r| r.end == RunEnd::Completed), "{turns:?}");
+        let want: BTreeMap<CallId, CallId> = [((0, 1, 0), (1, 0, 1)), ((1, 0, 0), (0, 0, 0))]
+            .into_iter()
+            .collect();
+        assert_eq!(matches(&runs), [want].into_iter().collect());
     }
 }

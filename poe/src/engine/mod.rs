@@ -849,16 +849,21 @@ impl Engine {
                     changed = true;
                 }
             }
-            if threaded {
-                self.sync_threads();
-                changed |= self.enter_forced();
-                if self.end.is_some() {
-                    break;
-                }
-            }
             if changed {
                 self.false_rounds = 0;
                 continue;
+            }
+            // A call entered is progress unless it is a poll (the call
+            // itself says so).
+            if threaded {
+                self.sync_threads();
+                let entered = self.enter_forced();
+                if self.end.is_some() {
+                    break;
+                }
+                if entered {
+                    continue;
+                }
             }
             if self.all_waiting() {
                 if self.holding || !self.at_quiescence() {
@@ -1131,7 +1136,6 @@ impl Engine {
                 return;
             }
         };
-        self.false_rounds = 0;
         let k = self.path.choices().len() - 1;
         if matches!(alt, Alternative::Enter(_) | Alternative::Later) {
             // Another order of entry is run only when a race wakes it.
@@ -1151,9 +1155,12 @@ impl Engine {
                 }
                 return;
             }
+            // (Entering a call is progress unless it is a poll: the call
+            // itself says so.)
             Alternative::Enter(t) => return self.enter(at.rank, t, Some(k)),
             _ => self.clear_later(),
         }
+        self.false_rounds = 0;
         self.on_thread(at.rank, self.threads.thread_of(at.rank, at.index));
         match (&self.matching.op(at).kind, alt) {
             (Kind::Recv { .. }, Alternative::Send(send)) => {
