@@ -449,21 +449,12 @@ impl Engine {
     /// next follows what `joined` did. (Without it, the engine takes the
     /// two for unordered, which costs runs, never outcomes.)
     pub fn thread_joined(&mut self, rank: Rank, joiner: u32, joined: u32) {
-        let Some(rt) = self.threads.of(rank) else {
-            return;
-        };
-        let theirs = if rt.current == joined {
-            None
-        } else {
-            Some(rt.deps.get(&joined).cloned().unwrap_or_default())
-        };
+        // Once `joiner`'s state is the causality's, `joined`'s is kept
+        // with the others'.
         self.on_thread(rank, joiner);
-        let theirs = match theirs {
-            Some(d) => d,
-            // `joined` was current: `on_thread` just stored its state.
-            None => (self.threads.of(rank))
-                .and_then(|rt| rt.deps.get(&joined).cloned())
-                .unwrap_or_default(),
+        let Some(theirs) = (self.threads.of(rank)).and_then(|rt| rt.deps.get(&joined).cloned())
+        else {
+            return;
         };
         self.causality.learn_deps(rank, &theirs);
     }
@@ -507,7 +498,7 @@ impl Engine {
             return;
         };
         // Something was done: calls left for later are offered again.
-        self.clear_later();
+        self.threads.clear_later();
         self.on_thread(rank, t);
         if let Some(k) = by {
             self.causality.learn_choice(rank, k);
@@ -547,9 +538,10 @@ impl Engine {
 
     /// The calls `g` and `h` of two threads of one rank, `g` entered
     /// first, depend on each other's place: if a choice entered `g`, the
-    /// choice's alternative that lets `h`'s thread go first is worth a run (entering its call then; with the
-    /// thread waiting in a call then, every other alternative, since which
-    /// of them leads to its answer first is not known). Only such
+    /// choice's alternative that lets `h`'s thread go first is worth a run
+    /// (entering its call then; with the thread waiting in a call then,
+    /// every other alternative, since which of them leads to its answer
+    /// first is not known). Only such
     /// alternatives of an entry point are run (the others are
     /// [`Choice::predicted`]): orders of calls that do not depend on each
     /// other's place give the same outcomes.
@@ -1051,9 +1043,8 @@ impl Engine {
         // returned; if nothing else is left, the engine cannot complete
         // what MPI did.
         let sure = &self.sure;
-        let unsure = |at: &OpId| !sure.contains(at);
-        let stalled = polls.iter().any(|at| !unsure(at));
-        polls.retain(unsure);
+        let stalled = polls.iter().any(|at| sure.contains(at));
+        polls.retain(|at| !sure.contains(at));
         points.extend(locks);
         // Alternatives explored in another branch stay asleep, unless nothing
         // else is left.
@@ -1064,7 +1055,7 @@ impl Engine {
             let others = !points.is_empty() || !polls.is_empty();
             let mut entry = self.entry_point(others);
             if entry.is_none() && !others {
-                self.clear_later();
+                self.threads.clear_later();
                 entry = self.entry_point(others);
             }
             if let Some(point) = entry {
@@ -1090,7 +1081,7 @@ impl Engine {
         };
         if !polls.is_empty() && self.false_rounds < limit {
             self.false_rounds += 1;
-            self.clear_later();
+            self.threads.clear_later();
             self.matching.fail_polls(polls);
             return true;
         }
@@ -1116,15 +1107,6 @@ impl Engine {
             RunEnd::Livelock { ranks }
         });
         false
-    }
-
-    /// Every rank's gated calls may be offered again.
-    fn clear_later(&mut self) {
-        for r in self.threads.ranks().collect::<Vec<_>>() {
-            if let Some(rt) = self.threads.of_mut(r) {
-                rt.later = false;
-            }
-        }
     }
 
     /// Takes a choice at `point` and carries it out.
@@ -1158,7 +1140,7 @@ impl Engine {
             // (Entering a call is progress unless it is a poll: the call
             // itself says so.)
             Alternative::Enter(t) => return self.enter(at.rank, t, Some(k)),
-            _ => self.clear_later(),
+            _ => self.threads.clear_later(),
         }
         self.false_rounds = 0;
         self.on_thread(at.rank, self.threads.thread_of(at.rank, at.index));

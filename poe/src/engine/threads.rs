@@ -156,6 +156,14 @@ impl Threads {
         (self.ranks.iter().enumerate()).filter_map(|(r, t)| t.as_ref().map(|_| r))
     }
 
+    /// Every rank's gated calls may be offered again (something else was
+    /// done since they were left for later).
+    pub(crate) fn clear_later(&mut self) {
+        for rt in self.ranks.iter_mut().flatten() {
+            rt.later = false;
+        }
+    }
+
     /// Thread `t` of `rank` started; the rank has made `made` calls.
     pub(crate) fn start(&mut self, rank: Rank, t: u32, made: usize) {
         if self.ranks.len() <= rank {

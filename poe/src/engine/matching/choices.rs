@@ -46,9 +46,7 @@ fn some_subsets(done: &[u32]) -> Vec<Vec<u32>> {
 impl Matching {
     /// Whether every rank waits for an answer or has finalized.
     pub(crate) fn all_waiting(&self) -> bool {
-        self.ranks
-            .iter()
-            .all(|st| !st.blocked.is_empty() || st.finalized)
+        (0..self.ranks.len()).all(|r| self.waiting(r))
     }
 
     /// [`crate::engine::Engine::held_by_sends`].

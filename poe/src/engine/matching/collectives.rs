@@ -76,8 +76,8 @@ impl Matching {
             .collect();
         self.fired.push(Fired::Collective { ops: ops.clone() });
         for id in ops {
+            self.unblock(id);
             let st = &mut self.ranks[id.rank];
-            st.blocked.retain(|&b| b != id.index);
             st.ops[id.index].complete = true;
             st.finalized = true;
             self.out.push((id, Down::Go));
@@ -267,8 +267,7 @@ impl Matching {
                 }
                 continue;
             }
-            st.blocked.retain(|&b| b != id.index);
-            self.out.push((*id, answer));
+            self.release(*id, answer);
         }
         if let Some((win, created)) = window {
             self.window_collective(&ids, win, created);
