@@ -30,6 +30,10 @@
 # instrumentation sees every thread's loads and stores, and the threads'
 # synchronisation goes through fib's wrappers (OMP_WAIT_POLICY=passive:
 # four spinning threads on two cores would measure the spinning).
+# bench/mt_pingpong.c (2 ranks of 2 POSIX threads each, MPI_THREAD_MULTIPLE,
+# 2 000 round trips per pair of threads on its own tag) shows what a rank
+# whose threads are inside MPI at once costs: every call waits until the
+# scheduler enters it into the rank's sequence of calls.
 #
 # Further sections: launching under MPICH and Open MPI, fib's own mpiexec
 # against a launch command of the user's (--launcher: hydra's mpiexec and
@@ -284,11 +288,12 @@ for src in bench/pingpong.c bench/barriers.c bench/server.c bench/bandwidth.c be
     mpicc.mpich -O2 -o "target/bench/$(basename "$src" .c)" "$src"
 done
 mpicc.mpich -O2 -fopenmp -o target/bench/hybrid bench/hybrid/hybrid.c
+mpicc.mpich -O2 -pthread -o target/bench/mt_pingpong bench/mt_pingpong.c
 export OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive
 
 python3 - "${BENCH_RUNS:-3}" "${PINGPONG_ROUNDS:-50000}" "${BARRIERS:-10000}" \
     "${SERVER_REQUESTS:-2000}" "${BANDWIDTH_ROUNDS:-500}" "${NONBLOCKING_ROUNDS:-200}" "${RMA_ROUNDS:-200}" \
-    "${HYBRID_STEPS:-200}" <<'PY'
+    "${HYBRID_STEPS:-200}" "${MT_PINGPONG_ROUNDS:-2000}" <<'PY'
 import json
 import os
 import subprocess
@@ -311,6 +316,7 @@ cases = [
     ("bench/rma.c", 2, [sys.argv[7]], [], {"FIB_MEMORY": "off"}),
     ("bench/hybrid/hybrid.c", 2, [sys.argv[8]], [], {}),
     ("bench/hybrid/hybrid.c", 2, [sys.argv[8]], [], {"FIB_MEMORY": "off"}),
+    ("bench/mt_pingpong.c", 2, [sys.argv[9]], [], {}),
     ("tests/umpire/isend_irecv_ring.c", 4, [], [], {}),
     ("tests/umpire/any_src_three_senders_ok.c", 4, [], [], {}),
 ]

@@ -51,6 +51,7 @@ unsafe fn start(early: Option<Watched>) {
             .unwrap_or(0),
     });
     crate::threads::connected();
+    crate::gate::install();
     site::announce_files();
     // Flushed at once, so the scheduler knows the rank even if it dies
     // before its first blocking call.

@@ -27,6 +27,7 @@ mod digest;
 mod errors;
 mod exchange;
 mod extents;
+mod gate;
 mod handle;
 mod handles;
 mod heap;

@@ -44,31 +44,37 @@ unsafe fn send(
     let cid = l.comm_id(comm);
     let proc_null = dest == RSMPI_PROC_NULL;
     let sync = mode.synchronous(l.zero_buffer);
-    // The real send, issued now so that sends reach MPI in program order.
-    let real = if proc_null {
-        None
-    } else if sync {
-        let mut req = RSMPI_REQUEST_NULL;
-        PMPI_Issend(buf, count, dtype, dest, tag, comm, &mut req);
-        Some(req)
-    } else if mode != SendMode::Buffered && !l.copy_sends {
-        let mut req = RSMPI_REQUEST_NULL;
-        PMPI_Isend(buf, count, dtype, dest, tag, comm, &mut req);
-        Some(req)
-    } else {
-        let bsize = if mode == SendMode::Buffered {
-            let call = match (blocking, l.starting.is_some()) {
-                (true, _) => "MPI_Bsend",
-                (false, false) => "MPI_Ibsend",
-                (false, true) => "MPI_Start",
-            };
-            l.bsend_room(count, dtype, comm, call)
-        } else {
-            0
-        };
-        l.buffered_send(buf, count, dtype, dest, tag, comm, bsize);
-        None
+    // The real send, issued now so that sends reach MPI in program order;
+    // with the gate on, once the call has entered (in the order the
+    // scheduler entered the threads' calls).
+    let bcall = match (blocking, l.starting.is_some()) {
+        (true, _) => "MPI_Bsend",
+        (false, false) => "MPI_Ibsend",
+        (false, true) => "MPI_Start",
     };
+    let issue = |l: &mut crate::state::Lib| -> Option<MPI_Request> {
+        if proc_null {
+            None
+        } else if sync {
+            let mut req = RSMPI_REQUEST_NULL;
+            PMPI_Issend(buf, count, dtype, dest, tag, comm, &mut req);
+            Some(req)
+        } else if mode != SendMode::Buffered && !l.copy_sends {
+            let mut req = RSMPI_REQUEST_NULL;
+            PMPI_Isend(buf, count, dtype, dest, tag, comm, &mut req);
+            Some(req)
+        } else {
+            let bsize = if mode == SendMode::Buffered {
+                l.bsend_room(count, dtype, comm, bcall)
+            } else {
+                0
+            };
+            l.buffered_send(buf, count, dtype, dest, tag, comm, bsize);
+            None
+        }
+    };
+    let gated = l.gate.on;
+    let mut real = if gated { None } else { issue(&mut l) };
     let call = match (blocking, l.starting.is_some(), mode) {
         (_, true, _) => "MPI_Start",
         (true, _, SendMode::Standard) => "MPI_Send",
@@ -116,6 +122,19 @@ unsafe fn send(
     // takes it, and the engine catches up with it afterwards.
     let recorded = reply && blocking && l.record.is_some();
     l.event_settled(op, recorded);
+    if gated {
+        real = issue(&mut l);
+        if let (Some(id), Some(r)) = (req, real) {
+            l.set_kind(
+                id,
+                if sync {
+                    Kind::Sync(Real::new(r))
+                } else {
+                    Kind::Standard(Real::new(r))
+                },
+            );
+        }
+    }
     if blocking {
         if reply && !recorded {
             l.wait_go();

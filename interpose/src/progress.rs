@@ -124,11 +124,85 @@ impl Lib {
         None
     }
 
+    /// With the gate on: handles the messages already read, posting
+    /// receives and leaving every answer for its thread.
+    fn route(&mut self) {
+        while let Some(d) = self.conn.next() {
+            match d {
+                Down::PostRecv { req, src, tag } => self.post_recv(req, src, tag),
+                Down::Cancelled { req } => self.cancel_recv(req),
+                Down::To { thread } => self.gate.to = Some(thread),
+                other => {
+                    let Some(t) = self.gate.to.take() else {
+                        fatal(&format!("protocol error: {other:?} addressed to no thread"));
+                    };
+                    let entry = matches!(other, Down::Entered).then(|| {
+                        self.gate.read += 1;
+                        self.gate.read - 1
+                    });
+                    self.gate.mail.push((t, other, entry));
+                }
+            }
+        }
+    }
+
+    /// With the gate on: the calling thread's next answer, if it has come
+    /// and (an entry) every earlier entry's thread has handed its
+    /// operation to MPI.
+    fn mail(&mut self) -> Option<Down> {
+        let me = crate::threads::gate_index();
+        let at = self.gate.mail.iter().position(|(t, _, _)| *t == me)?;
+        if self.gate.mail[at].2.is_some_and(|n| n != self.gate.done) {
+            return None;
+        }
+        let (_, d, entry) = self.gate.mail.remove(at);
+        if entry.is_some() {
+            crate::state::ENTRY.with(|e| e.set(entry));
+        }
+        Some(d)
+    }
+
+    /// [`Lib::wait_down`] with the gate on: the thread lets go of the state
+    /// while its answer has not come, so that the rank's other threads make
+    /// their calls, and drives MPI meanwhile.
+    fn wait_thread(&mut self) -> Down {
+        self.finish_entry();
+        self.conn.flush();
+        let mut idle = 0u32;
+        loop {
+            if self.conn.read(0) {
+                self.route();
+                idle = 0;
+            }
+            if let Some(d) = self.mail() {
+                return d;
+            }
+            if self.in_flight() && self.progress() {
+                idle = 0;
+            }
+            idle = idle.saturating_add(1);
+            crate::held::pause(self, idle > 1000);
+        }
+    }
+
+    /// With the gate on, waits until the call just reported has entered
+    /// the rank's sequence ([`Down::Entered`]); its operation goes to MPI
+    /// next.
+    pub fn wait_entered(&mut self) {
+        match self.wait_thread() {
+            Down::Entered => {}
+            d => fatal(&format!("protocol error: expected Entered, got {d:?}")),
+        }
+    }
+
     /// Reads the socket without blocking and posts any receives the scheduler
     /// has released; any other message is a protocol error, since nothing
-    /// else is awaited.
+    /// else is awaited (with the gate on, it waits for its thread).
     pub fn poll_socket(&mut self) {
         self.conn.read(0);
+        if self.gate.on {
+            return self.route();
+        }
         if let Some(d) = self.drain() {
             fatal(&format!(
                 "protocol error: unexpected {d:?} while no answer was awaited"
@@ -212,6 +286,9 @@ impl Lib {
         if self.record.is_some() {
             self.unrecorded();
         }
+        if self.gate.on {
+            return self.wait_thread();
+        }
         self.conn.flush();
         let mut idle = 0u32;
         loop {
@@ -287,8 +364,7 @@ impl Lib {
                 }
                 None => self.poll_socket(),
             }
-            // SAFETY: always safe.
-            unsafe { libc::sched_yield() };
+            crate::held::pause(self, false);
         }
     }
 
@@ -328,8 +404,7 @@ impl Lib {
             }
             self.stuck_tick(&mut clock);
             self.poll_socket();
-            // SAFETY: always safe.
-            unsafe { libc::sched_yield() };
+            crate::held::pause(self, false);
         }
         self.stuck_end(clock);
     }
@@ -419,8 +494,7 @@ impl Lib {
                 },
             }
             self.poll_socket();
-            // SAFETY: always safe.
-            unsafe { libc::sched_yield() };
+            crate::held::pause(self, false);
         }
     }
 

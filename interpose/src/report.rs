@@ -58,7 +58,19 @@ impl Lib {
             }
             self.calls += 1;
         }
+        // With the gate on, the call names its thread and waits until it
+        // enters (a report that goes with a call enters with it).
+        let gated = self.gate.on && !matches!(op, Op::Data { .. });
+        let enters = gated && !matches!(op, Op::Args { .. } | Op::Exchange { .. });
+        if gated {
+            self.push(Up::By {
+                thread: crate::threads::gate_index(),
+            });
+        }
         self.push(Up::Op { site, op });
+        if enters {
+            self.wait_entered();
+        }
     }
 
     /// Reports an unsupported call or object and waits for the scheduler to

@@ -274,12 +274,52 @@ pub struct Lib {
     /// A recorded run's state ([`crate::record`]); `None` when the
     /// scheduler answers the rank.
     pub record: Option<crate::record::Recording>,
+    /// The rank's gate, once a thread started under
+    /// `MPI_THREAD_MULTIPLE` (`gate.rs`).
+    pub gate: Gate,
+}
+
+/// A rank's gate: with it on, the threads' calls wait until the scheduler
+/// enters them into the rank's sequence ([`fib_wire::Down::Entered`]),
+/// and hand their operations to MPI in that order.
+#[derive(Default)]
+pub struct Gate {
+    pub on: bool,
+    /// The thread the next answer read is for ([`fib_wire::Down::To`]).
+    pub to: Option<u32>,
+    /// The answers read for threads that have not taken them yet: the
+    /// thread, the answer, and for an entry, its number among the rank's
+    /// entries.
+    pub mail: Vec<(u32, fib_wire::Down, Option<u64>)>,
+    /// How many entries were read, and how many of their threads have
+    /// handed their operations to MPI: an entry's thread goes on only
+    /// once every earlier one has.
+    pub read: u64,
+    pub done: u64,
+}
+
+thread_local! {
+    /// The entry the calling thread took and has not finished handing to
+    /// MPI ([`Lib::finish_entry`]).
+    pub static ENTRY: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+impl Lib {
+    /// The calling thread has handed the operation of its entered call to
+    /// MPI (it waits again, or returns): the next entry's thread may go
+    /// on.
+    pub fn finish_entry(&mut self) {
+        if ENTRY.with(|e| e.take()).is_some() {
+            self.gate.done += 1;
+        }
+    }
 }
 
 struct Global(UnsafeCell<Option<Lib>>);
 
-// SAFETY: MPI programs call the library from one thread at a time (fib does
-// not model MPI_THREAD_MULTIPLE); the crash handler only reads.
+// SAFETY: one thread at a time holds the state (`held`: a thread that
+// waits lets go of it only while it reads nothing of it); the crash
+// handler only reads.
 unsafe impl Sync for Global {}
 
 static LIB: Global = Global(UnsafeCell::new(None));
@@ -336,6 +376,7 @@ impl Lib {
             new_comms: std::collections::VecDeque::new(),
             windows: HashMap::default(),
             record: crate::record::Recording::from_env(rank),
+            gate: Gate::default(),
         }
     }
 }

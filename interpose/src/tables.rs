@@ -55,6 +55,14 @@ impl Lib {
         (id, from_bits(fb))
     }
 
+    /// What the request `id` stands for is `kind` (its operation went to
+    /// MPI after the request was made: with the gate on).
+    pub fn set_kind(&mut self, id: u32, kind: Kind) {
+        if let Some(r) = self.reqs.get_mut(&id) {
+            r.kind = kind;
+        }
+    }
+
     /// The id of the request behind a handle: `None` for `MPI_REQUEST_NULL`;
     /// a handle the library did not hand out is reported as unsupported.
     pub fn req_id(&mut self, h: MPI_Request) -> Option<u32> {

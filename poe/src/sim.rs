@@ -674,6 +674,14 @@ impl ThreadSim {
             if matches!(d, Down::PostRecv { .. } | Down::Cancelled { .. }) {
                 continue;
             }
+            // A call that waits in MPI waits for its own answer once
+            // entered; any other is done.
+            if matches!(d, Down::Entered) {
+                let op = program[r][t].get(self.pc[r][t]).map(step_op);
+                if op.is_some_and(|(op, _)| op.expects_reply(self.zero_buffer)) {
+                    continue;
+                }
+            }
             self.waiting[r][t] = false;
             if let Down::Done { indices } = d {
                 for &i in indices {

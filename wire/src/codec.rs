@@ -8,7 +8,7 @@
 use std::fmt;
 
 use crate::extents::{Memory, Overflow};
-use crate::messages::{Access, Down, Up};
+use crate::messages::{Access, Down, ThreadStep, Up};
 use crate::onesided::{Epoch, EpochKind, RmaFault};
 use crate::ops::{
     Block, CollKind, FlushKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,
@@ -971,6 +971,24 @@ impl Up {
                 }
                 w.list(seen);
             }
+            Up::ThreadStep { thread, step } => {
+                w.u8(57);
+                w.u32(*thread);
+                match step {
+                    ThreadStep::Started => w.u8(0),
+                    ThreadStep::Parked => w.u8(1),
+                    ThreadStep::Joined { joined } => {
+                        w.u8(2);
+                        w.u32(*joined);
+                    }
+                    ThreadStep::Ended => w.u8(3),
+                    ThreadStep::Running => w.u8(4),
+                }
+            }
+            Up::By { thread } => {
+                w.u8(58);
+                w.u32(*thread);
+            }
         }
         end(out, at);
     }
@@ -1177,6 +1195,19 @@ impl Up {
                 }
                 Up::Granted { grants }
             }
+            57 => {
+                let thread = r.u32()?;
+                let step = match r.u8()? {
+                    0 => ThreadStep::Started,
+                    1 => ThreadStep::Parked,
+                    2 => ThreadStep::Joined { joined: r.u32()? },
+                    3 => ThreadStep::Ended,
+                    4 => ThreadStep::Running,
+                    t => return Err(WireError(format!("thread step {t}"))),
+                };
+                Up::ThreadStep { thread, step }
+            }
+            58 => Up::By { thread: r.u32()? },
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1215,6 +1246,11 @@ impl Down {
                 w.u8(6);
                 w.u32(*req);
             }
+            Down::Entered => w.u8(7),
+            Down::To { thread } => {
+                w.u8(8);
+                w.u32(*thread);
+            }
         }
         end(out, at);
     }
@@ -1237,6 +1273,8 @@ impl Down {
             4 => Down::Done { indices: r.list()? },
             5 => Down::NewComm { id: r.i32()? },
             6 => Down::Cancelled { req: r.u32()? },
+            7 => Down::Entered,
+            8 => Down::To { thread: r.u32()? },
             t => return Err(WireError(format!("message tag {t}"))),
         };
         r.done()?;
@@ -1727,6 +1765,16 @@ mod tests {
         round_up(Up::Polled { indices: vec![1] });
         round_up(Up::Spinning);
         round_up(Up::Threads);
+        for step in [
+            ThreadStep::Started,
+            ThreadStep::Parked,
+            ThreadStep::Joined { joined: 2 },
+            ThreadStep::Ended,
+            ThreadStep::Running,
+        ] {
+            round_up(Up::ThreadStep { thread: 1, step });
+        }
+        round_up(Up::By { thread: 4 });
         round_up(Up::File {
             id: 1,
             path: "a/b.c".into(),
@@ -2280,6 +2328,8 @@ mod tests {
     fn every_down_message_round_trips() {
         round_down(Down::Go);
         round_down(Down::Cancelled { req: 9 });
+        round_down(Down::Entered);
+        round_down(Down::To { thread: 3 });
         round_down(Down::PostRecv {
             req: 4,
             src: 1,

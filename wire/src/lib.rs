@@ -37,7 +37,7 @@ mod threads;
 
 pub use codec::{encode_call, frame, Frames, WireError, FRAME_HEADER};
 pub use extents::{Memory, Overflow};
-pub use messages::{Access, Down, Up};
+pub use messages::{Access, Down, ThreadStep, Up};
 pub use onesided::{Epoch, EpochKind, RmaFault};
 pub use ops::{
     Block, CollKind, FlushKind, HandleKind, Op, RmaKind, SendMode, SplitKind, WaitKind, WinFlavor,

@@ -183,6 +183,17 @@ pub enum Up {
         after: Vec<u64>,
         seen: Vec<u32>,
     },
+    /// Under `MPI_THREAD_MULTIPLE`, once the rank has started a thread
+    /// while MPI runs, its threads' calls wait at its gate until the
+    /// scheduler enters them into the rank's sequence of calls (the
+    /// engine's `threads` module): what thread `thread` did that the gate
+    /// needs to know. The first such message (`Started`) turns the gate
+    /// on; from then on each call comes after [`Up::By`] and is answered
+    /// [`Down::Entered`] as it enters.
+    ThreadStep { thread: u32, step: ThreadStep },
+    /// While the rank's gate is on ([`Up::ThreadStep`]): the next
+    /// [`Up::Op`] is thread `thread`'s.
+    By { thread: u32 },
     /// In a recorded run: the blocking probe from `MPI_ANY_SOURCE` the rank
     /// reported last found the message of world rank `src`. Sent before
     /// the call returns.
@@ -269,4 +280,31 @@ pub enum Down {
     /// [`Down::PostRecv`], it may arrive before the answer of whatever
     /// call the rank waits in.
     Cancelled { req: u32 },
+    /// To a rank whose gate is on ([`Up::ThreadStep`]): the call the
+    /// addressed thread waits with entered the rank's sequence of calls.
+    /// The thread then hands its operation to MPI (before any call that
+    /// entered after it), and a call that waits in MPI waits for its own
+    /// answer next.
+    Entered,
+    /// To a rank whose gate is on: the next message (not a
+    /// [`Down::PostRecv`] or [`Down::Cancelled`], which are the rank's) is
+    /// for its thread `thread`.
+    To { thread: u32 },
+}
+
+/// What a thread of a rank whose gate is on did ([`Up::ThreadStep`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadStep {
+    /// It is about to start (told by the thread that starts it, before
+    /// it runs).
+    Started,
+    /// It waits outside MPI for another thread of the rank (a join, a
+    /// barrier, a lock, a condition variable).
+    Parked,
+    /// It goes on after waiting so (not after a join).
+    Running,
+    /// It goes on after thread `joined` ended (a join returned).
+    Joined { joined: u32 },
+    /// It will make no more calls.
+    Ended,
 }

@@ -95,6 +95,193 @@ fn me() -> usize {
     with_me(|me| me.index)
 }
 
+/// The calling thread's number, as its calls name it in reports.
+pub fn index() -> u32 {
+    me() as u32
+}
+
+thread_local! {
+    /// The number the calling thread has at the rank's gate while it runs
+    /// an OpenMP team's slot other than the first ([`announce_team`]).
+    static SLOT: Cell<Option<u32>> = const { Cell::new(None) };
+}
+
+/// The calling thread's number at the rank's gate, as its calls and
+/// answers name it there: its own, or while it runs a slot of an OpenMP
+/// team, the slot's.
+pub fn gate_index() -> u32 {
+    SLOT.with(Cell::get).unwrap_or_else(index)
+}
+
+/// The numbers of OpenMP team slots at the gate: apart from the threads'
+/// own (a pool thread runs a slot of many teams, each told to the gate
+/// before it starts).
+static NEXT_SLOT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1 << 20);
+
+/// Makes the record of a thread that is starting with the number its
+/// creator gave it ([`announce`]).
+fn adopt(index: usize) {
+    ME.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.is_none() {
+            memory::epoch(1, None);
+            many();
+            *m = Some(Me {
+                index,
+                regions: Vec::new(),
+                barriers: HashMap::default(),
+                tasks: Vec::new(),
+            });
+        }
+    });
+}
+
+/// What a rank's gate hears of its threads (`gate.rs`, which installs
+/// it): a thread's number and what it did. Returns whether the gate is
+/// on.
+pub type Steps = fn(u32, fib_wire::ThreadStep) -> bool;
+
+static STEPS: std::sync::OnceLock<Steps> = std::sync::OnceLock::new();
+
+/// Installs what the gate hears of the threads.
+pub fn on_steps(f: Steps) {
+    let _ = STEPS.set(f);
+}
+
+/// Tells the gate what thread `thread` did; whether the gate is on.
+fn step(thread: usize, what: fib_wire::ThreadStep) -> bool {
+    step_at(thread as u32, what)
+}
+
+/// The gate has been on since a step told it so.
+static GATE_ON: AtomicBool = AtomicBool::new(false);
+
+/// Tells the gate what the thread it numbers `thread` did; whether the
+/// gate is on.
+fn step_at(thread: u32, what: fib_wire::ThreadStep) -> bool {
+    let on = STEPS.get().is_some_and(|f| f(thread, what));
+    if on {
+        GATE_ON.store(true, Ordering::Relaxed);
+    }
+    on
+}
+
+/// Runs `wait`, in which the calling thread waits outside MPI for the
+/// rank's other threads (a barrier, a lock, a condition variable), telling
+/// the gate, if on, that it is parked meanwhile: the others' calls need
+/// not wait for it.
+fn parked<T>(wait: impl FnOnce() -> T) -> T {
+    if !GATE_ON.load(Ordering::Relaxed) {
+        return wait();
+    }
+    let t = gate_index();
+    let on = step_at(t, fib_wire::ThreadStep::Parked);
+    let out = wait();
+    if on {
+        step_at(t, fib_wire::ThreadStep::Running);
+    }
+    out
+}
+
+/// An OpenMP region of up to `n` threads is about to start, under
+/// `MPI_THREAD_MULTIPLE`: numbers for its slots other than the first (the
+/// encountering thread's), each told to the gate as started, so that no
+/// call of the encountering thread enters ahead of one the team's other
+/// threads may make. None under a lower level.
+fn announce_team(n: usize) -> Vec<u32> {
+    if n < 2 || level() != Some(Level::Multiple) || STEPS.get().is_none() {
+        return Vec::new();
+    }
+    let slots: Vec<u32> = (1..n)
+        .map(|_| NEXT_SLOT.fetch_add(1, Ordering::Relaxed))
+        .collect();
+    for &slot in &slots {
+        if !step_at(slot, fib_wire::ThreadStep::Started) {
+            return Vec::new();
+        }
+    }
+    slots
+}
+
+/// The calling thread runs the team slot numbered `slot` (or, with none,
+/// its own number again): the number it had.
+fn run_slot(slot: Option<u32>) -> Option<u32> {
+    SLOT.with(|s| s.replace(slot))
+}
+
+/// The team slot `slot` ended (or, with `parked`, the encountering
+/// thread's slot waits for the others at the region's end).
+fn slot_ended(slot: u32) {
+    step_at(slot, fib_wire::ThreadStep::Ended);
+}
+
+/// The encountering thread of a region goes on after its team's slots.
+fn team_joined(slots: &[u32]) {
+    let t = gate_index();
+    for &joined in slots {
+        step_at(t, fib_wire::ThreadStep::Joined { joined });
+    }
+}
+
+/// The encountering thread waits for its team at the region's end.
+fn team_waits() {
+    step_at(gate_index(), fib_wire::ThreadStep::Parked);
+}
+
+/// A thread is about to start while MPI provides `MPI_THREAD_MULTIPLE`:
+/// its number, told to the gate first, so that no call of its creator
+/// enters ahead of a call it may make. None under a lower level (a
+/// thread then takes its number at its first use of fib's records).
+fn announce() -> Option<usize> {
+    if level() != Some(Level::Multiple) || STEPS.get().is_none() {
+        return None;
+    }
+    let t = state().order.thread();
+    step(t, fib_wire::ThreadStep::Started);
+    Some(t)
+}
+
+/// The calling thread waits to join the thread `pthread`: the gate, if
+/// on, may enter the other threads' calls meanwhile.
+fn joining(pthread: usize) {
+    let number = state().numbers.get(&pthread).copied();
+    if number.is_some() {
+        step(me(), fib_wire::ThreadStep::Parked);
+    }
+}
+
+/// The calling thread's join of `pthread` returned: what it does next
+/// follows what that thread did.
+fn joined_thread(pthread: usize) {
+    let number = state().numbers.remove(&pthread);
+    if let Some(joined) = number {
+        step(
+            me(),
+            fib_wire::ThreadStep::Joined {
+                joined: joined as u32,
+            },
+        );
+    }
+}
+
+/// A thread the gate was told of is `pthread`, numbered `number` (told
+/// by its creator and by the thread itself, whichever comes first: a join
+/// may come before the thread runs).
+fn numbered(pthread: usize, number: usize) {
+    state().numbers.insert(pthread, number);
+}
+
+/// A thread the gate was told of starts as `pthread`, numbered `number`.
+fn born_as(pthread: usize, number: usize) {
+    adopt(number);
+    numbered(pthread, number);
+}
+
+/// The calling thread, numbered by its creator, ends.
+fn ends() {
+    step(me(), fib_wire::ThreadStep::Ended);
+}
+
 /// The calling thread's index, made on first use like [`me`]'s, but none
 /// while its storage is being destroyed (or already borrowed).
 fn current() -> Option<usize> {
@@ -161,6 +348,9 @@ struct State {
     order: Order,
     /// The last clocks of ended threads, by `pthread_t`.
     ended: HashMap<usize, Clock>,
+    /// The number of each thread that started with `pthread_create`, by
+    /// `pthread_t`.
+    numbers: HashMap<usize, usize>,
     init: Option<Init>,
     faults: Vec<ThreadFault>,
     reported: HashSet<ThreadFault>,
@@ -662,7 +852,7 @@ fn barrier(key: usize, generation: u64, wait: impl FnOnce() -> c_int) -> c_int {
     if generation >= 2 {
         state().order.forget(|k| *k != (key, generation - 2));
     }
-    let rc = wait();
+    let rc = parked(wait);
     acquire((key, generation));
     // Once every thread passed, the buffers completed before the barrier
     // need no watching.

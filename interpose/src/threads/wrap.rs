@@ -8,7 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use super::order::Clock;
-use super::{acquire, after, barrier, forget, fork, joined, pending, release, started, with_me};
+use super::{
+    acquire, after, announce, announce_team, barrier, born_as, ends, forget, fork, joined,
+    joined_thread, joining, numbered, parked, pending, release, run_slot, slot_ended, started,
+    step, team_joined, team_waits, with_me,
+};
 
 /// Keys of objects without an address of their own.
 const CRITICAL: usize = 1;
@@ -85,14 +89,24 @@ struct Birth {
     start: Start,
     arg: *mut c_void,
     clock: Clock,
+    /// The number its creator gave it, told to the rank's gate.
+    number: Option<usize>,
 }
 
 extern "C" fn born(p: *mut c_void) -> *mut c_void {
     // SAFETY: `p` is the Birth `__wrap_pthread_create` boxed for this thread.
     let b = unsafe { Box::from_raw(p.cast::<Birth>()) };
+    if let Some(n) = b.number {
+        // SAFETY: pthread_self has no preconditions.
+        born_as(unsafe { libc::pthread_self() } as usize, n);
+    }
     after(&b.clock);
     started(p as usize);
-    (b.start)(b.arg)
+    let out = (b.start)(b.arg);
+    if b.number.is_some() {
+        ends();
+    }
+    out
 }
 
 /// # Safety
@@ -105,11 +119,24 @@ pub unsafe extern "C" fn __wrap_pthread_create(
     arg: *mut c_void,
 ) -> c_int {
     let clock = fork();
-    let birth = Box::into_raw(Box::new(Birth { start, arg, clock }));
+    let number = announce();
+    let birth = Box::into_raw(Box::new(Birth {
+        start,
+        arg,
+        clock,
+        number,
+    }));
     pending(birth as usize, &(*birth).clock);
     let rc = libc::pthread_create(thread, attr, born, birth.cast());
-    if rc != 0 {
+    if rc == 0 {
+        if let Some(n) = number {
+            numbered(*thread as usize, n);
+        }
+    } else {
         started(birth as usize);
+        if let Some(n) = number {
+            step(n, fib_wire::ThreadStep::Ended);
+        }
         drop(Box::from_raw(birth));
     }
     rc
@@ -122,9 +149,11 @@ pub unsafe extern "C" fn __wrap_pthread_join(
     thread: libc::pthread_t,
     ret: *mut *mut c_void,
 ) -> c_int {
+    joining(thread as usize);
     let rc = libc::pthread_join(thread, ret);
     if rc == 0 {
         joined(thread as usize);
+        joined_thread(thread as usize);
     }
     rc
 }
@@ -133,7 +162,11 @@ pub unsafe extern "C" fn __wrap_pthread_join(
 /// As `pthread_mutex_lock`.
 #[no_mangle]
 pub unsafe extern "C" fn __wrap_pthread_mutex_lock(m: *mut libc::pthread_mutex_t) -> c_int {
-    let rc = libc::pthread_mutex_lock(m);
+    // A thread that waits for the lock waits for another thread.
+    let mut rc = libc::pthread_mutex_trylock(m);
+    if rc == libc::EBUSY {
+        rc = parked(|| libc::pthread_mutex_lock(m));
+    }
     if rc == 0 {
         acquire((m as usize, 0));
     }
@@ -167,7 +200,7 @@ pub unsafe extern "C" fn __wrap_pthread_cond_wait(
     m: *mut libc::pthread_mutex_t,
 ) -> c_int {
     release((m as usize, 0));
-    let rc = libc::pthread_cond_wait(c, m);
+    let rc = parked(|| libc::pthread_cond_wait(c, m));
     acquire((m as usize, 0));
     rc
 }
@@ -181,7 +214,7 @@ pub unsafe extern "C" fn __wrap_pthread_cond_timedwait(
     t: *const libc::timespec,
 ) -> c_int {
     release((m as usize, 0));
-    let rc = libc::pthread_cond_timedwait(c, m, t);
+    let rc = parked(|| libc::pthread_cond_timedwait(c, m, t));
     acquire((m as usize, 0));
     rc
 }
@@ -202,7 +235,7 @@ pub unsafe extern "C" fn __wrap_pthread_barrier_wait(b: *mut libc::pthread_barri
 /// As `sem_wait`.
 #[no_mangle]
 pub unsafe extern "C" fn __wrap_sem_wait(s: *mut libc::sem_t) -> c_int {
-    let rc = libc::sem_wait(s);
+    let rc = parked(|| libc::sem_wait(s));
     if rc == 0 {
         acquire((s as usize, 0));
     }
@@ -230,6 +263,10 @@ struct Region {
     end: Mutex<Clock>,
     /// How many threads of the team have started.
     arrived: AtomicUsize,
+    /// Under `MPI_THREAD_MULTIPLE`, the gate's numbers of the team's
+    /// slots but the first, and which of them a thread ran.
+    slots: Vec<u32>,
+    ran: Mutex<Vec<bool>>,
 }
 
 extern "C" fn in_region(p: *mut c_void) {
@@ -245,7 +282,21 @@ extern "C" fn in_region(p: *mut c_void) {
     }
     with_me(|me| me.regions.push((p as usize, 0)));
     tasks::region_entered(p as usize);
+    let k = real_fn!("omp_get_thread_num" as extern "C" fn() -> c_int)().max(0) as usize;
+    let slot = k.checked_sub(1).and_then(|i| r.slots.get(i).copied());
+    let outer = slot.map(|s| run_slot(Some(s)));
+    if slot.is_some() {
+        r.ran.lock().unwrap_or_else(|e| e.into_inner())[k - 1] = true;
+    }
     (r.body)(r.data);
+    match (slot, outer) {
+        (Some(s), Some(outer)) => {
+            slot_ended(s);
+            run_slot(outer);
+        }
+        _ if k == 0 && !r.slots.is_empty() => team_waits(),
+        _ => {}
+    }
     tasks::region_left();
     with_me(|me| me.regions.pop());
     let last = fork();
@@ -255,19 +306,36 @@ extern "C" fn in_region(p: *mut c_void) {
 /// Runs a parallel region through `run` (the real entry point, given the
 /// wrapped body and its data): the team starts from the encountering
 /// thread's clock, which continues from all of theirs.
-fn fork_join(body: Body, data: *mut c_void, run: impl FnOnce(Body, *mut c_void)) {
+fn fork_join(body: Body, data: *mut c_void, threads: c_uint, run: impl FnOnce(Body, *mut c_void)) {
     let fork = fork();
+    let team = if threads == 0 {
+        real_fn!("omp_get_max_threads" as extern "C" fn() -> c_int)().max(1) as usize
+    } else {
+        threads as usize
+    };
+    let slots = announce_team(team);
     let region = Region {
         body,
         data,
         fork,
         end: Mutex::new(Clock::new()),
         arrived: AtomicUsize::new(0),
+        ran: Mutex::new(vec![false; slots.len()]),
+        slots,
     };
     let key = &region as *const Region as usize;
     pending(key, &region.fork);
     run(in_region, (&region as *const Region).cast_mut().cast());
     started(key);
+    // The slots no thread ran (a smaller team) end too; the encountering
+    // thread goes on after all of them.
+    let ran = region.ran.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    for (slot, ran) in region.slots.iter().zip(ran) {
+        if !ran {
+            slot_ended(*slot);
+        }
+    }
+    team_joined(&region.slots);
     let end = region.end.into_inner().unwrap_or_else(|e| e.into_inner());
     after(&end);
     tasks::region_ended(key);
@@ -285,7 +353,7 @@ pub unsafe extern "C" fn __wrap_GOMP_parallel(
     flags: c_uint,
 ) {
     let f = real_fn!("GOMP_parallel" as extern "C" fn(Body, *mut c_void, c_uint, c_uint));
-    fork_join(body, data, |b, d| f(b, d, threads, flags));
+    fork_join(body, data, threads, |b, d| f(b, d, threads, flags));
 }
 
 macro_rules! parallel_loop {
@@ -316,7 +384,7 @@ macro_rules! parallel_loop {
                         c_uint,
                     )
             );
-            fork_join(body, data, |b, d| {
+            fork_join(body, data, threads, |b, d| {
                 f(b, d, threads, start, end, incr, chunk, flags)
             });
         }
@@ -353,7 +421,7 @@ pub unsafe extern "C" fn __wrap_GOMP_parallel_sections(
     let f = real_fn!(
         "GOMP_parallel_sections" as extern "C" fn(Body, *mut c_void, c_uint, c_uint, c_uint)
     );
-    fork_join(body, data, |b, d| f(b, d, threads, count, flags));
+    fork_join(body, data, threads, |b, d| f(b, d, threads, count, flags));
 }
 
 /// An OpenMP barrier of the calling thread's innermost region (outside

@@ -254,15 +254,24 @@ impl Engine {
             } else {
                 &x.takers
             };
-            self.params.alike(recvs)
-                || x.sized && self.params.fitted(recvs)
-                || x.dispatch && self.alike_by_site(recvs)
+            // Consecutive calls of a rank of threads may be different
+            // threads', whose programs differ: only one thread's stand
+            // for each other.
+            self.one_thread(&x.recvs)
+                && self.one_thread(&x.takers)
+                && (self.params.alike(recvs)
+                    || x.sized && self.params.fitted(recvs)
+                    || x.dispatch && self.alike_by_site(recvs))
         });
         if self.wildcard_recvs {
             self.untried = self.untried_blocks(caller, &blocks);
         }
         if self.waitanys {
             self.rows = rows::rows(&self.matching, caller.free);
+            let rows = std::mem::take(&mut self.rows);
+            self.rows = (rows.into_iter())
+                .filter(|r| self.one_thread(&r.waits))
+                .collect();
         }
         let choices = self.path.choices_mut();
         for x in &blocks {
@@ -282,6 +291,13 @@ impl Engine {
             }
         }
         blocks
+    }
+
+    /// Whether the calls `ids` were all made by one thread (of one rank).
+    fn one_thread(&self, ids: &[OpId]) -> bool {
+        let mut threads = ids.iter().map(|&id| (id.rank, self.thread_of(id)));
+        let first = threads.next();
+        threads.all(|t| Some(t) == first)
     }
 
     /// Once the run has been concluded: the rows of `MPI_ANY_SOURCE`
@@ -319,6 +335,7 @@ impl Engine {
                     !taken.contains(r) && matches!(self.matching.op(*r).kind, Kind::Recv { .. })
                 })
                 && self.params.alike(&x.recvs)
+                && self.one_thread(&x.recvs)
         });
         out
     }
@@ -414,8 +431,9 @@ impl Engine {
 
     /// Thread `thread` of `rank` (not its main thread, 0) started: from
     /// now on, every call of the rank waits at its gate (see the
-    /// `threads` module), and is answered, even one that does not wait
-    /// in MPI, by [`Engine::advance_threads`].
+    /// `threads` module) and is answered [`Down::Entered`] as it enters,
+    /// ahead of its own answer if it waits in MPI
+    /// ([`Engine::advance_threads`]).
     pub fn thread_started(&mut self, rank: Rank, thread: u32) {
         let made = self.matching.ops(rank).len();
         self.threads.start(rank, thread, made);
@@ -424,7 +442,7 @@ impl Engine {
     /// Thread `thread` of `rank` will make no more calls.
     pub fn thread_ended(&mut self, rank: Rank, thread: u32) {
         if let Some(rt) = self.threads.of_mut(rank) {
-            rt.state.insert(thread, threads::State::Ended);
+            rt.state.remove(&thread);
             rt.gated.remove(&thread);
         }
     }
@@ -442,6 +460,31 @@ impl Engine {
             };
             rt.state.insert(thread, s);
         }
+    }
+
+    /// The threads of `rank` that run have made no call for a long while
+    /// (they compute, or wait for each other in a way the engine is not
+    /// told of): they are taken as waiting outside MPI until they make
+    /// their next call, so that the calls at the gate can enter. Returns
+    /// whether any thread ran.
+    pub fn threads_idle(&mut self, rank: Rank) -> bool {
+        let Some(rt) = self.threads.of_mut(rank) else {
+            return false;
+        };
+        let mut any = false;
+        for s in rt.state.values_mut() {
+            if *s == threads::State::Running {
+                *s = threads::State::Parked;
+                any = true;
+            }
+        }
+        any
+    }
+
+    /// Whether `rank` has had several threads (its calls go through its
+    /// gate).
+    pub fn has_threads(&self, rank: Rank) -> bool {
+        self.threads.of(rank).is_some()
     }
 
     /// Thread `joiner` of `rank` goes on after thread `joined` of it (a
@@ -510,11 +553,14 @@ impl Engine {
             }
             let index = self.matching.ops(rank).len();
             let waits = op.expects_reply(self.cfg.zero_buffer);
+            let id = OpId { rank, index };
+            // The thread hears that its call entered before anything
+            // answers the call itself.
+            self.matching.say(id, Down::Entered);
             self.enter_call(rank, site, op);
             if self.end.is_some() {
                 return;
             }
-            let id = OpId { rank, index };
             (self.threads.of_mut(rank).expect("a rank of threads")).entered(t, index, by);
             self.entry_races(id, t);
             let rt = self.threads.of_mut(rank).expect("a rank of threads");
@@ -522,7 +568,6 @@ impl Engine {
                 rt.state.insert(t, threads::State::Blocked(index));
             } else {
                 rt.state.insert(t, threads::State::Running);
-                self.matching.say(id, Down::Go);
             }
         }
     }

@@ -47,12 +47,11 @@ pub(crate) enum State {
     /// It waits outside MPI for another thread of its rank (a join, a
     /// lock): it makes no call until one of them has gone on.
     Parked,
-    /// It will make no more calls.
-    Ended,
 }
 
 /// The threads of one rank that has had several.
 pub(crate) struct RankThreads {
+    /// The threads that have not ended.
     pub(crate) state: BTreeMap<u32, State>,
     /// Each thread's call at the gate, after the reports that go with it
     /// (`Op::Args`, `Op::Exchange`).

@@ -35,13 +35,14 @@ attributes, error handlers, ...) are not reported: MPI runs them untouched.
 
 Threads: a program may call MPI from several threads one after the other,
 checked against the level MPI provided (FIB042, FIB043, FIB044). Under
-`MPI_THREAD_MULTIPLE`, when a thread calls MPI while another thread of the
+`MPI_THREAD_MULTIPLE`, POSIX and OpenMP threads may be inside MPI at
+once: fib enters their calls into the rank's sequence in every order that
+matters. When a thread fib was not told of (started before `MPI_Init`, or
+by a library fib did not compile) calls MPI while another thread of the
 same rank is inside an MPI call (say, blocked in a receive), fib reports
 `MPI_THREAD_MULTIPLE` as unsupported at that call and stops the run: it
-does not model two threads of a rank in MPI at once, and would otherwise
-take the second thread's wait for a deadlock. (Under a lower level the
-clash is the program's error, FIB043, and the second thread waits its
-turn.)
+would otherwise take the second thread's wait for a deadlock. (Under a lower level the clash is the
+program's error, FIB043, and the second thread waits its turn.)
 
 ## Why it matters
 

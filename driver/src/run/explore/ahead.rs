@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 use rustc_hash::FxHashSet;
 
-use fib_wire::{Op, Site};
+use fib_wire::{Op, Site, ThreadStep};
 
 /// How a call went ahead, as the rank said just before reporting it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +26,16 @@ pub(crate) struct Held {
     pub site: Site,
     pub op: Op,
     pub went: Option<Went>,
+    /// The thread that made it, for a rank whose gate is on
+    /// ([`fib_wire::Up::By`]).
+    pub thread: Option<u32>,
+}
+
+/// What waits behind a settled call: a call, or what a thread did
+/// ([`fib_wire::Up::ThreadStep`]), in the order the rank sent them.
+pub(crate) enum Pending {
+    Call(Held),
+    Step(u32, ThreadStep),
 }
 
 /// One rank's calls that went ahead.
@@ -42,8 +52,8 @@ pub(crate) struct Ahead {
     /// communicators of the `MPI_Comm_idup` requests it completes come
     /// before it ([`fib_wire::Down::NewComm`]).
     pub settled_wait: bool,
-    /// Calls that arrived while `settled`, in order.
-    pub held: Backlog<Held>,
+    /// Calls (and threads' steps) that arrived while `settled`, in order.
+    pub held: Backlog<Pending>,
 }
 
 /// A first-in first-out queue kept in chunks of [`Backlog::CHUNK`]: a rank

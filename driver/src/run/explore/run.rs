@@ -13,11 +13,11 @@ use std::time::{Duration, Instant};
 use fib_analysis::{
     CallThread, Ending, Endings, HandleLeak, OwnedAccess, RunRecord, ThreadIssue, WatchedAccesses,
 };
-use fib_wire::{Down, Frames, Up};
+use fib_wire::{Down, Frames, ThreadStep, Up};
 use mio::{Events, Interest, Poll, Token as MioToken};
 use poe::engine::{Config, Engine, Planned, RunEnd};
 
-use super::ahead::{Ahead, Held, Went};
+use super::ahead::{Ahead, Held, Pending, Went};
 use super::launch::{Launch, LaunchSpec};
 use super::listen::{self, Listener, Stream};
 use super::recorded::{Ordinals, Recorded};
@@ -296,6 +296,8 @@ fn run_once(
         errors: Vec::new(),
         threaded: vec![None; spec.nprocs],
         any_threaded: false,
+        gated: vec![false; spec.nprocs],
+        by: vec![None; spec.nprocs],
         checks_since: None,
     };
     let served = st.serve(&mut launch, Instant::now() + spec.timeout)?;
@@ -431,6 +433,12 @@ struct Loop<'a> {
     /// Whether some rank has several threads (saves scanning `threaded` at
     /// every step of a run that has none).
     any_threaded: bool,
+    /// Per rank, whether its gate is on ([`Up::ThreadStep`]): the engine
+    /// orders its threads' calls.
+    gated: Vec<bool>,
+    /// Per rank whose gate is on, the thread of the call it reports next
+    /// ([`Up::By`]).
+    by: Vec<Option<u32>>,
     /// When the first argument check still held by [`Endings`] was read.
     checks_since: Option<Instant>,
 }
@@ -601,7 +609,7 @@ impl Loop<'_> {
     /// engine stands may be premature.
     fn catch_up(&mut self) {
         loop {
-            let answers = self.engine.advance();
+            let answers = self.engine.advance_threads();
             if !self.send(answers) {
                 break;
             }
@@ -669,9 +677,14 @@ impl Loop<'_> {
             self.endings.engine(self.engine.end());
         }
         loop {
-            let answers = self.engine.advance();
+            let answers = self.engine.advance_threads();
             if !self.send(answers) {
-                break;
+                // Threads of a rank whose gate is on that have made no
+                // call for a while are taken as waiting outside MPI, so
+                // that the calls at its gate can enter.
+                if !self.threads_idle() {
+                    break;
+                }
             }
         }
         self.endings.engine(self.engine.end());
@@ -690,9 +703,26 @@ impl Loop<'_> {
     /// that computes longer than that before its call is not waited for.
     fn threads_busy(&self) -> bool {
         self.threaded.iter().enumerate().any(|(r, heard)| {
-            heard.is_some_and(|t| t.elapsed() < THREADS_QUIET)
+            !self.gated[r]
+                && heard.is_some_and(|t| t.elapsed() < THREADS_QUIET)
                 && self.by_rank[r].is_some_and(|c| !self.conns[c].eof)
         })
+    }
+
+    /// The time rule of ranks whose gate is on: a rank not heard from
+    /// within [`THREADS_QUIET`] has its running threads taken as waiting
+    /// outside MPI (a thread that spins on a flag, computes, or waits in a
+    /// way fib does not wrap); their next call goes through the gate as
+    /// any. Returns whether that changed anything.
+    fn threads_idle(&mut self) -> bool {
+        let mut any = false;
+        for r in 0..self.gated.len() {
+            let quiet = self.threaded[r].is_some_and(|t| t.elapsed() >= THREADS_QUIET);
+            if self.gated[r] && quiet {
+                any |= self.engine.threads_idle(r);
+            }
+        }
+        any
     }
 
     /// Gives the engine one call of rank `r`, or holds it while the engine
@@ -702,11 +732,37 @@ impl Loop<'_> {
             site,
             op,
             went: self.ahead[r].next.take(),
+            thread: self.by[r].take(),
         };
         if self.ahead[r].settled {
-            self.ahead[r].held.push_back(call);
+            self.ahead[r].held.push_back(Pending::Call(call));
         } else {
             self.feed(r, call);
+        }
+    }
+
+    /// What thread `t` of rank `r` did, for the rank's gate; held, like a
+    /// call, behind a settled call.
+    fn thread_step(&mut self, r: usize, t: u32, step: ThreadStep) {
+        if self.ahead[r].settled {
+            self.ahead[r].held.push_back(Pending::Step(t, step));
+            return;
+        }
+        match step {
+            ThreadStep::Started => {
+                self.gated[r] = true;
+                // The ranks' calls come in the order their threads made
+                // them, which the engine orders anew in each run.
+                self.rerun = None;
+                self.engine.thread_started(r, t);
+            }
+            ThreadStep::Parked => self.engine.thread_parked(r, t, true),
+            ThreadStep::Running => self.engine.thread_parked(r, t, false),
+            ThreadStep::Joined { joined } => {
+                self.engine.thread_parked(r, t, false);
+                self.engine.thread_joined(r, t, joined);
+            }
+            ThreadStep::Ended => self.engine.thread_ended(r, t),
         }
     }
 
@@ -723,7 +779,10 @@ impl Loop<'_> {
             Some(x) => x.fed(r, &call.op, &mut self.engine),
             None => false,
         };
-        self.engine.call(r, call.site, call.op);
+        match call.thread {
+            Some(t) => self.engine.call_on(r, t, call.site, call.op),
+            None => self.engine.call(r, call.site, call.op),
+        }
         if let Some(x) = &mut self.recorded {
             x.issued(&mut self.engine);
         }
@@ -737,10 +796,11 @@ impl Loop<'_> {
     fn release(&mut self, r: usize) {
         self.ahead[r].settled = false;
         while !self.ahead[r].settled {
-            let Some(call) = self.ahead[r].held.pop_front() else {
-                break;
-            };
-            self.feed(r, call);
+            match self.ahead[r].held.pop_front() {
+                Some(Pending::Call(call)) => self.feed(r, call),
+                Some(Pending::Step(t, step)) => self.thread_step(r, t, step),
+                None => break,
+            }
         }
     }
 
@@ -1128,6 +1188,13 @@ impl Loop<'_> {
             }
             Up::Overflow { site, call, fault } => self.endings.overflow(r, site, call, fault),
             Up::Thread { fault } => self.threads.push(ThreadIssue { rank: r, fault }),
+            Up::ThreadStep { thread, step } => {
+                if let Some(t) = self.threaded.get_mut(r) {
+                    *t = Some(Instant::now());
+                }
+                self.thread_step(r, thread, step);
+            }
+            Up::By { thread } => self.by[r] = Some(thread),
             Up::StructType {
                 site,
                 blocks,
@@ -1193,7 +1260,7 @@ impl Loop<'_> {
     /// Sends the engine's answers, but those the ranks' calls that went
     /// ahead do not wait for; returns whether that released held calls (the
     /// engine then has more to do).
-    fn send(&mut self, answers: Vec<(usize, Down)>) -> bool {
+    fn send(&mut self, answers: Vec<(usize, u32, Down)>) -> bool {
         if answers.is_empty() {
             return false;
         }
@@ -1203,21 +1270,28 @@ impl Loop<'_> {
         let n = self.by_rank.len();
         // The ranks of a recorded run read nothing.
         let recorded = self.recorded.is_some();
-        let mut encode = |r: usize, d: &Down| {
+        let gated = self.gated.clone();
+        let mut encode = |r: usize, t: u32, d: &Down| {
             if recorded {
                 return;
             }
             if per.is_empty() {
                 per.resize_with(n, Vec::new);
             }
+            // A rank whose gate is on hands each answer to its thread; a
+            // receive to post or a cancel is the rank's.
+            let rank_wide = matches!(d, Down::PostRecv { .. } | Down::Cancelled { .. });
+            if gated[r] && !rank_wide {
+                Down::To { thread: t }.encode(&mut per[r]);
+            }
             d.encode(&mut per[r]);
         };
         let mut released = false;
-        for (r, d) in answers {
+        for (r, t, d) in answers {
             match &d {
                 Down::PostRecv { req, .. } if self.ahead[r].posted.remove(req) => {}
                 // A cancel is no answer: the rank takes it wherever it waits.
-                Down::PostRecv { .. } | Down::Cancelled { .. } => encode(r, &d),
+                Down::PostRecv { .. } | Down::Cancelled { .. } => encode(r, t, &d),
                 _ if self.ahead[r].settled => {
                     // A recorded run's constructor: the engine's name for
                     // the communicator the rank made and named itself (an
@@ -1231,7 +1305,7 @@ impl Loop<'_> {
                     self.release(r);
                     released = true;
                 }
-                _ => encode(r, &d),
+                _ => encode(r, t, &d),
             }
         }
         for (r, bytes) in per.into_iter().enumerate() {
