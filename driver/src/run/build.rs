@@ -127,7 +127,7 @@ pub fn owns_memory(callee: &str) -> bool {
 /// and the entry points of GCC's OpenMP runtime that fork, join, wait at a
 /// barrier, take a lock or pass an `ordered` section on, and those that
 /// create a task and wait for tasks.
-pub const THREAD_WRAPPED: [&str; 37] = [
+pub const THREAD_WRAPPED: [&str; 39] = [
     "pthread_create",
     "pthread_join",
     "pthread_mutex_lock",
@@ -135,6 +135,8 @@ pub const THREAD_WRAPPED: [&str; 37] = [
     "pthread_mutex_unlock",
     "pthread_cond_wait",
     "pthread_cond_timedwait",
+    "pthread_cond_signal",
+    "pthread_cond_broadcast",
     "pthread_barrier_wait",
     "sem_wait",
     "sem_post",

@@ -166,21 +166,85 @@ fn step_at(thread: u32, what: fib_wire::ThreadStep) -> bool {
     on
 }
 
-/// Runs `wait`, in which the calling thread waits outside MPI for the
-/// rank's other threads (a barrier, a lock, a condition variable), telling
-/// the gate, if on, that it is parked meanwhile: the others' calls need
-/// not wait for it.
-fn parked<T>(wait: impl FnOnce() -> T) -> T {
+/// Runs `wait`, in which the calling thread waits outside MPI for what
+/// another thread of the rank does to the object `key` (unlocks a mutex,
+/// signals a condition variable, posts a semaphore, ends), telling the
+/// gate, if on, that it is parked meanwhile: the others' calls need not
+/// wait for it. The thread that releases it says first that it runs
+/// ([`wake`]), before anything it does next can reach the gate: so no call
+/// of another thread enters as if this one could not call first. (A
+/// thread woken otherwise says so itself once it returns.)
+fn parked_on<T>(key: usize, wait: impl FnOnce() -> T) -> T {
     if !GATE_ON.load(Ordering::Relaxed) {
         return wait();
     }
     let t = gate_index();
+    // Told before the thread is a waiter: a waker's word comes after.
     let on = step_at(t, fib_wire::ThreadStep::Parked);
+    state().waiters.entry(key).or_default().push(t);
     let out = wait();
-    if on {
+    if on && unwait(key, t) {
         step_at(t, fib_wire::ThreadStep::Running);
     }
     out
+}
+
+/// Thread `t` no longer waits on `key`; whether it still did (no waker
+/// said it runs).
+fn unwait(key: usize, t: u32) -> bool {
+    let mut s = state();
+    let Some(list) = s.waiters.get_mut(&key) else {
+        return false;
+    };
+    let Some(at) = list.iter().position(|&w| w == t) else {
+        return false;
+    };
+    list.swap_remove(at);
+    if list.is_empty() {
+        s.waiters.remove(&key);
+    }
+    true
+}
+
+/// The calling thread releases the threads waiting on `key` (before the
+/// real call that does): the gate hears that they run.
+fn wake(key: usize) {
+    if !GATE_ON.load(Ordering::Relaxed) {
+        return;
+    }
+    let list = state().waiters.remove(&key).unwrap_or_default();
+    for t in list {
+        step_at(t, fib_wire::ThreadStep::Running);
+    }
+}
+
+/// A barrier of `team` threads at `key`: the last thread to arrive
+/// releases the others (and says so to the gate); the others are parked
+/// until then. Without a known team, the threads are parked until they
+/// return.
+fn barrier_parked<T>(key: usize, team: Option<usize>, wait: impl FnOnce() -> T) -> T {
+    if !GATE_ON.load(Ordering::Relaxed) {
+        return wait();
+    }
+    let Some(n) = team else {
+        return parked_on(key, wait);
+    };
+    let last = {
+        let mut s = state();
+        let arrived = s.arrivals.entry(key).or_insert(0);
+        *arrived += 1;
+        let last = *arrived >= n;
+        if last {
+            s.arrivals.remove(&key);
+        }
+        last
+    };
+    if last {
+        wake(key);
+        wait()
+    } else {
+        parked_on(key, wait)
+    }
 }
 
 /// An OpenMP region of up to `n` threads is about to start, under
@@ -209,10 +273,13 @@ fn run_slot(slot: Option<u32>) -> Option<u32> {
     SLOT.with(|s| s.replace(slot))
 }
 
-/// The team slot `slot` ended (or, with `parked`, the encountering
-/// thread's slot waits for the others at the region's end).
-fn slot_ended(slot: u32) {
+/// The team slot `slot` ended; with `last`, the last of the region at
+/// `key` to run, which releases its encountering thread.
+fn slot_ended(slot: u32, key: usize, last: bool) {
     step_at(slot, fib_wire::ThreadStep::Ended);
+    if last {
+        wake(key);
+    }
 }
 
 /// The encountering thread of a region goes on after its team's slots.
@@ -223,9 +290,18 @@ fn team_joined(slots: &[u32]) {
     }
 }
 
-/// The encountering thread waits for its team at the region's end.
-fn team_waits() {
-    step_at(gate_index(), fib_wire::ThreadStep::Parked);
+/// The encountering thread waits for its team at the end of the region
+/// at `key` (the last slot to end wakes it, [`slot_ended`]).
+fn team_waits(key: usize) {
+    let t = gate_index();
+    if step_at(t, fib_wire::ThreadStep::Parked) {
+        state().waiters.entry(key).or_default().push(t);
+    }
+}
+
+/// The encountering thread of the region at `key` has passed its end.
+fn team_done(key: usize) {
+    unwait(key, gate_index());
 }
 
 /// A thread is about to start while MPI provides `MPI_THREAD_MULTIPLE`:
@@ -241,12 +317,15 @@ fn announce() -> Option<usize> {
     Some(t)
 }
 
-/// The calling thread waits to join the thread `pthread`: the gate, if
-/// on, may enter the other threads' calls meanwhile.
-fn joining(pthread: usize) {
-    let number = state().numbers.get(&pthread).copied();
-    if number.is_some() {
-        step(me(), fib_wire::ThreadStep::Parked);
+/// Runs `wait`, in which the calling thread joins the thread `pthread`:
+/// parked meanwhile (the thread that ends wakes it), if the gate knows
+/// that thread.
+fn join_parked<T>(pthread: usize, wait: impl FnOnce() -> T) -> T {
+    let known = state().numbers.contains_key(&pthread);
+    if known {
+        parked_on(pthread, wait)
+    } else {
+        wait()
     }
 }
 
@@ -255,8 +334,8 @@ fn joining(pthread: usize) {
 fn joined_thread(pthread: usize) {
     let number = state().numbers.remove(&pthread);
     if let Some(joined) = number {
-        step(
-            me(),
+        step_at(
+            gate_index(),
             fib_wire::ThreadStep::Joined {
                 joined: joined as u32,
             },
@@ -277,9 +356,12 @@ fn born_as(pthread: usize, number: usize) {
     numbered(pthread, number);
 }
 
-/// The calling thread, numbered by its creator, ends.
+/// The calling thread, numbered by its creator, ends: the thread that
+/// joins it goes on.
 fn ends() {
     step(me(), fib_wire::ThreadStep::Ended);
+    // SAFETY: pthread_self has no preconditions.
+    wake(unsafe { libc::pthread_self() } as usize);
 }
 
 /// The calling thread's index, made on first use like [`me`]'s, but none
@@ -351,6 +433,12 @@ struct State {
     /// The number of each thread that started with `pthread_create`, by
     /// `pthread_t`.
     numbers: HashMap<usize, usize>,
+    /// Per object (a mutex, a condition variable, a semaphore, a thread
+    /// to join, a barrier's generation), the gate's numbers of the threads
+    /// parked waiting on it ([`parked_on`]).
+    waiters: HashMap<usize, Vec<u32>>,
+    /// Per barrier generation, how many threads have arrived.
+    arrivals: HashMap<usize, usize>,
     init: Option<Init>,
     faults: Vec<ThreadFault>,
     reported: HashSet<ThreadFault>,
@@ -847,12 +935,17 @@ fn forget(key: usize) {
 /// before it come before every thread's after it. The real barrier runs
 /// between the release and the acquisition; the generation two before is
 /// dropped (every thread has passed it).
-fn barrier(key: usize, generation: u64, wait: impl FnOnce() -> c_int) -> c_int {
+fn barrier(
+    key: usize,
+    generation: u64,
+    team: Option<usize>,
+    wait: impl FnOnce() -> c_int,
+) -> c_int {
     release((key, generation));
     if generation >= 2 {
         state().order.forget(|k| *k != (key, generation - 2));
     }
-    let rc = parked(wait);
+    let rc = barrier_parked(key ^ (generation as usize).rotate_left(48), team, wait);
     acquire((key, generation));
     // Once every thread passed, the buffers completed before the barrier
     // need no watching.

@@ -9,9 +9,9 @@ use std::sync::Mutex;
 
 use super::order::Clock;
 use super::{
-    acquire, after, announce, announce_team, barrier, born_as, ends, forget, fork, joined,
-    joined_thread, joining, numbered, parked, pending, release, run_slot, slot_ended, started,
-    step, team_joined, team_waits, with_me,
+    acquire, after, announce, announce_team, barrier, born_as, ends, forget, fork, join_parked,
+    joined, joined_thread, numbered, parked_on, pending, release, run_slot, slot_ended, started,
+    step, team_done, team_joined, team_waits, wake, with_me,
 };
 
 /// Keys of objects without an address of their own.
@@ -149,8 +149,7 @@ pub unsafe extern "C" fn __wrap_pthread_join(
     thread: libc::pthread_t,
     ret: *mut *mut c_void,
 ) -> c_int {
-    joining(thread as usize);
-    let rc = libc::pthread_join(thread, ret);
+    let rc = join_parked(thread as usize, || libc::pthread_join(thread, ret));
     if rc == 0 {
         joined(thread as usize);
         joined_thread(thread as usize);
@@ -165,7 +164,7 @@ pub unsafe extern "C" fn __wrap_pthread_mutex_lock(m: *mut libc::pthread_mutex_t
     // A thread that waits for the lock waits for another thread.
     let mut rc = libc::pthread_mutex_trylock(m);
     if rc == libc::EBUSY {
-        rc = parked(|| libc::pthread_mutex_lock(m));
+        rc = parked_on(m as usize, || libc::pthread_mutex_lock(m));
     }
     if rc == 0 {
         acquire((m as usize, 0));
@@ -189,6 +188,7 @@ pub unsafe extern "C" fn __wrap_pthread_mutex_trylock(m: *mut libc::pthread_mute
 #[no_mangle]
 pub unsafe extern "C" fn __wrap_pthread_mutex_unlock(m: *mut libc::pthread_mutex_t) -> c_int {
     release((m as usize, 0));
+    wake(m as usize);
     libc::pthread_mutex_unlock(m)
 }
 
@@ -200,7 +200,7 @@ pub unsafe extern "C" fn __wrap_pthread_cond_wait(
     m: *mut libc::pthread_mutex_t,
 ) -> c_int {
     release((m as usize, 0));
-    let rc = parked(|| libc::pthread_cond_wait(c, m));
+    let rc = parked_on(c as usize, || libc::pthread_cond_wait(c, m));
     acquire((m as usize, 0));
     rc
 }
@@ -214,9 +214,27 @@ pub unsafe extern "C" fn __wrap_pthread_cond_timedwait(
     t: *const libc::timespec,
 ) -> c_int {
     release((m as usize, 0));
-    let rc = parked(|| libc::pthread_cond_timedwait(c, m, t));
+    let rc = parked_on(c as usize, || libc::pthread_cond_timedwait(c, m, t));
     acquire((m as usize, 0));
     rc
+}
+
+/// # Safety
+/// As `pthread_cond_signal`.
+#[no_mangle]
+pub unsafe extern "C" fn __wrap_pthread_cond_signal(c: *mut libc::pthread_cond_t) -> c_int {
+    // Which waiter wakes is the system's: each is taken
+    // as running (one that is not is taken as waiting again once quiet).
+    wake(c as usize);
+    libc::pthread_cond_signal(c)
+}
+
+/// # Safety
+/// As `pthread_cond_broadcast`.
+#[no_mangle]
+pub unsafe extern "C" fn __wrap_pthread_cond_broadcast(c: *mut libc::pthread_cond_t) -> c_int {
+    wake(c as usize);
+    libc::pthread_cond_broadcast(c)
 }
 
 /// # Safety
@@ -228,14 +246,16 @@ pub unsafe extern "C" fn __wrap_pthread_barrier_wait(b: *mut libc::pthread_barri
         *g += 1;
         *g
     });
-    barrier(b as usize, generation, || libc::pthread_barrier_wait(b))
+    barrier(b as usize, generation, None, || {
+        libc::pthread_barrier_wait(b)
+    })
 }
 
 /// # Safety
 /// As `sem_wait`.
 #[no_mangle]
 pub unsafe extern "C" fn __wrap_sem_wait(s: *mut libc::sem_t) -> c_int {
-    let rc = parked(|| libc::sem_wait(s));
+    let rc = parked_on(s as usize, || libc::sem_wait(s));
     if rc == 0 {
         acquire((s as usize, 0));
     }
@@ -247,6 +267,7 @@ pub unsafe extern "C" fn __wrap_sem_wait(s: *mut libc::sem_t) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn __wrap_sem_post(s: *mut libc::sem_t) -> c_int {
     release((s as usize, 0));
+    wake(s as usize);
     libc::sem_post(s)
 }
 
@@ -267,6 +288,8 @@ struct Region {
     /// slots but the first, and which of them a thread ran.
     slots: Vec<u32>,
     ran: Mutex<Vec<bool>>,
+    /// How many of the team's other slots run their part now.
+    running: AtomicUsize,
 }
 
 extern "C" fn in_region(p: *mut c_void) {
@@ -287,14 +310,16 @@ extern "C" fn in_region(p: *mut c_void) {
     let outer = slot.map(|s| run_slot(Some(s)));
     if slot.is_some() {
         r.ran.lock().unwrap_or_else(|e| e.into_inner())[k - 1] = true;
+        r.running.fetch_add(1, Ordering::AcqRel);
     }
     (r.body)(r.data);
     match (slot, outer) {
         (Some(s), Some(outer)) => {
-            slot_ended(s);
+            let last = r.running.fetch_sub(1, Ordering::AcqRel) == 1;
+            slot_ended(s, p as usize, last);
             run_slot(outer);
         }
-        _ if k == 0 && !r.slots.is_empty() => team_waits(),
+        _ if k == 0 && !r.slots.is_empty() => team_waits(p as usize),
         _ => {}
     }
     tasks::region_left();
@@ -321,6 +346,7 @@ fn fork_join(body: Body, data: *mut c_void, threads: c_uint, run: impl FnOnce(Bo
         end: Mutex::new(Clock::new()),
         arrived: AtomicUsize::new(0),
         ran: Mutex::new(vec![false; slots.len()]),
+        running: AtomicUsize::new(0),
         slots,
     };
     let key = &region as *const Region as usize;
@@ -332,9 +358,10 @@ fn fork_join(body: Body, data: *mut c_void, threads: c_uint, run: impl FnOnce(Bo
     let ran = region.ran.lock().unwrap_or_else(|e| e.into_inner()).clone();
     for (slot, ran) in region.slots.iter().zip(ran) {
         if !ran {
-            slot_ended(*slot);
+            slot_ended(*slot, key, false);
         }
     }
+    team_done(key);
     team_joined(&region.slots);
     let end = region.end.into_inner().unwrap_or_else(|e| e.into_inner());
     after(&end);
@@ -435,7 +462,7 @@ fn omp_barrier(wait: impl FnOnce()) {
     });
     match at {
         Some((region, generation)) => {
-            barrier(region, generation, || {
+            barrier(region, generation, Some(team()), || {
                 wait();
                 0
             });

@@ -387,7 +387,10 @@ impl Engine {
     /// A stuck rank whose sends have all matched is not held: MPI finishes
     /// them once the receives, already posted or on their way, are there.
     pub fn held_by_sends(&self, stuck: &[bool]) -> bool {
-        self.end.is_none() && self.matching.held_by_sends(stuck)
+        // A rank of threads whose threads all wait (at its gate too: their
+        // calls enter only once every rank waits) waits as well.
+        let gated = |r: Rank| self.threads.of(r).is_some_and(|rt| rt.waiting());
+        self.end.is_none() && self.matching.held_by_sends(stuck, gated)
     }
 
     /// Where every rank stands now.

@@ -103,6 +103,14 @@ const MAX_FORCE: usize = 96 * 1024;
 /// rank waiting counts as the run standing still ([`Loop::threads_busy`]).
 const THREADS_QUIET: Duration = Duration::from_millis(200);
 
+/// How long a rank whose gate is on must have been quiet before its
+/// running threads are taken as waiting outside MPI
+/// ([`Loop::threads_idle`]): longer than a thread computes between two
+/// calls in most programs, since a thread taken so lets its siblings'
+/// calls enter without a choice, which the replay of a run whose thread
+/// was quicker would not meet.
+const THREADS_IDLE: Duration = Duration::from_secs(1);
+
 struct Conn {
     stream: Stream,
     frames: Frames,
@@ -710,14 +718,14 @@ impl Loop<'_> {
     }
 
     /// The time rule of ranks whose gate is on: a rank not heard from
-    /// within [`THREADS_QUIET`] has its running threads taken as waiting
+    /// within [`THREADS_IDLE`] has its running threads taken as waiting
     /// outside MPI (a thread that spins on a flag, computes, or waits in a
     /// way fib does not wrap); their next call goes through the gate as
     /// any. Returns whether that changed anything.
     fn threads_idle(&mut self) -> bool {
         let mut any = false;
         for r in 0..self.gated.len() {
-            let quiet = self.threaded[r].is_some_and(|t| t.elapsed() >= THREADS_QUIET);
+            let quiet = self.threaded[r].is_some_and(|t| t.elapsed() >= THREADS_IDLE);
             if self.gated[r] && quiet {
                 any |= self.engine.threads_idle(r);
             }

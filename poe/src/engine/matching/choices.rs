@@ -50,10 +50,10 @@ impl Matching {
     }
 
     /// [`crate::engine::Engine::held_by_sends`].
-    pub(crate) fn held_by_sends(&self, stuck: &[bool]) -> bool {
+    pub(crate) fn held_by_sends(&self, stuck: &[bool], gated: impl Fn(Rank) -> bool) -> bool {
         let mut held = false;
         for (r, st) in self.ranks.iter().enumerate() {
-            if !st.blocked.is_empty() || st.finalized {
+            if !st.blocked.is_empty() || st.finalized || gated(r) {
                 continue;
             }
             let unmatched = self
