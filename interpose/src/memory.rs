@@ -719,8 +719,13 @@ fn earlier(t: &ThreadsOrder, b: &Buf) -> Vec<(usize, bool, u64, u64, usize, usiz
     let (lo, hi) = (b.addr, b.addr + b.len);
     let mut out: Vec<(usize, bool, u64, u64, usize, usize)> = Vec::new();
     let all: Vec<Shared> = histories().clone();
+    // The calling thread's own accesses come before its call.
+    let caller = (t.current)();
     for h in all {
         let h = h.lock().unwrap_or_else(|e| e.into_inner());
+        if Some(h.thread) == caller {
+            continue;
+        }
         for e in h.entries.iter().rev() {
             if !(e.lo < hi && lo < e.hi && (e.store || b.writes)) {
                 continue;

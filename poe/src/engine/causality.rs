@@ -305,15 +305,16 @@ impl Causality {
     /// other choices been taken first. Marks, at that choice point, the
     /// [`Alternative::Defer`] that takes the first of those choices first.
     /// `rival(at)`: whether the call `at` that chose could have taken `send`
-    /// under MPI's matching rules.
+    /// under MPI's matching rules; `among`, the positions of the choices
+    /// calls made (the others race with nothing).
     pub(crate) fn send_races(
         &self,
         send: OpId,
-        choices: &mut [Choice],
+        (choices, among): (&mut [Choice], &[usize]),
         rival: impl Fn(OpId) -> bool,
     ) {
         let sdep = &self.op_dep[send.rank][send.index];
-        for k in 0..choices.len() {
+        for &k in among {
             if !sdep.contains(k) && chooser(&choices[k]).is_some_and(&rival) {
                 wake(choices, k, sdep);
             }
@@ -438,9 +439,14 @@ pub(crate) fn cancel_matched(choices: &mut [Choice], recv: OpId) {
 /// then have returned it (alone or, for `Waitsome`, with others).
 /// The same race as [`Causality::send_races`], with a completion in place of
 /// a send: `dep` is what the completing match causally follows, and
-/// `lists(at)` whether the call `at` that chose lists the request.
-pub(crate) fn completion_races(dep: &Deps, choices: &mut [Choice], lists: impl Fn(OpId) -> bool) {
-    for k in 0..choices.len() {
+/// `lists(at)` whether the call `at` that chose lists the request; `among`,
+/// the positions of the choices calls made (the others race with nothing).
+pub(crate) fn completion_races(
+    dep: &Deps,
+    (choices, among): (&mut [Choice], &[usize]),
+    lists: impl Fn(OpId) -> bool,
+) {
+    for &k in among {
         if !dep.contains(k) && chooser(&choices[k]).is_some_and(&lists) {
             wake(choices, k, dep);
         }
@@ -572,10 +578,11 @@ mod tests {
         c.learn_choice(3, 1);
         c.issued(3);
         let mut choices = two_choices();
-        c.send_races(id(3, 0), &mut choices, |at| at == id(0, 0));
+        let all = [0, 1];
+        c.send_races(id(3, 0), (&mut choices, &all), |at| at == id(0, 0));
         assert_eq!(choices[0].wake, vec![1]);
         // Twice is once.
-        c.send_races(id(3, 0), &mut choices, |at| at == id(0, 0));
+        c.send_races(id(3, 0), (&mut choices, &all), |at| at == id(0, 0));
         assert_eq!(choices[0].wake, vec![1]);
     }
 
@@ -586,23 +593,25 @@ mod tests {
         c.learn_choice(3, 1);
         c.issued(3);
         let mut choices = two_choices();
-        c.send_races(id(3, 0), &mut choices, |_| true);
+        let all = [0, 1];
+        c.send_races(id(3, 0), (&mut choices, &all), |_| true);
         assert!(choices[0].wake.is_empty());
         let mut c = Causality::new(4);
         c.learn_choice(3, 1);
         c.issued(3);
-        c.send_races(id(3, 0), &mut choices, |_| false);
+        c.send_races(id(3, 0), (&mut choices, &all), |_| false);
         assert!(choices[0].wake.is_empty());
     }
 
     #[test]
     fn completions_race_like_sends() {
+        let all = [0, 1];
         let mut choices = two_choices();
-        completion_races(&deps(&[1]), &mut choices, |at| at == id(0, 0));
+        completion_races(&deps(&[1]), (&mut choices, &all), |at| at == id(0, 0));
         assert_eq!(choices[0].wake, vec![1]);
         let mut choices = two_choices();
         // Nothing later to defer to: no Defer to wake.
-        completion_races(&deps(&[]), &mut choices, |_| true);
+        completion_races(&deps(&[]), (&mut choices, &all), |_| true);
         assert!(choices.iter().all(|c| c.wake.is_empty()));
     }
 

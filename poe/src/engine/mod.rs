@@ -564,7 +564,8 @@ impl Engine {
             if self.end.is_some() {
                 return;
             }
-            (self.threads.of_mut(rank).expect("a rank of threads")).entered(t, index, by);
+            let kind = &self.matching.op(id).kind;
+            (self.threads.of_mut(rank).expect("a rank of threads")).entered(t, index, by, kind);
             self.entry_races(id, t);
             let rt = self.threads.of_mut(rank).expect("a rank of threads");
             if waits {
@@ -856,7 +857,7 @@ impl Engine {
         if is_send {
             let matching = &self.matching;
             self.causality
-                .send_races(id, self.path.choices_mut(), |at| matching.rival(id, at));
+                .send_races(id, self.path.choosers_mut(), |at| matching.rival(id, at));
         }
         if let Some(recv) = cancel {
             self.causality
@@ -954,9 +955,11 @@ impl Engine {
                     // Waitany/Waitsome that chose before, without it, may
                     // race with it.
                     if !self.path.choices().is_empty() {
-                        let choices = self.path.choices_mut();
+                        let (choices, among) = self.path.choosers_mut();
                         for &o in ids.iter().filter(|&&o| matching.nonblocking_coll(o)) {
-                            completion_races(&dep, choices, |at| matching.lists(at, o));
+                            completion_races(&dep, (&mut *choices, among), |at| {
+                                matching.lists(at, o)
+                            });
                         }
                     }
                     fired = true;
@@ -1003,14 +1006,19 @@ impl Engine {
         // The receive completes now, and so does a synchronous send.
         if n > 0 {
             let matching = &self.matching;
-            let choices = self.path.choices_mut();
-            completion_races(&m, choices, |at| matching.lists(at, recv));
+            let (choices, among) = self.path.choosers_mut();
+            completion_races(&m, (&mut *choices, among), |at| matching.lists(at, recv));
             if p.sync {
-                completion_races(&m, choices, |at| matching.lists(at, send));
+                completion_races(&m, (choices, among), |at| matching.lists(at, send));
             }
         }
         self.matching.match_pair(&p, wildcard);
         if self.threads.any() {
+            if let (Kind::Send { tag, .. }, Kind::Recv { src, tag: rtag, .. }) =
+                (&self.matching.op(send).kind, &self.matching.op(recv).kind)
+            {
+                (self.threads).matched(send, *tag, recv, *src, *rtag, p.comm);
+            }
             for (a, b) in threads::match_races(&self.matching, &self.threads, send, recv) {
                 self.race(a, b);
             }
@@ -1199,7 +1207,7 @@ impl Engine {
             (Kind::Recv { .. }, Alternative::Cancel) => {
                 let m = self.causality.cancelled(at, k);
                 let matching = &self.matching;
-                completion_races(&m, self.path.choices_mut(), |c| matching.lists(c, at));
+                completion_races(&m, self.path.choosers_mut(), |c| matching.lists(c, at));
                 self.matching.cancel(at);
             }
             (Kind::Probe { .. }, Alternative::Send(send)) => {

@@ -18,6 +18,9 @@ pub(crate) struct Path {
     /// How the choices past the plan are taken.
     policy: Policy,
     choices: Vec<Choice>,
+    /// The choices a call made (not the order of a rank's threads' entry,
+    /// which races with nothing): the only ones a race can wake.
+    choosers: Vec<usize>,
     /// Alternatives already explored in another branch that this run must not
     /// take again (the point's own alternatives, after an
     /// [`Alternative::Defer`]).
@@ -39,6 +42,7 @@ impl Path {
             plan,
             policy,
             choices: Vec::new(),
+            choosers: Vec::new(),
             asleep: HashSet::default(),
             asleep_at: HashSet::default(),
             grants: HashMap::default(),
@@ -90,6 +94,12 @@ impl Path {
     /// The same, for marking the alternatives that races wake.
     pub(crate) fn choices_mut(&mut self) -> &mut [Choice] {
         &mut self.choices
+    }
+
+    /// The same, with the positions of the choices a call made (see
+    /// `causality::chooser`): a race with a call looks at those only.
+    pub(crate) fn choosers_mut(&mut self) -> (&mut [Choice], &[usize]) {
+        (&mut self.choices, &self.choosers)
     }
 
     /// Whether some alternative of the call `at` is asleep in this run.
@@ -231,6 +241,9 @@ impl Path {
                     self.asleep_at.insert(choice.point.at);
                 }
             }
+        }
+        if !matches!(alt, Alternative::Enter(_) | Alternative::Later) {
+            self.choosers.push(self.choices.len());
         }
         self.choices.push(choice);
         Ok((at, alt))

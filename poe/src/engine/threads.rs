@@ -26,7 +26,7 @@
 //! the gate, which thread made each entered call, and the causal state of
 //! the threads not running in the engine's [`super::causality`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
 use fib_wire::{Op, Site, ANY};
@@ -67,6 +67,49 @@ pub(crate) struct RankThreads {
     /// The rank's gated calls were left for later at the last choice
     /// ([`Alternative::Later`]): not offered again until another choice.
     pub(crate) later: bool,
+    /// The entered calls by what they can race with, so that a race scan
+    /// reads the calls it finds only ([`entry_races`], [`match_races`]).
+    index: Index,
+}
+
+/// The key of a receive's source in an [`Index`].
+fn peer_key(p: Peer) -> i64 {
+    match p {
+        Peer::Rank(r) => r as i64,
+        Peer::Any => -1,
+        Peer::Null => -2,
+    }
+}
+
+/// The calls a rank of threads entered since it had several threads
+/// (those before are its main thread's, and entered by no choice: no race
+/// with them wakes anything), by thread and by what a race needs.
+/// Calls by a key, then by a pattern or a message's (source, tag).
+type Keyed<K, P, V> = HashMap<K, BTreeMap<P, Vec<V>>>;
+
+/// A receive's (source key, tag) pattern.
+type Pattern = (i64, i32);
+
+/// A pair's (receive index, send index).
+type Taken = (usize, usize);
+
+#[derive(Default)]
+struct Index {
+    /// Sends to a rank, by (destination, communicator, thread), then tag.
+    sends: Keyed<(Rank, u32, u32), i32, usize>,
+    /// Receives, by (communicator, thread), then (source key, tag).
+    recvs: Keyed<(u32, u32), (i64, i32), usize>,
+    /// Receives that took a message, by (communicator, thread), then the
+    /// message's (sender, tag).
+    took: Keyed<(u32, u32), (Rank, i32), usize>,
+    /// Sends a receive took, by (receiver, communicator, thread), then the
+    /// receive's (source key, tag): the receive's index and the send's.
+    taken: Keyed<(Rank, u32, u32), Pattern, Taken>,
+    /// The entered calls a choice entered that are neither sends to a rank
+    /// nor receives.
+    chosen_other: BTreeMap<usize, usize>,
+    /// The threads that entered calls.
+    threads: std::collections::BTreeSet<u32>,
 }
 
 impl RankThreads {
@@ -80,6 +123,7 @@ impl RankThreads {
             current: 0,
             deps: BTreeMap::new(),
             later: false,
+            index: Index::default(),
         }
     }
 
@@ -90,14 +134,39 @@ impl RankThreads {
 
     /// Thread `t` made the entered call at `index`, which the `by`-th
     /// choice of the run entered, if one did.
-    pub(crate) fn entered(&mut self, t: u32, index: usize, by: Option<usize>) {
+    pub(crate) fn entered(&mut self, t: u32, index: usize, by: Option<usize>, kind: &Kind) {
         if self.of_op.len() <= index {
             self.of_op.resize(index + 1, 0);
         }
         self.of_op[index] = t;
+        self.index.threads.insert(t);
         if let Some(k) = by {
             self.chosen.insert(index, k);
+            if !observed(kind) {
+                self.index.chosen_other.insert(index, k);
+            }
         }
+        match *kind {
+            Kind::Send {
+                dst: Peer::Rank(d),
+                tag,
+                comm,
+                ..
+            } => (self.index.sends.entry((d, comm, t)).or_default())
+                .entry(tag)
+                .or_default()
+                .push(index),
+            Kind::Recv { src, tag, comm, .. } => (self.index.recvs.entry((comm, t)).or_default())
+                .entry((peer_key(src), tag))
+                .or_default()
+                .push(index),
+            _ => {}
+        }
+    }
+
+    /// The threads of the rank but `t` that entered calls.
+    fn others(&self, t: u32) -> impl Iterator<Item = u32> + '_ {
+        self.index.threads.iter().copied().filter(move |&u| u != t)
     }
 
     /// The choice that entered the call at `index`, if one did.
@@ -177,6 +246,39 @@ impl Threads {
     pub(crate) fn thread_of(&self, rank: Rank, index: usize) -> u32 {
         self.of(rank).map_or(0, |rt| rt.thread_of(index))
     }
+
+    /// The send `send` (a message of tag `tag` on `comm`) matched the
+    /// receive `recv`, which accepts from `src` with tag `rtag`.
+    pub(crate) fn matched(
+        &mut self,
+        send: OpId,
+        tag: i32,
+        recv: OpId,
+        src: Peer,
+        rtag: i32,
+        comm: u32,
+    ) {
+        if let Some(rt) = self.of_mut(recv.rank) {
+            let t = rt.thread_of(recv.index);
+            (rt.index.took.entry((comm, t)).or_default())
+                .entry((send.rank, tag))
+                .or_default()
+                .push(recv.index);
+        }
+        if let Some(rt) = self.of_mut(send.rank) {
+            let t = rt.thread_of(send.index);
+            (rt.index.taken.entry((recv.rank, comm, t)).or_default())
+                .entry((peer_key(src), rtag))
+                .or_default()
+                .push((recv.index, send.index));
+        }
+    }
+}
+
+/// The keys of receives' (source, tag) that accept a message from `from`
+/// with tag `tag`.
+fn accepting(from: Rank, tag: i32) -> [(i64, i32); 4] {
+    [(from as i64, tag), (from as i64, ANY), (-1, tag), (-1, ANY)]
 }
 
 /// Whether `kind` is a send to a rank or a receive: calls whose order
@@ -205,7 +307,13 @@ pub(crate) fn entry_races(m: &Matching, th: &Threads, h: OpId, t: u32) -> Vec<Op
         return Vec::new();
     };
     let kind = &m.op(h).kind;
-    let mut out: Vec<OpId> = (rt.chosen.keys())
+    // A send or receive depends on another's place only as observed below.
+    let chosen = if observed(kind) {
+        &rt.index.chosen_other
+    } else {
+        &rt.chosen
+    };
+    let mut out: Vec<OpId> = (chosen.keys())
         .map(|&index| OpId {
             rank: h.rank,
             index,
@@ -216,6 +324,7 @@ pub(crate) fn entry_races(m: &Matching, th: &Threads, h: OpId, t: u32) -> Vec<Op
             !(independent(gk, kind) || observed(gk) && observed(kind))
         })
         .collect();
+    let others: Vec<u32> = rt.others(t).collect();
     match *kind {
         Kind::Send {
             dst: Peer::Rank(d),
@@ -224,47 +333,41 @@ pub(crate) fn entry_races(m: &Matching, th: &Threads, h: OpId, t: u32) -> Vec<Op
             ..
         } => {
             // Receives of `d` that took another thread's send of this rank
-            // and accept this one.
-            for o in m.ops(d).iter() {
-                if let (
-                    Kind::Recv {
-                        src,
-                        tag: rt_,
-                        comm: c,
-                        ..
-                    },
-                    Some(s),
-                ) = (&o.kind, o.matched)
-                {
-                    if *c == comm
-                        && s.rank == h.rank
-                        && rt.thread_of(s.index) != t
-                        && accepts(*src, *rt_, h.rank, tag)
-                    {
-                        out.push(s);
-                    }
+            // and accept this one (in the order of those receives).
+            let mut found: Vec<(usize, usize)> = Vec::new();
+            for &u in &others {
+                let Some(taken) = rt.index.taken.get(&(d, comm, u)) else {
+                    continue;
+                };
+                for key in accepting(h.rank, tag) {
+                    found.extend(taken.get(&key).into_iter().flatten());
                 }
             }
+            found.sort_unstable();
+            out.extend(found.into_iter().map(|(_, index)| OpId {
+                rank: h.rank,
+                index,
+            }));
         }
         Kind::Recv { src, tag, comm, .. } => {
             // Receives of other threads of this rank that took a send this
-            // one accepts.
-            for (index, o) in m.ops(h.rank).iter().enumerate().take(h.index) {
-                if rt.thread_of(index) == t
-                    || !matches!(o.kind, Kind::Recv { comm: c, .. } if c == comm)
-                {
+            // one accepts (in their order).
+            let mut found: Vec<usize> = Vec::new();
+            for &u in &others {
+                let Some(took) = rt.index.took.get(&(comm, u)) else {
                     continue;
-                }
-                let Some(s) = o.matched else { continue };
-                if let Kind::Send { tag: st, .. } = m.op(s).kind {
-                    if accepts(src, tag, s.rank, st) {
-                        out.push(OpId {
-                            rank: h.rank,
-                            index,
-                        });
+                };
+                for (&(from, stag), list) in took {
+                    if accepts(src, tag, from, stag) {
+                        found.extend(list.iter().filter(|&&i| i < h.index));
                     }
                 }
             }
+            found.sort_unstable();
+            out.extend(found.into_iter().map(|index| OpId {
+                rank: h.rank,
+                index,
+            }));
         }
         _ => {}
     }
@@ -285,51 +388,50 @@ pub(crate) fn match_races(m: &Matching, th: &Threads, send: OpId, recv: OpId) ->
     };
     if let Some(rt) = th.of(send.rank) {
         let t = rt.thread_of(send.index);
-        for (index, o) in m.ops(send.rank).iter().enumerate() {
-            if let Kind::Send {
-                dst: Peer::Rank(d),
-                tag: ot,
-                comm: c,
-                ..
-            } = o.kind
-            {
-                if d == recv.rank
-                    && c == *comm
-                    && rt.thread_of(index) != t
-                    && accepts(*src, *rtag, send.rank, ot)
-                {
-                    out.push((
-                        send,
-                        OpId {
-                            rank: send.rank,
-                            index,
-                        },
-                    ));
-                }
+        let from_sender = *src == Peer::Any || *src == Peer::Rank(send.rank);
+        let mut found: Vec<usize> = Vec::new();
+        for u in rt.others(t).filter(|_| from_sender) {
+            let Some(tags) = rt.index.sends.get(&(recv.rank, *comm, u)) else {
+                continue;
+            };
+            if *rtag == ANY {
+                found.extend(tags.values().flatten());
+            } else {
+                found.extend(tags.get(rtag).into_iter().flatten());
             }
         }
+        found.sort_unstable();
+        out.extend(found.into_iter().map(|index| {
+            (
+                send,
+                OpId {
+                    rank: send.rank,
+                    index,
+                },
+            )
+        }));
     }
     if let Some(rt) = th.of(recv.rank) {
         let t = rt.thread_of(recv.index);
-        for (index, o) in m.ops(recv.rank).iter().enumerate() {
-            if let Kind::Recv {
-                src: os,
-                tag: ot,
-                comm: c,
-                ..
-            } = o.kind
-            {
-                if c == *comm && rt.thread_of(index) != t && accepts(os, ot, send.rank, *tag) {
-                    out.push((
-                        recv,
-                        OpId {
-                            rank: recv.rank,
-                            index,
-                        },
-                    ));
-                }
+        let mut found: Vec<usize> = Vec::new();
+        for u in rt.others(t) {
+            let Some(recvs) = rt.index.recvs.get(&(*comm, u)) else {
+                continue;
+            };
+            for key in accepting(send.rank, *tag) {
+                found.extend(recvs.get(&key).into_iter().flatten());
             }
         }
+        found.sort_unstable();
+        out.extend(found.into_iter().map(|index| {
+            (
+                recv,
+                OpId {
+                    rank: recv.rank,
+                    index,
+                },
+            )
+        }));
     }
     out
 }
