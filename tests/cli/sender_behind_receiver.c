@@ -3,7 +3,7 @@
  * what rank 0's other thread sends it, a moment later (after some work
  * outside MPI). For an instant every rank waits in MPI, but the program
  * does not deadlock: the second thread is on its way. fib must wait for
- * it and say that it does not model two threads inside MPI at once. */
+ * it, and the two threads are inside MPI at once. */
 #include <mpi.h>
 #include <pthread.h>
 #include <unistd.h>

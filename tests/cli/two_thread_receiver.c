@@ -1,9 +1,10 @@
 /* fib: -n 2 */
 /* Rank 0 receives from two threads at once (MPI_THREAD_MULTIPLE): both
  * threads meet at a pthread barrier and then block in MPI_Recv together,
- * while rank 1 sends their two messages a moment later. fib does not model
- * two threads of a rank inside MPI at once: it must say so, not report a
- * deadlock. */
+ * while rank 1 sends their two messages a moment later. fib enters the
+ * two receives into rank 0's sequence of calls; they take different tags,
+ * so one run covers the program (and the threads call MPI before the
+ * program read `provided`). */
 #include <mpi.h>
 #include <pthread.h>
 #include <unistd.h>

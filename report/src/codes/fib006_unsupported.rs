@@ -115,7 +115,7 @@ fn message(call: &str, scope: Scope) -> String {
         }
         Scope::DynamicProcesses => ": dynamic process management is out of scope for now",
         Scope::Threads => {
-            ": a thread of this rank called MPI while another of its threads was inside an MPI call"
+            ": a thread of this rank called MPI while another of its threads was inside an MPI call, and fib was not told when they started (before MPI_Init, or in a library it did not compile)"
         }
     };
     format!("{call} is not supported by fib yet{why}")

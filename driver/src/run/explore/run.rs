@@ -106,10 +106,11 @@ const THREADS_QUIET: Duration = Duration::from_millis(200);
 /// How long a rank whose gate is on must have been quiet before its
 /// running threads are taken as waiting outside MPI
 /// ([`Loop::threads_idle`]): longer than a thread computes between two
-/// calls in most programs, since a thread taken so lets its siblings'
-/// calls enter without a choice, which the replay of a run whose thread
-/// was quicker would not meet.
-const THREADS_IDLE: Duration = Duration::from_secs(1);
+/// calls in most programs, and than the one-second `sleep` a benchmark's
+/// threads take before they end, since a thread taken so lets its
+/// siblings' calls enter without a choice, which the replay of a run
+/// whose thread was quicker would not meet.
+const THREADS_IDLE: Duration = Duration::from_millis(1500);
 
 struct Conn {
     stream: Stream,
