@@ -25,6 +25,12 @@
 //! provided is reported too (read: a load the memory instrumentation saw,
 //! `memory::sentinel`).
 //!
+//! Under `MPI_THREAD_MULTIPLE` the wrappers also tell the rank's gate
+//! (`gate.rs`, through the hook it installs: [`on_steps`]) when a thread
+//! starts, waits for another outside MPI, is released (by the thread that
+//! releases it: [`wake`]) and ends; an OpenMP team's slots get numbers of
+//! their own at the gate ([`gate_index`]).
+//!
 //! This module uses `memory` only (and `conn` for a fatal error).
 
 mod order;
