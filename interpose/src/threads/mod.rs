@@ -185,14 +185,22 @@ fn parked_on<T>(key: usize, wait: impl FnOnce() -> T) -> T {
         return wait();
     }
     let t = gate_index();
-    // Told before the thread is a waiter: a waker's word comes after.
-    let on = step_at(t, fib_wire::ThreadStep::Parked);
-    state().waiters.entry(key).or_default().push(t);
+    let on = park(t, key);
     let out = wait();
     if on && unwait(key, t) {
         step_at(t, fib_wire::ThreadStep::Running);
     }
     out
+}
+
+/// Tells the gate that thread `t` waits on `key`, then makes it a waiter
+/// there (told first: a waker's word comes after); whether the gate is on.
+fn park(t: u32, key: usize) -> bool {
+    let on = step_at(t, fib_wire::ThreadStep::Parked);
+    if on {
+        state().waiters.entry(key).or_default().push(t);
+    }
+    on
 }
 
 /// Thread `t` no longer waits on `key`; whether it still did (no waker
@@ -299,10 +307,7 @@ fn team_joined(slots: &[u32]) {
 /// The encountering thread waits for its team at the end of the region
 /// at `key` (the last slot to end wakes it, [`slot_ended`]).
 fn team_waits(key: usize) {
-    let t = gate_index();
-    if step_at(t, fib_wire::ThreadStep::Parked) {
-        state().waiters.entry(key).or_default().push(t);
-    }
+    park(gate_index(), key);
 }
 
 /// The encountering thread of the region at `key` has passed its end.

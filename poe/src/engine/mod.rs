@@ -484,12 +484,6 @@ impl Engine {
         any
     }
 
-    /// Whether `rank` has had several threads (its calls go through its
-    /// gate).
-    pub fn has_threads(&self, rank: Rank) -> bool {
-        self.threads.of(rank).is_some()
-    }
-
     /// Thread `joiner` of `rank` goes on after thread `joined` of it (a
     /// join, a lock one released and the other took): what `joiner` does
     /// next follows what `joined` did. (Without it, the engine takes the

@@ -306,6 +306,7 @@ fn run_once(
         threaded: vec![None; spec.nprocs],
         any_threaded: false,
         gated: vec![false; spec.nprocs],
+        any_gated: false,
         by: vec![None; spec.nprocs],
         checks_since: None,
     };
@@ -445,6 +446,8 @@ struct Loop<'a> {
     /// Per rank, whether its gate is on ([`Up::ThreadStep`]): the engine
     /// orders its threads' calls.
     gated: Vec<bool>,
+    /// Whether some rank's gate is on.
+    any_gated: bool,
     /// Per rank whose gate is on, the thread of the call it reports next
     /// ([`Up::By`]).
     by: Vec<Option<u32>>,
@@ -760,6 +763,7 @@ impl Loop<'_> {
         match step {
             ThreadStep::Started => {
                 self.gated[r] = true;
+                self.any_gated = true;
                 // The ranks' calls come in the order their threads made
                 // them, which the engine orders anew in each run.
                 self.rerun = None;
@@ -1279,7 +1283,13 @@ impl Loop<'_> {
         let n = self.by_rank.len();
         // The ranks of a recorded run read nothing.
         let recorded = self.recorded.is_some();
-        let gated = self.gated.clone();
+        // (Copied only once a gate is on: the answers of the ranks that
+        // went ahead are released below, which takes `self`.)
+        let gated = if self.any_gated {
+            self.gated.clone()
+        } else {
+            Vec::new()
+        };
         let mut encode = |r: usize, t: u32, d: &Down| {
             if recorded {
                 return;
@@ -1290,7 +1300,7 @@ impl Loop<'_> {
             // A rank whose gate is on hands each answer to its thread; a
             // receive to post or a cancel is the rank's.
             let rank_wide = matches!(d, Down::PostRecv { .. } | Down::Cancelled { .. });
-            if gated[r] && !rank_wide {
+            if gated.get(r).copied().unwrap_or(false) && !rank_wide {
                 Down::To { thread: t }.encode(&mut per[r]);
             }
             d.encode(&mut per[r]);
