@@ -146,7 +146,7 @@ fn ending_finding(
         }
         Ending::Timeout => {
             let f = Timeout {
-                ranks: with_threads(rank_states(sites, files, &rec.ranks), rec),
+                ranks: with_threads(rank_states(sites, files, &rec.ranks), &rec.ranks, rec),
                 last: rec
                     .ranks
                     .iter()
@@ -264,7 +264,7 @@ fn engine_finding(
             false,
         ),
         RunEnd::Deadlock { ranks: views } => {
-            let ranks = with_threads(rank_states(sites, files, views), rec);
+            let ranks = with_threads(rank_states(sites, files, views), views, rec);
             (
                 Deadlock { ranks, replay }
                     .finding()
@@ -274,7 +274,7 @@ fn engine_finding(
             )
         }
         RunEnd::Livelock { ranks: views } => {
-            let ranks = with_threads(rank_states(sites, files, views), rec);
+            let ranks = with_threads(rank_states(sites, files, views), views, rec);
             (
                 Livelock { ranks, replay }
                     .finding()
@@ -371,8 +371,10 @@ fn rank_state(rank: usize, call: String, p: fib_report::Place) -> RankState {
 }
 
 /// The ranks' states with, for a rank that had several threads, the
-/// thread of the call it waits in (its last call, [`RunRecord::call_threads`]).
-fn with_threads(mut ranks: Vec<RankState>, rec: &RunRecord) -> Vec<RankState> {
+/// thread of the call it waits in: the first of the engine's view's
+/// threads when its threads were inside MPI at once, else its last call's
+/// ([`RunRecord::call_threads`]).
+fn with_threads(mut ranks: Vec<RankState>, views: &[RankView], rec: &RunRecord) -> Vec<RankState> {
     for s in &mut ranks {
         let Some(last) = rec.ops.get(s.rank).and_then(|o| o.len().checked_sub(1)) else {
             continue;
@@ -380,12 +382,16 @@ fn with_threads(mut ranks: Vec<RankState>, rec: &RunRecord) -> Vec<RankState> {
         if matches!(s.call.as_str(), "finished" | "running") {
             continue;
         }
-        s.thread = rec
-            .call_threads
-            .iter()
-            .rev()
-            .find(|c| c.rank == s.rank && c.call == last as u64)
-            .map(|c| c.thread);
+        let waiting = views.get(s.rank).and_then(|v| v.threads.first());
+        s.thread = match waiting {
+            Some(t) if t.call.is_some() => Some(t.thread),
+            _ => rec
+                .call_threads
+                .iter()
+                .rev()
+                .find(|c| c.rank == s.rank && c.call == last as u64)
+                .map(|c| c.thread),
+        };
     }
     ranks
 }

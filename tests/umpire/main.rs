@@ -21,8 +21,8 @@
 //! compared with the header: outcome, number of interleavings, number of
 //! ranks and exit code (0 for `ok`, 1 otherwise, and 1 for an `ok` program
 //! with a warning or an error finding). A deadlock must come with a
-//! `FIB001` finding (or `FIB009`, the collective-mismatch form of a deadlock)
-//! whose line points into the program; a crash must come with a finding that
+//! `FIB001` finding (or `FIB009`, the collective-mismatch form of a deadlock,
+//! or `FIB010`, its form with a rank that polls) whose line points into the program; a crash must come with a finding that
 //! names the rank; `--zero-buffer` must show as `"buffering": "zero"`.
 //!
 //! All programs run (two at a time by default: the machine has two cores)
@@ -53,10 +53,11 @@ use serde_json::Value;
 
 const HEADER_PREFIX: &str = "/* fib-test:";
 
-/// Finding codes that report a deadlock: FIB001 (no match set can fire) and
+/// Finding codes that report a deadlock: FIB001 (no match set can fire),
 /// FIB009 (ranks of one communicator called different collectives, which the
-/// driver reports instead of FIB001 for that kind of deadlock).
-const DEADLOCK_CODES: &[&str] = &["FIB001", "FIB009"];
+/// driver reports instead of FIB001 for that kind of deadlock) and FIB010
+/// (a livelock: the same with a rank that polls for ever).
+const DEADLOCK_CODES: &[&str] = &["FIB001", "FIB009", "FIB010"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {

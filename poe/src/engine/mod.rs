@@ -411,6 +411,12 @@ impl Engine {
                     _ => None,
                 })
                 .collect();
+            // The thread that waits in the rank's first blocked call (the
+            // view's) comes first.
+            if let Some(&first) = self.matching.blocked_all(r).first() {
+                let by = rt.thread_of(first);
+                views[r].threads.sort_by_key(|v| v.thread != by);
+            }
         }
         views
     }
@@ -468,7 +474,8 @@ impl Engine {
     /// The threads of `rank` that run have made no call for a long while
     /// (they compute, or wait for each other in a way the engine is not
     /// told of): they are taken as waiting outside MPI until they make
-    /// their next call, so that the calls at the gate can enter. Returns
+    /// their next call, so that the calls at the gate can enter; but the
+    /// run does not end stuck while one of them may still call. Returns
     /// whether any thread ran.
     pub fn threads_idle(&mut self, rank: Rank) -> bool {
         let Some(rt) = self.threads.of_mut(rank) else {
@@ -477,11 +484,32 @@ impl Engine {
         let mut any = false;
         for s in rt.state.values_mut() {
             if *s == threads::State::Running {
-                *s = threads::State::Parked;
+                *s = threads::State::Idle;
                 any = true;
             }
         }
         any
+    }
+
+    /// The run ended outside the engine (a rank crashed, aborted or
+    /// exited): the calls still held at a gate enter, without answers
+    /// and without a choice, so that their races with the run's entry
+    /// choices are known. They were made; only the rank's quiet (a sibling
+    /// that had not called again) held them, and the run's end would
+    /// otherwise hide, by timing, the other orders of the calls they race
+    /// with.
+    pub fn drain_gates(&mut self) {
+        for r in self.threads.ranks().collect::<Vec<_>>() {
+            let waiting: Vec<u32> = (self.threads.of(r))
+                .map(|rt| rt.gated.keys().copied().collect())
+                .unwrap_or_default();
+            for t in waiting {
+                if self.end.is_some() {
+                    return;
+                }
+                self.enter(r, t, None);
+            }
+        }
     }
 
     /// Thread `joiner` of `rank` goes on after thread `joined` of it (a
@@ -1122,8 +1150,13 @@ impl Engine {
         let polled_cancel = points.iter().any(|p| {
             p.alternatives == [Alternative::Cancel] && self.matching.tests(p.at.rank, p.at.index)
         });
+        // A thread that idles outside MPI may still call: polls fail for
+        // as long as it does, and the run is not stuck.
+        let idling = self.threads.idling();
         let limit = if polled_cancel {
             0
+        } else if points.is_empty() && idling {
+            u32::MAX
         } else if points.is_empty() {
             LIVELOCK_ROUNDS
         } else {
@@ -1148,6 +1181,9 @@ impl Engine {
                 expected: None,
                 found: None,
             });
+            return false;
+        }
+        if idling {
             return false;
         }
         let ranks = self.rank_views();
@@ -1436,6 +1472,68 @@ mod tests {
         assert_eq!(ranks[1].call, Some("MPI_Recv"));
         assert_eq!(ranks[1].site, site(2));
         assert!(e.leaks().is_empty(), "only a completed run has leaks");
+    }
+
+    #[test]
+    fn a_thread_that_idles_may_still_call_so_the_run_is_not_stuck() {
+        // Rank 0's main thread waits for rank 1, which waits for rank 0's
+        // second thread: that one computes, then sends.
+        let mut e = Engine::new(cfg(2), vec![]);
+        e.thread_started(0, 1);
+        e.call_on(0, 0, site(1), recv(1));
+        e.call(1, site(2), recv(0));
+        e.advance_threads();
+        assert!(e.threads_idle(0), "thread 1 ran");
+        assert!(!e.threads_idle(0), "and now idles");
+        e.advance_threads();
+        assert_eq!(e.end(), None, "thread 1 may still send");
+        e.call_on(0, 1, site(3), ssend(1));
+        e.advance_threads();
+        assert_eq!(e.end(), None);
+        assert_eq!(e.fired().len(), 1, "its send matched");
+        // Once it has ended, nothing can answer rank 0's receive, nor
+        // rank 1's next.
+        e.call(1, site(4), recv(0));
+        e.advance_threads();
+        assert_eq!(e.end(), None);
+        e.thread_ended(0, 1);
+        e.advance_threads();
+        let Some(RunEnd::Deadlock { ranks }) = e.end() else {
+            panic!("{:?}", e.end())
+        };
+        assert_eq!(ranks[0].threads[0].thread, 0);
+        assert_eq!(ranks[0].call, Some("MPI_Recv"));
+    }
+
+    #[test]
+    fn a_call_held_at_the_gate_when_the_run_ends_still_races() {
+        // Two threads of rank 0 send to rank 1: which enters first is a
+        // choice. The first's send completes (buffered) and its thread runs
+        // on, so the second's waits at the gate: had the run ended there
+        // (a rank crashed), the race of the two sends would go unseen.
+        let send = Op::Send {
+            mode: SendMode::Standard,
+            dest: 1,
+            tag: 0,
+            comm: COMM_WORLD,
+            req: None,
+        };
+        let mut e = Engine::new(cfg(2), vec![]);
+        e.thread_started(0, 1);
+        e.thread_started(0, 2);
+        e.thread_parked(0, 0, true);
+        e.call_on(0, 1, site(1), send.clone());
+        e.call_on(0, 2, site(2), send);
+        e.call(1, site(3), recv(0));
+        e.advance_threads();
+        assert_eq!(e.choices().len(), 1);
+        assert_eq!(e.choices()[0].point.alternatives.len(), 2);
+        assert!(e.choices()[0].wake.is_empty(), "thread 2 waits at the gate");
+        assert_eq!(e.matching.ops(0).len(), 1);
+        e.drain_gates();
+        assert_eq!(e.matching.ops(0).len(), 2, "thread 2's send entered");
+        assert_eq!(e.choices()[0].wake, vec![1], "and woke the other order");
+        assert_eq!(e.choices().len(), 1, "without a choice of its own");
     }
 
     #[test]

@@ -47,6 +47,11 @@ pub(crate) enum State {
     /// It waits outside MPI for another thread of its rank (a join, a
     /// lock): it makes no call until one of them has gone on.
     Parked,
+    /// It has run outside MPI for a long while (it computes, or waits in a
+    /// way fib is not told of): the rank's other calls enter without
+    /// waiting for its next one, but it may still make one, so the run is
+    /// not over while it idles.
+    Idle,
 }
 
 /// The threads of one rank that has had several.
@@ -179,6 +184,11 @@ impl RankThreads {
         self.state.values().all(|s| *s != State::Running)
     }
 
+    /// Whether some thread idles ([`State::Idle`]).
+    pub(crate) fn idling(&self) -> bool {
+        self.state.values().any(|s| *s == State::Idle)
+    }
+
     /// Whether some thread waits in an entered call.
     pub(crate) fn any_blocked(&self) -> bool {
         self.state.values().any(|s| matches!(s, State::Blocked(_)))
@@ -217,6 +227,11 @@ impl Threads {
     /// Whether any rank has had several threads.
     pub(crate) fn any(&self) -> bool {
         self.ranks.iter().any(Option::is_some)
+    }
+
+    /// Whether a thread of some rank idles ([`State::Idle`]).
+    pub(crate) fn idling(&self) -> bool {
+        self.ranks.iter().flatten().any(RankThreads::idling)
     }
 
     /// The ranks that have had several threads.

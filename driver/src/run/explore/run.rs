@@ -104,7 +104,7 @@ const MAX_FORCE: usize = 96 * 1024;
 const THREADS_QUIET: Duration = Duration::from_millis(200);
 
 /// How long a rank whose gate is on must have been quiet before its
-/// running threads are taken as waiting outside MPI
+/// running threads are taken as idle
 /// ([`Loop::threads_idle`]): longer than a thread computes between two
 /// calls in most programs, and than the one-second `sleep` a benchmark's
 /// threads take before they end, since a thread taken so lets its
@@ -722,10 +722,11 @@ impl Loop<'_> {
     }
 
     /// The time rule of ranks whose gate is on: a rank not heard from
-    /// within [`THREADS_IDLE`] has its running threads taken as waiting
-    /// outside MPI (a thread that spins on a flag, computes, or waits in a
-    /// way fib does not wrap); their next call goes through the gate as
-    /// any. Returns whether that changed anything.
+    /// within [`THREADS_IDLE`] has its running threads taken as idle (a
+    /// thread that spins on a flag, computes, or waits in a way fib does
+    /// not wrap): its other calls enter, the run is not over while they
+    /// may still call, and their next call goes through the gate as any.
+    /// Returns whether that changed anything.
     fn threads_idle(&mut self) -> bool {
         let mut any = false;
         for r in 0..self.gated.len() {
@@ -856,6 +857,9 @@ impl Loop<'_> {
             }
         }
         let completed = ending.completed();
+        if !matches!(ending, Ending::Engine(_)) {
+            self.engine.drain_gates();
+        }
         let (receives, waits, probes) = self.fixed.take().unwrap_or_default();
         let exchanges = self.engine.conclude(&poe::engine::Vouch {
             alike: &|sites| {
