@@ -59,11 +59,13 @@ pub fn plan(choices: &[Choice], row: &Exchange, order: &[poe::OpId]) -> Vec<Plan
                 expect: None,
                 taken: 0,
                 prefer: Some(Alternative::Send(order[j])),
+                before: Some(c.before.clone()),
             },
             None => Planned {
                 expect: Some(c.point.clone()),
                 taken: c.taken,
                 prefer: None,
+                before: Some(c.before.clone()),
             },
         })
         .collect()
@@ -91,6 +93,7 @@ pub fn again(choices: &[Choice]) -> Vec<Planned> {
             expect: Some(c.point.clone()),
             taken: c.taken,
             prefer: None,
+            before: Some(c.before.clone()),
         })
         .collect()
 }

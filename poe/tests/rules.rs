@@ -1494,6 +1494,7 @@ fn replay_that_expects_another_choice_point_diverges() {
         expect: Some(expected.clone()),
         taken: 0,
         prefer: None,
+        before: None,
     }];
     let run = run_once(&p, cfg(3), plan, Turns::Forward);
     match run.end {

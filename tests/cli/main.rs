@@ -1025,6 +1025,32 @@ fn a_window_of_synchronous_sends_completes_while_the_receiver_is_held() {
 /// (started before `MPI_Init`) are refused with FIB006 at the call, not
 /// taken for a deadlock; threads that take turns are checked.
 #[test]
+fn a_replay_idles_a_thread_where_its_run_did_whatever_its_timing() {
+    let path = fixture("slow_in_first_run.c");
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("first-run-done");
+    let out = fib(&[
+        "check",
+        path.to_str().unwrap(),
+        "-n",
+        "3",
+        "--format",
+        "json",
+        "--",
+        marker.to_str().unwrap(),
+    ]);
+    let v = json(&out);
+    let p = &v["programs"][0];
+    assert!(marker.exists(), "the first run computed");
+    // No divergence: 2 orders of the wildcard receive, each with 2 orders
+    // of the two threads' sends once the replay is past its plan.
+    assert_eq!(p["outcome"], "ok", "{v}");
+    assert_eq!(p["interleavings"], 4, "{v}");
+    assert_eq!(p["findings"].as_array().unwrap().len(), 0, "{v}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
 fn mpi_from_two_threads_at_once_is_checked_and_unknown_threads_are_refused() {
     let path = fixture("two_thread_receiver.c");
     let out = fib(&[

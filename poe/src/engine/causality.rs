@@ -557,6 +557,7 @@ mod tests {
                 taken: 0,
                 predicted: vec![],
                 wake: vec![],
+                before: Vec::new(),
             },
             Choice {
                 point: ChoicePoint {
@@ -567,6 +568,7 @@ mod tests {
                 taken: 0,
                 wake: vec![],
                 predicted: vec![],
+                before: Vec::new(),
             },
         ]
     }

@@ -828,6 +828,7 @@ mod tests {
             taken: 1,
             wake: vec![],
             predicted: vec![],
+            before: Vec::new(),
         }];
         predict(&mut choices, &block(vec![id(2, 0)]));
         assert_eq!(choices[0].predicted, vec![0]);

@@ -29,6 +29,7 @@ mod params;
 mod path;
 mod rows;
 mod threads;
+mod timed;
 
 use fib_wire::{Down, Op, Site};
 
@@ -36,13 +37,14 @@ use causality::{cancel_matched, completion_races, Causality};
 use matching::{Matching, Ready};
 use model::Handles as _;
 use path::{with_defers, Path};
+use timed::Input;
 
 pub use exchange::{predict, Exchange, Vouch, Vouched};
 pub use matching::SOME_SUBSETS_UP_TO;
 pub use model::{
     call_name, Access, Alternative, Choice, ChoicePoint, CollWhat, Config, Differs, Fired,
     FiredList, Kind, Leak, Mismatch, OpId, OpRec, Ops, Outcome, Outcomes, Peer, Planned, Policy,
-    Rank, RankView, RunEnd, ThreadView, WinSync,
+    Rank, RankView, RunEnd, ThreadView, Timed, WinSync,
 };
 pub use rows::WaitRow;
 
@@ -101,6 +103,8 @@ pub struct Engine {
     sure: rustc_hash::FxHashSet<OpId>,
     /// The threads of the ranks that have several.
     threads: threads::Threads,
+    /// What the time rule did, and in a replay what the plan says it did.
+    timing: timed::Timing,
 }
 
 impl Engine {
@@ -113,6 +117,7 @@ impl Engine {
     /// A run that takes its choices from `plan` while it lasts and as
     /// `policy` says after that.
     pub fn with_policy(cfg: Config, plan: Vec<Planned>, policy: Policy) -> Engine {
+        let timing = timed::Timing::new(&plan);
         Engine {
             cfg,
             matching: Matching::new(cfg.nprocs),
@@ -129,6 +134,7 @@ impl Engine {
             holding: false,
             sure: Default::default(),
             threads: Default::default(),
+            timing,
         }
     }
 
@@ -450,10 +456,7 @@ impl Engine {
 
     /// Thread `thread` of `rank` will make no more calls.
     pub fn thread_ended(&mut self, rank: Rank, thread: u32) {
-        if let Some(rt) = self.threads.of_mut(rank) {
-            rt.state.remove(&thread);
-            rt.gated.remove(&thread);
-        }
+        self.input(rank, thread, Input::Ended);
     }
 
     /// Thread `thread` of `rank` waits, outside MPI, for another thread of
@@ -461,34 +464,170 @@ impl Engine {
     /// engine does not wait for a parked thread's next call before
     /// entering the others'.
     pub fn thread_parked(&mut self, rank: Rank, thread: u32, parked: bool) {
-        if let Some(rt) = self.threads.of_mut(rank) {
-            let s = if parked {
-                threads::State::Parked
-            } else {
-                threads::State::Running
-            };
-            rt.state.insert(thread, s);
-        }
+        self.input(rank, thread, Input::Parked(parked));
     }
 
     /// The threads of `rank` that run have made no call for a long while
     /// (they compute, or wait for each other in a way the engine is not
     /// told of): they are taken as waiting outside MPI until they make
     /// their next call, so that the calls at the gate can enter; but the
-    /// run does not end stuck while one of them may still call. Returns
-    /// whether any thread ran.
-    pub fn threads_idle(&mut self, rank: Rank) -> bool {
-        let Some(rt) = self.threads.of_mut(rank) else {
+    /// run does not end stuck while one of them may still call. The run
+    /// records it (see the `timed` module). A replay does only what its
+    /// plan says until the plan is used up, unless the rank has been
+    /// quiet for far longer (`overdue`): the program did something else
+    /// this time. Returns whether any thread ran.
+    pub fn threads_idle(&mut self, rank: Rank, overdue: bool) -> bool {
+        if self.timing.scripted && !self.path.exhausted() && !overdue {
+            return false;
+        }
+        let Some(rt) = self.threads.of(rank) else {
             return false;
         };
+        let running: Vec<u32> = (rt.state.iter())
+            .filter(|(_, s)| **s == threads::State::Running)
+            .map(|(&t, _)| t)
+            .collect();
+        for &t in &running {
+            let inputs = self.timing.inputs(rank, t);
+            self.idle(rank, t, inputs);
+        }
+        !running.is_empty()
+    }
+
+    /// Takes thread `t` of `rank`, which has had `inputs` inputs, as idle,
+    /// and records it.
+    fn idle(&mut self, rank: Rank, t: u32, inputs: u64) {
+        let ops = self.matching.ops(rank).len();
+        if let Some(rt) = self.threads.of_mut(rank) {
+            rt.state.insert(t, threads::State::Idle);
+        }
+        (self.timing.log).push(Timed::Idle {
+            rank,
+            thread: t,
+            inputs,
+            ops,
+        });
+    }
+
+    /// In a replay, the idlings of threads the plan says the time rule
+    /// made at the place the run has reached, to call when the run stands
+    /// still. Returns whether any thread ran.
+    pub fn replay_idles(&mut self) -> bool {
+        if !self.timing.pending() {
+            return false;
+        }
+        let choices = self.path.choices().len();
+        let (matching, threads) = (&self.matching, &self.threads);
+        let due = self.timing.due_idles(
+            choices,
+            |r| matching.ops(r).len(),
+            |r, t| threads.of(r).is_some_and(|rt| rt.state.contains_key(&t)),
+        );
         let mut any = false;
-        for s in rt.state.values_mut() {
-            if *s == threads::State::Running {
-                *s = threads::State::Idle;
+        for (rank, t, inputs) in due {
+            let running = (self.threads.of(rank))
+                .is_some_and(|rt| rt.state.get(&t) == Some(&threads::State::Running));
+            if running {
+                self.idle(rank, t, inputs);
                 any = true;
             }
         }
         any
+    }
+
+    /// In a replay, takes the inputs the plan held until the place the
+    /// run has reached (all of them once the plan is used up); a thread
+    /// whose input is due but has not come is waited for. Returns whether
+    /// anything changed.
+    fn timed_inputs(&mut self) -> bool {
+        if !self.timing.pending() {
+            return false;
+        }
+        let choices = self.path.choices().len();
+        let done = self.path.exhausted();
+        let matching = &self.matching;
+        let due = self
+            .timing
+            .due_inputs(choices, |r| matching.ops(r).len(), done);
+        let any = !due.is_empty();
+        for (rank, t, inputs, wait) in due {
+            if inputs.is_empty() && wait {
+                if let Some(rt) = self.threads.of_mut(rank) {
+                    if rt.state.get(&t) == Some(&threads::State::Idle) {
+                        rt.state.insert(t, threads::State::Running);
+                    }
+                }
+            }
+            for i in inputs {
+                self.take_input(rank, t, i);
+            }
+        }
+        any
+    }
+
+    /// An input about thread `t` of `rank`: taken now, or in a replay
+    /// held until the place its run took it.
+    fn input(&mut self, rank: Rank, t: u32, input: Input) {
+        if self.threads.of(rank).is_none() {
+            return;
+        }
+        if let Some(i) = self.timing.arrive(rank, t, input) {
+            self.take_input(rank, t, i);
+        }
+    }
+
+    /// Takes an input about thread `t` of `rank`; if the thread idled,
+    /// records where its input came.
+    fn take_input(&mut self, rank: Rank, t: u32, input: Input) {
+        let Some(rt) = self.threads.of_mut(rank) else {
+            return;
+        };
+        let leaves = match &input {
+            Input::Call(_, op) => !is_report(op),
+            Input::Parked(_) | Input::Ended => true,
+            Input::Joined(_) => false,
+        };
+        if leaves && rt.state.get(&t) == Some(&threads::State::Idle) {
+            let ops = self.matching.ops(rank).len();
+            (self.timing.log).push(Timed::Came {
+                rank,
+                thread: t,
+                ops,
+            });
+        }
+        let rt = self.threads.of_mut(rank).expect("a rank of threads");
+        match input {
+            Input::Call(site, op) => {
+                let report = is_report(&op);
+                rt.gated.entry(t).or_default().push((site, op));
+                if !report {
+                    rt.state.insert(t, threads::State::Gated);
+                }
+            }
+            Input::Parked(parked) => {
+                let s = if parked {
+                    threads::State::Parked
+                } else {
+                    threads::State::Running
+                };
+                rt.state.insert(t, s);
+            }
+            Input::Joined(joined) => {
+                // Once `t`'s state is the causality's, `joined`'s is kept
+                // with the others'.
+                self.on_thread(rank, t);
+                let Some(theirs) =
+                    (self.threads.of(rank)).and_then(|rt| rt.deps.get(&joined).cloned())
+                else {
+                    return;
+                };
+                self.causality.learn_deps(rank, &theirs);
+            }
+            Input::Ended => {
+                rt.state.remove(&t);
+                rt.gated.remove(&t);
+            }
+        }
     }
 
     /// The run ended outside the engine (a rank crashed, aborted or
@@ -517,14 +656,7 @@ impl Engine {
     /// next follows what `joined` did. (Without it, the engine takes the
     /// two for unordered, which costs runs, never outcomes.)
     pub fn thread_joined(&mut self, rank: Rank, joiner: u32, joined: u32) {
-        // Once `joiner`'s state is the causality's, `joined`'s is kept
-        // with the others'.
-        self.on_thread(rank, joiner);
-        let Some(theirs) = (self.threads.of(rank)).and_then(|rt| rt.deps.get(&joined).cloned())
-        else {
-            return;
-        };
-        self.causality.learn_deps(rank, &theirs);
+        self.input(rank, joiner, Input::Joined(joined));
     }
 
     /// Takes one intercepted call of thread `thread` of `rank`: it waits
@@ -534,14 +666,10 @@ impl Engine {
         if self.end.is_some() {
             return;
         }
-        let Some(rt) = self.threads.of_mut(rank) else {
+        if self.threads.of(rank).is_none() {
             return self.enter_call(rank, site, op);
-        };
-        let report = is_report(&op);
-        rt.gated.entry(thread).or_default().push((site, op));
-        if !report {
-            rt.state.insert(thread, threads::State::Gated);
         }
+        self.input(rank, thread, Input::Call(site, op));
     }
 
     /// The thread of its rank that made the call `id` (0, the main one,
@@ -902,6 +1030,9 @@ impl Engine {
         }
         let threaded = self.threads.any();
         loop {
+            if self.timed_inputs() {
+                continue;
+            }
             let mut changed = self.fire_collectives();
             if self.end.is_some() {
                 break;
@@ -1205,6 +1336,7 @@ impl Engine {
             }
         };
         let k = self.path.choices().len() - 1;
+        self.path.choices_mut()[k].before = std::mem::take(&mut self.timing.log);
         if matches!(alt, Alternative::Enter(_) | Alternative::Later) {
             // Another order of entry is run only when a race wakes it.
             let c = self
@@ -1378,6 +1510,7 @@ mod tests {
             expect: None,
             taken: 1,
             prefer: None,
+            before: None,
         }]);
         assert_eq!(e.op(id(0, 0)).matched, Some(id(2, 0)));
         assert!(e.plan_exhausted());
@@ -1452,6 +1585,7 @@ mod tests {
             expect: Some(expect.clone()),
             taken: 0,
             prefer: None,
+            before: None,
         }]);
         assert!(matches!(
             e.end(),
@@ -1474,6 +1608,90 @@ mod tests {
         assert!(e.leaks().is_empty(), "only a completed run has leaks");
     }
 
+    /// Ranks 1 and 2 send to rank 0, whose main thread takes two messages
+    /// from anyone while its second thread sends to rank 1 (which never
+    /// receives it; only where it enters matters here).
+    fn idle_run(plan: Vec<Planned>, early: bool) -> Engine {
+        let send = |dest| Op::Send {
+            mode: SendMode::Standard,
+            dest,
+            tag: 0,
+            comm: COMM_WORLD,
+            req: None,
+        };
+        let mut e = Engine::new(cfg(3), plan);
+        e.thread_started(0, 1);
+        if early {
+            e.call_on(0, 1, site(9), send(1));
+        }
+        e.call(1, site(1), send(0));
+        e.call(2, site(2), send(0));
+        e.call(1, site(5), Op::Finalize);
+        e.call(2, site(5), Op::Finalize);
+        e.call_on(0, 0, site(3), recv(ANY));
+        e.advance_threads();
+        e
+    }
+
+    #[test]
+    fn a_replay_idles_a_thread_where_its_run_did_and_holds_its_call() {
+        // The run: thread 1 computes; the time rule idles it, and the
+        // receive chooses.
+        let mut e = idle_run(vec![], false);
+        assert!(e.choices().is_empty(), "thread 1 runs");
+        assert!(e.threads_idle(0, false));
+        e.advance_threads();
+        assert_eq!(e.choices().len(), 1);
+        let idled = Timed::Idle {
+            rank: 0,
+            thread: 1,
+            inputs: 0,
+            ops: 0,
+        };
+        assert_eq!(e.choices()[0].before, vec![idled.clone()]);
+        // Thread 1's send comes after the main thread's next receive.
+        e.call_on(0, 0, site(4), recv(ANY));
+        e.advance_threads();
+        let first = e.choices()[0].clone();
+
+        // The replay of its other alternative, whose thread 1 sends at
+        // once: the clock does nothing before the plan's choice, the
+        // thread idles where it did, and its send waits until the plan
+        // is used up.
+        let plan = vec![Planned {
+            expect: Some(first.point.clone()),
+            taken: 1,
+            prefer: None,
+            before: Some(first.before.clone()),
+        }];
+        let mut e = idle_run(plan, true);
+        assert_eq!(e.matching.ops(0).len(), 0, "nothing entered yet");
+        assert!(!e.threads_idle(0, false), "the plan says when");
+        assert!(e.replay_idles());
+        e.advance_threads();
+        assert_eq!(e.end(), None, "{:?}", e.end());
+        assert_eq!(e.choices().len(), 1);
+        assert_eq!(e.choices()[0].point, first.point, "the run's point");
+        assert_eq!(e.choices()[0].taken, 1);
+        // The receive entered first; the held send is at the gate now,
+        // and enters with the main thread's next call.
+        let names =
+            |e: &Engine| -> Vec<&str> { e.matching.ops(0).iter().map(|o| o.name).collect() };
+        assert_eq!(names(&e), ["MPI_Recv"]);
+        e.call_on(0, 0, site(4), recv(ANY));
+        e.advance_threads();
+        assert_eq!(names(&e), ["MPI_Recv", "MPI_Recv", "MPI_Send"]);
+        // With a token's plan, which does not say, the clock decides.
+        let plan = vec![Planned {
+            expect: Some(first.point.clone()),
+            taken: 1,
+            prefer: None,
+            before: None,
+        }];
+        let mut e = idle_run(plan, false);
+        assert!(e.threads_idle(0, false));
+    }
+
     #[test]
     fn a_thread_that_idles_may_still_call_so_the_run_is_not_stuck() {
         // Rank 0's main thread waits for rank 1, which waits for rank 0's
@@ -1483,8 +1701,8 @@ mod tests {
         e.call_on(0, 0, site(1), recv(1));
         e.call(1, site(2), recv(0));
         e.advance_threads();
-        assert!(e.threads_idle(0), "thread 1 ran");
-        assert!(!e.threads_idle(0), "and now idles");
+        assert!(e.threads_idle(0, false), "thread 1 ran");
+        assert!(!e.threads_idle(0, false), "and now idles");
         e.advance_threads();
         assert_eq!(e.end(), None, "thread 1 may still send");
         e.call_on(0, 1, site(3), ssend(1));

@@ -309,6 +309,30 @@ pub struct Choice {
     /// [`crate::engine::Exchange`], or a row of `MPI_Waitany`, see
     /// [`crate::engine::WaitRow`]).
     pub predicted: Vec<usize>,
+    /// What the time rule did since the choice before this one (see
+    /// [`Timed`]): a replay of the run does it again at the same places.
+    pub before: Vec<Timed>,
+}
+
+/// What the driver's time rule did to a rank whose threads enter MPI at
+/// once ([`crate::engine::Engine::threads_idle`]), where the rank's calls
+/// stood then: it depends on time, so the run records it, and a replay
+/// does it at the same place of the rank's calls instead of by the clock
+/// (until the choice that the replay takes anew).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Timed {
+    /// Thread `thread` of `rank`, which had given the engine `inputs`
+    /// inputs (calls, and what it did outside MPI), was taken as idle
+    /// when the rank had entered `ops` calls.
+    Idle {
+        rank: Rank,
+        thread: u32,
+        inputs: u64,
+        ops: usize,
+    },
+    /// The idle thread's next input came when the rank had entered `ops`
+    /// calls.
+    Came { rank: Rank, thread: u32, ops: usize },
 }
 
 impl Choice {
@@ -395,6 +419,10 @@ pub struct Planned {
     /// receives name the send each receive takes. A point without it is a
     /// divergence.
     pub prefer: Option<Alternative>,
+    /// What the time rule did before the point ([`Choice::before`]), when
+    /// the plan comes from a run (not from a token, which does not say):
+    /// then the rule does only that until the plan is used up.
+    pub before: Option<Vec<Timed>>,
 }
 
 /// Where a rank is, for reports.
@@ -1543,6 +1571,7 @@ mod tests {
             taken: 1,
             predicted: vec![],
             wake: vec![],
+            before: Vec::new(),
         };
         assert_eq!(c.fired(), (other, &Alternative::Index(3)));
         let c = Choice { taken: 0, ..c };

@@ -224,6 +224,7 @@ impl Path {
             taken,
             wake: Vec::new(),
             predicted: Vec::new(),
+            before: Vec::new(),
         };
         let (at, alt) = choice.fired();
         let alt = alt.clone();
@@ -417,6 +418,7 @@ mod tests {
                 expect: Some(pt.clone()),
                 taken: 1,
                 prefer: None,
+                before: None,
             }],
             Policy::First,
         );
@@ -434,6 +436,7 @@ mod tests {
                 expect: Some(planned.clone()),
                 taken: 0,
                 prefer: None,
+                before: None,
             }],
             Policy::First,
         );
@@ -455,6 +458,7 @@ mod tests {
                 expect: None,
                 taken: 2,
                 prefer: None,
+                before: None,
             }],
             Policy::First,
         );
@@ -469,6 +473,7 @@ mod tests {
                 expect: None,
                 taken: 0,
                 prefer: Some(Alternative::Send(to)),
+                before: None,
             }]
         };
         let mut p = Path::new(plan(id(2, 0)), Policy::First);
@@ -503,6 +508,7 @@ mod tests {
                 expect: None,
                 taken: 2,
                 prefer: None,
+                before: None,
             }],
             Policy::First,
         );

@@ -67,6 +67,7 @@ impl DepthFirst {
                             expect: Some(e.choice.point.clone()),
                             taken: e.choice.taken,
                             prefer: None,
+                            before: Some(e.choice.before.clone()),
                         })
                         .collect(),
                 );
@@ -166,12 +167,14 @@ impl DepthFirst {
                         expect: Some(e.choice.point.clone()),
                         taken: e.choice.taken,
                         prefer: None,
+                        before: Some(e.choice.before.clone()),
                     })
                     .collect();
                 plan.push(Planned {
                     expect: Some(e.choice.point.clone()),
                     taken: i,
                     prefer: None,
+                    before: Some(e.choice.before.clone()),
                 });
                 out.push(plan);
             }

@@ -136,6 +136,7 @@ mod tests {
             taken: first,
             wake: vec![],
             predicted: vec![],
+            before: Vec::new(),
         }];
         if first == 0 {
             out.push(Choice {
@@ -143,6 +144,7 @@ mod tests {
                 taken: plan.get(1).map_or(0, |p| p.taken),
                 wake: vec![],
                 predicted: vec![],
+                before: Vec::new(),
             });
         }
         out
@@ -186,6 +188,7 @@ mod tests {
                 taken: 0,
                 predicted: vec![],
                 wake,
+                before: Vec::new(),
             }]
         };
         let mut quiet = DepthFirst::new();

@@ -268,6 +268,7 @@ mod tests {
                 taken,
                 predicted: vec![],
                 wake,
+                before: Vec::new(),
             });
             h = mix(h ^ (taken as u64 + 1) << 8);
         }

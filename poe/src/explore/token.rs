@@ -25,6 +25,7 @@ impl Token {
                 expect: None,
                 taken,
                 prefer: None,
+                before: None,
             })
             .collect()
     }

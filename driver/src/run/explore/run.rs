@@ -112,6 +112,12 @@ const THREADS_QUIET: Duration = Duration::from_millis(200);
 /// whose thread was quicker would not meet.
 const THREADS_IDLE: Duration = Duration::from_millis(1500);
 
+/// How long a replay waits for a thread that its run did not take as idle
+/// there before taking it so all the same ([`Loop::threads_idle`]): the
+/// program did not do what it did in the run (it computed for longer, or
+/// waits for something else), and the replay is likely to diverge.
+const THREADS_OVERDUE: Duration = Duration::from_secs(8);
+
 struct Conn {
     stream: Stream,
     frames: Frames,
@@ -726,13 +732,17 @@ impl Loop<'_> {
     /// thread that spins on a flag, computes, or waits in a way fib does
     /// not wrap): its other calls enter, the run is not over while they
     /// may still call, and their next call goes through the gate as any.
-    /// Returns whether that changed anything.
+    /// A replay idles threads where its run did instead, as soon as it
+    /// stands still there (`Engine::replay_idles`), and leaves the clock
+    /// alone until its plan is used up, but for a rank quiet for
+    /// [`THREADS_OVERDUE`]. Returns whether that changed anything.
     fn threads_idle(&mut self) -> bool {
-        let mut any = false;
+        let mut any = self.engine.replay_idles();
         for r in 0..self.gated.len() {
-            let quiet = self.threaded[r].is_some_and(|t| t.elapsed() >= THREADS_IDLE);
-            if self.gated[r] && quiet {
-                any |= self.engine.threads_idle(r);
+            let quiet = self.threaded[r].map(|t| t.elapsed());
+            if self.gated[r] && quiet.is_some_and(|q| q >= THREADS_IDLE) {
+                let overdue = quiet.is_some_and(|q| q >= THREADS_OVERDUE);
+                any |= self.engine.threads_idle(r, overdue);
             }
         }
         any
@@ -1339,6 +1349,10 @@ impl Loop<'_> {
             // A write error means the rank is gone; its end of file tells
             // the rest.
             let _ = write_all(&mut self.conns[c].stream, &bytes);
+            // A thread answered runs again: the time rule counts from now.
+            if self.gated[r] {
+                self.threaded[r] = Some(Instant::now());
+            }
         }
         released
     }
