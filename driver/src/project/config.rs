@@ -370,8 +370,8 @@ impl Cx<'_> {
     }
 
     /// Compile flags: each one word, a flag that says how to compile
-    /// (`-D`, `-U`, `-I`, `-O`, `-g`, `-std=`, `-f`, `-m`, `-W`), never one
-    /// that says what to make or link.
+    /// (`-D`, `-U`, `-I`, `-O`, `-g`, `-std=`, `-f`, `-m`, `-W`,
+    /// `-pthread`), never one that says what to make or link.
     fn cflags(&self, flags: &[String]) -> Result<(), ConfigError> {
         const KINDS: &[&str] = &["-D", "-U", "-I", "-O", "-g", "-std=", "-f", "-m", "-W"];
         for f in flags {
@@ -390,8 +390,8 @@ impl Cx<'_> {
                 Some("a linker option belongs in `link`")
             } else if f == "-I" || f == "-D" || f == "-U" {
                 Some("write its value in the same string (\"-Iinclude\", \"-DN=4\")")
-            } else if !KINDS.iter().any(|k| f.starts_with(k)) {
-                Some("write a definition (-D, -U), an include path (-I), an optimisation level (-O), -g, -std=, or a -f, -m or -W option")
+            } else if !(KINDS.iter().any(|k| f.starts_with(k)) || f == "-pthread") {
+                Some("write a definition (-D, -U), an include path (-I), an optimisation level (-O), -g, -std=, -pthread, or a -f, -m or -W option")
             } else {
                 None
             };
@@ -556,7 +556,7 @@ zero_buffer = true
 confirm = false
 mpi = "mpich"
 link = ["-lm", "-L/opt/x/lib"]
-cflags = ["-DUSE_MPI=1", "-DMSG=a b", "-Iinclude", "-I/opt/x/include", "-O2", "-std=c11"]
+cflags = ["-DUSE_MPI=1", "-DMSG=a b", "-Iinclude", "-I/opt/x/include", "-O2", "-std=c11", "-pthread"]
 
 [severity]
 FIB014 = "error"
@@ -582,7 +582,8 @@ link = ["-lfoo"]
                 "-I/src/tree/include",
                 "-I/opt/x/include",
                 "-O2",
-                "-std=c11"
+                "-std=c11",
+                "-pthread"
             ]
         );
         assert_eq!((s.zero_buffer, s.confirm), (Some(true), Some(false)));
