@@ -582,11 +582,10 @@ impl Engine {
         let Some(rt) = self.threads.of_mut(rank) else {
             return;
         };
-        let leaves = match &input {
-            Input::Call(_, op) => !is_report(op),
-            Input::Parked(_) | Input::Ended => true,
-            Input::Joined(_) => false,
-        };
+        // A report (what goes with the call after it) leaves the thread
+        // as it is; so does a join, which follows its step.
+        let report = matches!(&input, Input::Call(_, op) if is_report(op));
+        let leaves = !report && !matches!(input, Input::Joined(_));
         if leaves && rt.state.get(&t) == Some(&threads::State::Idle) {
             let ops = self.matching.ops(rank).len();
             (self.timing.log).push(Timed::Came {
@@ -598,7 +597,6 @@ impl Engine {
         let rt = self.threads.of_mut(rank).expect("a rank of threads");
         match input {
             Input::Call(site, op) => {
-                let report = is_report(&op);
                 rt.gated.entry(t).or_default().push((site, op));
                 if !report {
                     rt.state.insert(t, threads::State::Gated);

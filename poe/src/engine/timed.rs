@@ -56,8 +56,8 @@ pub(crate) struct Timing {
     /// What the rule did since the last choice, for that choice's
     /// [`super::Choice::before`].
     pub(crate) log: Vec<Timed>,
-    /// The inputs that came, per thread.
-    came: HashMap<(Rank, u32), u64>,
+    /// How many inputs came, per thread.
+    counted: HashMap<(Rank, u32), u64>,
     /// Whether the plan says what the rule did: until it is used up, the
     /// clock does nothing (but when a thread is overdue).
     pub(crate) scripted: bool,
@@ -103,14 +103,14 @@ impl Timing {
 
     /// How many inputs about thread `t` of `rank` have come.
     pub(crate) fn inputs(&self, rank: Rank, t: u32) -> u64 {
-        self.came.get(&(rank, t)).copied().unwrap_or(0)
+        self.counted.get(&(rank, t)).copied().unwrap_or(0)
     }
 
     /// An input about thread `t` of `rank` came: it is handed back to be
     /// taken now, or held until its place.
     pub(crate) fn arrive(&mut self, rank: Rank, t: u32, input: Input) -> Option<Input> {
         let key = (rank, t);
-        let n = self.came.entry(key).or_default();
+        let n = self.counted.entry(key).or_default();
         let k = *n;
         *n += 1;
         if let Some(q) = self.held.get_mut(&key) {
