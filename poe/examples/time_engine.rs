@@ -5,9 +5,14 @@
 //! other, sends to every other and waits for all of them (240 channels,
 //! each with calls pending at once).
 //!
+//! A third times a rank of threads: two threads of rank 1 take rank 0's
+//! messages of one tag, whichever posted first (the calls of
+//! `osu_latency_mt`), at two lengths, so that a cost that grows with the
+//! run's length shows.
+//!
 //! `cargo run --release -p poe --example time_engine [ROUNDS]` (default
-//! 50 000 round trips, 200 000 calls; the exchange makes about as many);
-//! `scripts/bench.sh` runs it.
+//! 50 000 round trips, 200 000 calls; the exchange makes about as many,
+//! the threads a tenth and a fifth as many); `scripts/bench.sh` runs it.
 
 use std::time::Instant;
 
@@ -17,7 +22,7 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use fib_wire::{Op, SendMode, Site};
 use poe::engine::Config;
-use poe::sim::rerun_calls;
+use poe::sim::{rerun_calls, run_threads_once, Step, ThreadedProgram, Turns};
 
 /// Two ranks' calls: rank 0 sends and receives, rank 1 receives and sends
 /// back, `rounds` times, then both finalize.
@@ -100,6 +105,43 @@ fn exchange(n: i32, rounds: u32) -> Vec<Vec<(Site, Op)>> {
     ranks
 }
 
+/// Rank 0 sends `rounds` messages of tag 1 to rank 1 and waits for each
+/// answer (tag 2); two threads of rank 1 each receive half of them and
+/// answer, as `osu_latency_mt`'s receiving threads do.
+fn thread_pingpong(rounds: u32) -> ThreadedProgram {
+    let send = |dest, tag| {
+        Step::Call(Op::Send {
+            mode: SendMode::Standard,
+            dest,
+            tag,
+            comm: 0,
+            req: None,
+        })
+    };
+    let recv = |src, tag| {
+        Step::Call(Op::Recv {
+            src,
+            tag,
+            comm: 0,
+            req: 0,
+            blocking: true,
+        })
+    };
+    let mut sender = Vec::new();
+    for _ in 0..rounds {
+        sender.push(send(1, 1));
+        sender.push(recv(1, 2));
+    }
+    sender.push(Step::Call(Op::Finalize));
+    let mut thread = Vec::new();
+    for _ in 0..rounds / 2 {
+        thread.push(recv(0, 1));
+        thread.push(send(0, 2));
+    }
+    let receiver = vec![vec![Step::Call(Op::Finalize)], thread.clone(), thread];
+    vec![vec![sender], receiver]
+}
+
 /// The best of five runs of `calls`, printed as time per call.
 fn time(label: &str, calls: &[Vec<(Site, Op)>], cfg: Config) {
     let n: usize = calls.iter().map(Vec::len).sum();
@@ -144,4 +186,25 @@ fn main() {
         exchange: false,
     };
     time("of a 16-rank exchange", &calls, cfg);
+    for rounds in [rounds / 20, rounds / 10] {
+        let program = thread_pingpong(rounds);
+        let n = rounds as usize * 4 + 2;
+        let cfg = Config {
+            nprocs: 2,
+            zero_buffer: false,
+            exchange: false,
+        };
+        let mut best = f64::MAX;
+        for _ in 0..5 {
+            let start = Instant::now();
+            let run = run_threads_once(&program, cfg, Vec::new(), Turns::Forward);
+            best = best.min(start.elapsed().as_secs_f64());
+            assert_eq!(run.end, poe::engine::RunEnd::Completed);
+        }
+        println!(
+            "{n} calls of two threads taking one sender's messages: {:.1} ms, {:.0} ns per call",
+            best * 1e3,
+            best * 1e9 / n as f64,
+        );
+    }
 }

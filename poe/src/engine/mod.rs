@@ -728,7 +728,7 @@ impl Engine {
     /// other threads of its rank that entered before it and whose place it
     /// depends on (see [`threads::entry_races`]).
     fn entry_races(&mut self, h: OpId, t: u32) {
-        for g in threads::entry_races(&self.matching, &self.threads, h, t) {
+        for g in threads::entry_races(&self.matching, &mut self.threads, h, t) {
             self.race(g, h);
         }
     }
@@ -1170,7 +1170,7 @@ impl Engine {
             {
                 (self.threads).matched(send, *tag, recv, *src, *rtag, p.comm);
             }
-            for (a, b) in threads::match_races(&self.matching, &self.threads, send, recv) {
+            for (a, b) in threads::match_races(&self.matching, &mut self.threads, send, recv) {
                 self.race(a, b);
             }
         }

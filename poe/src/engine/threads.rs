@@ -90,7 +90,68 @@ fn peer_key(p: Peer) -> i64 {
 /// (those before are its main thread's, and entered by no choice: no race
 /// with them wakes anything), by thread and by what a race needs.
 /// Calls by a key, then by a pattern or a message's (source, tag).
-type Keyed<K, P, V> = HashMap<K, BTreeMap<P, Vec<V>>>;
+type Keyed<K, P, V> = HashMap<K, BTreeMap<P, Listed<V>>>;
+
+/// One list of an [`Index`]: the calls of one thread, in the order they
+/// were added, and how far each other thread's calls have raced with them.
+/// A race of an item `g` with a later call `h` wakes an alternative of the
+/// choice that entered `g`, picked by `h`'s thread alone
+/// ([`super::Engine`]'s `race`): once an item has raced with a later call
+/// of thread `t`, racing it with another later call of `t` wakes nothing
+/// new. Without this, a thread taking message after message would race
+/// every call its siblings ever made, at every match (quadratic in the
+/// run's length).
+struct Listed<V> {
+    items: Vec<V>,
+    /// For a thread: the items before this position have raced with a
+    /// later call of it.
+    raced: Vec<(u32, usize)>,
+}
+
+impl<V> Default for Listed<V> {
+    fn default() -> Self {
+        Listed {
+            items: Vec::new(),
+            raced: Vec::new(),
+        }
+    }
+}
+
+impl<V: Copy> Listed<V> {
+    fn push(&mut self, v: V) {
+        self.items.push(v);
+    }
+
+    /// The positions of the calls (`at` of an item) to race with the call
+    /// at `h` of thread `t`, into `out`: the items before `h` that have not
+    /// raced with a call of `t`, and then the first item after `h`, if any
+    /// (a race of `h` with a later call `g` wakes an alternative of `h`'s
+    /// choice picked by `g`'s thread alone, and every item is one thread's).
+    /// An item after `h` must come after every item before it, as the
+    /// calls are added in the order they entered or matched.
+    fn fresh(&mut self, t: u32, h: usize, at: impl Fn(&V) -> usize, out: &mut Vec<usize>) {
+        let slot = match self.raced.iter().position(|&(u, _)| u == t) {
+            Some(i) => i,
+            None => {
+                self.raced.push((t, 0));
+                self.raced.len() - 1
+            }
+        };
+        let mut from = self.raced[slot].1;
+        while let Some(v) = self.items.get(from) {
+            let g = at(v);
+            if g > h {
+                out.push(g);
+                break;
+            }
+            if g < h {
+                out.push(g);
+            }
+            from += 1;
+        }
+        self.raced[slot].1 = from;
+    }
+}
 
 /// A receive's (source key, tag) pattern.
 type Pattern = (i64, i32);
@@ -317,11 +378,15 @@ fn observed(kind: &Kind) -> bool {
 /// those that are not [`independent`] of it. (A send or receive that
 /// enters later and that a matched call could have taken races then; one
 /// still unmatched, when the call matches, [`match_races`].)
-pub(crate) fn entry_races(m: &Matching, th: &Threads, h: OpId, t: u32) -> Vec<OpId> {
-    let Some(rt) = th.of(h.rank) else {
+pub(crate) fn entry_races(m: &Matching, th: &mut Threads, h: OpId, t: u32) -> Vec<OpId> {
+    let Some(rt) = th.of_mut(h.rank) else {
         return Vec::new();
     };
     let kind = &m.op(h).kind;
+    // A completion call or `MPI_Finalize` depends on no other call's place.
+    if matches!(kind, Kind::Wait { .. } | Kind::Finalize) {
+        return Vec::new();
+    }
     // A send or receive depends on another's place only as observed below.
     let chosen = if observed(kind) {
         &rt.index.chosen_other
@@ -340,6 +405,7 @@ pub(crate) fn entry_races(m: &Matching, th: &Threads, h: OpId, t: u32) -> Vec<Op
         })
         .collect();
     let others: Vec<u32> = rt.others(t).collect();
+    let mut found: Vec<usize> = Vec::new();
     match *kind {
         Kind::Send {
             dst: Peer::Rank(d),
@@ -348,44 +414,40 @@ pub(crate) fn entry_races(m: &Matching, th: &Threads, h: OpId, t: u32) -> Vec<Op
             ..
         } => {
             // Receives of `d` that took another thread's send of this rank
-            // and accept this one (in the order of those receives).
-            let mut found: Vec<(usize, usize)> = Vec::new();
+            // and accept this one: those sends.
             for &u in &others {
-                let Some(taken) = rt.index.taken.get(&(d, comm, u)) else {
+                let Some(taken) = rt.index.taken.get_mut(&(d, comm, u)) else {
                     continue;
                 };
                 for key in accepting(h.rank, tag) {
-                    found.extend(taken.get(&key).into_iter().flatten());
-                }
-            }
-            found.sort_unstable();
-            out.extend(found.into_iter().map(|(_, index)| OpId {
-                rank: h.rank,
-                index,
-            }));
-        }
-        Kind::Recv { src, tag, comm, .. } => {
-            // Receives of other threads of this rank that took a send this
-            // one accepts (in their order).
-            let mut found: Vec<usize> = Vec::new();
-            for &u in &others {
-                let Some(took) = rt.index.took.get(&(comm, u)) else {
-                    continue;
-                };
-                for (&(from, stag), list) in took {
-                    if accepts(src, tag, from, stag) {
-                        found.extend(list.iter().filter(|&&i| i < h.index));
+                    if let Some(list) = taken.get_mut(&key) {
+                        list.fresh(t, h.index, |&(_, send)| send, &mut found);
                     }
                 }
             }
-            found.sort_unstable();
-            out.extend(found.into_iter().map(|index| OpId {
-                rank: h.rank,
-                index,
-            }));
+        }
+        Kind::Recv { src, tag, comm, .. } => {
+            // Receives of other threads of this rank that took a send this
+            // one accepts.
+            for &u in &others {
+                let Some(took) = rt.index.took.get_mut(&(comm, u)) else {
+                    continue;
+                };
+                for (&(from, stag), list) in took.iter_mut() {
+                    if accepts(src, tag, from, stag) {
+                        list.fresh(t, h.index, |&i| i, &mut found);
+                    }
+                }
+            }
         }
         _ => {}
     }
+    found.sort_unstable();
+    found.dedup();
+    out.extend(found.into_iter().map(|index| OpId {
+        rank: h.rank,
+        index,
+    }));
     out
 }
 
@@ -393,26 +455,36 @@ pub(crate) fn entry_races(m: &Matching, th: &Threads, h: OpId, t: u32) -> Vec<Op
 /// `send` and `recv` may tell: the sender's other threads' sends `recv`
 /// accepts, and the receiver's other threads' receives that accept
 /// `send`, matched or not (in the other order, the other call may be the
-/// one that matches here, and its own match go elsewhere).
-pub(crate) fn match_races(m: &Matching, th: &Threads, send: OpId, recv: OpId) -> Vec<(OpId, OpId)> {
+/// one that matches here, and its own match go elsewhere). Of those that
+/// raced before with a call of the same thread, only what can wake
+/// something new ([`Listed::fresh`]).
+pub(crate) fn match_races(
+    m: &Matching,
+    th: &mut Threads,
+    send: OpId,
+    recv: OpId,
+) -> Vec<(OpId, OpId)> {
     let mut out = Vec::new();
     let (Kind::Send { tag, comm, .. }, Kind::Recv { src, tag: rtag, .. }) =
         (&m.op(send).kind, &m.op(recv).kind)
     else {
         return out;
     };
-    if let Some(rt) = th.of(send.rank) {
+    let from_sender = *src == Peer::Any || *src == Peer::Rank(send.rank);
+    if let Some(rt) = th.of_mut(send.rank).filter(|_| from_sender) {
         let t = rt.thread_of(send.index);
-        let from_sender = *src == Peer::Any || *src == Peer::Rank(send.rank);
+        let others: Vec<u32> = rt.others(t).collect();
         let mut found: Vec<usize> = Vec::new();
-        for u in rt.others(t).filter(|_| from_sender) {
-            let Some(tags) = rt.index.sends.get(&(recv.rank, *comm, u)) else {
+        for u in others {
+            let Some(tags) = rt.index.sends.get_mut(&(recv.rank, *comm, u)) else {
                 continue;
             };
             if *rtag == ANY {
-                found.extend(tags.values().flatten());
-            } else {
-                found.extend(tags.get(rtag).into_iter().flatten());
+                for list in tags.values_mut() {
+                    list.fresh(t, send.index, |&i| i, &mut found);
+                }
+            } else if let Some(list) = tags.get_mut(rtag) {
+                list.fresh(t, send.index, |&i| i, &mut found);
             }
         }
         found.sort_unstable();
@@ -426,15 +498,18 @@ pub(crate) fn match_races(m: &Matching, th: &Threads, send: OpId, recv: OpId) ->
             )
         }));
     }
-    if let Some(rt) = th.of(recv.rank) {
+    if let Some(rt) = th.of_mut(recv.rank) {
         let t = rt.thread_of(recv.index);
+        let others: Vec<u32> = rt.others(t).collect();
         let mut found: Vec<usize> = Vec::new();
-        for u in rt.others(t) {
-            let Some(recvs) = rt.index.recvs.get(&(*comm, u)) else {
+        for u in others {
+            let Some(recvs) = rt.index.recvs.get_mut(&(*comm, u)) else {
                 continue;
             };
             for key in accepting(send.rank, *tag) {
-                found.extend(recvs.get(&key).into_iter().flatten());
+                if let Some(list) = recvs.get_mut(&key) {
+                    list.fresh(t, recv.index, |&i| i, &mut found);
+                }
             }
         }
         found.sort_unstable();
