@@ -568,6 +568,8 @@ pub fn prune_gone() {
         if keep > 0 {
             h.entries.drain(..keep);
             h.open = [(usize::MAX, false, 0); OPEN];
+            h.fresh = h.fresh.saturating_sub(keep);
+            h.reindex();
         }
     }
     let mut g = mem();
@@ -596,6 +598,57 @@ struct History {
     /// For the present value: the entries last grown, by (return address,
     /// store), most recent first (a loop's few places stay here).
     open: [(usize, bool, usize); OPEN],
+    /// Where the present value's entries start: those before no longer
+    /// grow.
+    fresh: usize,
+    /// The entries before `fresh` by (return address, store, bytes): only
+    /// the latest of each is kept alive ([`History::freeze`]).
+    frozen: HashMap<(usize, bool, usize, usize), usize>,
+    /// How many entries are dead (a later one stands for them).
+    dead: usize,
+}
+
+/// The bytes of a dead entry: they meet no buffer.
+const DEAD: usize = usize::MAX;
+
+impl History {
+    /// The entries of the value just over stop growing. An older entry of
+    /// the same return address, kind and bytes dies: a thread that has
+    /// not seen it has not seen the newer one either (its value is
+    /// higher), which conflicts with the same buffers and is found first,
+    /// so it would never be reported. A thread that loads a global or a
+    /// stack variable in every iteration of a loop of MPI calls then keeps
+    /// one entry for it, not one per call, and [`earlier`]'s scans stay
+    /// short.
+    fn freeze(&mut self) {
+        for pos in self.fresh..self.entries.len() {
+            let e = &self.entries[pos];
+            if let Some(old) = self.frozen.insert((e.ip, e.store, e.lo, e.hi), pos) {
+                self.entries[old].lo = DEAD;
+                self.entries[old].hi = DEAD;
+                self.dead += 1;
+            }
+        }
+        self.fresh = self.entries.len();
+        if self.dead > 64 && self.dead * 2 > self.entries.len() {
+            self.entries.retain(|e| e.lo != DEAD);
+            self.fresh = self.entries.len();
+            self.reindex();
+        }
+    }
+
+    /// Rebuilds `frozen` once entries have moved.
+    fn reindex(&mut self) {
+        self.frozen.clear();
+        self.dead = 0;
+        for (pos, e) in self.entries[..self.fresh].iter().enumerate() {
+            if e.lo == DEAD {
+                self.dead += 1;
+            } else {
+                self.frozen.insert((e.ip, e.store, e.lo, e.hi), pos);
+            }
+        }
+    }
 }
 
 /// How many entries a history keeps open for growing.
@@ -654,6 +707,9 @@ fn register() -> Option<Shared> {
         value: 0,
         entries: Vec::new(),
         open: [(usize::MAX, false, 0); OPEN],
+        fresh: 0,
+        frozen: HashMap::default(),
+        dead: 0,
     }));
     histories().push(h.clone());
     Some(h)
@@ -679,6 +735,7 @@ fn remember(addr: usize, size: usize, store: bool, ip: usize) {
         let mut h = h.lock().unwrap_or_else(|e| e.into_inner());
         let h = &mut *h;
         if h.value != value {
+            h.freeze();
             h.value = value;
             h.open = [(usize::MAX, false, 0); OPEN];
         }
@@ -999,40 +1056,51 @@ fn slow(addr: usize, size: usize, store: bool, ip: usize) {
     };
     let mut ip = (ip != 0).then_some(ip);
     let mut at = || *ip.get_or_insert_with(|| site::program_ip().unwrap_or(0));
-    let hits: Vec<Hit<Option<Point>>> = m
-        .owned
-        .iter()
-        .filter(|s| s.lo < end && addr < s.hi && (store || s.writes))
-        .map(|s| {
-            let start = addr.max(s.lo);
-            (
-                (start - s.lo) as u64,
-                (end.min(s.hi) - start) as u64,
-                s.site,
-                s.call,
-                s.point,
-            )
-        })
-        .collect();
-    for (offset, size, owner, call, point) in hits {
-        // Another thread's access that the call did not order before it
-        // runs at once with the call in some execution, as an access
-        // before the call would: both are reported alike.
-        let unordered = point.and_then(|p| {
-            let me = (THREADS.get()?.unseen)(p)?;
-            (me != p.0).then_some(Unordered {
-                thread: me as u32,
-                other: p.0 as u32,
-                before_call: true,
+    let meets = |s: &Span| s.lo < end && addr < s.hi && (store || s.writes);
+    // A thread has seen its own points (its program order): only another
+    // thread's need the threads' order, which is shared and locked.
+    let me = THREADS.get().and_then(|t| (t.current)());
+    let other = |p: &Point| Some(p.0) != me;
+    // Most accesses in the watched span touch no buffer (a thread filling
+    // its own buffers while another's are owned): nothing is gathered.
+    let hit_owned = m.owned.iter().any(meets);
+    let hit_gone = m.gone.iter().any(|(s, p)| meets(s) && other(p));
+    if hit_owned {
+        let hits: Vec<Hit<Option<Point>>> = m
+            .owned
+            .iter()
+            .filter(|s| meets(s))
+            .map(|s| {
+                let start = addr.max(s.lo);
+                (
+                    (start - s.lo) as u64,
+                    (end.min(s.hi) - start) as u64,
+                    s.site,
+                    s.call,
+                    s.point,
+                )
             })
-        });
-        m.access(at(), store, size, offset, owner, call, unordered);
+            .collect();
+        for (offset, size, owner, call, point) in hits {
+            // Another thread's access that the call did not order before it
+            // runs at once with the call in some execution, as an access
+            // before the call would: both are reported alike.
+            let unordered = point.filter(other).and_then(|p| {
+                let me = (THREADS.get()?.unseen)(p)?;
+                (me != p.0).then_some(Unordered {
+                    thread: me as u32,
+                    other: p.0 as u32,
+                    before_call: true,
+                })
+            });
+            m.access(at(), store, size, offset, owner, call, unordered);
+        }
     }
-    if let (false, Some(t)) = (m.gone.is_empty(), THREADS.get()) {
+    if let (true, Some(t)) = (hit_gone, THREADS.get()) {
         let late: Vec<Hit<Point>> = m
             .gone
             .iter()
-            .filter(|(s, _)| s.lo < end && addr < s.hi && (store || s.writes))
+            .filter(|(s, p)| meets(s) && other(p))
             .map(|(s, p)| {
                 let start = addr.max(s.lo);
                 (
@@ -1055,6 +1123,9 @@ fn slow(addr: usize, size: usize, store: bool, ip: usize) {
             };
             m.access(at(), store, size, offset, owner, call, Some(unordered));
         }
+    }
+    if !m.watches.iter().any(|w| w.lo < end && addr < w.hi) {
+        return;
     }
     let touched: Vec<(u64, u64, u64)> = m
         .watches
