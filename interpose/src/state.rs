@@ -228,6 +228,8 @@ pub struct Lib {
     /// active one ([`fib_wire::Up::Reused`]).
     pub(crate) origins: HashMap<u32, fib_wire::Site>,
     pub(crate) background: Vec<Background>,
+    /// How many of them were in flight after the last test of them all.
+    pub(crate) swept: usize,
     /// Receives waiting for the scheduler to post them: while there is one,
     /// no later receive may be posted ahead of the scheduler (MPI would
     /// match it first).
@@ -362,6 +364,7 @@ impl Lib {
             next_req: 0,
             origins: HashMap::default(),
             background: Vec::new(),
+            swept: 0,
             deferred: 0,
             ahead: std::env::var(fib_wire::env::AHEAD).map_or(true, |v| v != "0"),
             settle_waited: false,

@@ -14,6 +14,10 @@ use crate::site;
 use crate::state::{Background, Kind, Lib, Persist, Req};
 use crate::values::copy_of;
 
+/// Up to this many buffered sends in flight are tested one by one, and
+/// swept at each new one.
+const SWEEP_FROM: usize = 16;
+
 impl Lib {
     /// The scheduler id of `comm`; a communicator the library has not seen
     /// created is reported as unsupported.
@@ -164,7 +168,11 @@ impl Lib {
         comm: MPI_Comm,
         bsize: usize,
     ) {
-        if !self.background.is_empty() {
+        // A sweep costs the whole list: sweeping only once it has doubled
+        // since the last keeps a thread that sends faster than its peer
+        // receives linear (it once tested every send in flight at each new
+        // one).
+        if self.background.len() >= (2 * self.swept).max(SWEEP_FROM) {
             self.test_background();
         }
         let (copy, from) = copy_of(buf, count, dtype);
@@ -236,15 +244,44 @@ impl Lib {
         id
     }
 
-    /// Tests the buffered sends in flight and drops the finished ones.
+    /// Tests the buffered sends in flight and drops the finished ones: a
+    /// few one by one, more in one `MPI_Testsome` (one pass of MPI's
+    /// progress and its lock for the list, not one per send).
     pub(crate) fn test_background(&mut self) -> bool {
         let before = self.background.len();
-        self.background.retain_mut(|b| {
-            let mut flag: c_int = 0;
-            // SAFETY: the request is active and owned by the list.
-            unsafe { PMPI_Test(&mut b.req, &mut flag, RSMPI_STATUS_IGNORE) };
-            flag == 0
-        });
+        if before <= SWEEP_FROM {
+            self.background.retain_mut(|b| {
+                let mut flag: c_int = 0;
+                // SAFETY: the request is active and owned by the list.
+                unsafe { PMPI_Test(&mut b.req, &mut flag, RSMPI_STATUS_IGNORE) };
+                flag == 0
+            });
+        } else {
+            let mut reqs: Vec<MPI_Request> = self.background.iter().map(|b| b.req).collect();
+            let mut done: Vec<c_int> = vec![0; reqs.len()];
+            let mut n: c_int = 0;
+            // SAFETY: every request is active and owned by the list; the
+            // arrays hold one entry per request.
+            unsafe {
+                PMPI_Testsome(
+                    reqs.len() as c_int,
+                    reqs.as_mut_ptr(),
+                    &mut n,
+                    done.as_mut_ptr(),
+                    RSMPI_STATUSES_IGNORE,
+                )
+            };
+            let mut finished = vec![false; reqs.len()];
+            for &i in &done[..n.max(0) as usize] {
+                finished[i as usize] = true;
+            }
+            let mut k = 0;
+            self.background.retain(|_| {
+                k += 1;
+                !finished[k - 1]
+            });
+        }
+        self.swept = self.background.len();
         self.background.len() != before
     }
 }

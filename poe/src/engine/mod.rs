@@ -694,9 +694,11 @@ impl Engine {
         // Something was done: calls left for later are offered again.
         self.threads.clear_later();
         self.on_thread(rank, t);
-        if let Some(k) = by {
-            self.causality.learn_choice(rank, k);
-        }
+        // What the thread does next is not taken as following the entry
+        // choice: entry choices race with nothing there (no call chose at
+        // them, and no point defers to one), and a rank of threads makes a
+        // choice at nearly every entry, so each of its calls would carry a
+        // set as long as the run.
         for (site, op) in list {
             if is_report(&op) {
                 self.enter_call(rank, site, op);

@@ -172,7 +172,7 @@ struct Index {
     /// receive's (source key, tag): the receive's index and the send's.
     taken: Keyed<(Rank, u32, u32), Pattern, Taken>,
     /// The entered calls a choice entered that are neither sends to a rank
-    /// nor receives.
+    /// nor receives, nor [`inert`].
     chosen_other: BTreeMap<usize, usize>,
     /// The threads that entered calls.
     threads: std::collections::BTreeSet<u32>,
@@ -208,7 +208,7 @@ impl RankThreads {
         self.index.threads.insert(t);
         if let Some(k) = by {
             self.chosen.insert(index, k);
-            if !observed(kind) {
+            if !observed(kind) && !inert(kind) {
                 self.index.chosen_other.insert(index, k);
             }
         }
@@ -371,6 +371,24 @@ fn observed(kind: &Kind) -> bool {
     )
 }
 
+/// Whether `kind` is independent ([`independent`]) of every send to a
+/// rank, every receive and every call of its own sort: a completion
+/// call, `MPI_Finalize`, a send to `MPI_PROC_NULL`. An entry scan for a
+/// send, a receive or an inert call need not read them (a program whose
+/// threads post windows of nonblocking calls, some to `MPI_PROC_NULL`,
+/// would otherwise read them all at every entry).
+fn inert(kind: &Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Wait { .. }
+            | Kind::Finalize
+            | Kind::Send {
+                dst: Peer::Null,
+                ..
+            }
+    )
+}
+
 /// The calls that entered before `h` (just entered for thread `t`) for
 /// other threads of its rank by a choice, and whose place `h` depends on:
 /// for a send, those a receive already matched took while accepting `h`;
@@ -387,8 +405,10 @@ pub(crate) fn entry_races(m: &Matching, th: &mut Threads, h: OpId, t: u32) -> Ve
     if matches!(kind, Kind::Wait { .. } | Kind::Finalize) {
         return Vec::new();
     }
-    // A send or receive depends on another's place only as observed below.
-    let chosen = if observed(kind) {
+    // A send or receive depends on another's place only as observed below,
+    // and a send to `MPI_PROC_NULL` on none of theirs: the calls to scan
+    // are those neither observed nor inert.
+    let chosen = if observed(kind) || inert(kind) {
         &rt.index.chosen_other
     } else {
         &rt.chosen
