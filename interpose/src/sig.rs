@@ -173,13 +173,18 @@ unsafe fn report_by_rank(
     by_rank: &[c_int],
 ) {
     let op = op.map_or("", |o| op_name(o));
+    // With the gate on, the rank's calls enter in the scheduler's order,
+    // not in the order their threads reported them: "the same as the last
+    // call's" would name another thread's call. Every call reports its own.
+    let gated = l.gate.on;
     let known = {
         let m = memo();
         match m.named.get(&bits(dtype)) {
             // The common case, a predefined datatype and the same arguments
             // as the last call's, is settled without copying its name.
             Some(name)
-                if by_rank.is_empty()
+                if !gated
+                    && by_rank.is_empty()
                     && m.last.as_ref().is_some_and(|(n, e, o, c)| {
                         n == name && *e == count as i64 && *o == op && c.is_empty()
                     }) =>
@@ -198,10 +203,10 @@ unsafe fn report_by_rank(
     };
     let counts = by_rank.iter().map(|&c| c as i64 * per).collect();
     let now = (name, count as i64 * per, op, counts);
-    if memo().last.as_ref() == Some(&now) {
+    if !gated && memo().last.as_ref() == Some(&now) {
         return;
     }
-    memo().last = Some(now.clone());
+    memo().last = (!gated).then(|| now.clone());
     l.event(Op::Args {
         dtype: now.0,
         count: now.1,
