@@ -1059,8 +1059,8 @@ fn slow(addr: usize, size: usize, store: bool, ip: usize) {
     let meets = |s: &Span| s.lo < end && addr < s.hi && (store || s.writes);
     // A thread has seen its own points (its program order): only another
     // thread's need the threads' order, which is shared and locked.
-    let me = THREADS.get().and_then(|t| (t.current)());
-    let other = |p: &Point| Some(p.0) != me;
+    let caller = THREADS.get().and_then(|t| (t.current)());
+    let other = |p: &Point| Some(p.0) != caller;
     // Most accesses in the watched span touch no buffer (a thread filling
     // its own buffers while another's are owned): nothing is gathered.
     let hit_owned = m.owned.iter().any(meets);
