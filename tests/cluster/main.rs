@@ -258,9 +258,24 @@ fn the_two_hosts_do_not_see_the_directory_fib_runs_ranks_in_by_default() {
     // its temporary directory and listens on a socket there: the emulated
     // hosts, with a /tmp of their own, cannot even start in it. This is
     // what makes the tests above prove that a launcher's ranks need no
-    // path of fib's.
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/cluster/host.sh");
+    // path of fib's. The second host starts its proxy a second late: the
+    // first one's failure ends `mpiexec` before that proxy connects, and
+    // it is left in a session of its own below init. fib still kills it
+    // (the script's path, in the proxy's arguments, names this test's
+    // processes).
     let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("slow-host.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nfor a; do [ \"$a\" = hostb ] && sleep 1; done\nexec {} \"$@\"\n",
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/cluster/host.sh")
+                .display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mpiexec = dir.path().join("mpiexec-two-hosts");
     std::fs::write(
         &mpiexec,
@@ -295,6 +310,10 @@ fn the_two_hosts_do_not_see_the_directory_fib_runs_ranks_in_by_default() {
     let notes = p["findings"][0]["notes"].to_string();
     let wdir = format!("unable to change wdir to {}/fib-run-", tmp.path().display());
     assert!(notes.contains(&wdir), "{notes}");
+    assert_eq!(
+        processes_with(&script.to_string_lossy()),
+        Vec::<String>::new()
+    );
 }
 
 /// Waits until `marker` shows in the command lines of at least `n`

@@ -32,8 +32,63 @@ pub(crate) fn ask_first(group: i32) {
     GENTLE.lock().unwrap_or_else(|e| e.into_inner()).push(group);
 }
 
+/// The environment variable fib sets, to a value of the run's own, in the
+/// environment of a run's launcher: every process the run starts on this
+/// machine inherits it, wherever it goes in the process tree. Hydra's
+/// proxy for a host starts in a session of its own and, when `mpiexec`
+/// dies first (a proxy that cannot start its ranks), hangs below init,
+/// neither in the run's group nor below its leader: the tag still finds it.
+pub(crate) const TAG: &str = "FIB_RUN_TAG";
+
+/// The tag ([`TAG`]) of each watched group that has one.
+static TAGS: Mutex<Vec<(i32, String)>> = Mutex::new(Vec::new());
+
+/// Notes that every process of `group`'s run has `tag` as its [`TAG`]:
+/// [`kill_tree`] and [`kill_stragglers`] kill those too.
+pub(crate) fn tag_group(group: i32, tag: String) {
+    TAGS.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push((group, tag));
+}
+
+/// The tag of `group`, if it has one.
+fn tag_of(group: i32) -> Option<String> {
+    TAGS.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .find(|(g, _)| *g == group)
+        .map(|(_, t)| t.clone())
+}
+
+/// The processes whose environment has `TAG=tag`, read from `/proc` (a
+/// process of another user's is not readable, and not ours).
+fn tagged(tag: &str) -> Vec<i32> {
+    let entry = format!("{TAG}={tag}");
+    let mut found = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
+            continue;
+        };
+        if let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) {
+            if environ
+                .split(|&b| b == 0)
+                .any(|var| var == entry.as_bytes())
+            {
+                found.push(pid);
+            }
+        }
+    }
+    found
+}
+
 /// Removes `group` from the ones an interrupt kills.
 pub(crate) fn forget_group(group: i32) {
+    TAGS.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|(g, _)| *g != group);
     GROUPS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -114,6 +169,7 @@ pub(crate) fn kill_tree(root: i32) {
     if gentle {
         ask_to_end(root);
     }
+    let tag = tag_of(root);
     let mut victims = vec![root];
     // SAFETY: signalling the group we created and the processes found
     // below it.
@@ -131,10 +187,13 @@ pub(crate) fn kill_tree(root: i32) {
         {
             std::thread::sleep(std::time::Duration::from_micros(200));
         }
-        let new: Vec<i32> = descendants(root)
-            .into_iter()
-            .filter(|p| !victims.contains(p))
-            .collect();
+        let mut new: Vec<i32> = descendants(root);
+        if let Some(t) = &tag {
+            new.extend(tagged(t));
+        }
+        new.sort_unstable();
+        new.dedup();
+        new.retain(|p| !victims.contains(p));
         if new.is_empty() {
             break;
         }
@@ -168,12 +227,26 @@ const FREEZE_ROUNDS: usize = 32;
 static KILLING: Mutex<()> = Mutex::new(());
 
 /// Kills what is left of the group `group` once its leader has been reaped
-/// (stragglers only), after any kill under way.
+/// (stragglers only), and every process with the group's tag ([`TAG`]),
+/// after any kill under way.
 pub(crate) fn kill_stragglers(group: i32) {
     let _killing = KILLING.lock().unwrap_or_else(|e| e.into_inner());
     // SAFETY: signalling the group we created; stragglers only.
     unsafe {
         libc::kill(-group, libc::SIGKILL);
+    }
+    let Some(tag) = tag_of(group) else {
+        return;
+    };
+    let left = tagged(&tag);
+    for &pid in &left {
+        // SAFETY: a process of the run's own (its environment has the
+        // run's tag), left when its launcher ended.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while left.iter().any(|&p| running(p)) && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
 

@@ -12,7 +12,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 mod groups;
 mod temp;
 
-pub(crate) use groups::{ask_first, forget_group, kill_stragglers, kill_tree, watch_group, Group};
+pub(crate) use groups::{
+    ask_first, forget_group, kill_stragglers, kill_tree, tag_group, watch_group, Group, TAG,
+};
 pub(crate) use temp::Temp;
 
 /// Set once the user interrupted fib; no run starts after that.

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use crate::processes::{
-    ask_first, forget_group, interrupted, kill_stragglers, kill_tree, watch_group,
+    ask_first, forget_group, interrupted, kill_stragglers, kill_tree, tag_group, watch_group, TAG,
 };
 use crate::toolchain::Toolchain;
 use crate::DriverError;
@@ -136,8 +136,11 @@ impl Launch {
             }
         };
         cmd.arg(spec.exe).args(spec.args);
+        // The run's key tells its processes from every other's.
+        let tag = format!("{}-{key}", std::process::id());
         cmd.current_dir(spec.cwd)
             .env("HWLOC_COMPONENTS", "-linuxio,-pci")
+            .env(TAG, &tag)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -148,6 +151,7 @@ impl Launch {
         };
         let mut child = cmd.spawn().map_err(|e| DriverError::Tool(launcher, e))?;
         let group = child.id() as i32;
+        tag_group(group, tag);
         if tc.launcher.is_some() {
             ask_first(group);
         }
@@ -155,6 +159,7 @@ impl Launch {
             // The interrupt came between the check above and now: the
             // handler did not see this group, so kill it here.
             kill_tree(group);
+            forget_group(group);
             let _ = child.wait();
             return Err(DriverError::Interrupted);
         }
