@@ -25,13 +25,14 @@
 //! so and the engine finds nothing left to match is a deadlock, found with
 //! no rank answering the scheduler.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use fib_wire::{Op, WaitKind, ANY};
 use poe::engine::{Alternative, Kind, Outcome, Peer, Planned, WinSync};
 use poe::{Engine, OpId};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// How long every rank still running must have said it waits before the
 /// engine looks for a deadlock: a rank that has just been released sends
@@ -164,6 +165,39 @@ impl Ordinals {
     }
 }
 
+/// A rank's receives by request id, with their ordinals. The library
+/// numbers a rank's requests in the order it makes them, so the receives
+/// come in increasing order of id and are kept in a list searched by
+/// halves; one that does not (a threaded rank's, an id that wrapped
+/// around) goes to a map.
+#[derive(Default)]
+struct ByReq {
+    rising: Vec<(u32, u64)>,
+    other: HashMap<u32, u64>,
+}
+
+impl ByReq {
+    fn insert(&mut self, req: u32, k: u64) {
+        if self.rising.last().is_none_or(|&(last, _)| last < req) {
+            self.rising.push((req, k));
+        } else {
+            // (A later entry of the same id wins, as in a map.)
+            if let Ok(i) = self.rising.binary_search_by_key(&req, |&(q, _)| q) {
+                self.rising[i].1 = k;
+            } else {
+                self.other.insert(req, k);
+            }
+        }
+    }
+
+    fn get(&self, req: u32) -> Option<u64> {
+        match self.rising.binary_search_by_key(&req, |&(q, _)| q) {
+            Ok(i) => Some(self.rising[i].1),
+            Err(_) => self.other.get(&req).copied(),
+        }
+    }
+}
+
 /// A choosing call of a recorded run: its name in the engine once fed,
 /// and what it took once the rank said so.
 #[derive(Default)]
@@ -225,12 +259,12 @@ pub(super) struct Recorded<'a> {
     /// Per rank, the ordinal of the latest receive reported under each
     /// request id (a completion, and so its `Took`, comes before the id is
     /// used again).
-    by_req: Vec<HashMap<u32, u64>>,
+    by_req: Vec<ByReq>,
     /// Per rank, the engine's index of each receive fed, by ordinal.
     recv_index: Vec<Vec<usize>>,
     /// The receives (rank, ordinal) the program asked to cancel: each is a
     /// choice, between its message and the cancel.
-    cancels: std::collections::HashSet<(usize, u64)>,
+    cancels: HashSet<(usize, u64)>,
     slots: HashMap<(usize, Ordinal), Slot>,
     /// The ordinals of the choosing calls fed, for the plans of later runs.
     found: Vec<(OpId, Ordinal)>,
@@ -271,10 +305,10 @@ impl<'a> Recorded<'a> {
             spinning: vec![false; nprocs],
             probes_reported: vec![0; nprocs],
             probes_fed: vec![0; nprocs],
-            by_req: vec![HashMap::new(); nprocs],
+            by_req: (0..nprocs).map(|_| ByReq::default()).collect(),
             recv_index: vec![Vec::new(); nprocs],
             cancels: Default::default(),
-            slots: HashMap::new(),
+            slots: HashMap::default(),
             found: Vec::new(),
             locks_reported: vec![0; nprocs],
             locks_fed: vec![0; nprocs],
@@ -286,7 +320,7 @@ impl<'a> Recorded<'a> {
             last: vec![("a call", fib_wire::Site::default()); nprocs],
             names: vec![VecDeque::new(); nprocs],
             ids: vec![VecDeque::new(); nprocs],
-            renames: vec![HashMap::new(); nprocs],
+            renames: vec![HashMap::default(); nprocs],
         }
     }
 
@@ -384,13 +418,14 @@ impl<'a> Recorded<'a> {
                 self.by_req[r].insert(*req, k);
             }
             Op::Cancel { req } => {
-                let Some(&k) = self.by_req[r].get(req) else {
+                let Some(k) = self.by_req[r].get(*req) else {
                     return;
                 };
                 if self.cancels.insert((r, k)) {
                     // Already fed: the receive chooses from now on.
                     if let Some(&index) = self.recv_index[r].get(k as usize) {
                         let id = OpId { rank: r, index };
+                        self.found.push((id, Ordinal::Recv(k)));
                         self.slots.entry((r, Ordinal::Recv(k))).or_default().fill(
                             Some(id),
                             None,
@@ -459,7 +494,10 @@ impl<'a> Recorded<'a> {
             }
             _ => return polled,
         };
-        self.found.push((id, k));
+        // Only a choosing call can be a plan's (a lock call always is).
+        if chooses || matches!(k, Ordinal::Lock(_)) {
+            self.found.push((id, k));
+        }
         if chooses {
             self.slots
                 .entry((r, k))
@@ -473,7 +511,7 @@ impl<'a> Recorded<'a> {
     /// request `req` took world rank `src`'s message (or was cancelled,
     /// [`fib_wire::CANCELLED`]).
     pub fn took(&mut self, r: usize, req: u32, src: u32, engine: &mut Engine) {
-        let Some(&k) = self.by_req[r].get(&req) else {
+        let Some(k) = self.by_req[r].get(req) else {
             return;
         };
         let took = match src {
@@ -617,5 +655,44 @@ fn picks(op: &Op) -> bool {
 impl Drop for Recorded<'_> {
     fn drop(&mut self) {
         self.ordinals.learn(&self.found, &self.lock_on);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ByReq;
+
+    #[test]
+    fn receives_by_request_id_give_the_latest_ordinal_of_each_id_in_any_order() {
+        let mut by = ByReq::default();
+        // Rising ids, as a rank of one thread makes them.
+        by.insert(3, 0);
+        by.insert(7, 1);
+        by.insert(9, 2);
+        // A persistent receive started again under its id.
+        by.insert(7, 3);
+        // A thread's receive that came late, and an id that wrapped round.
+        by.insert(5, 4);
+        by.insert(1, 5);
+        by.insert(5, 6);
+        by.insert(12, 7);
+        let got: Vec<Option<u64>> = [1, 3, 5, 7, 9, 12, 2, 8, 13]
+            .iter()
+            .map(|&q| by.get(q))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                Some(5),
+                Some(0),
+                Some(6),
+                Some(3),
+                Some(2),
+                Some(7),
+                None,
+                None,
+                None
+            ]
+        );
     }
 }
