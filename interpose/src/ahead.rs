@@ -209,6 +209,7 @@ impl Lib {
     ) -> T {
         let since = std::time::Instant::now();
         let mut polls: u32 = 0;
+        let mut clock = StuckClock::default();
         let out = loop {
             if let Some(t) = poll(self) {
                 break t;
@@ -216,6 +217,12 @@ impl Lib {
             polls = polls.wrapping_add(1);
             if !polls.is_multiple_of(CLOCK_EVERY) {
                 continue;
+            }
+            // A standard send of the program's buffer that MPI has not
+            // finished may wait for a receive the run never posts without
+            // buffering: the scheduler is told, as in a scheduled run.
+            if self.standard_pending(ids) {
+                self.stuck_tick(&mut clock);
             }
             let waited = since.elapsed();
             if waited >= crate::record::BLOCKED_AFTER {
@@ -239,8 +246,19 @@ impl Lib {
                 unsafe { libc::sched_yield() };
             }
         };
+        self.stuck_end(clock);
         self.blocked(false);
         out
+    }
+
+    /// Whether a request of `ids` is a standard send of the program's
+    /// buffer that MPI has not finished.
+    fn standard_pending(&mut self, ids: &[u32]) -> bool {
+        ids.iter()
+            .any(|id| match self.reqs.get_mut(id).map(|r| &mut r.kind) {
+                Some(Kind::Standard(real)) => !real.test(),
+                _ => false,
+            })
     }
 
     /// In a recorded run, reports whom each wildcard receive of `ids` that

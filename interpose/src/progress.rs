@@ -392,9 +392,14 @@ impl Lib {
 
     /// Polls a standard send of the program's buffer (not one in the
     /// table) until MPI has finished it, telling the scheduler if that takes
-    /// long ([`Lib::stuck_tick`]).
+    /// long ([`Lib::stuck_tick`]); in a recorded run, also that the rank is
+    /// blocked once it has waited [`crate::record::BLOCKED_AFTER`], as any
+    /// call waiting in MPI does, so that the scheduler can find the run
+    /// held by its sends with every rank waiting.
     pub fn spin_standard(&mut self, mut req: MPI_Request) {
         let mut clock = StuckClock::default();
+        let since = self.record.is_some().then(std::time::Instant::now);
+        let mut polls: u32 = 0;
         loop {
             let mut flag: c_int = 0;
             // SAFETY: the request is active and owned by the caller.
@@ -403,10 +408,19 @@ impl Lib {
                 break;
             }
             self.stuck_tick(&mut clock);
-            self.poll_socket();
+            match since {
+                Some(s) => {
+                    polls = polls.wrapping_add(1);
+                    if polls.is_multiple_of(8) && s.elapsed() >= crate::record::BLOCKED_AFTER {
+                        self.blocked(true);
+                    }
+                }
+                None => self.poll_socket(),
+            }
             crate::held::pause(self, false);
         }
         self.stuck_end(clock);
+        self.blocked(false);
     }
 
     /// Polls a real request (not one in the table) until it completes.

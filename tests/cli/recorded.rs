@@ -550,3 +550,35 @@ fn ctrl_c_stops_a_recorded_run_and_leaves_no_process() {
     wait_for_ranks(&m);
     ctrl_c(child, &m);
 }
+
+#[test]
+fn a_recorded_run_sends_from_the_programs_buffers_until_mpi_holds_a_send_it_needs_buffered() {
+    // Ranks 0 and 1 send 1 MiB to each other before receiving (blocking,
+    // and waited for): MPI holds both sends, the two ranks say they are
+    // stuck and rank 2, in its wildcard receive, that it waits; the run is
+    // held by its sends and runs again from copies.
+    for name in [
+        "../umpire/large_send_head_to_head_wildcard_copied.c",
+        "../umpire/large_isend_wait_head_to_head_wildcard_copied.c",
+    ] {
+        let (code, v, err) = check(name, "recorded", &["-n", "3", "--timeout", "60"]);
+        let p = &v["programs"][0];
+        assert_eq!(
+            (code, p["outcome"].as_str(), p["sends_copied"].as_bool()),
+            (Some(0), Some("ok"), Some(true)),
+            "{name}: {err}"
+        );
+    }
+    // Large sends whose receives are posted need no copy.
+    let (code, v, err) = check(
+        "../umpire/large_sends_reuse_buffer.c",
+        "recorded",
+        &["-n", "2", "--timeout", "60"],
+    );
+    let p = &v["programs"][0];
+    assert_eq!(
+        (code, p["outcome"].as_str(), p["sends_copied"].as_bool()),
+        (Some(0), Some("ok"), None),
+        "{err}"
+    );
+}

@@ -221,8 +221,11 @@ fn run_once(
         .register(&mut listener, LISTENER, Interest::READABLE)
         .map_err(|e| DriverError::Io("registering the socket".into(), e))?;
 
-    // A recorded run's plan is forced on the ranks; its standard sends go
-    // from copies, so that MPI buffers them as the engine does.
+    // A recorded run's plan is forced on the ranks. Its standard sends go
+    // from the program's buffers, as a scheduled run's do, until MPI holds
+    // one that the run needs buffered: its ranks say they are stuck in it
+    // (`Up::Stuck`) and blocked, and once every rank waits the engine
+    // finds the run held by its sends, which is run again with copies.
     let record = match spec.recorded {
         true => {
             let force = ordinals
@@ -241,7 +244,6 @@ fn run_once(
         }
         false => None,
     };
-    let copies = copies || record.is_some();
     let mut launch = Launch::start(&LaunchSpec {
         record: record.as_deref(),
         toolchain: spec.toolchain,
