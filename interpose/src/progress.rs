@@ -345,6 +345,22 @@ impl Lib {
         }
     }
 
+    /// Between two polls of a call waiting in MPI: a recorded run's rank
+    /// (`since`, when the wait began) has nothing to read, and says it is
+    /// blocked once it has waited [`crate::record::BLOCKED_AFTER`]; a
+    /// scheduled run's reads what the scheduler sent.
+    fn between_polls(&mut self, since: Option<std::time::Instant>, polls: &mut u32) {
+        match since {
+            Some(s) => {
+                *polls = polls.wrapping_add(1);
+                if polls.is_multiple_of(8) && s.elapsed() >= crate::record::BLOCKED_AFTER {
+                    self.blocked(true);
+                }
+            }
+            None => self.poll_socket(),
+        }
+    }
+
     /// Polls until `done` says so, posting released receives meanwhile.
     pub fn spin(&mut self, mut done: impl FnMut() -> bool) {
         // A recorded run has nothing to read, and says when it waits long.
@@ -355,15 +371,7 @@ impl Lib {
                 self.blocked(false);
                 return;
             }
-            match since {
-                Some(s) => {
-                    polls = polls.wrapping_add(1);
-                    if polls.is_multiple_of(8) && s.elapsed() >= crate::record::BLOCKED_AFTER {
-                        self.blocked(true);
-                    }
-                }
-                None => self.poll_socket(),
-            }
+            self.between_polls(since, &mut polls);
             crate::held::pause(self, false);
         }
     }
@@ -408,15 +416,7 @@ impl Lib {
                 break;
             }
             self.stuck_tick(&mut clock);
-            match since {
-                Some(s) => {
-                    polls = polls.wrapping_add(1);
-                    if polls.is_multiple_of(8) && s.elapsed() >= crate::record::BLOCKED_AFTER {
-                        self.blocked(true);
-                    }
-                }
-                None => self.poll_socket(),
-            }
+            self.between_polls(since, &mut polls);
             crate::held::pause(self, false);
         }
         self.stuck_end(clock);
