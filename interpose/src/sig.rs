@@ -190,23 +190,7 @@ unsafe fn report_by_rank(
     {
         return;
     }
-    let known = {
-        let m = memo();
-        match m.named.get(&bits(dtype)) {
-            // The common case, a predefined datatype and the same arguments
-            // as the last call's, is settled without copying its name.
-            Some(name)
-                if plain
-                    && m.last.as_ref().is_some_and(|(n, e, o, c)| {
-                        n == name && *e == count as i64 && *o == op && c.is_empty()
-                    }) =>
-            {
-                m.last_key = Some(key);
-                return;
-            }
-            known => known.cloned(),
-        }
-    };
+    let known = memo().named.get(&key.0).cloned();
     let predefined = known.is_some();
     let (name, per) = match known {
         Some(name) => (name, 1),

@@ -178,15 +178,13 @@ struct ByReq {
 
 impl ByReq {
     fn insert(&mut self, req: u32, k: u64) {
+        // (A later entry of the same id wins, as in a map.)
         if self.rising.last().is_none_or(|&(last, _)| last < req) {
             self.rising.push((req, k));
+        } else if let Ok(i) = self.rising.binary_search_by_key(&req, |&(q, _)| q) {
+            self.rising[i].1 = k;
         } else {
-            // (A later entry of the same id wins, as in a map.)
-            if let Ok(i) = self.rising.binary_search_by_key(&req, |&(q, _)| q) {
-                self.rising[i].1 = k;
-            } else {
-                self.other.insert(req, k);
-            }
+            self.other.insert(req, k);
         }
     }
 
